@@ -1,0 +1,386 @@
+/**
+ * Compiles an AST into a tree of closures, once: literals are pre-coerced to every kind, regular
+ * expressions compiled, selectors planned against the schema, and each clause specialised for its
+ * operator. Evaluating an object then only walks paths and compares.
+ *
+ * This module never parses: it takes an {@link Expression}.
+ *
+ * @module
+ */
+import type { CollectionExpression, Expression, MatchExpression, Selector } from "../ast.js";
+import { createDiagnostic, FilterEvaluationError, FilterSyntaxError, type Diagnostic } from "../errors.js";
+import { suggestName } from "../suggest.js";
+import { createLiteral, equalsInteger, type Literal } from "./literal.js";
+import { OPERATORS, testEmpty, testEqual, testIn, testMatches, testNil } from "./operators.js";
+import { compilePattern, type Pattern } from "./regex.js";
+import {
+  compileSelector,
+  fail,
+  MAP_LOOP,
+  NOT_PRESENT,
+  selectorText,
+  type Binding,
+  type CompiledSelector,
+  type Site,
+} from "./resolve.js";
+import { jsonTypeOf, viewOf, type FieldSchema, type ValueType } from "./schema.js";
+
+/** Options of {@link compileExpression}. */
+export interface EvaluatorOptions {
+  /**
+   * The schema of the evaluated objects. With one, evaluation follows the reference's typed
+   * structs (absent fields are zero values, nil lists and maps are empty, …); without, it
+   * follows decoded JSON.
+   */
+  readonly schema?: FieldSchema;
+  /**
+   * With a schema: reject selectors that name fields the schema lacks when compiling, instead of
+   * failing on each object evaluated as the reference does.
+   */
+  readonly strict?: boolean;
+  /** The source the expression's spans point into, for error excerpts. */
+  readonly source?: string;
+  /** @internal Disable the fast paths, so tests can compare them with the general code. */
+  readonly generalOnly?: boolean;
+}
+
+/** A predicate over one root value, with the environment of collection bindings. */
+type Predicate = (root: unknown, env: unknown[]) => boolean;
+
+const NO_BINDINGS: unknown[] = [];
+
+/**
+ * A compiled filter: immutable, reusable, and safe to share. Create one with `compileFilter`.
+ *
+ * @typeParam T - the type of the values it is applied to.
+ */
+export class Filter<T = unknown> {
+  /** The source the filter was compiled from, when known. */
+  readonly source: string | undefined;
+  /** The AST the filter was compiled from. */
+  readonly expression: Expression;
+  readonly #predicate: Predicate;
+  readonly #slots: number;
+
+  /** @internal Use `compileFilter`. */
+  constructor(expression: Expression, predicate: Predicate, slots: number, source: string | undefined) {
+    this.expression = expression;
+    this.source = source;
+    this.#predicate = predicate;
+    this.#slots = slots;
+    Object.freeze(this);
+  }
+
+  /**
+   * Evaluates the filter on one value.
+   *
+   * @throws {@link FilterEvaluationError} where the reference reports an error for this value
+   * (a missing top-level field, a literal that cannot be coerced, an operator the value's kind
+   * does not support…).
+   */
+  test(value: T): boolean {
+    return this.#predicate(value, this.#slots === 0 ? NO_BINDINGS : new Array<unknown>(this.#slots));
+  }
+
+  /**
+   * The values the filter accepts, in their order.
+   *
+   * @throws {@link FilterEvaluationError} for the first value that fails, with its `index`; as in
+   * the reference, one failing value fails the whole list.
+   */
+  filter<U extends T>(values: Iterable<U>): U[] {
+    const predicate = this.#predicate;
+    const env = this.#slots === 0 ? NO_BINDINGS : new Array<unknown>(this.#slots);
+    const accepted: U[] = [];
+    let index = 0;
+    try {
+      for (const value of values) {
+        if (predicate(value, env)) accepted.push(value);
+        index++;
+      }
+    } catch (error) {
+      throw error instanceof FilterEvaluationError ? error.atIndex(index) : error;
+    }
+    return accepted;
+  }
+}
+
+/** State shared while compiling one expression. */
+interface CompileContext {
+  readonly options: EvaluatorOptions;
+  readonly diagnostics: Diagnostic[];
+  slots: number;
+}
+
+/**
+ * Compiles an AST into a {@link Filter}.
+ *
+ * @throws {@link FilterSyntaxError} when a `matches` pattern is not valid RE2, or, in strict
+ * typed mode, when a selector names a field the schema lacks.
+ */
+export function compileExpression<T = unknown>(expression: Expression, options: EvaluatorOptions = {}): Filter<T> {
+  const context: CompileContext = { options, diagnostics: [], slots: 0 };
+  const predicate = compileNode(expression, [], context);
+  if (context.diagnostics.length > 0) {
+    context.diagnostics.sort((a, b) => a.span.start - b.span.start);
+    throw new FilterSyntaxError(options.source, context.diagnostics);
+  }
+  return new Filter<T>(expression, predicate, context.slots, options.source);
+}
+
+function compileNode(node: Expression, scope: readonly Binding[], context: CompileContext): Predicate {
+  switch (node.kind) {
+    case "Or":
+      return anyOf(node.operands.map((operand) => compileNode(operand, scope, context)));
+    case "And":
+      return allOf(node.operands.map((operand) => compileNode(operand, scope, context)));
+    case "Not": {
+      const operand = compileNode(node.operand, scope, context);
+      return (root, env) => !operand(root, env);
+    }
+    case "Match":
+      return compileMatch(node, scope, context);
+    case "Collection":
+      return compileCollection(node, scope, context);
+    default:
+      return unreachable(node);
+  }
+}
+
+/** Left to right, stopping at the first true operand; errors propagate as they occur. */
+function anyOf(operands: Predicate[]): Predicate {
+  const [a, b, c] = operands;
+  if (operands.length === 2) return (root, env) => a!(root, env) || b!(root, env);
+  if (operands.length === 3) return (root, env) => a!(root, env) || b!(root, env) || c!(root, env);
+  return (root, env) => {
+    for (const operand of operands) if (operand(root, env)) return true;
+    return false;
+  };
+}
+
+/** Left to right, stopping at the first false operand; errors propagate as they occur. */
+function allOf(operands: Predicate[]): Predicate {
+  const [a, b, c] = operands;
+  if (operands.length === 2) return (root, env) => a!(root, env) && b!(root, env);
+  if (operands.length === 3) return (root, env) => a!(root, env) && b!(root, env) && c!(root, env);
+  return (root, env) => {
+    for (const operand of operands) if (!operand(root, env)) return false;
+    return true;
+  };
+}
+
+function siteOf(node: MatchExpression | CollectionExpression, context: CompileContext): Site {
+  return { span: node.span, source: context.options.source, selectorText: selectorText(node.selector) };
+}
+
+function compileTarget(selector: Selector, scope: readonly Binding[], site: Site, context: CompileContext): CompiledSelector {
+  const { schema, strict } = context.options;
+  return compileSelector(selector, scope, schema, site, strict && schema !== undefined ? reportUnknownField(context) : undefined);
+}
+
+function reportUnknownField(context: CompileContext) {
+  return (selector: Selector, segmentIndex: number, known: readonly string[]): void => {
+    const name = selector.path[segmentIndex]!;
+    const nearest = suggestName(name, known);
+    const parent = segmentIndex === 0 ? "the object" : `"${selector.path.slice(0, segmentIndex).join(".")}"`;
+    context.diagnostics.push(
+      createDiagnostic(
+        context.options.source,
+        "unknown_field",
+        `${parent} has no field "${name}"`,
+        selector.span,
+        nearest === undefined ? undefined : `did you mean "${nearest}"?`,
+      ),
+    );
+  };
+}
+
+/** One match clause: look the value up, then apply the operator's rule for the value's kind. */
+function compileMatch(node: MatchExpression, scope: readonly Binding[], context: CompileContext): Predicate {
+  const rule = OPERATORS[node.operator];
+  const site = siteOf(node, context);
+  const { resolve, schema } = compileTarget(node.selector, scope, site, context);
+  const literal = "value" in node ? createLiteral(node.value.raw) : undefined;
+  const pattern = rule.test === "matches" && literal !== undefined ? compileMatchPattern(literal.raw, node, context) : undefined;
+
+  const positive = positiveTest(rule.test, literal, pattern, site);
+  const { negated, missing } = rule;
+  const view = schema === undefined ? undefined : viewOf(schema);
+  const typeOf: (value: unknown) => ValueType = view === undefined ? jsonTypeOf : view.typeOf;
+  const zero = view === undefined ? undefined : view.zero;
+
+  /** Everything after the lookup; the fast paths below fall back to it. */
+  const decide = (value: unknown): boolean => {
+    if (value === NOT_PRESENT) return missing;
+    const present = zero !== undefined && (value === null || value === undefined) ? zero : value;
+    return positive(typeOf(present), present) !== negated;
+  };
+  const general: Predicate = (root, env) => decide(resolve(root, env));
+  if (context.options.generalOnly || literal === undefined) return general;
+  const stringsAreStrings = schema === undefined || schema === "string" || schema === "any";
+  return specialiseMatch(rule.test, negated, literal, pattern, stringsAreStrings, resolve, decide) ?? general;
+}
+
+function compileMatchPattern(raw: string, node: MatchExpression, context: CompileContext): Pattern {
+  const compiled = compilePattern(raw);
+  if (compiled.ok) return compiled.pattern;
+  const span = "value" in node ? node.value.span : node.span;
+  context.diagnostics.push(
+    createDiagnostic(
+      context.options.source,
+      "invalid_regex",
+      `failed to compile regular expression ${JSON.stringify(raw)}: ${compiled.reason}`,
+      span,
+      "patterns use RE2 syntax: no lookaround or backreferences; backtick strings avoid double escaping",
+    ),
+  );
+  return { test: () => false };
+}
+
+type PositiveTest = (type: ValueType, value: unknown) => boolean;
+
+function positiveTest(test: (typeof OPERATORS)[keyof typeof OPERATORS]["test"], literal: Literal | undefined, pattern: Pattern | undefined, site: Site): PositiveTest {
+  switch (test) {
+    case "equal":
+      return (type, value) => testEqual(type, value, literal!, site);
+    case "in":
+      return (type, value) => testIn(type, value, literal!, site);
+    case "empty":
+      return (type, value) => testEmpty(type, value, site);
+    case "nil":
+      return (type, value) => testNil(type, value, site);
+    case "matches":
+      return (type, value) => testMatches(type, value, pattern!, site);
+    default:
+      return unreachable(test);
+  }
+}
+
+/**
+ * Fast paths for the common cases: a string value met by `==`, `in` or `matches`, and an integer
+ * met by `==`. Each returns exactly what {@link testEqual} and friends would; anything else goes
+ * through `decide`. `stringsAreStrings` is false when a schema declares a non-string kind for the
+ * field (then a string value is not compared as a string).
+ */
+function specialiseMatch(
+  test: string,
+  negated: boolean,
+  literal: Literal,
+  pattern: Pattern | undefined,
+  stringsAreStrings: boolean,
+  resolve: (root: unknown, env: unknown[]) => unknown,
+  decide: (value: unknown) => boolean,
+): Predicate | undefined {
+  if (!stringsAreStrings) return undefined;
+  const raw = literal.raw;
+  const int = literal.int.ok ? literal.int.value : undefined;
+  switch (test) {
+    case "equal":
+      return (root, env) => {
+        const value = resolve(root, env);
+        if (typeof value === "string") return (value === raw) !== negated;
+        if (typeof value === "number" && int !== undefined && Number.isSafeInteger(value)) return equalsInteger(value, int) !== negated;
+        return decide(value);
+      };
+    case "in":
+      return (root, env) => {
+        const value = resolve(root, env);
+        if (typeof value === "string") return value.includes(raw) !== negated;
+        return decide(value);
+      };
+    case "matches":
+      return (root, env) => {
+        const value = resolve(root, env);
+        if (typeof value === "string") return pattern!.test(value) !== negated;
+        return decide(value);
+      };
+    default:
+      return undefined;
+  }
+}
+
+/** `any`/`all`: evaluate the body once per element, with the bound names set, short-circuiting. */
+function compileCollection(node: CollectionExpression, scope: readonly Binding[], context: CompileContext): Predicate {
+  const site = siteOf(node, context);
+  const target = compileTarget(node.selector, scope, site, context);
+  const valueSlot = context.slots++;
+  const keySlot = context.slots++;
+  const loopSlot = context.slots++;
+  const isAll = node.quantifier === "All";
+
+  // A schema tells whether the target is a list or a map; untyped data is told apart per value.
+  const targetSchema = target.schema;
+  const typed = targetSchema !== undefined && targetSchema !== "any" && typeof targetSchema !== "string";
+  const elementSchema = typed ? (targetSchema.kind === "array" ? targetSchema.items : targetSchema.kind === "map" ? targetSchema.values : undefined) : undefined;
+  const keySchema: FieldSchema | undefined = typed ? (targetSchema.kind === "array" ? "int" : "string") : undefined;
+  const defaultMode: Binding["mode"] = !typed ? "auto" : targetSchema.kind === "map" ? "key" : "alias";
+  const elementPath = [...target.fullPath, { slot: keySlot }];
+  const bind = (name: string, mode: Binding["mode"]): Binding => ({
+    name,
+    mode,
+    valueSlot,
+    keySlot,
+    loopSlot,
+    schema: elementSchema,
+    keySchema,
+    fullPath: elementPath,
+  });
+  const { binding } = node;
+  const bindings: Binding[] = [];
+  switch (binding.mode) {
+    case "Default":
+      bindings.push(bind(binding.name, defaultMode));
+      break;
+    case "Index":
+      bindings.push(bind(binding.index, "key"));
+      break;
+    case "Value":
+      bindings.push(bind(binding.value, "alias"));
+      break;
+    case "IndexAndValue":
+      // With one name for both, the value (bound last) wins, as in the reference.
+      bindings.push(bind(binding.index, "key"), bind(binding.value, "alias"));
+      break;
+  }
+  const duplicate = binding.mode === "IndexAndValue" && binding.index === binding.value ? binding.index : undefined;
+  const body = compileNode(node.body, [...scope, ...bindings], context);
+  const view = targetSchema === undefined ? undefined : viewOf(targetSchema);
+
+  return (root, env) => {
+    const container = target.resolve(root, env);
+    // A missing key under an existing map: `all` holds vacuously, `any` finds nothing.
+    if (container === NOT_PRESENT) return isAll;
+    const type = view === undefined ? jsonTypeOf(container) : view.typeOf(container);
+    if (type.kind === "slice") {
+      const list = (container ?? []) as readonly unknown[];
+      for (let i = 0; i < list.length; i++) {
+        if (duplicate !== undefined) failDuplicate(site, duplicate);
+        env[valueSlot] = list[i];
+        env[keySlot] = i;
+        env[loopSlot] = 0;
+        if (body(root, env) !== isAll) return !isAll;
+      }
+      return isAll;
+    }
+    if (type.kind === "map") {
+      const map = (container ?? {}) as Record<string, unknown>;
+      for (const key of Object.keys(map)) {
+        if (duplicate !== undefined) failDuplicate(site, duplicate);
+        env[valueSlot] = map[key];
+        env[keySlot] = key;
+        env[loopSlot] = MAP_LOOP;
+        if (body(root, env) !== isAll) return !isAll;
+      }
+      return isAll;
+    }
+    return fail(site, "not_a_collection", `${site.selectorText} is not a list or a map`);
+  };
+}
+
+function failDuplicate(site: Site, name: string): never {
+  return fail(site, "duplicate_binding", `${JSON.stringify(name)} cannot be used as a placeholder for both the index and the value`);
+}
+
+function unreachable(value: never): never {
+  throw new Error(`unhandled node ${JSON.stringify(value)}`);
+}

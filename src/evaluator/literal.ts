@@ -1,0 +1,51 @@
+/**
+ * A literal decoded once, at compile time, into every kind it may meet at evaluation time.
+ * The reference re-parses the literal text for every object; we parse it once per kind and keep
+ * the outcome, error included, so evaluation only compares.
+ *
+ * @module
+ */
+import { parseGoBool, parseGoFloat, parseGoInt, parseGoUint, type Parsed } from "./strconv.js";
+
+/** An integer literal: exact as a bigint, and as a number when that is exact too. */
+export interface IntegerLiteral {
+  readonly big: bigint;
+  /** The same value as a number, or `undefined` when it is outside the safe-integer range. */
+  readonly safe: number | undefined;
+}
+
+/** The literal of a match clause, pre-coerced to each kind. */
+export interface Literal {
+  /** The text, compared as is against strings. */
+  readonly raw: string;
+  readonly int: Parsed<IntegerLiteral>;
+  readonly uint: Parsed<IntegerLiteral>;
+  readonly float: Parsed<number>;
+  readonly bool: Parsed<boolean>;
+}
+
+function toIntegerLiteral(parsed: Parsed<bigint>): Parsed<IntegerLiteral> {
+  if (!parsed.ok) return parsed;
+  const big = parsed.value;
+  const asNumber = Number(big);
+  return { ok: true, value: { big, safe: Number.isSafeInteger(asNumber) ? asNumber : undefined } };
+}
+
+/** Coerces `raw` to every kind. */
+export function createLiteral(raw: string): Literal {
+  return Object.freeze({
+    raw,
+    int: toIntegerLiteral(parseGoInt(raw)),
+    uint: toIntegerLiteral(parseGoUint(raw)),
+    float: parseGoFloat(raw),
+    bool: parseGoBool(raw),
+  });
+}
+
+/** `value` (a number or bigint holding an integer) equals the literal exactly. */
+export function equalsInteger(value: number | bigint, literal: IntegerLiteral): boolean {
+  if (typeof value === "bigint") return value === literal.big;
+  if (Number.isSafeInteger(value)) return value === literal.safe;
+  // Doubles beyond 2^53 are exact integers too; compare them without rounding the literal.
+  return Number.isInteger(value) ? BigInt(value) === literal.big : value === Number(literal.big);
+}

@@ -1,0 +1,304 @@
+/**
+ * Selector lookup, compiled once per clause into a closure.
+ *
+ * Each segment of a path is a step whose behaviour is fixed at compile time when a schema types
+ * the container (struct field, map key, list index), and decided per value otherwise (decoded
+ * JSON: arrays are lists, objects are maps). A missing key yields {@link NOT_PRESENT} only where
+ * the reference applies its missing-key rule: the key is the last segment of a path of two or
+ * more, and its parent is a map. Every other failure is an evaluation error worded as the
+ * reference words it.
+ *
+ * @module
+ */
+import type { Selector, Span } from "../ast.js";
+import { FilterEvaluationError, type EvaluationErrorCode } from "../errors.js";
+import { jsonTypeOf, schemaType, type FieldSchema } from "./schema.js";
+import { goQuote } from "./strconv.js";
+
+/** The lookup found no value, and the missing-key rule applies: the operator's fixed result is used. */
+export const NOT_PRESENT: unique symbol = Symbol("bexpr.notPresent");
+
+/** Where a clause is, for its error messages. */
+export interface Site {
+  readonly span: Span;
+  readonly source: string | undefined;
+  /** The clause's selector as the reference names it (`a.b` or `a/b`). */
+  readonly selectorText: string;
+}
+
+/** Throws the evaluation error of a clause. */
+export function fail(site: Site, code: EvaluationErrorCode, reason: string): never {
+  throw new FilterEvaluationError(code, reason, site.span, site.source);
+}
+
+/** One part of a full path: a fixed segment, or the key or index a collection loop is at. */
+export type PathPart = string | { readonly slot: number };
+
+/** A name bound by `any`/`all` for its body. */
+export interface Binding {
+  readonly name: string;
+  /**
+   * `alias`: the element (a path continues into it); `key`: the map key or list index;
+   * `auto`: `as x` over untyped data, the element of a list or the key of a map, as found.
+   */
+  readonly mode: "alias" | "key" | "auto";
+  /** Environment slot of the element. */
+  readonly valueSlot: number;
+  /** Environment slot of the key or index. */
+  readonly keySlot: number;
+  /** Environment slot that holds {@link MAP_LOOP} while the loop iterates a map (for `auto`). */
+  readonly loopSlot: number;
+  /** The element's schema; undefined when untyped. */
+  readonly schema: FieldSchema | undefined;
+  /** The key's schema: `int` for lists, `string` for maps; undefined when only known per value. */
+  readonly keySchema: FieldSchema | undefined;
+  /** The element's full path from the root, for messages. */
+  readonly fullPath: readonly PathPart[];
+}
+
+/** Marks a loop over a map in a binding's {@link Binding.loopSlot}. */
+export const MAP_LOOP = 1;
+
+/** A selector compiled for one clause. */
+export interface CompiledSelector {
+  /** The value, or {@link NOT_PRESENT}; throws a {@link FilterEvaluationError} where the reference errors. */
+  readonly resolve: (root: unknown, env: unknown[]) => unknown;
+  /** The schema of the value when a schema types the whole path; undefined for untyped JSON. */
+  readonly schema: FieldSchema | undefined;
+  /** The selector's full path from the root (for messages and nested collections). */
+  readonly fullPath: readonly PathPart[];
+}
+
+type Step =
+  | { readonly type: "json"; readonly key: string }
+  | { readonly type: "field"; readonly key: string; readonly schema: FieldSchema }
+  | { readonly type: "mapKey"; readonly key: string; readonly schema: FieldSchema }
+  | { readonly type: "index"; readonly key: string; readonly schema: FieldSchema }
+  | { readonly type: "unknownField"; readonly key: string; readonly typeName: string }
+  | { readonly type: "scalar"; readonly key: string; readonly kindName: string };
+
+/** Reports a selector segment that names a field its object schema lacks (strict typed mode). */
+export type UnknownFieldHandler = (selector: Selector, segmentIndex: number, known: readonly string[]) => void;
+
+/**
+ * Compiles the lookup of `selector` in `scope` (innermost binding last), against a root of
+ * `rootSchema` (undefined for untyped JSON).
+ */
+export function compileSelector(
+  selector: Selector,
+  scope: readonly Binding[],
+  rootSchema: FieldSchema | undefined,
+  site: Site,
+  onUnknownField?: UnknownFieldHandler,
+): CompiledSelector {
+  const [head, ...rest] = selector.path as [string, ...string[]];
+  const binding = findBinding(scope, head);
+  if (binding === undefined) {
+    const { steps, schema } = planSteps(selector.path, rootSchema, (index, known) => onUnknownField?.(selector, index, known));
+    const walk = createWalker(steps, site, [], selector.path.length >= 2);
+    return { resolve: specialise(steps, selector.path.length >= 2, walk), schema, fullPath: selector.path };
+  }
+
+  const unknown = (index: number, known: readonly string[]) => onUnknownField?.(selector, index + 1, known);
+  const asKey = (): CompiledSelector => {
+    if (rest.length > 0) {
+      const keyType = binding.keySchema === "int" ? "int" : "string";
+      const reason = `/${escapePointer(head)} references a ${keyType} so ${pointerText(selector.path)} is invalid`;
+      return { resolve: () => fail(site, "invalid_binding_path", reason), schema: undefined, fullPath: selector.path };
+    }
+    const slot = binding.keySlot;
+    return { resolve: (_root, env) => env[slot], schema: binding.keySchema, fullPath: selector.path };
+  };
+  const asElement = (): CompiledSelector => {
+    const { steps, schema } = planSteps(rest, binding.schema, unknown);
+    // A path through a binding has at least two segments, so the missing-key rule always applies.
+    const walk = createWalker(steps, site, binding.fullPath, true);
+    const slot = binding.valueSlot;
+    return { resolve: (_root, env) => walk(env[slot], env), schema, fullPath: [...binding.fullPath, ...rest] };
+  };
+
+  switch (binding.mode) {
+    case "key":
+      return asKey();
+    case "alias":
+      return asElement();
+    case "auto": {
+      const key = asKey().resolve;
+      const element = asElement();
+      const loopSlot = binding.loopSlot;
+      return {
+        resolve: (root, env) => (env[loopSlot] === MAP_LOOP ? key(root, env) : element.resolve(root, env)),
+        schema: undefined,
+        fullPath: element.fullPath,
+      };
+    }
+  }
+}
+
+function findBinding(scope: readonly Binding[], name: string): Binding | undefined {
+  for (let i = scope.length - 1; i >= 0; i--) if (scope[i]!.name === name) return scope[i];
+  return undefined;
+}
+
+/** Decides each step's behaviour from the schema, as far as the schema reaches. */
+function planSteps(
+  segments: readonly string[],
+  rootSchema: FieldSchema | undefined,
+  onUnknownField: (index: number, known: readonly string[]) => void,
+): { steps: Step[]; schema: FieldSchema | undefined } {
+  const steps: Step[] = [];
+  let schema: FieldSchema | undefined = rootSchema;
+  segments.forEach((key, index) => {
+    if (schema === undefined || schema === "any") {
+      steps.push({ type: "json", key });
+      schema = undefined;
+    } else if (typeof schema === "string") {
+      steps.push({ type: "scalar", key, kindName: schemaType(schema).kindName });
+      schema = undefined;
+    } else if (schema.kind === "object") {
+      const field: FieldSchema | undefined = Object.hasOwn(schema.fields, key) ? schema.fields[key] : undefined;
+      if (field === undefined) {
+        onUnknownField(index, Object.keys(schema.fields));
+        steps.push({ type: "unknownField", key, typeName: schemaType(schema).typeName });
+      } else {
+        steps.push({ type: "field", key, schema: field });
+      }
+      schema = field;
+    } else if (schema.kind === "map") {
+      steps.push({ type: "mapKey", key, schema: schema.values });
+      schema = schema.values;
+    } else {
+      steps.push({ type: "index", key, schema: schema.items });
+      schema = schema.items;
+    }
+  });
+  return { steps, schema };
+}
+
+/** The interpreter of a step list, starting at `start` (the root or a bound element). */
+function createWalker(
+  steps: readonly Step[],
+  site: Site,
+  basePath: readonly PathPart[],
+  disposable: boolean,
+): (start: unknown, env: unknown[]) => unknown {
+  const last = steps.length - 1;
+  const pathAt = (env: unknown[]): string[] => [
+    ...basePath.map((part) => (typeof part === "string" ? part : String(env[part.slot]))),
+    ...steps.map((step) => step.key),
+  ];
+  const partOf = (i: number) => basePath.length + i;
+  const notFound = (env: unknown[], i: number, key: string): never =>
+    fail(site, "missing_key", `error finding value in datum: ${pointerText(pathAt(env))} at part ${partOf(i)}: couldn't find key ${goQuote(key)}`);
+  const badKind = (env: unknown[], i: number, kindName: string): never =>
+    fail(site, "invalid_path", `error finding value in datum: ${pointerText(pathAt(env))}: at part ${partOf(i)}, invalid value kind: ${kindName}`);
+
+  const lookupJson = (current: unknown, env: unknown[], i: number, key: string): unknown => {
+    if (Array.isArray(current)) return lookupIndex(current, env, i, key);
+    if (typeof current !== "object" || current === null) return badKind(env, i, jsonTypeOf(current).kindName);
+    const value = ownValue(current, key);
+    if (value !== undefined) return value;
+    return i === last && disposable ? NOT_PRESENT : notFound(env, i, key);
+  };
+
+  const lookupIndex = (list: readonly unknown[] | null, env: unknown[], i: number, key: string): unknown => {
+    const length = list === null ? 0 : list.length;
+    if (!/^[+-]?[0-9]+$/.test(key)) {
+      return fail(site, "index_out_of_range", `error finding value in datum: ${pointerText(pathAt(env))} at part ${partOf(i)}: couldn't convert ${goQuote(key)} to an index`);
+    }
+    const index = Number(key);
+    if (index < 0 || index >= length) {
+      return fail(site, "index_out_of_range", `error finding value in datum: ${pointerText(pathAt(env))} at part ${partOf(i)}: index ${index} is out of range (length = ${length})`);
+    }
+    return list![index];
+  };
+
+  return (start, env) => {
+    let current = start;
+    for (let i = 0; i <= last; i++) {
+      const step = steps[i]!;
+      switch (step.type) {
+        case "json":
+          current = lookupJson(current, env, i, step.key);
+          break;
+        case "field": {
+          // A nil pointer to a struct has no fields: the reference reports the kind "invalid".
+          if (current === null || current === undefined) return badKind(env, i, "invalid");
+          if (typeof current !== "object" || Array.isArray(current)) {
+            current = lookupJson(current, env, i, step.key);
+            break;
+          }
+          // An absent field holds its zero value; the operators read null as that zero value.
+          const value = ownValue(current, step.key);
+          current = value === undefined ? null : value;
+          break;
+        }
+        case "mapKey": {
+          if (current === null || current === undefined) {
+            // A nil map has no keys.
+            if (i === last && disposable) return NOT_PRESENT;
+            return notFound(env, i, step.key);
+          }
+          current = lookupJson(current, env, i, step.key);
+          break;
+        }
+        case "index":
+          if (current === null || current === undefined) return lookupIndex(null, env, i, step.key);
+          current = lookupJson(current, env, i, step.key);
+          break;
+        case "unknownField":
+          if (current === null || current === undefined) return badKind(env, i, "invalid");
+          return fail(site, "missing_field", `error finding value in datum: ${pointerText(pathAt(env))} at part ${partOf(i)}: couldn't find struct field with name ${goQuote(step.key)}`);
+        case "scalar":
+          return badKind(env, i, step.kindName);
+      }
+      if (current === NOT_PRESENT) return NOT_PRESENT;
+    }
+    return current;
+  };
+}
+
+/**
+ * Fast path for the most common selector, one untyped segment from the root (`Status`): a
+ * primitive found directly is returned without entering the general walker.
+ */
+function specialise(
+  steps: readonly Step[],
+  disposable: boolean,
+  general: (root: unknown, env: unknown[]) => unknown,
+): (root: unknown, env: unknown[]) => unknown {
+  const only = steps[0];
+  if (steps.length !== 1 || only === undefined || only.type !== "json" || disposable) return general;
+  const key = only.key;
+  return (root, env) => {
+    if (typeof root === "object" && root !== null && !Array.isArray(root)) {
+      const value = (root as Record<string, unknown>)[key];
+      // Inherited properties of plain objects are never primitives, so no own-property check is needed.
+      if (typeof value === "string" || typeof value === "number" || typeof value === "boolean") return value;
+    }
+    return general(root, env);
+  };
+}
+
+/** An own property's value, or undefined (inherited properties such as `constructor` do not count). */
+export function ownValue(container: object, key: string): unknown {
+  const value = (container as Record<string, unknown>)[key];
+  if (value === undefined) return undefined;
+  if (typeof value === "object" || typeof value === "function") return Object.hasOwn(container, key) ? value : undefined;
+  return value;
+}
+
+/** Escapes a JSON-pointer segment. */
+function escapePointer(segment: string): string {
+  return segment.replace(/~/g, "~0").replace(/\//g, "~1");
+}
+
+/** A path as the reference's pointer library prints it: `/a/b~1c`. */
+export function pointerText(path: readonly string[]): string {
+  return path.length === 0 ? "/" : path.map((segment) => `/${escapePointer(segment)}`).join("");
+}
+
+/** A selector as the reference names it in messages: its path joined by `.`, or by `/` for a pointer. */
+export function selectorText(selector: Selector): string {
+  return selector.path.join(selector.form === "Pointer" ? "/" : ".");
+}

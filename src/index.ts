@@ -1,0 +1,27 @@
+/**
+ * bexpr: the filter-expression language of the scheduler's HTTP API.
+ *
+ * ```ts
+ * import { compileFilter } from "bexpr";
+ * const filter = compileFilter('Status == "running" and "dc1" in Datacenters');
+ * filter.filter(jobs);
+ * ```
+ *
+ * @packageDocumentation
+ */
+export type * from "./ast.js";
+export {
+  FilterError,
+  FilterSyntaxError,
+  FilterEvaluationError,
+  type Diagnostic,
+  type DiagnosticSeverity,
+  type SyntaxErrorCode,
+  type EvaluationErrorCode,
+} from "./errors.js";
+export { DEFAULT_LIMITS, MAX_CLAUSES, MAX_NESTING_DEPTH, MAX_SOURCE_LENGTH, type Limits } from "./limits.js";
+export { parse, type ParseOptions } from "./parser/parse.js";
+export { print } from "./parser/printer.js";
+export { compileFilter, type CompileOptions } from "./filter.js";
+export { Filter } from "./evaluator/compile.js";
+export type { ArraySchema, FieldSchema, MapSchema, ObjectSchema, ScalarKind } from "./evaluator/schema.js";

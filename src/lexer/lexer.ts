@@ -1,0 +1,173 @@
+/**
+ * Turns filter source into tokens, reporting every lexical problem as a {@link Diagnostic}
+ * (with the fix where one is known) instead of stopping at the first.
+ *
+ * @module
+ */
+import { Lexer, type IToken } from "chevrotain";
+import { createDiagnostic, type Diagnostic } from "../errors.js";
+import {
+  allTokens,
+  AndAnd,
+  Bang,
+  NumberLiteral,
+  Ordering,
+  OrOr,
+  SingleEqual,
+  UnterminatedString,
+} from "./tokens.js";
+
+const lexer = new Lexer([...allTokens], {
+  positionTracking: "onlyOffset",
+  ensureOptimizations: true,
+});
+
+/** The tokens of a source and the lexical problems found in it. */
+export interface LexResult {
+  /** Tokens without whitespace; stand-in tokens for reported mistakes are kept so parsing can go on. */
+  readonly tokens: IToken[];
+  readonly diagnostics: Diagnostic[];
+}
+
+/** Tokenizes `source`. Never throws on bad input. */
+export function tokenize(source: string): LexResult {
+  const result = lexer.tokenize(source);
+  const diagnostics: Diagnostic[] = result.errors.map((error) =>
+    describeUnexpectedCharacters(source, error.offset, error.length),
+  );
+  for (const token of result.tokens) {
+    const problem = describeTokenProblem(source, token);
+    if (problem !== undefined) diagnostics.push(problem);
+  }
+  diagnostics.sort((a, b) => a.span.start - b.span.start);
+  return { tokens: result.tokens, diagnostics };
+}
+
+/** Offset just past a token. */
+export function tokenEnd(token: IToken): number {
+  return token.startOffset + token.image.length;
+}
+
+/** True when the character at `offset` separates tokens (space, tab, CR or LF). */
+export function isWhitespaceAt(source: string, offset: number): boolean {
+  const ch = source.charCodeAt(offset);
+  return ch === 0x20 || ch === 0x09 || ch === 0x0d || ch === 0x0a;
+}
+
+function describeTokenProblem(source: string, token: IToken): Diagnostic | undefined {
+  const span = { start: token.startOffset, end: tokenEnd(token) };
+  switch (token.tokenType) {
+    case UnterminatedString:
+      return createDiagnostic(
+        source,
+        "unterminated_string",
+        `this string is never closed: add the closing ${token.image.charAt(0)}`,
+        span,
+        `end the string with ${token.image.charAt(0)}`,
+      );
+    case NumberLiteral:
+      return checkNumberBoundary(source, token);
+    case AndAnd:
+      return unsupported(source, span, '"&&" is not an operator of the filter language', 'write "and"');
+    case OrOr:
+      return unsupported(source, span, '"||" is not an operator of the filter language', 'write "or"');
+    case Bang:
+      return unsupported(source, span, '"!" is not an operator of the filter language', 'write "not " (with a space)');
+    case SingleEqual:
+      return unsupported(source, span, '"=" is not an operator of the filter language', 'compare with "=="');
+    case Ordering:
+      return unsupported(
+        source,
+        span,
+        `"${token.image}" is not an operator: the filter language has no ordering comparisons`,
+        'use "==", "!=", "in" or "matches", or compare on the client',
+      );
+    default:
+      return undefined;
+  }
+}
+
+function unsupported(source: string, span: { start: number; end: number }, message: string, suggestion: string) {
+  return createDiagnostic(source, "unsupported_operator", message, span, suggestion);
+}
+
+/** The reference accepts a number only when whitespace, `)` or the end of the source follows it. */
+export function isNumberBoundaryAt(source: string, offset: number): boolean {
+  return offset >= source.length || isWhitespaceAt(source, offset) || source.charCodeAt(offset) === 0x29;
+}
+
+function checkNumberBoundary(source: string, token: IToken): Diagnostic | undefined {
+  const after = tokenEnd(token);
+  if (isNumberBoundaryAt(source, after)) return undefined;
+  let end = after;
+  while (!isNumberBoundaryAt(source, end) && source.charAt(end) !== "(") end++;
+  const text = source.slice(token.startOffset, end);
+  const next = source.charAt(after);
+  const suggestion =
+    next === "}" || next === "]" || next === ","
+      ? `put a space between ${token.image} and "${next}"`
+      : /^[0-9a-zA-Z_.]/.test(next)
+        ? `quote the value: "${text}"`
+        : `put a space after ${token.image}`;
+  return createDiagnostic(
+    source,
+    "invalid_number",
+    `invalid number literal "${text}": a number must be followed by whitespace, ")" or the end of the filter`,
+    { start: token.startOffset, end },
+    suggestion,
+  );
+}
+
+const WORD_CHARS = /[A-Za-z0-9_/.\-]/;
+
+function describeUnexpectedCharacters(source: string, offset: number, length: number): Diagnostic {
+  const text = source.slice(offset, offset + length);
+  const first = String.fromCodePoint(source.codePointAt(offset) ?? 0);
+  const span = { start: offset, end: offset + Math.max(1, length) };
+  if (first === "-") {
+    let start = offset;
+    while (start > 0 && WORD_CHARS.test(source.charAt(start - 1))) start--;
+    let end = offset + 1;
+    while (end < source.length && WORD_CHARS.test(source.charAt(end))) end++;
+    const word = source.slice(start, end);
+    if (start < offset && end > offset + 1) {
+      return createDiagnostic(
+        source,
+        "unexpected_character",
+        `an unquoted value cannot contain "-": "${word}" is read as "${source.slice(start, offset)}" followed by "-"`,
+        span,
+        `quote the value: "${word}"`,
+      );
+    }
+    return createDiagnostic(source, "unexpected_character", 'unexpected "-"', span, "a negative number is written -5, with no space");
+  }
+  if (first === "'") {
+    return createDiagnostic(
+      source,
+      "unexpected_character",
+      "single quotes do not delimit strings",
+      span,
+      "use double quotes or backticks",
+    );
+  }
+  if (/^\s$/u.test(first)) {
+    const code = first.codePointAt(0)!.toString(16).toUpperCase().padStart(4, "0");
+    return createDiagnostic(
+      source,
+      "unexpected_character",
+      `U+${code} is not whitespace in a filter: only space, tab, CR and LF separate tokens`,
+      span,
+      "replace it with a plain space",
+    );
+  }
+  if (/^\p{L}$/u.test(first)) {
+    return createDiagnostic(
+      source,
+      "unexpected_character",
+      `names are ASCII only: "${first}" cannot appear in an unquoted name`,
+      span,
+      'select the key with an index: Meta["ünïcode"], or quote the value',
+    );
+  }
+  return createDiagnostic(source, "unexpected_character", `unexpected character ${JSON.stringify(text)}`, span);
+}

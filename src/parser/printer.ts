@@ -1,0 +1,121 @@
+/**
+ * Prints an AST as canonical filter source: one space around operators, parentheses only where
+ * precedence (or a collection's position) needs them, values quoted unless they are numbers.
+ * Parsing the output gives back the same AST (spans aside) for every tree the parser produces.
+ *
+ * @module
+ */
+import type { CollectionBinding, Expression, MatchExpression, Selector, Value } from "../ast.js";
+import { encodePointerLiteral, quoteDouble } from "./strings.js";
+
+const IDENTIFIER = /^[a-zA-Z][a-zA-Z0-9_/]*$/;
+const DIGITS = /^[0-9]+$/;
+const NUMBER = /^-?(?:0|[1-9][0-9]*)(?:\.[0-9]+)?$/;
+
+/**
+ * Prints an expression as filter source.
+ *
+ * @throws TypeError when a hand-built tree holds something the language cannot express (a
+ * selector whose first segment is not a name and that no JSON pointer can spell, or a binding
+ * name that is not an identifier).
+ * @example
+ * ```ts
+ * print(parse('Status=="running"  and("dc1" in Datacenters or x==5)'.replace("and(", "and ("))));
+ * // 'Status == "running" and ("dc1" in Datacenters or x == 5)'
+ * ```
+ */
+export function print(expression: Expression): string {
+  return printNode(expression);
+}
+
+function printNode(node: Expression): string {
+  switch (node.kind) {
+    case "Or":
+      return node.operands
+        .map((operand, i) => {
+          // A collection may end an or-chain; anywhere else it needs parentheses.
+          const bare = operand.kind === "And" || operand.kind === "Not" || operand.kind === "Match" || (operand.kind === "Collection" && i === node.operands.length - 1);
+          return bare ? printNode(operand) : `(${printNode(operand)})`;
+        })
+        .join(" or ");
+    case "And":
+      return node.operands.map((operand) => (operand.kind === "Not" || operand.kind === "Match" ? printNode(operand) : `(${printNode(operand)})`)).join(" and ");
+    case "Not":
+      return node.operand.kind === "Match" ? `not ${printNode(node.operand)}` : `not (${printNode(node.operand)})`;
+    case "Match":
+      return printMatch(node);
+    case "Collection":
+      return `${node.quantifier === "Any" ? "any" : "all"} ${printSelector(node.selector)} as ${printBinding(node.binding)} { ${printNode(node.body)} }`;
+    default:
+      return unreachable(node);
+  }
+}
+
+function printMatch(node: MatchExpression): string {
+  const selector = printSelector(node.selector);
+  switch (node.operator) {
+    case "Equal":
+      return `${selector} == ${printValue(node.value)}`;
+    case "NotEqual":
+      return `${selector} != ${printValue(node.value)}`;
+    case "In":
+      return node.spelling === "contains" ? `${selector} contains ${printValue(node.value)}` : `${printValue(node.value)} in ${selector}`;
+    case "NotIn":
+      return node.spelling === "contains" ? `${selector} not contains ${printValue(node.value)}` : `${printValue(node.value)} not in ${selector}`;
+    case "Matches":
+      return `${selector} matches ${printValue(node.value)}`;
+    case "NotMatches":
+      return `${selector} not matches ${printValue(node.value)}`;
+    case "IsEmpty":
+      return `${selector} is empty`;
+    case "IsNotEmpty":
+      return `${selector} is not empty`;
+    case "IsNil":
+      return `${selector} is nil`;
+    case "IsNotNil":
+      return `${selector} is not nil`;
+    default:
+      return unreachable(node);
+  }
+}
+
+/** Numbers print bare; everything else as a double-quoted string that reads back to the same text. */
+function printValue(value: Value): string {
+  return NUMBER.test(value.raw) ? value.raw : quoteDouble(value.raw);
+}
+
+function printSelector(selector: Selector): string {
+  const [head, ...rest] = selector.path;
+  const pointer = encodePointerLiteral(selector.path);
+  if (selector.form === "Pointer" && pointer !== undefined) return pointer;
+  if (head !== undefined && IDENTIFIER.test(head)) {
+    return head + rest.map((segment) => (IDENTIFIER.test(segment) || DIGITS.test(segment) ? `.${segment}` : `[${quoteDouble(segment)}]`)).join("");
+  }
+  if (pointer !== undefined) return pointer;
+  throw new TypeError(`the selector ${JSON.stringify(selector.path)} cannot be written in the filter language`);
+}
+
+function printBinding(binding: CollectionBinding): string {
+  const names = (() => {
+    switch (binding.mode) {
+      case "Default":
+        return [binding.name];
+      case "IndexAndValue":
+        return [binding.index, binding.value];
+      case "Index":
+        return [binding.index, "_"];
+      case "Value":
+        return ["_", binding.value];
+      default:
+        return unreachable(binding);
+    }
+  })();
+  for (const name of names) {
+    if (name !== "_" && !IDENTIFIER.test(name)) throw new TypeError(`${JSON.stringify(name)} is not a valid binding name`);
+  }
+  return names.join(", ");
+}
+
+function unreachable(value: never): never {
+  throw new Error(`unhandled node ${JSON.stringify(value)}`);
+}

@@ -1,0 +1,179 @@
+/**
+ * String literals as the reference reads and writes them: Go's `strconv.Unquote` rules for
+ * double-quoted and raw strings, and the JSON-pointer form of double-quoted strings.
+ *
+ * @module
+ */
+
+/** The result of decoding a string literal. */
+export type UnquoteResult =
+  | { readonly ok: true; readonly value: string }
+  | { readonly ok: false; readonly message: string; readonly offset: number; readonly length: number };
+
+const SIMPLE_ESCAPES: Readonly<Record<string, number>> = {
+  a: 0x07,
+  b: 0x08,
+  f: 0x0c,
+  n: 0x0a,
+  r: 0x0d,
+  t: 0x09,
+  v: 0x0b,
+  "\\": 0x5c,
+};
+
+const utf8Encoder = new TextEncoder();
+const utf8Decoder = new TextDecoder("utf-8", { fatal: false, ignoreBOM: true });
+
+/**
+ * Decodes the content of a double-quoted literal (without its quotes) as Go's `strconv.Unquote`
+ * does: `\a \b \f \n \r \t \v \\`, `\xHH` and `\ooo` (raw bytes), `\uHHHH` and `\UHHHHHHHH`
+ * (code points). A raw newline, `\'`, an unknown escape or a short one is an error. Byte escapes
+ * are assembled as UTF-8, so `"\xc3\xa9"` is `"é"`; bytes that are not valid UTF-8 become U+FFFD.
+ * `offset` in an error is relative to the start of `content`.
+ */
+export function unquoteDouble(content: string): UnquoteResult {
+  const newline = content.indexOf("\n");
+  if (newline !== -1) {
+    return { ok: false, message: "a double-quoted string cannot contain a line break; use \\n or a backtick string", offset: newline, length: 1 };
+  }
+  if (!content.includes("\\")) return { ok: true, value: content };
+
+  const bytes: number[] = [];
+  let i = 0;
+  while (i < content.length) {
+    const ch = content.charAt(i);
+    if (ch !== "\\") {
+      const codePoint = content.codePointAt(i)!;
+      pushUtf8(bytes, codePoint);
+      i += codePoint > 0xffff ? 2 : 1;
+      continue;
+    }
+    const escape = content.charAt(i + 1);
+    const simple = SIMPLE_ESCAPES[escape];
+    if (simple !== undefined) {
+      bytes.push(simple);
+      i += 2;
+      continue;
+    }
+    const invalid = (length: number, why: string): UnquoteResult => ({
+      ok: false,
+      message: `invalid escape ${JSON.stringify(content.slice(i, i + length))}: ${why}`,
+      offset: i,
+      length,
+    });
+    switch (escape) {
+      case "x": {
+        const hex = content.slice(i + 2, i + 4);
+        if (!/^[0-9a-fA-F]{2}$/.test(hex)) return invalid(2 + hex.length, "\\x needs exactly two hex digits");
+        bytes.push(parseInt(hex, 16));
+        i += 4;
+        break;
+      }
+      case "u":
+      case "U": {
+        const digits = escape === "u" ? 4 : 8;
+        const hex = content.slice(i + 2, i + 2 + digits);
+        if (!new RegExp(`^[0-9a-fA-F]{${digits}}$`).test(hex)) {
+          return invalid(2 + hex.length, `\\${escape} needs exactly ${digits} hex digits`);
+        }
+        const codePoint = parseInt(hex, 16);
+        if (codePoint > 0x10ffff || (codePoint >= 0xd800 && codePoint <= 0xdfff)) {
+          return invalid(2 + digits, "not a valid Unicode code point");
+        }
+        pushUtf8(bytes, codePoint);
+        i += 2 + digits;
+        break;
+      }
+      default: {
+        if (escape >= "0" && escape <= "7") {
+          const octal = content.slice(i + 1, i + 4);
+          if (!/^[0-7]{3}$/.test(octal)) return invalid(1 + octal.length, "an octal escape needs exactly three digits");
+          const value = parseInt(octal, 8);
+          if (value > 0xff) return invalid(4, "an octal escape cannot exceed \\377");
+          bytes.push(value);
+          i += 4;
+          break;
+        }
+        if (escape === "") return invalid(1, "a string cannot end with a backslash");
+        if (escape === '"') return invalid(2, 'an escaped quote cannot be written; use \\x22 or a backtick string');
+        return invalid(2, "Go string escapes are \\a \\b \\f \\n \\r \\t \\v \\\\ \\xHH \\ooo \\uHHHH \\UHHHHHHHH");
+      }
+    }
+  }
+  return { ok: true, value: utf8Decoder.decode(Uint8Array.from(bytes)) };
+}
+
+function pushUtf8(bytes: number[], codePoint: number): void {
+  if (codePoint < 0x80) {
+    bytes.push(codePoint);
+  } else {
+    // Lone surrogates (possible in JS strings, never in Go) encode as U+FFFD, as Go would decode them.
+    for (const byte of utf8Encoder.encode(String.fromCodePoint(codePoint))) bytes.push(byte);
+  }
+}
+
+/** Decodes the content of a backtick literal: no escapes; Go's Unquote drops carriage returns. */
+export function unquoteRaw(content: string): string {
+  return content.includes("\r") ? content.replace(/\r/g, "") : content;
+}
+
+/** A JSON-pointer segment of the reference: letters, numbers and `- _ . ~ : |`. */
+const POINTER_LITERAL = /^"(?:\/[\p{L}\p{N}\-_.~:|]+)*"$/u;
+const POINTER_SEGMENT = /^[\p{L}\p{N}\-_.~:|]+$/u;
+
+/**
+ * True when a double-quoted literal (with its quotes) has the JSON-pointer form `"/a/b"` and is
+ * therefore read as a selector, as the reference does. `""` also qualifies (zero segments).
+ */
+export function isPointerLiteral(image: string): boolean {
+  return POINTER_LITERAL.test(image);
+}
+
+/**
+ * The path of a JSON-pointer literal: segments with `~1` → `/` and then `~0` → `~` unescaped.
+ * `""` has the single empty segment `[""]`, as the reference's pointer library parses `"/"`.
+ */
+export function decodePointerLiteral(image: string): string[] {
+  const content = image.slice(1, -1);
+  if (content === "") return [""];
+  return content
+    .slice(1)
+    .split("/")
+    .map((segment) => segment.replace(/~1/g, "/").replace(/~0/g, "~"));
+}
+
+/** Encodes a path as a JSON-pointer literal, or returns undefined when a segment cannot be written. */
+export function encodePointerLiteral(path: readonly string[]): string | undefined {
+  if (path.length === 1 && path[0] === "") return '""';
+  const segments: string[] = [];
+  for (const segment of path) {
+    const escaped = segment.replace(/~/g, "~0").replace(/\//g, "~1");
+    if (!POINTER_SEGMENT.test(escaped)) return undefined;
+    segments.push(escaped);
+  }
+  return `"/${segments.join("/")}"`;
+}
+
+/**
+ * Writes `value` as a double-quoted literal that {@link unquoteDouble} reads back exactly and
+ * that never has the JSON-pointer form (a leading `/` is written `\x2f`).
+ */
+export function quoteDouble(value: string): string {
+  let out = "";
+  for (const ch of value) {
+    const codePoint = ch.codePointAt(0)!;
+    if (ch === '"') out += "\\x22";
+    else if (ch === "\\") out += "\\\\";
+    else if (ch === "\n") out += "\\n";
+    else if (ch === "\t") out += "\\t";
+    else if (ch === "\r") out += "\\r";
+    else if (codePoint < 0x20 || codePoint === 0x7f) out += `\\x${codePoint.toString(16).padStart(2, "0")}`;
+    else if (codePoint >= 0xd800 && codePoint <= 0xdfff) out += "\\ufffd";
+    else if (/[\p{Cc}\p{Cf}\p{Zl}\p{Zp}\p{Co}\p{Cn}]/u.test(ch) || (/\p{Zs}/u.test(ch) && ch !== " ")) {
+      out += codePoint > 0xffff ? `\\U${codePoint.toString(16).padStart(8, "0")}` : `\\u${codePoint.toString(16).padStart(4, "0")}`;
+    } else out += ch;
+  }
+  const quoted = `"${out}"`;
+  // `""` reads back as "" either way; any other pointer-shaped text would be read as a path.
+  return out !== "" && isPointerLiteral(quoted) ? `"\\x2f${out.slice(1)}"` : quoted;
+}
