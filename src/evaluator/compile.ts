@@ -61,6 +61,8 @@ export class Filter<T = unknown> {
   readonly expression: Expression;
   readonly #predicate: Predicate;
   readonly #slots: number;
+  /** The environment of collection bindings, reused between evaluations that do not overlap. */
+  readonly #env: { readonly slots: unknown[]; busy: boolean };
 
   /** @internal Use `compileFilter`. */
   constructor(expression: Expression, predicate: Predicate, slots: number, source: string | undefined) {
@@ -68,7 +70,21 @@ export class Filter<T = unknown> {
     this.source = source;
     this.#predicate = predicate;
     this.#slots = slots;
+    this.#env = { slots: slots === 0 ? NO_BINDINGS : new Array<unknown>(slots), busy: false };
     Object.freeze(this);
+  }
+
+  /** Runs `evaluate` with an environment: the shared one, or a fresh one if it is in use (re-entry). */
+  #withEnvironment<R>(evaluate: (env: unknown[]) => R): R {
+    const shared = this.#env;
+    if (this.#slots === 0) return evaluate(NO_BINDINGS);
+    if (shared.busy) return evaluate(new Array<unknown>(this.#slots));
+    shared.busy = true;
+    try {
+      return evaluate(shared.slots);
+    } finally {
+      shared.busy = false;
+    }
   }
 
   /**
@@ -79,7 +95,8 @@ export class Filter<T = unknown> {
    * does not support…).
    */
   test(value: T): boolean {
-    return this.#predicate(value, this.#slots === 0 ? NO_BINDINGS : new Array<unknown>(this.#slots));
+    if (this.#slots === 0) return this.#predicate(value, NO_BINDINGS);
+    return this.#withEnvironment((env) => this.#predicate(value, env));
   }
 
   /**
@@ -90,18 +107,23 @@ export class Filter<T = unknown> {
    */
   filter<U extends T>(values: Iterable<U>): U[] {
     const predicate = this.#predicate;
-    const env = this.#slots === 0 ? NO_BINDINGS : new Array<unknown>(this.#slots);
-    const accepted: U[] = [];
-    let index = 0;
-    try {
-      for (const value of values) {
-        if (predicate(value, env)) accepted.push(value);
-        index++;
+    return this.#withEnvironment((env) => {
+      const accepted: U[] = [];
+      let index = 0;
+      try {
+        if (Array.isArray(values)) {
+          for (; index < values.length; index++) if (predicate(values[index], env)) accepted.push(values[index] as U);
+        } else {
+          for (const value of values) {
+            if (predicate(value, env)) accepted.push(value);
+            index++;
+          }
+        }
+      } catch (error) {
+        throw error instanceof FilterEvaluationError ? error.atIndex(index) : error;
       }
-    } catch (error) {
-      throw error instanceof FilterEvaluationError ? error.atIndex(index) : error;
-    }
-    return accepted;
+      return accepted;
+    });
   }
 }
 
@@ -217,8 +239,10 @@ function compileMatch(node: MatchExpression, scope: readonly Binding[], context:
   };
   const general: Predicate = (root, env) => decide(resolve(root, env));
   if (context.options.generalOnly || literal === undefined) return general;
-  const stringsAreStrings = schema === undefined || schema === "string" || schema === "any";
-  return specialiseMatch(rule.test, negated, literal, pattern, stringsAreStrings, resolve, decide) ?? general;
+  // A time field holds strings the reference sees as structs, and uint and float fields coerce
+  // literals differently from the int rule the fast paths use; those always take the general path.
+  if (schema === "time" || schema === "uint" || schema === "float") return general;
+  return specialiseMatch(rule.test, negated, literal, pattern, resolve, decide) ?? general;
 }
 
 function compileMatchPattern(raw: string, node: MatchExpression, context: CompileContext): Pattern {
@@ -257,35 +281,43 @@ function positiveTest(test: (typeof OPERATORS)[keyof typeof OPERATORS]["test"], 
 }
 
 /**
- * Fast paths for the common cases: a string value met by `==`, `in` or `matches`, and an integer
- * met by `==`. Each returns exactly what {@link testEqual} and friends would; anything else goes
- * through `decide`. `stringsAreStrings` is false when a schema declares a non-string kind for the
- * field (then a string value is not compared as a string).
+ * Fast paths for the common cases: a string met by `==`, `in` or `matches`, an integer or a
+ * boolean met by `==`, a list of strings met by `in`. Each returns exactly what
+ * {@link testEqual} and friends return for that value; anything else goes through `decide`.
  */
 function specialiseMatch(
   test: string,
   negated: boolean,
   literal: Literal,
   pattern: Pattern | undefined,
-  stringsAreStrings: boolean,
   resolve: (root: unknown, env: unknown[]) => unknown,
   decide: (value: unknown) => boolean,
 ): Predicate | undefined {
-  if (!stringsAreStrings) return undefined;
   const raw = literal.raw;
   const int = literal.int.ok ? literal.int.value : undefined;
+  const bool = literal.bool.ok ? literal.bool.value : undefined;
   switch (test) {
     case "equal":
       return (root, env) => {
         const value = resolve(root, env);
         if (typeof value === "string") return (value === raw) !== negated;
         if (typeof value === "number" && int !== undefined && Number.isSafeInteger(value)) return equalsInteger(value, int) !== negated;
+        if (typeof value === "boolean" && bool !== undefined) return (value === bool) !== negated;
         return decide(value);
       };
     case "in":
       return (root, env) => {
         const value = resolve(root, env);
         if (typeof value === "string") return value.includes(raw) !== negated;
+        if (Array.isArray(value)) {
+          // A list of strings; any other element sends the whole list through the general rule.
+          for (let i = 0; i < value.length; i++) {
+            const element: unknown = value[i];
+            if (typeof element !== "string") return decide(value);
+            if (element === raw) return !negated;
+          }
+          return negated;
+        }
         return decide(value);
       };
     case "matches":

@@ -96,7 +96,7 @@ export function compileSelector(
   if (binding === undefined) {
     const { steps, schema } = planSteps(selector.path, rootSchema, (index, known) => onUnknownField?.(selector, index, known));
     const walk = createWalker(steps, site, [], selector.path.length >= 2);
-    return { resolve: specialise(steps, selector.path.length >= 2, walk), schema, fullPath: selector.path };
+    return { resolve: specialise(steps, walk), schema, fullPath: selector.path };
   }
 
   const unknown = (index: number, known: readonly string[]) => onUnknownField?.(selector, index + 1, known);
@@ -112,7 +112,7 @@ export function compileSelector(
   const asElement = (): CompiledSelector => {
     const { steps, schema } = planSteps(rest, binding.schema, unknown);
     // A path through a binding has at least two segments, so the missing-key rule always applies.
-    const walk = createWalker(steps, site, binding.fullPath, true);
+    const walk = specialise(steps, createWalker(steps, site, binding.fullPath, true));
     const slot = binding.valueSlot;
     return { resolve: (_root, env) => walk(env[slot], env), schema, fullPath: [...binding.fullPath, ...rest] };
   };
@@ -259,32 +259,55 @@ function createWalker(
 }
 
 /**
- * Fast path for the most common selector, one untyped segment from the root (`Status`): a
- * primitive found directly is returned without entering the general walker.
+ * Fast path for paths of object keys (`Status`, `Meta.owner`, `JobSummary.Summary["web-api"]`):
+ * while every step finds a present value in a plain object, the loop only reads properties; on
+ * anything else (a list, a missing key, a nil struct) it hands over to the general walker, which
+ * starts again from the root and applies every rule.
  */
-function specialise(
-  steps: readonly Step[],
-  disposable: boolean,
-  general: (root: unknown, env: unknown[]) => unknown,
-): (root: unknown, env: unknown[]) => unknown {
-  const only = steps[0];
-  if (steps.length !== 1 || only === undefined || only.type !== "json" || disposable) return general;
-  const key = only.key;
+function specialise(steps: readonly Step[], general: (root: unknown, env: unknown[]) => unknown): (root: unknown, env: unknown[]) => unknown {
+  if (!steps.every((step) => (step.type === "json" || step.type === "field" || step.type === "mapKey") && step.key !== "__proto__")) return general;
+  const keys = steps.map((step) => step.key);
+  const absentIsZero = steps.map((step) => step.type === "field");
+  const count = keys.length;
+  if (count === 1) {
+    const key = keys[0]!;
+    const zeroIfAbsent = absentIsZero[0]!;
+    return (root, env) => {
+      if (typeof root === "object" && root !== null && !Array.isArray(root)) {
+        const value = (root as Record<string, unknown>)[key];
+        if (value !== undefined && typeof value !== "function") return value;
+        if (value === undefined && zeroIfAbsent) return null;
+      }
+      return general(root, env);
+    };
+  }
   return (root, env) => {
-    if (typeof root === "object" && root !== null && !Array.isArray(root)) {
-      const value = (root as Record<string, unknown>)[key];
-      // Inherited properties of plain objects are never primitives, so no own-property check is needed.
-      if (typeof value === "string" || typeof value === "number" || typeof value === "boolean") return value;
+    let current = root;
+    for (let i = 0; i < count; i++) {
+      if (typeof current !== "object" || current === null || Array.isArray(current)) return general(root, env);
+      const value = (current as Record<string, unknown>)[keys[i]!];
+      if (value === undefined) {
+        if (!absentIsZero[i]) return general(root, env);
+        current = null;
+      } else if (typeof value === "function") {
+        return general(root, env);
+      } else {
+        current = value;
+      }
     }
-    return general(root, env);
+    return current;
   };
 }
 
-/** An own property's value, or undefined (inherited properties such as `constructor` do not count). */
+/**
+ * The value of a key of an object, or undefined when the key is absent. Functions are never
+ * values, and `__proto__` counts only as an own property; other inherited properties (getters of
+ * class instances) are read like own ones.
+ */
 export function ownValue(container: object, key: string): unknown {
   const value = (container as Record<string, unknown>)[key];
-  if (value === undefined) return undefined;
-  if (typeof value === "object" || typeof value === "function") return Object.hasOwn(container, key) ? value : undefined;
+  if (value === undefined || typeof value === "function") return undefined;
+  if (key === "__proto__" && !Object.hasOwn(container, key)) return undefined;
   return value;
 }
 

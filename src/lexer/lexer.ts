@@ -6,10 +6,12 @@
  */
 import { Lexer, type IToken } from "chevrotain";
 import { createDiagnostic, type Diagnostic } from "../errors.js";
+import { unquoteDouble } from "../parser/strings.js";
 import {
   allTokens,
   AndAnd,
   Bang,
+  DoubleString,
   NumberLiteral,
   Ordering,
   OrOr,
@@ -67,6 +69,12 @@ function describeTokenProblem(source: string, token: IToken): Diagnostic | undef
       );
     case NumberLiteral:
       return checkNumberBoundary(source, token);
+    case DoubleString: {
+      const decoded = unquoteDouble(token.image.slice(1, -1));
+      if (decoded.ok) return undefined;
+      const start = token.startOffset + 1 + decoded.offset;
+      return createDiagnostic(source, "invalid_string", decoded.message, { start, end: start + decoded.length });
+    }
     case AndAnd:
       return unsupported(source, span, '"&&" is not an operator of the filter language', 'write "and"');
     case OrOr:
@@ -99,6 +107,8 @@ export function isNumberBoundaryAt(source: string, offset: number): boolean {
 function checkNumberBoundary(source: string, token: IToken): Diagnostic | undefined {
   const after = tokenEnd(token);
   if (isNumberBoundaryAt(source, after)) return undefined;
+  // `Items[0]`: the parser reports the index itself, with the right advice.
+  if (source.slice(0, token.startOffset).trimEnd().endsWith("[")) return undefined;
   let end = after;
   while (!isNumberBoundaryAt(source, end) && source.charAt(end) !== "(") end++;
   const text = source.slice(token.startOffset, end);

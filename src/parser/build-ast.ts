@@ -125,7 +125,11 @@ export class AstBuilder extends BaseVisitor {
   }
 
   group(children: GroupCstChildren): Expression {
-    return this.expression(children.orExpression?.[0]);
+    const inner = this.expression(children.orExpression?.[0]);
+    // The parentheses belong to the grouped expression's span, so enclosing spans cover them.
+    const open = last(children.LParen);
+    const close = last(children.RParen);
+    return { ...inner, span: { start: open.startOffset, end: tokenEnd(close) } };
   }
 
   match(children: MatchCstChildren): MatchExpression {
@@ -286,15 +290,12 @@ export class AstBuilder extends BaseVisitor {
     return { kind: "Value", raw, span: operand.span };
   }
 
-  /** The text of a string token; problems are reported, and the best-effort text returned. */
+  /** The text of a string token (the lexer has reported strings that do not decode). */
   private decodeString(token: IToken): string {
     if (token.tokenType === RawString) return unquoteRaw(token.image.slice(1, -1));
     if (token.tokenType === UnterminatedString) return token.image.slice(1);
     const decoded = unquoteDouble(token.image.slice(1, -1));
-    if (decoded.ok) return decoded.value;
-    const start = token.startOffset + 1 + decoded.offset;
-    this.report("invalid_string", decoded.message, { start, end: start + decoded.length });
-    return token.image.slice(1, -1);
+    return decoded.ok ? decoded.value : token.image.slice(1, -1);
   }
 
   private operandOf(node: unknown): Operand {

@@ -199,4 +199,3 @@ export interface ICstNodeVisitor<IN, OUT> extends ICstVisitor<IN, OUT> {
   collection(children: CollectionCstChildren, param?: IN): OUT;
   binding(children: BindingCstChildren, param?: IN): OUT;
 }
-

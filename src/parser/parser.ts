@@ -60,6 +60,7 @@ const errorMessages: IParserErrorMessageProvider = {
     const found = describeToken(actual[0]);
     if (ruleName === "match") return `expected an operator ("==", "!=", "in", "contains", "matches", "is empty", "is nil"…), but found ${found}`;
     if (ruleName === "operand" || ruleName === "primary") return `expected a selector, a value or "(", but found ${found}`;
+    if (ruleName === "emptiness") return `expected "empty", "not empty", "nil" or "not nil" after "is", but found ${found}`;
     return `expected ${[...expected].join(", ")}, but found ${found}`;
   },
   buildEarlyExitMessage({ actual }) {
@@ -88,7 +89,9 @@ export class FilterParser extends CstParser {
   private readonly tokenIndex = new Map<IToken, number>();
 
   constructor(recoveryEnabled: boolean) {
-    super([...allTokens], { recoveryEnabled, maxLookahead: 3, errorMessageProvider: errorMessages });
+    // One token of lookahead decides almost everything, so errors are reported where they are,
+    // not at the start of the alternative; the one LL(2) decision says so itself.
+    super([...allTokens], { recoveryEnabled, maxLookahead: 1, errorMessageProvider: errorMessages });
     this.performSelfAnalysis();
   }
 
@@ -198,7 +201,8 @@ export class FilterParser extends CstParser {
   // match := operand ( comparison operand | emptiness | membership operand )
   private match = this.RULE("match", () => {
     this.SUBRULE(this.operand, { LABEL: "left" });
-    this.OR([
+    // `not contains` / `not matches` versus `not in` needs the second token.
+    this.OR({ MAX_LOOKAHEAD: 2, DEF: [
       {
         ALT: () => {
           this.SUBRULE(this.comparison);
@@ -212,7 +216,7 @@ export class FilterParser extends CstParser {
           this.SUBRULE3(this.operand, { LABEL: "right" });
         },
       },
-    ]);
+    ]});
   });
 
   // comparison := "==" | "!=" | "contains" | "not" "contains" | "matches" | "not" "matches"

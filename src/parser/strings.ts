@@ -94,8 +94,8 @@ export function unquoteDouble(content: string): UnquoteResult {
           i += 4;
           break;
         }
-        if (escape === "") return invalid(1, "a string cannot end with a backslash");
-        if (escape === '"') return invalid(2, 'an escaped quote cannot be written; use \\x22 or a backtick string');
+        // The string ends at the first quote, so a trailing backslash is always an attempted \".
+        if (escape === "") return invalid(1, 'an escaped quote \\" cannot be written: the string ends at the quote; use \\x22 or a backtick string');
         return invalid(2, "Go string escapes are \\a \\b \\f \\n \\r \\t \\v \\\\ \\xHH \\ooo \\uHHHH \\UHHHHHHHH");
       }
     }

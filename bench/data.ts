@@ -1,0 +1,48 @@
+/** Deterministic job list items (spec section 2.2) for benchmarks. */
+
+/** A small linear congruential generator, so every run measures the same data. */
+function random(seed: number): () => number {
+  let state = seed >>> 0;
+  return () => {
+    state = (Math.imul(state, 1664525) + 1013904223) >>> 0;
+    return state / 2 ** 32;
+  };
+}
+
+export function jobListItems(count: number) {
+  const next = random(42);
+  const pick = <T>(values: readonly T[]): T => values[Math.floor(next() * values.length)]!;
+  return Array.from({ length: count }, (_, i) => {
+    const id = `${pick(["web", "api", "cache", "batch", "worker"])}-${i.toString().padStart(6, "0")}`;
+    const status = pick(["running", "running", "pending", "dead"]);
+    return {
+      ID: id,
+      ParentID: "",
+      Name: id,
+      Namespace: pick(["default", "default", "prod"]),
+      Datacenters: pick([["dc1"], ["dc1", "dc2"], ["dc2"], ["dc3"]]),
+      NodePool: "default",
+      Multiregion: null,
+      Type: pick(["service", "service", "batch", "system"]),
+      Priority: pick([50, 50, 70, 30]),
+      Periodic: false,
+      ParameterizedJob: false,
+      Stop: next() < 0.1,
+      Status: status,
+      StatusDescription: "",
+      JobSummary: {
+        JobID: id,
+        Namespace: "default",
+        Summary: { "web-api": { Queued: 0, Complete: 0, Failed: 0, Running: pick([1, 2, 3]), Starting: 0, Lost: 0, Unknown: 0 } } as Record<string, { Running: number }>,
+        Children: { Pending: 0, Running: 0, Dead: 0 },
+        CreateIndex: i + 10,
+        ModifyIndex: i + 20,
+      },
+      CreateIndex: i + 10,
+      ModifyIndex: i + 20,
+      JobModifyIndex: i + 10,
+      SubmitTime: 1_717_000_000_000_000_000n + BigInt(i),
+      Meta: { owner: pick(["team-a", "team-b"]), tier: pick(["gold", "silver", ""]) } as Record<string, string>,
+    };
+  });
+}

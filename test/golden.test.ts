@@ -1,0 +1,116 @@
+/**
+ * Golden scenarios: realistic job-list and deployment filters with independently derived
+ * expectations (from reference/filter-semantics.md), in map mode and typed mode.
+ *
+ * Data and scenarios are read with a lossless JSON parse so that integers above 2^53
+ * (SubmitTime, CreateTime…) stay exact: they become bigints, every other number a JS number.
+ */
+import { readdirSync, readFileSync } from "node:fs";
+import { dirname, join } from "node:path";
+import { fileURLToPath } from "node:url";
+import { isInteger, parse } from "lossless-json";
+import { describe, expect, it } from "vitest";
+import { compileFilter, FilterEvaluationError, FilterSyntaxError, type Filter } from "../src/index.js";
+import { deploymentSchema, jobSchema } from "./golden/schemas.js";
+
+const GOLDEN = join(dirname(fileURLToPath(import.meta.url)), "golden");
+
+const MIN_SAFE = BigInt(Number.MIN_SAFE_INTEGER);
+const MAX_SAFE = BigInt(Number.MAX_SAFE_INTEGER);
+
+/** Integers outside the safe range become bigints; everything else a number. */
+function parseNumber(text: string): number | bigint {
+  if (isInteger(text)) {
+    const value = BigInt(text);
+    if (value < MIN_SAFE || value > MAX_SAFE) return value;
+  }
+  return Number(text);
+}
+
+function readJson(path: string): unknown {
+  return parse(readFileSync(path, "utf8"), null, parseNumber);
+}
+
+interface Item {
+  readonly ID: string;
+}
+
+type Case =
+  | { readonly filter: string; readonly expect: readonly string[] }
+  | {
+      readonly filter: string;
+      readonly error: { readonly phase: "syntax" | "evaluation"; readonly code: string; readonly index?: number };
+    };
+
+interface Scenario {
+  readonly description: string;
+  readonly data: "jobs" | "deployments";
+  readonly mode: "map" | "typed";
+  readonly cases: readonly Case[];
+}
+
+const data: Record<Scenario["data"], Item[]> = {
+  jobs: readJson(join(GOLDEN, "jobs.json")) as Item[],
+  deployments: readJson(join(GOLDEN, "deployments.json")) as Item[],
+};
+const schemas = { jobs: jobSchema, deployments: deploymentSchema };
+
+const files = readdirSync(join(GOLDEN, "scenarios"))
+  .filter((name) => name.endsWith(".json"))
+  .sort();
+
+const scenarios = files.map((file) => [file, readJson(join(GOLDEN, "scenarios", file)) as Scenario] as const);
+
+describe("golden data", () => {
+  it("keeps integers above 2^53 exact", () => {
+    const first = data.jobs[0] as unknown as { SubmitTime: unknown; Priority: unknown };
+    expect(first.SubmitTime).toBe(1717000000123456789n);
+    expect(first.Priority).toBe(50);
+  });
+});
+
+describe.each(scenarios)("%s", (_file, scenario) => {
+  const items = data[scenario.data];
+  const options = scenario.mode === "typed" ? { schema: schemas[scenario.data] } : {};
+
+  it.each(scenario.cases.map((c) => [c.filter, c] as const))("%s", (_filter, c: Case) => {
+    if ("expect" in c) {
+      const filter = compileFilter<Item>(c.filter, options);
+      expect(filter.filter(items).map((item) => item.ID)).toEqual(c.expect);
+      return;
+    }
+
+    if (c.error.phase === "syntax") {
+      let caught: unknown;
+      try {
+        compileFilter(c.filter, options);
+      } catch (error) {
+        caught = error;
+      }
+      expect(caught, "expected a FilterSyntaxError").toBeInstanceOf(FilterSyntaxError);
+      expect((caught as FilterSyntaxError).code).toBe(c.error.code);
+      return;
+    }
+
+    // Evaluation error: the filter must compile, then fail at the given object.
+    let filter: Filter<Item> | undefined;
+    let compileError: unknown;
+    try {
+      filter = compileFilter<Item>(c.filter, options);
+    } catch (error) {
+      compileError = error;
+    }
+    expect(compileError, "expected the filter to compile").toBeUndefined();
+    let caught: unknown;
+    let result: string[] | undefined;
+    try {
+      result = filter!.filter(items).map((item) => item.ID);
+    } catch (error) {
+      caught = error;
+    }
+    expect(result, "expected an evaluation error, got a result").toBeUndefined();
+    expect(caught).toBeInstanceOf(FilterEvaluationError);
+    const error = caught as FilterEvaluationError;
+    expect({ code: error.code, index: error.index }).toEqual({ code: c.error.code, index: c.error.index });
+  });
+});

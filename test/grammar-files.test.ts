@@ -1,0 +1,24 @@
+import { readFileSync } from "node:fs";
+import { describe, expect, it } from "vitest";
+import { CST_TYPES_PATH, DIAGRAMS_PATH, cstTypes, diagramsHtml } from "../scripts/grammar-artifacts.js";
+import { AstBuilder, strictParser } from "../src/parser/build-ast.js";
+
+describe("generated grammar files", () => {
+  it.each([
+    [CST_TYPES_PATH, cstTypes],
+    [DIAGRAMS_PATH, diagramsHtml],
+  ])("%s is current (regenerate with npm run grammar)", (path, generate) => {
+    expect(readFileSync(path, "utf8")).toBe(generate());
+  });
+
+  it("has an AST builder method for every parser rule", () => {
+    expect(() => new AstBuilder("").validateVisitor()).not.toThrow();
+  });
+
+  it("describes every parser rule in grammar/filter.ebnf", () => {
+    const ebnf = readFileSync("grammar/filter.ebnf", "utf8");
+    for (const rule of Object.keys(strictParser.getGAstProductions())) {
+      expect(ebnf, `rule ${rule}`).toMatch(new RegExp(`^${rule}\\s+::=`, "m"));
+    }
+  });
+});

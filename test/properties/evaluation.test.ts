@@ -1,0 +1,110 @@
+import fc from "fast-check";
+import { describe, expect, it } from "vitest";
+import type { Expression } from "../../src/ast.js";
+import { compileExpression, type EvaluatorOptions } from "../../src/evaluator/compile.js";
+import { FilterEvaluationError, FilterSyntaxError } from "../../src/index.js";
+import { datumArb, expressionArb } from "../support/arbitraries.js";
+
+type Outcome = { result: boolean } | { error: string };
+
+/** Evaluates, turning an evaluation error into its code (the only acceptable failure). */
+function outcome(expression: Expression, datum: unknown, options: EvaluatorOptions = {}): Outcome | undefined {
+  let filter;
+  try {
+    filter = compileExpression(expression, options);
+  } catch (error) {
+    // Generated patterns may be invalid RE2; such filters are rejected at compile time.
+    if (error instanceof FilterSyntaxError && error.code === "invalid_regex") return undefined;
+    throw error;
+  }
+  try {
+    return { result: filter.test(datum) };
+  } catch (error) {
+    if (error instanceof FilterEvaluationError) return { error: error.code };
+    throw error;
+  }
+}
+
+const SPAN = { start: 0, end: 0 };
+const not = (operand: Expression): Expression => ({ kind: "Not", operand, span: SPAN });
+const and = (...operands: Expression[]): Expression => ({ kind: "And", operands, span: SPAN });
+const or = (...operands: Expression[]): Expression => ({ kind: "Or", operands, span: SPAN });
+
+describe("evaluation properties", () => {
+  it("never throws anything but a FilterEvaluationError, and always returns a boolean", () => {
+    fc.assert(
+      fc.property(expressionArb, datumArb, (expression, datum) => {
+        const result = outcome(expression, datum);
+        if (result !== undefined && "result" in result) expect(typeof result.result).toBe("boolean");
+      }),
+      { numRuns: 3000 },
+    );
+  });
+
+  it("not not e is e, errors included", () => {
+    fc.assert(
+      fc.property(expressionArb, datumArb, (e, datum) => {
+        expect(outcome(not(not(e)), datum)).toEqual(outcome(e, datum));
+      }),
+      { numRuns: 2000 },
+    );
+  });
+
+  it("not (a and b) is (not a) or (not b), errors included", () => {
+    fc.assert(
+      fc.property(expressionArb, expressionArb, datumArb, (a, b, datum) => {
+        expect(outcome(not(and(a, b)), datum)).toEqual(outcome(or(not(a), not(b)), datum));
+      }),
+      { numRuns: 2000 },
+    );
+  });
+
+  it("not (a or b) is (not a) and (not b), errors included", () => {
+    fc.assert(
+      fc.property(expressionArb, expressionArb, datumArb, (a, b, datum) => {
+        expect(outcome(not(or(a, b)), datum)).toEqual(outcome(and(not(a), not(b)), datum));
+      }),
+      { numRuns: 2000 },
+    );
+  });
+
+  it("the fast paths give exactly what the general code gives", () => {
+    fc.assert(
+      fc.property(expressionArb, datumArb, (e, datum) => {
+        expect(outcome(e, datum)).toEqual(outcome(e, datum, { generalOnly: true }));
+      }),
+      { numRuns: 5000 },
+    );
+  });
+
+  it("filter returns a subsequence of its input: exactly the values test accepts, in order", () => {
+    fc.assert(
+      fc.property(expressionArb, fc.array(datumArb, { maxLength: 8 }), (e, data) => {
+        let filter;
+        try {
+          filter = compileExpression<Record<string, unknown>>(e);
+        } catch {
+          return;
+        }
+        let accepted: Record<string, unknown>[];
+        try {
+          accepted = filter.filter(data);
+        } catch (error) {
+          expect(error).toBeInstanceOf(FilterEvaluationError);
+          const index = (error as FilterEvaluationError).index!;
+          // The index is that of the first value that fails on its own.
+          expect(() => filter.test(data[index]!)).toThrow(FilterEvaluationError);
+          for (const datum of data.slice(0, index)) expect(() => filter.test(datum)).not.toThrow();
+          return;
+        }
+        expect(accepted).toEqual(data.filter((datum) => filter.test(datum)));
+        let cursor = 0;
+        for (const value of accepted) {
+          cursor = data.indexOf(value, cursor) + 1;
+          expect(cursor).toBeGreaterThan(0);
+        }
+      }),
+      { numRuns: 1500 },
+    );
+  });
+});
