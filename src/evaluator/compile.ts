@@ -242,7 +242,10 @@ function compileMatch(node: MatchExpression, scope: readonly Binding[], context:
   // A time field holds strings the reference sees as structs, and uint and float fields coerce
   // literals differently from the int rule the fast paths use; those always take the general path.
   if (schema === "time" || schema === "uint" || schema === "float") return general;
-  return specialiseMatch(rule.test, negated, literal, pattern, resolve, decide) ?? general;
+  // Only untyped lists (and typed lists of strings) compare their string elements as strings.
+  const items = typeof schema === "object" && schema.kind === "array" ? schema.items : undefined;
+  const stringLists = items === undefined || items === "string" || items === "any";
+  return specialiseMatch(rule.test, negated, literal, pattern, stringLists, resolve, decide) ?? general;
 }
 
 function compileMatchPattern(raw: string, node: MatchExpression, context: CompileContext): Pattern {
@@ -290,6 +293,7 @@ function specialiseMatch(
   negated: boolean,
   literal: Literal,
   pattern: Pattern | undefined,
+  stringLists: boolean,
   resolve: (root: unknown, env: unknown[]) => unknown,
   decide: (value: unknown) => boolean,
 ): Predicate | undefined {
@@ -309,7 +313,7 @@ function specialiseMatch(
       return (root, env) => {
         const value = resolve(root, env);
         if (typeof value === "string") return value.includes(raw) !== negated;
-        if (Array.isArray(value)) {
+        if (stringLists && Array.isArray(value)) {
           // A list of strings; any other element sends the whole list through the general rule.
           for (let i = 0; i < value.length; i++) {
             const element: unknown = value[i];

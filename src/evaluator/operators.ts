@@ -98,10 +98,9 @@ export function testIn(type: ValueType, value: unknown, literal: Literal, site: 
     case "map":
       return value !== null && ownValue(value as object, literal.raw) !== undefined;
     case "slice":
-      if (value === null) return false;
-      return type.elements === undefined
-        ? inJsonList(value as readonly unknown[], literal, site)
-        : inTypedList(value as readonly unknown[], type.elements, literal, site);
+      // A typed list coerces the literal to its element kind even when it is nil or empty.
+      if (type.elements !== undefined) return inTypedList((value ?? []) as readonly unknown[], type.elements, literal, site);
+      return value !== null && inJsonList(value as readonly unknown[], literal, site);
     case "int":
     case "uint":
     case "float":

@@ -102,9 +102,11 @@ export function compileSelector(
   const unknown = (index: number, known: readonly string[]) => onUnknownField?.(selector, index + 1, known);
   const asKey = (): CompiledSelector => {
     if (rest.length > 0) {
-      const keyType = binding.keySchema === "int" ? "int" : "string";
-      const reason = `/${escapePointer(head)} references a ${keyType} so ${pointerText(selector.path)} is invalid`;
-      return { resolve: () => fail(site, "invalid_binding_path", reason), schema: undefined, fullPath: selector.path };
+      // The reference names the Go type of the key: `string` for map keys, `int` for list indexes.
+      const keySlot = binding.keySlot;
+      const reason = (env: unknown[]) =>
+        `/${escapePointer(head)} references a ${typeof env[keySlot] === "number" ? "int" : "string"} so ${pointerText(selector.path)} is invalid`;
+      return { resolve: (_root, env) => fail(site, "invalid_binding_path", reason(env)), schema: undefined, fullPath: selector.path };
     }
     const slot = binding.keySlot;
     return { resolve: (_root, env) => env[slot], schema: binding.keySchema, fullPath: selector.path };

@@ -3,7 +3,7 @@ import { describe, expect, it } from "vitest";
 import type { Expression } from "../../src/ast.js";
 import { compileExpression, type EvaluatorOptions } from "../../src/evaluator/compile.js";
 import { FilterEvaluationError, FilterSyntaxError } from "../../src/index.js";
-import { datumArb, expressionArb } from "../support/arbitraries.js";
+import { datumArb, expressionArb, schemaArb } from "../support/arbitraries.js";
 
 type Outcome = { result: boolean } | { error: string };
 
@@ -74,6 +74,25 @@ describe("evaluation properties", () => {
         expect(outcome(e, datum)).toEqual(outcome(e, datum, { generalOnly: true }));
       }),
       { numRuns: 5000 },
+    );
+  });
+
+  it("the fast paths give exactly what the general code gives in typed mode", () => {
+    fc.assert(
+      fc.property(expressionArb, schemaArb, datumArb, (e, schema, datum) => {
+        expect(outcome(e, datum, { schema })).toEqual(outcome(e, datum, { schema, generalOnly: true }));
+      }),
+      { numRuns: 5000 },
+    );
+  });
+
+  it("not not e is e, and De Morgan holds, in typed mode too", () => {
+    fc.assert(
+      fc.property(expressionArb, expressionArb, schemaArb, datumArb, (a, b, schema, datum) => {
+        expect(outcome(not(not(a)), datum, { schema })).toEqual(outcome(a, datum, { schema }));
+        expect(outcome(not(and(a, b)), datum, { schema })).toEqual(outcome(or(not(a), not(b)), datum, { schema }));
+      }),
+      { numRuns: 2000 },
     );
   });
 

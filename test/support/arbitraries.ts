@@ -4,6 +4,7 @@
  */
 import fc from "fast-check";
 import type { CollectionBinding, Expression, MatchExpression, Selector, Span, Value } from "../../src/ast.js";
+import type { FieldSchema } from "../../src/evaluator/schema.js";
 
 const SPAN: Span = { start: 0, end: 0 };
 
@@ -161,3 +162,18 @@ export const datumArb: fc.Arbitrary<Record<string, unknown>> = fc
     for (const field of dropped) delete copy[field];
     return copy;
   });
+
+/** Schemas over {@link FIELDS}, typing the fields as the data usually holds them (and otherwise). */
+export const schemaArb: fc.Arbitrary<FieldSchema> = fc
+  .record({
+    Status: fc.constantFrom<FieldSchema>("string", "time", "any"),
+    Name: fc.constantFrom<FieldSchema>("string", "int"),
+    Priority: fc.constantFrom<FieldSchema>("int", "uint", "float", "string"),
+    Meta: fc.constantFrom<FieldSchema>({ kind: "map", values: "string" }, { kind: "object", fields: { owner: "string" } }, "any"),
+    Tags: fc.constantFrom<FieldSchema>({ kind: "array", items: "string" }, { kind: "array", items: "int" }, { kind: "array", items: "any" }),
+    Stop: fc.constantFrom<FieldSchema>("bool", "string"),
+    Score: fc.constantFrom<FieldSchema>("float", "int"),
+    Nested: fc.constantFrom<FieldSchema>({ kind: "map", values: { kind: "map", values: "any" } }, "any"),
+    Nil: fc.constantFrom<FieldSchema>({ kind: "object", fields: {} }, { kind: "array", items: "string" }, "string"),
+  })
+  .map((fields): FieldSchema => ({ kind: "object", fields }));

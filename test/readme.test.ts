@@ -1,0 +1,31 @@
+import { readFileSync } from "node:fs";
+import { describe, expect, it } from "vitest";
+import { compileFilter } from "../src/index.js";
+
+const readme = readFileSync("README.md", "utf8");
+const section = readme.slice(readme.indexOf("## The language by example"), readme.indexOf("### Selectors"));
+
+/** The example job of the README, with SubmitTime exact. */
+const job = JSON.parse(/```json\n([\s\S]*?)```/.exec(section)![1]!.replace(/"SubmitTime": (\d+)/, '"SubmitTime": "$1"'));
+job.SubmitTime = BigInt(job.SubmitTime);
+
+/** Rows of the operator table: [operator, matching filter, non-matching filter]. */
+const rows = section
+  .split("\n")
+  .filter((line) => line.startsWith("| ") && !line.startsWith("| Operator") && !line.startsWith("|---"))
+  .map((line) => line.split(" | ").map((cell) => cell.replace(/^\| /, "").trim()))
+  .map(([operator, matching, failing]) => [operator!, /`([^`]+)`/.exec(matching!)![1]!, /`([^`]+)`/.exec(failing!)![1]!] as const);
+
+describe("the README's operator table", () => {
+  it("has a row for every operator", () => {
+    expect(rows.length).toBeGreaterThanOrEqual(17);
+  });
+
+  it.each(rows)("%s: %s matches the example job", (_operator, matching) => {
+    expect(compileFilter(matching).test(job)).toBe(true);
+  });
+
+  it.each(rows)("%s: %s does not match it", (_operator, _matching, failing) => {
+    expect(compileFilter(failing).test(job)).toBe(false);
+  });
+});
