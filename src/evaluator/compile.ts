@@ -238,7 +238,8 @@ function compileMatch(node: MatchExpression, scope: readonly Binding[], context:
     return positive(typeOf(present), present) !== negated;
   };
   const general: Predicate = (root, env) => decide(resolve(root, env));
-  if (context.options.generalOnly || literal === undefined) return general;
+  // Literals with raw bytes are compared byte-wise by the general code only.
+  if (context.options.generalOnly || literal === undefined || literal.bytes !== undefined) return general;
   // A time field holds strings the reference sees as structs, and uint and float fields coerce
   // literals differently from the int rule the fast paths use; those always take the general path.
   if (schema === "time" || schema === "uint" || schema === "float") return general;

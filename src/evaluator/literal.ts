@@ -5,6 +5,7 @@
  *
  * @module
  */
+import { escapedBytes } from "../strings.js";
 import { parseGoBool, parseGoFloat, parseGoInt, parseGoUint, type Parsed } from "./strconv.js";
 
 /** An integer literal: exact as a bigint, and as a number when that is exact too. */
@@ -18,6 +19,11 @@ export interface IntegerLiteral {
 export interface Literal {
   /** The text, compared as is against strings. */
   readonly raw: string;
+  /**
+   * The literal's bytes when `\x`/octal escapes wrote bytes that are not UTF-8 (see
+   * `src/strings.ts`); substring tests then compare bytes, as the reference does.
+   */
+  readonly bytes: Uint8Array | undefined;
   readonly int: Parsed<IntegerLiteral>;
   readonly uint: Parsed<IntegerLiteral>;
   readonly float: Parsed<number>;
@@ -35,6 +41,7 @@ function toIntegerLiteral(parsed: Parsed<bigint>): Parsed<IntegerLiteral> {
 export function createLiteral(raw: string): Literal {
   return Object.freeze({
     raw,
+    bytes: escapedBytes(raw),
     int: toIntegerLiteral(parseGoInt(raw)),
     uint: toIntegerLiteral(parseGoUint(raw)),
     float: parseGoFloat(raw),
@@ -48,4 +55,16 @@ export function equalsInteger(value: number | bigint, literal: IntegerLiteral): 
   if (Number.isSafeInteger(value)) return value === literal.safe;
   // Doubles beyond 2^53 are exact integers too; compare them without rounding the literal.
   return Number.isInteger(value) ? BigInt(value) === literal.big : value === Number(literal.big);
+}
+
+const utf8 = new TextEncoder();
+
+/** Go's `strings.Contains` for a literal holding non-UTF-8 bytes: a byte-wise search. */
+export function containsBytes(text: string, bytes: Uint8Array): boolean {
+  const haystack = utf8.encode(text);
+  outer: for (let start = 0; start + bytes.length <= haystack.length; start++) {
+    for (let k = 0; k < bytes.length; k++) if (haystack[start + k] !== bytes[k]) continue outer;
+    return true;
+  }
+  return false;
 }

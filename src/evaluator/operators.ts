@@ -8,7 +8,7 @@
  * @module
  */
 import type { MatchOperator } from "../ast.js";
-import { equalsInteger, type Literal } from "./literal.js";
+import { containsBytes, equalsInteger, type Literal } from "./literal.js";
 import type { Pattern } from "./regex.js";
 import { fail, ownValue, type Site } from "./resolve.js";
 import type { ElementType, ValueType } from "./schema.js";
@@ -94,7 +94,7 @@ export function testIn(type: ValueType, value: unknown, literal: Literal, site: 
   coerceFor(type, literal, site);
   switch (type.kind) {
     case "string":
-      return (value as string).includes(literal.raw);
+      return literal.bytes === undefined ? (value as string).includes(literal.raw) : containsBytes(value as string, literal.bytes);
     case "map":
       return value !== null && ownValue(value as object, literal.raw) !== undefined;
     case "slice":

@@ -9,6 +9,7 @@
  * @module
  */
 import { RE2JS } from "re2js";
+import { escapedBytes, goQuote } from "../strings.js";
 
 /** A compiled pattern. */
 export interface Pattern {
@@ -52,6 +53,8 @@ export function literalPattern(source: string): { text: string; start: boolean; 
 
 /** Compiles `source` with RE2 rules. */
 export function compilePattern(source: string): CompiledPattern {
+  // Go's regexp reads patterns as UTF-8 and rejects bytes that are not.
+  if (escapedBytes(source) !== undefined) return { ok: false, reason: `error parsing regexp: invalid UTF-8: ${goQuote(source)}` };
   let re: RE2JS;
   try {
     re = RE2JS.compile(source);

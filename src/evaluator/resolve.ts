@@ -13,7 +13,8 @@
 import type { Selector, Span } from "../ast.js";
 import { FilterEvaluationError, type EvaluationErrorCode } from "../errors.js";
 import { jsonTypeOf, schemaType, type FieldSchema } from "./schema.js";
-import { goQuote } from "./strconv.js";
+import { goQuote } from "../strings.js";
+import { parseGoInt } from "./strconv.js";
 
 /** The lookup found no value, and the missing-key rule applies: the operator's fixed result is used. */
 export const NOT_PRESENT: unique symbol = Symbol("bexpr.notPresent");
@@ -205,10 +206,12 @@ function createWalker(
 
   const lookupIndex = (list: readonly unknown[] | null, env: unknown[], i: number, key: string): unknown => {
     const length = list === null ? 0 : list.length;
-    if (!/^[+-]?[0-9]+$/.test(key)) {
-      return fail(site, "index_out_of_range", `error finding value in datum: ${pointerText(pathAt(env))} at part ${partOf(i)}: couldn't convert ${goQuote(key)} to an index`);
+    // The reference's pointer library converts the segment like Go's ParseInt(s, 0, 64), "" being 0.
+    const parsed = key === "" ? ({ ok: true, value: 0n } as const) : parseGoInt(key);
+    if (!parsed.ok) {
+      return fail(site, "index_out_of_range", `error finding value in datum: ${pointerText(pathAt(env))} at part ${partOf(i)}: couldn't convert ${goQuote(key)} to type int`);
     }
-    const index = Number(key);
+    const index = Number(parsed.value);
     if (index < 0 || index >= length) {
       return fail(site, "index_out_of_range", `error finding value in datum: ${pointerText(pathAt(env))} at part ${partOf(i)}: index ${index} is out of range (length = ${length})`);
     }

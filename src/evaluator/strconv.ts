@@ -8,6 +8,7 @@
  *
  * @module
  */
+import { goQuote } from "../strings.js";
 
 /** A coercion outcome: the value, or Go's error text and whether it was a syntax error. */
 export type Parsed<T> =
@@ -26,10 +27,6 @@ function rangeError(fn: string, input: string): Parsed<never> {
   return { ok: false, error: `strconv.${fn}: parsing ${goQuote(input)}: value out of range`, syntax: false };
 }
 
-/** Quotes a string for an error message, close to Go's `strconv.Quote`. */
-export function goQuote(text: string): string {
-  return JSON.stringify(text);
-}
 
 function lower(ch: string): string {
   return ch.toLowerCase();

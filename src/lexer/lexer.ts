@@ -6,12 +6,14 @@
  */
 import { Lexer, type IToken } from "chevrotain";
 import { createDiagnostic, type Diagnostic } from "../errors.js";
-import { unquoteDouble } from "../parser/strings.js";
+import { unquoteDouble } from "../strings.js";
 import {
   allTokens,
   AndAnd,
   Bang,
   DoubleString,
+  LParen,
+  Not,
   NumberLiteral,
   Ordering,
   OrOr,
@@ -37,10 +39,17 @@ export function tokenize(source: string): LexResult {
   const diagnostics: Diagnostic[] = result.errors.map((error) =>
     describeUnexpectedCharacters(source, error.offset, error.length),
   );
-  for (const token of result.tokens) {
+  result.tokens.forEach((token, i) => {
     const problem = describeTokenProblem(source, token);
     if (problem !== undefined) diagnostics.push(problem);
-  }
+    // `not(` is never valid: as an operator `not` needs a space, and a name is never followed by `(`.
+    const next = result.tokens[i + 1];
+    if (token.tokenType === Not && next?.tokenType === LParen && next.startOffset === tokenEnd(token)) {
+      diagnostics.push(
+        createDiagnostic(source, "missing_whitespace", '"not" must be followed by whitespace', { start: token.startOffset, end: tokenEnd(next) }, 'write "not (" with a space'),
+      );
+    }
+  });
   diagnostics.sort((a, b) => a.span.start - b.span.start);
   return { tokens: result.tokens, diagnostics };
 }

@@ -42,7 +42,7 @@ import type {
   SegmentCstChildren,
 } from "./cst.js";
 import { FilterParser } from "./parser.js";
-import { decodePointerLiteral, isPointerLiteral, unquoteDouble, unquoteRaw } from "./strings.js";
+import { decodePointerLiteral, isPointerLiteral, unquoteDouble, unquoteRaw } from "../strings.js";
 
 /** An operand before its place decides whether it is a selector or a value. */
 type Operand =
@@ -214,8 +214,9 @@ export class AstBuilder extends BaseVisitor {
     const dot = last(children.Dot);
     const token = children.name?.[0] ?? children.digits?.[0];
     if (token === undefined) throw new IncompleteTree();
-    if (token.startOffset !== tokenEnd(dot)) {
-      this.report("missing_whitespace", "a selector cannot contain whitespace after a \".\"", { start: dot.startOffset, end: token.startOffset }, "remove the space");
+    // Only whitespace can separate them here (a bad character in between is reported by the lexer).
+    if (isWhitespaceAt(this.source, tokenEnd(dot))) {
+      this.report("unexpected_token", "a selector cannot contain whitespace", spanOf(token), `write ".${token.image}" without the space`);
     }
     return { name: token.image, end: tokenEnd(token) };
   }

@@ -8,7 +8,7 @@ import { EOF, type IRecognitionException, type IToken } from "chevrotain";
 import type { Expression, Span } from "../ast.js";
 import { createDiagnostic, FilterSyntaxError, type Diagnostic } from "../errors.js";
 import { tokenize, tokenEnd } from "../lexer/lexer.js";
-import { All, Any, Identifier, keywordTokens, LBrace, LParen, Not, NumberLiteral, RBrace, RParen, QuotedString, RBracket } from "../lexer/tokens.js";
+import { All, Any, Identifier, keywordTokens, LBrace, LParen, NumberLiteral, RBrace, RParen, QuotedString, RBracket } from "../lexer/tokens.js";
 import { DEFAULT_LIMITS, type Limits } from "../limits.js";
 import { AstBuilder, recoveringParser, strictParser } from "./build-ast.js";
 
@@ -169,10 +169,7 @@ function fromRecognitionException(source: string, tokens: readonly IToken[], err
     return createDiagnostic(source, "unmatched_parenthesis", "this ) has no matching (", span, 'remove it, or add the missing "("');
   }
   if (message.startsWith("an index must be")) return createDiagnostic(source, "invalid_index", message, span, 'write Meta["key"] or Meta.key, and Items.0 for a list index');
-  const previous = tokens[tokens.indexOf(token) - 1];
-  if (token.tokenType === LParen && previous?.tokenType === Not && tokenEnd(previous) === token.startOffset) {
-    return createDiagnostic(source, "missing_whitespace", '"not" must be followed by whitespace', { start: previous.startOffset, end: span.end }, 'write "not (" with a space');
-  }
+
   if (message.startsWith('expected "]"')) return createDiagnostic(source, "unclosed_index", message, span, 'add the missing "]"');
 
   const code = atEnd ? "unexpected_end" : "unexpected_token";

@@ -6,7 +6,7 @@
  * @module
  */
 import type { CollectionBinding, Expression, MatchExpression, Selector, Value } from "../ast.js";
-import { encodePointerLiteral, quoteDouble } from "./strings.js";
+import { encodePointerLiteral, quoteDouble } from "../strings.js";
 
 const IDENTIFIER = /^[a-zA-Z][a-zA-Z0-9_/]*$/;
 const DIGITS = /^[0-9]+$/;

@@ -185,7 +185,7 @@ describe("parse", () => {
     ["Meta[x] == x", "invalid_index"],
     ['Meta["x" == x', "unclosed_index"],
     ["Meta .x == 1", "unexpected_token"],
-    ["Meta. x == 1", "missing_whitespace"],
+    ["Meta. x == 1", "unexpected_token"],
     ["x == 1e3", "invalid_number"],
     ["x == 050", "invalid_number"],
     ["x == 50x", "invalid_number"],

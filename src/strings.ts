@@ -2,6 +2,11 @@
  * String literals as the reference reads and writes them: Go's `strconv.Unquote` rules for
  * double-quoted and raw strings, and the JSON-pointer form of double-quoted strings.
  *
+ * Go strings are bytes, and `\xHH` or `\ooo` escapes can write bytes that are not UTF-8. Such a
+ * byte is kept in the decoded text as the lone surrogate U+DC80–U+DCFF (U+DC00 plus the byte, the
+ * technique Python calls "surrogateescape"), so the exact bytes can be recovered where the
+ * reference compares bytes ({@link escapedBytes}).
+ *
  * @module
  */
 
@@ -22,13 +27,16 @@ const SIMPLE_ESCAPES: Readonly<Record<string, number>> = {
 };
 
 const utf8Encoder = new TextEncoder();
-const utf8Decoder = new TextDecoder("utf-8", { fatal: false, ignoreBOM: true });
+
+/** The first code unit of an escaped byte: byte `b` (0x80–0xFF) is kept as U+DC00 + b. */
+const ESCAPED_BYTE_BASE = 0xdc00;
 
 /**
  * Decodes the content of a double-quoted literal (without its quotes) as Go's `strconv.Unquote`
  * does: `\a \b \f \n \r \t \v \\`, `\xHH` and `\ooo` (raw bytes), `\uHHHH` and `\UHHHHHHHH`
  * (code points). A raw newline, `\'`, an unknown escape or a short one is an error. Byte escapes
- * are assembled as UTF-8, so `"\xc3\xa9"` is `"é"`; bytes that are not valid UTF-8 become U+FFFD.
+ * are assembled as UTF-8, so `"\xc3\xa9"` is `"é"`; a byte that is not part of valid UTF-8 is kept
+ * as an escaped byte (see the module comment).
  * `offset` in an error is relative to the start of `content`.
  */
 export function unquoteDouble(content: string): UnquoteResult {
@@ -100,7 +108,60 @@ export function unquoteDouble(content: string): UnquoteResult {
       }
     }
   }
-  return { ok: true, value: utf8Decoder.decode(Uint8Array.from(bytes)) };
+  return { ok: true, value: decodeUtf8(bytes) };
+}
+
+/** UTF-8 to text as Go reads it rune by rune: each byte of an invalid sequence on its own. */
+function decodeUtf8(bytes: readonly number[]): string {
+  let text = "";
+  let i = 0;
+  while (i < bytes.length) {
+    const first = bytes[i]!;
+    if (first < 0x80) {
+      text += String.fromCharCode(first);
+      i++;
+      continue;
+    }
+    const [length, initial, minimum] = first >= 0xc2 && first <= 0xdf ? [2, first & 0x1f, 0x80] : first >= 0xe0 && first <= 0xef ? [3, first & 0x0f, 0x800] : first >= 0xf0 && first <= 0xf4 ? [4, first & 0x07, 0x10000] : [0, 0, 0];
+    let codePoint = initial;
+    let valid = length > 0 && i + length <= bytes.length;
+    for (let k = 1; valid && k < length; k++) {
+      const next = bytes[i + k]!;
+      if (next < 0x80 || next > 0xbf) valid = false;
+      else codePoint = (codePoint << 6) | (next & 0x3f);
+    }
+    if (valid && codePoint >= minimum && codePoint <= 0x10ffff && !(codePoint >= 0xd800 && codePoint <= 0xdfff)) {
+      text += String.fromCodePoint(codePoint);
+      i += length;
+    } else {
+      text += String.fromCharCode(ESCAPED_BYTE_BASE + first);
+      i++;
+    }
+  }
+  return text;
+}
+
+/**
+ * The bytes the reference holds for a decoded literal: UTF-8, with escaped bytes restored.
+ * Undefined when the text has no escaped bytes (then its UTF-8 encoding is its bytes).
+ */
+export function escapedBytes(text: string): Uint8Array | undefined {
+  let found = false;
+  const bytes: number[] = [];
+  for (let i = 0; i < text.length; i++) {
+    const unit = text.charCodeAt(i);
+    const previous = i > 0 ? text.charCodeAt(i - 1) : 0;
+    const isLowSurrogateAlone = unit >= 0xdc80 && unit <= 0xdcff && !(previous >= 0xd800 && previous <= 0xdbff);
+    if (isLowSurrogateAlone) {
+      bytes.push(unit - ESCAPED_BYTE_BASE);
+      found = true;
+    } else {
+      const codePoint = text.codePointAt(i)!;
+      if (codePoint > 0xffff) i++;
+      pushUtf8(bytes, codePoint);
+    }
+  }
+  return found ? Uint8Array.from(bytes) : undefined;
 }
 
 function pushUtf8(bytes: number[], codePoint: number): void {
@@ -154,26 +215,48 @@ export function encodePointerLiteral(path: readonly string[]): string | undefine
   return `"/${segments.join("/")}"`;
 }
 
-/**
- * Writes `value` as a double-quoted literal that {@link unquoteDouble} reads back exactly and
- * that never has the JSON-pointer form (a leading `/` is written `\x2f`).
- */
-export function quoteDouble(value: string): string {
+const NAMED_ESCAPES: Readonly<Record<string, string>> = {
+  "\u0007": "\\a",
+  "\b": "\\b",
+  "\f": "\\f",
+  "\n": "\\n",
+  "\r": "\\r",
+  "\t": "\\t",
+  "\v": "\\v",
+  "\\": "\\\\",
+};
+
+/** Escapes text for a Go double-quoted literal; `quote` is how `"` is written. */
+function escapeGo(value: string, quote: string): string {
   let out = "";
   for (const ch of value) {
     const codePoint = ch.codePointAt(0)!;
-    if (ch === '"') out += "\\x22";
-    else if (ch === "\\") out += "\\\\";
-    else if (ch === "\n") out += "\\n";
-    else if (ch === "\t") out += "\\t";
-    else if (ch === "\r") out += "\\r";
+    const named = NAMED_ESCAPES[ch];
+    if (ch === '"') out += quote;
+    else if (named !== undefined) out += named;
     else if (codePoint < 0x20 || codePoint === 0x7f) out += `\\x${codePoint.toString(16).padStart(2, "0")}`;
+    else if (codePoint >= 0xdc80 && codePoint <= 0xdcff) out += `\\x${(codePoint - ESCAPED_BYTE_BASE).toString(16)}`;
     else if (codePoint >= 0xd800 && codePoint <= 0xdfff) out += "\\ufffd";
     else if (/[\p{Cc}\p{Cf}\p{Zl}\p{Zp}\p{Co}\p{Cn}]/u.test(ch) || (/\p{Zs}/u.test(ch) && ch !== " ")) {
       out += codePoint > 0xffff ? `\\U${codePoint.toString(16).padStart(8, "0")}` : `\\u${codePoint.toString(16).padStart(4, "0")}`;
     } else out += ch;
   }
+  return out;
+}
+
+/**
+ * Writes `value` as a double-quoted literal that {@link unquoteDouble} reads back exactly and
+ * that never has the JSON-pointer form (a leading `/` is written `\x2f`). A quote is written
+ * `\x22`, since the language cannot read `\"`.
+ */
+export function quoteDouble(value: string): string {
+  const out = escapeGo(value, "\\x22");
   const quoted = `"${out}"`;
   // `""` reads back as "" either way; any other pointer-shaped text would be read as a path.
   return out !== "" && isPointerLiteral(quoted) ? `"\\x2f${out.slice(1)}"` : quoted;
+}
+
+/** Quotes text as Go's `strconv.Quote` does, for messages worded like the reference's. */
+export function goQuote(value: string): string {
+  return `"${escapeGo(value, '\\"')}"`;
 }
