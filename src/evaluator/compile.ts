@@ -107,6 +107,7 @@ export class Filter<T = unknown> {
    */
   filter<U extends T>(values: Iterable<U>): U[] {
     const predicate = this.#predicate;
+    if (this.#slots === 0 && Array.isArray(values)) return filterArray(values, predicate);
     return this.#withEnvironment((env) => {
       const accepted: U[] = [];
       let index = 0;
@@ -125,6 +126,21 @@ export class Filter<T = unknown> {
       return accepted;
     });
   }
+}
+
+/** The common case of {@link Filter.filter}: an array, and no collection bindings. */
+function filterArray<U>(values: readonly U[], predicate: Predicate): U[] {
+  const accepted: U[] = [];
+  let index = 0;
+  try {
+    for (; index < values.length; index++) {
+      const value = values[index]!;
+      if (predicate(value, NO_BINDINGS)) accepted.push(value);
+    }
+  } catch (error) {
+    throw error instanceof FilterEvaluationError ? error.atIndex(index) : error;
+  }
+  return accepted;
 }
 
 /** State shared while compiling one expression. */
