@@ -1,15 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { compileFilter, FilterEvaluationError, FilterSyntaxError, parse, type FieldSchema } from "../../src/index.js";
-
-function failure(filter: string, value: unknown, options = {}): FilterEvaluationError {
-  try {
-    compileFilter(filter, options).test(value);
-  } catch (error) {
-    if (error instanceof FilterEvaluationError) return error;
-    throw error;
-  }
-  throw new Error(`expected ${filter} to fail`);
-}
+import { evaluationErrorOf } from "../support/errors.js";
 
 const job = {
   ID: "web",
@@ -45,13 +36,13 @@ describe("evaluation errors", () => {
     ["any Datacenters as i, _ { i.x == 1 }", "invalid_binding_path", "/i references a int so /i/x is invalid"],
     ["any TaskGroups as _, tg { tg.Nope.X == 1 }", "missing_key", 'error finding value in datum: /TaskGroups/web/Nope/X at part 2: couldn\'t find key "Nope"'],
   ])("%s fails with %s: %s", (filter, code, reason) => {
-    const error = failure(filter, job);
+    const error = evaluationErrorOf(filter, job);
     expect(error.code).toBe(code);
     expect(error.reason).toBe(reason);
   });
 
   it("points at the failing clause with a caret", () => {
-    const error = failure('Status == "running" and\n  Nope == 1', job);
+    const error = evaluationErrorOf('Status == "running" and\n  Nope == 1', job);
     expect(error.span).toEqual({ start: 26, end: 35 });
     expect([error.line, error.column]).toEqual([2, 3]);
     expect(error.message).toBe(
@@ -195,14 +186,14 @@ describe("typed mode", () => {
   });
 
   it("words typed errors with the Go kinds", () => {
-    expect(failure("Priority is empty", {}, { schema }).reason).toBe('cannot perform is-empty operations on type int for selector: "Priority"');
-    expect(failure('"x" in CreateIndex', { CreateIndex: 1 }, { schema }).reason).toBe(
+    expect(evaluationErrorOf("Priority is empty", {}, { schema }).reason).toBe('cannot perform is-empty operations on type int for selector: "Priority"');
+    expect(evaluationErrorOf('"x" in CreateIndex', { CreateIndex: 1 }, { schema }).reason).toBe(
       'error getting match value in expression: strconv.ParseUint: parsing "x": invalid syntax',
     );
-    expect(failure("JobSummary.Nope == 1", { JobSummary: {} }, { schema }).reason).toBe(
+    expect(evaluationErrorOf("JobSummary.Nope == 1", { JobSummary: {} }, { schema }).reason).toBe(
       'error finding value in datum: /JobSummary/Nope at part 1: couldn\'t find struct field with name "Nope"',
     );
-    expect(failure("Datacenters matches x", { Datacenters: [] }, { schema }).reason).toBe("value of type []string is not convertible to []byte");
+    expect(evaluationErrorOf("Datacenters matches x", { Datacenters: [] }, { schema }).reason).toBe("value of type []string is not convertible to []byte");
   });
 
   it("rejects unknown fields at compile time in strict mode, with the nearest name", () => {

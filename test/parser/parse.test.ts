@@ -1,16 +1,7 @@
 import { describe, expect, it } from "vitest";
-import { FilterSyntaxError, parse } from "../../src/index.js";
+import { parse } from "../../src/index.js";
+import { syntaxErrorOf } from "../support/errors.js";
 import { show } from "../support/show.js";
-
-function syntaxError(source: string): FilterSyntaxError {
-  try {
-    parse(source);
-  } catch (error) {
-    if (error instanceof FilterSyntaxError) return error;
-    throw error;
-  }
-  throw new Error(`expected ${JSON.stringify(source)} not to parse`);
-}
 
 describe("parse", () => {
   // filter-semantics.md §1: operators, precedence, normalisation.
@@ -213,7 +204,7 @@ describe("parse", () => {
     ['x in "abc"', "invalid_selector"],
     ["x in `/abc`", "invalid_selector"],
   ])("rejects %j with %s", (source, code) => {
-    expect(syntaxError(source).code).toBe(code);
+    expect(syntaxErrorOf(source).code).toBe(code);
   });
 });
 
@@ -231,7 +222,7 @@ describe("syntax error positions", () => {
     ['Name == "🚀🚀"\n  and x ≠ 1', "unexpected_character", 23, 24, 2, 9],
     ["\tStatus == x AND y", "unexpected_token", 13, 16, 1, 14],
   ])("reports %j as %s at [%i, %i), line %i, column %i", (source, code, start, end, line, column) => {
-    const error = syntaxError(source);
+    const error = syntaxErrorOf(source);
     const first = error.diagnostics[0]!;
     expect(first.code).toBe(code);
     expect(first.span).toEqual({ start, end });
@@ -240,7 +231,7 @@ describe("syntax error positions", () => {
   });
 
   it("shows the source line with carets under the spot", () => {
-    const error = syntaxError('Status == "running" AND Stop == false');
+    const error = syntaxErrorOf('Status == "running" AND Stop == false');
     expect(error.message).toBe(
       [
         '1:21: unexpected "AND" after a complete expression',
@@ -252,7 +243,7 @@ describe("syntax error positions", () => {
   });
 
   it("shows only the line of the spot in a multi-line filter", () => {
-    const error = syntaxError('Status == "running"\n  and Priority >= 50\n  and Stop == false');
+    const error = syntaxErrorOf('Status == "running"\n  and Priority >= 50\n  and Stop == false');
     expect(error.message.split("\n").slice(0, 3)).toEqual([
       '2:16: ">=" is not an operator: the filter language has no ordering comparisons',
       "      and Priority >= 50",
@@ -261,7 +252,7 @@ describe("syntax error positions", () => {
   });
 
   it("lists every lexical problem it finds in one pass", () => {
-    const error = syntaxError("a == 'x' and b == 1e3 and c >= 2");
+    const error = syntaxErrorOf("a == 'x' and b == 1e3 and c >= 2");
     expect(error.diagnostics.map((d) => d.code)).toEqual([
       "unexpected_character",
       "unexpected_character",
@@ -279,7 +270,7 @@ describe("syntax error positions", () => {
     ["y == 2 and any X as x { x == 1 }", 'a collection can be combined with "and" or negated only inside parentheses: (any … { … })'],
     ["(a == 1)and(b == 2)", 'write " and " with spaces around it'],
   ])("suggests a fix for %j", (source, suggestion) => {
-    expect(syntaxError(source).diagnostics[0]!.suggestion).toBe(suggestion);
+    expect(syntaxErrorOf(source).diagnostics[0]!.suggestion).toBe(suggestion);
   });
 });
 

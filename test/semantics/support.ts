@@ -13,7 +13,10 @@ import {
   type FieldSchema,
   type Span,
 } from "../../src/index.js";
+import { syntaxErrorOf } from "../support/errors.js";
 import { show } from "../support/show.js";
+
+export { syntaxErrorOf };
 
 /** What evaluating a filter on one value gives: the boolean, or the code of the error thrown. */
 export type Outcome = boolean | string;
@@ -67,17 +70,6 @@ export interface ExpectedSyntaxError {
   readonly start?: number;
   readonly line?: number;
   readonly column?: number;
-}
-
-/** Parses `source` and returns the FilterSyntaxError it throws (fails the test if it does not). */
-export function syntaxErrorOf(source: string): FilterSyntaxError {
-  try {
-    const ast = parse(source);
-    throw new Error(`expected a syntax error, parsed ${show(ast)}`);
-  } catch (error) {
-    if (error instanceof FilterSyntaxError) return error;
-    throw error;
-  }
 }
 
 /** Asserts that `source` is rejected by `parse` with the given code and position. */
