@@ -1,0 +1,393 @@
+/**
+ * The agent's cluster: its tables, job registration, and a simulated scheduler that turns each
+ * evaluation into placements and, for service jobs, a deployment that completes after a delay.
+ *
+ * Timeline of a service job registered at index N (delay D, an agent option):
+ * - N: the job (pending) and a pending evaluation;
+ * - right after: the evaluation completes, allocations start (summary `Starting`), a deployment
+ *   starts (`running`), an older version's active deployment is cancelled; the job is `running`;
+ * - D/2: allocations run (summary `Running`), the deployment counts them placed;
+ * - D: the deployment counts them healthy and becomes `successful`.
+ *
+ * @module
+ */
+import { randomUUID } from "node:crypto";
+import { badRequest } from "./http-errors.js";
+import type { Allocation, Deployment, DeploymentState, Evaluation, Job, JobSpec, JobSummary, JsonObject, Namespace, TaskGroupSummary } from "./model.js";
+import { canonicalizeJob, formatErrors, specChanged, validateJob, type RegisterRequest } from "./register.js";
+import { compareStrings, StateStore, Table } from "./store.js";
+
+/** The texts of deployment states (the reference's constants). */
+export const DEPLOYMENT_DESCRIPTIONS = {
+  running: "Deployment is running",
+  successful: "Deployment completed successfully",
+  newerJob: "Cancelled due to newer version of job",
+  stoppedJob: "Cancelled because job is stopped",
+} as const;
+
+const ACTIVE_DEPLOYMENT = new Set(["running", "paused", "blocked", "unblocking", "initializing", "pending"]);
+const EMPTY_GROUP_SUMMARY: TaskGroupSummary = { Queued: 0, Complete: 0, Failed: 0, Running: 0, Starting: 0, Lost: 0 };
+
+/** The key of a namespaced row. */
+export function namespacedKey(namespace: string, id: string): string {
+  return `${namespace}\u0000${id}`;
+}
+
+/** Nanoseconds since the epoch, as a bigint (above 2^53, like the reference's `SubmitTime`). */
+function nowNanoseconds(): bigint {
+  return BigInt(Date.now()) * 1_000_000n + (process.hrtime.bigint() % 1_000_000n);
+}
+
+/** What `PUT /v1/jobs` answers. */
+export interface RegisterResponse {
+  readonly EvalID: string;
+  readonly EvalCreateIndex: number;
+  readonly JobModifyIndex: number;
+  readonly Warnings: string;
+  readonly Index: number;
+  readonly LastContact: number;
+  readonly KnownLeader: boolean;
+  readonly NextToken: string;
+}
+
+/** Deferred work of the simulated scheduler, run by timers, or at once with {@link Cluster.settle}. */
+interface Task {
+  readonly run: () => void;
+  readonly timer: NodeJS.Timeout;
+  readonly delayMs: number;
+  /** When the timer fires (epoch milliseconds); settling runs tasks in this order. */
+  readonly dueAt: number;
+}
+
+/** Options of a {@link Cluster}. */
+export interface ClusterOptions {
+  readonly region: string;
+  /** Milliseconds from registration until a deployment is healthy (allocations run at half of it). */
+  readonly placementDelayMs: number;
+}
+
+/** The cluster state and its simulated scheduler. */
+export class Cluster {
+  readonly store = new StateStore();
+  readonly jobs = new Table<Job>((a, b) => compareStrings(a.Namespace, b.Namespace) || compareStrings(a.ID, b.ID));
+  readonly summaries = new Table<JobSummary>((a, b) => compareStrings(a.Namespace, b.Namespace) || compareStrings(a.JobID, b.JobID));
+  readonly deployments = new Table<Deployment>((a, b) => a.CreateIndex - b.CreateIndex || compareStrings(a.ID, b.ID));
+  readonly evals = new Table<Evaluation>((a, b) => a.CreateIndex - b.CreateIndex || compareStrings(a.ID, b.ID));
+  readonly allocs = new Table<Allocation>((a, b) => a.CreateIndex - b.CreateIndex || compareStrings(a.ID, b.ID));
+  readonly namespaces = new Table<Namespace>((a, b) => compareStrings(a.Name, b.Name));
+  readonly #tasks = new Set<Task>();
+
+  constructor(readonly options: ClusterOptions) {
+    this.namespaces.put("default", { Name: "default", Description: "Default shared namespace", Quota: "", Meta: null, CreateIndex: 1, ModifyIndex: 1 });
+  }
+
+  /** Registers a job (`PUT /v1/jobs`), with the namespace and region already resolved. */
+  register(request: RegisterRequest, namespace: string, region: string): RegisterResponse {
+    const spec = canonicalizeJob(request.job, namespace, region);
+    const errors = validateJob(spec, this.namespaces.get(spec.Namespace) !== undefined);
+    // Invalid jobs are client mistakes: 400, where the reference answers 500 (decisions table).
+    if (errors.length > 0) throw badRequest(formatErrors(errors));
+    const key = namespacedKey(spec.Namespace, spec.ID);
+    const previous = this.jobs.get(key);
+    if (request.enforceIndex) this.#enforceIndex(previous, request.jobModifyIndex);
+    if (previous !== undefined && previous.Type !== spec.Type) {
+      throw badRequest(`cannot update job from type ${JSON.stringify(previous.Type)} to ${JSON.stringify(spec.Type)}`);
+    }
+    const changed = previous === undefined || specChanged(previous, spec);
+    const needsEval = spec.Periodic === null && spec.ParameterizedJob === null;
+    if (!changed && !needsEval) {
+      return registerResponse("", 0, previous.JobModifyIndex, previous.ModifyIndex);
+    }
+
+    const { index, result: evaluation } = this.store.write(["jobs", "job_summary", "evals"], (index) => {
+      let job = previous;
+      if (changed) {
+        job = {
+          ...spec,
+          Status: "pending",
+          StatusDescription: "",
+          Stable: false,
+          Version: previous === undefined ? 0 : previous.Version + 1,
+          SubmitTime: nowNanoseconds(),
+          CreateIndex: previous?.CreateIndex ?? index,
+          ModifyIndex: index,
+          JobModifyIndex: index,
+        };
+        this.#putSummary(job, index);
+      }
+      const evaluation: Evaluation | undefined = needsEval
+        ? {
+            ID: randomUUID(),
+            Namespace: spec.Namespace,
+            Priority: request.evalPriority || spec.Priority,
+            Type: spec.Type,
+            TriggeredBy: "job-register",
+            JobID: spec.ID,
+            JobModifyIndex: job!.JobModifyIndex,
+            Status: "pending",
+            CreateIndex: index,
+            ModifyIndex: index,
+          }
+        : undefined;
+      if (evaluation !== undefined) this.evals.put(evaluation.ID, evaluation);
+      this.#putJob(job!, index);
+      return evaluation;
+    });
+    if (evaluation !== undefined) this.#defer(0, () => this.#process(evaluation.ID));
+    const jobModifyIndex = changed ? index : previous!.JobModifyIndex;
+    return registerResponse(evaluation?.ID ?? "", evaluation === undefined ? 0 : index, jobModifyIndex, index);
+  }
+
+  #enforceIndex(previous: Job | undefined, expected: number): void {
+    const prefix = `Enforcing job modify index ${expected}`;
+    if (expected === 0 && previous !== undefined) throw badRequest(`${prefix}: job already exists`);
+    if (expected !== 0 && previous === undefined) throw badRequest(`${prefix}: job does not exist`);
+    if (previous !== undefined && expected !== 0 && previous.JobModifyIndex !== expected) {
+      throw badRequest(`${prefix}: job exists with conflicting job modify index: ${previous.JobModifyIndex}`);
+    }
+  }
+
+  /** Stores a job with its status as the reference computes it. */
+  #putJob(job: Job, index: number): void {
+    const status = this.#jobStatus(job);
+    this.jobs.put(namespacedKey(job.Namespace, job.ID), status === job.Status ? job : { ...job, Status: status, ModifyIndex: index });
+  }
+
+  #putSummary(job: JobSpec, index: number): void {
+    const key = namespacedKey(job.Namespace, job.ID);
+    const previous = this.summaries.get(key);
+    const summary: Record<string, TaskGroupSummary> = {};
+    for (const group of job.TaskGroups) summary[group.Name] = previous?.Summary[group.Name] ?? EMPTY_GROUP_SUMMARY;
+    this.summaries.put(key, {
+      JobID: job.ID,
+      Namespace: job.Namespace,
+      Summary: summary,
+      Children: previous?.Children ?? { Pending: 0, Running: 0, Dead: 0 },
+      CreateIndex: previous?.CreateIndex ?? index,
+      ModifyIndex: index,
+    });
+  }
+
+  /** Adds `change` to a task group's counts in the job's summary. */
+  #count(job: Job, group: string, change: Partial<TaskGroupSummary>, index: number): void {
+    const key = namespacedKey(job.Namespace, job.ID);
+    const summary = this.summaries.get(key);
+    if (summary === undefined) return;
+    const counts = { ...(summary.Summary[group] ?? EMPTY_GROUP_SUMMARY) };
+    for (const [field, delta] of Object.entries(change) as [keyof TaskGroupSummary, number][]) counts[field] = Math.max(0, counts[field] + delta);
+    this.summaries.put(key, { ...summary, Summary: { ...summary.Summary, [group]: counts }, ModifyIndex: index });
+  }
+
+  /**
+   * The reference's job status: system, periodic and parameterized jobs run unless stopped; other
+   * jobs run while a deployment is active or an allocation has not finished, are pending while an
+   * evaluation is, dead once their work is done (or stopped), and pending before any.
+   */
+  #jobStatus(job: JobSpec): string {
+    if (job.Type === "system" || job.Periodic !== null || job.ParameterizedJob !== null) return job.Stop ? "dead" : "running";
+    const mine = <T extends { Namespace: string; JobID: string }>(row: T) => row.Namespace === job.Namespace && row.JobID === job.ID;
+    const deployments = [...this.deployments.values()].filter(mine);
+    const allocs = [...this.allocs.values()].filter(mine);
+    const evals = [...this.evals.values()].filter(mine);
+    if (deployments.some((d) => ACTIVE_DEPLOYMENT.has(d.Status))) return "running";
+    if (allocs.some((a) => a.ClientStatus !== "complete")) return "running";
+    if (evals.some((e) => e.Status === "pending")) return "pending";
+    if (evals.length > 0 || allocs.length > 0 || job.Stop) return "dead";
+    return "pending";
+  }
+
+  /** The scheduler's work for an evaluation: placements, a deployment, cancellations. */
+  #process(evalId: string): void {
+    const evaluation = this.evals.get(evalId);
+    if (evaluation === undefined || evaluation.Status !== "pending") return;
+    const jobKey = namespacedKey(evaluation.Namespace, evaluation.JobID);
+    let placedDeployment: string | undefined;
+    let placedAllocs: string[] = [];
+    this.store.write(["evals", "allocs", "deployment", "jobs", "job_summary"], (index) => {
+      this.evals.put(evalId, { ...evaluation, Status: "complete", ModifyIndex: index });
+      const job = this.jobs.get(jobKey);
+      if (job === undefined) return;
+      const current = [...this.allocs.values()].filter((a) => a.Namespace === job.Namespace && a.JobID === job.ID && a.ClientStatus !== "complete");
+      const obsolete = job.Stop ? current : current.filter((a) => a.JobVersion !== job.Version);
+      for (const alloc of obsolete) {
+        this.allocs.put(alloc.ID, { ...alloc, ClientStatus: "complete", ModifyIndex: index });
+        this.#count(job, alloc.TaskGroup, alloc.ClientStatus === "running" ? { Running: -1, Complete: 1 } : { Starting: -1, Complete: 1 }, index);
+      }
+      for (const deployment of this.deployments.values()) {
+        if (deployment.Namespace !== job.Namespace || deployment.JobID !== job.ID || !ACTIVE_DEPLOYMENT.has(deployment.Status)) continue;
+        if (job.Stop || deployment.JobVersion < job.Version) {
+          const description = job.Stop ? DEPLOYMENT_DESCRIPTIONS.stoppedJob : DEPLOYMENT_DESCRIPTIONS.newerJob;
+          this.deployments.put(deployment.ID, { ...deployment, Status: "cancelled", StatusDescription: description, ModifyIndex: index });
+        }
+      }
+      if (!job.Stop && !current.some((a) => a.JobVersion === job.Version)) {
+        placedDeployment = this.#startDeployment(job, evaluation, index);
+        placedAllocs = this.#place(job, placedDeployment ?? "", index);
+      }
+      this.#putJob(job, index);
+    });
+    if (placedAllocs.length > 0) this.#defer(this.options.placementDelayMs / 2, () => this.#run(placedAllocs, placedDeployment));
+    if (placedDeployment !== undefined) this.#defer(this.options.placementDelayMs, () => this.#complete(placedDeployment!));
+  }
+
+  /** Creates the job's allocations: `Count` per task group (one per group for system jobs). */
+  #place(job: Job, deploymentId: string, index: number): string[] {
+    const ids: string[] = [];
+    for (const group of job.TaskGroups) {
+      const count = job.Type === "system" ? Math.min(group.Count, 1) : group.Count;
+      for (let i = 0; i < count; i++) {
+        const alloc: Allocation = {
+          ID: randomUUID(),
+          Namespace: job.Namespace,
+          JobID: job.ID,
+          JobVersion: job.Version,
+          TaskGroup: group.Name,
+          DeploymentID: deploymentId,
+          ClientStatus: "pending",
+          CreateIndex: index,
+          ModifyIndex: index,
+        };
+        this.allocs.put(alloc.ID, alloc);
+        this.#count(job, group.Name, { Starting: 1 }, index);
+        ids.push(alloc.ID);
+      }
+    }
+    return ids;
+  }
+
+  /**
+   * Starts a deployment for a service job whose update strategy allows one (MaxParallel above 0)
+   * and that wants at least one allocation; returns its ID.
+   */
+  #startDeployment(job: Job, evaluation: Evaluation, index: number): string | undefined {
+    if (job.Type !== "service") return undefined;
+    const groups: Record<string, DeploymentState> = {};
+    for (const group of job.TaskGroups) {
+      const update = { ...(job.Update ?? {}), ...((group.Update as JsonObject | null | undefined) ?? {}) };
+      if (Number(update.MaxParallel ?? 0) <= 0 || group.Count <= 0) continue;
+      const deadline = Number(update.ProgressDeadline ?? 0);
+      groups[group.Name] = {
+        AutoRevert: update.AutoRevert === true,
+        AutoPromote: update.AutoPromote === true,
+        ProgressDeadline: deadline,
+        RequireProgressBy: deadline > 0 ? new Date(Date.now() + deadline / 1e6).toISOString() : null,
+        Promoted: false,
+        PlacedCanaries: null,
+        DesiredCanaries: Number(update.Canary ?? 0),
+        DesiredTotal: group.Count,
+        PlacedAllocs: 0,
+        HealthyAllocs: 0,
+        UnhealthyAllocs: 0,
+      };
+    }
+    if (Object.keys(groups).length === 0) return undefined;
+    const deployment: Deployment = {
+      ID: randomUUID(),
+      Namespace: job.Namespace,
+      JobID: job.ID,
+      JobVersion: job.Version,
+      JobModifyIndex: job.JobModifyIndex,
+      JobSpecModifyIndex: job.JobModifyIndex,
+      JobCreateIndex: job.CreateIndex,
+      IsMultiregion: false,
+      TaskGroups: groups,
+      Status: "running",
+      StatusDescription: DEPLOYMENT_DESCRIPTIONS.running,
+      EvalPriority: evaluation.Priority,
+      CreateIndex: index,
+      ModifyIndex: index,
+    };
+    this.deployments.put(deployment.ID, deployment);
+    return deployment.ID;
+  }
+
+  /** The allocations report running; their deployment counts them placed. */
+  #run(allocIds: readonly string[], deploymentId: string | undefined): void {
+    this.store.write(["allocs", "job_summary", "deployment", "jobs"], (index) => {
+      for (const id of allocIds) {
+        const alloc = this.allocs.get(id);
+        const job = alloc && this.jobs.get(namespacedKey(alloc.Namespace, alloc.JobID));
+        if (alloc === undefined || job === undefined || alloc.ClientStatus !== "pending") continue;
+        this.allocs.put(id, { ...alloc, ClientStatus: "running", ModifyIndex: index });
+        this.#count(job, alloc.TaskGroup, { Starting: -1, Running: 1 }, index);
+      }
+      this.#updateDeployment(deploymentId, index, (state) => ({ ...state, PlacedAllocs: state.DesiredTotal }));
+    });
+  }
+
+  /** The deployment's allocations are healthy: it completes successfully. */
+  #complete(deploymentId: string): void {
+    this.store.write(["deployment", "jobs"], (index) => {
+      this.#updateDeployment(deploymentId, index, (state) => ({ ...state, PlacedAllocs: state.DesiredTotal, HealthyAllocs: state.DesiredTotal }), {
+        Status: "successful",
+        StatusDescription: DEPLOYMENT_DESCRIPTIONS.successful,
+      });
+      const deployment = this.deployments.get(deploymentId);
+      const job = deployment && this.jobs.get(namespacedKey(deployment.Namespace, deployment.JobID));
+      if (job !== undefined && deployment?.Status === "successful" && job.Version === deployment.JobVersion) {
+        this.#putJob({ ...job, Stable: true, ModifyIndex: index }, index);
+      }
+    });
+  }
+
+  /** Updates an active deployment's task groups (and status); cancelled ones stay as they are. */
+  #updateDeployment(
+    deploymentId: string | undefined,
+    index: number,
+    change: (state: DeploymentState) => DeploymentState,
+    status?: Pick<Deployment, "Status" | "StatusDescription">,
+  ): void {
+    const deployment = deploymentId === undefined ? undefined : this.deployments.get(deploymentId);
+    if (deployment === undefined || !ACTIVE_DEPLOYMENT.has(deployment.Status)) return;
+    const groups = Object.fromEntries(Object.entries(deployment.TaskGroups).map(([name, state]) => [name, change(state)]));
+    this.deployments.put(deployment.ID, { ...deployment, ...status, TaskGroups: groups, ModifyIndex: index });
+  }
+
+  /** Creates or updates a namespace. */
+  putNamespace(namespace: Omit<Namespace, "CreateIndex" | "ModifyIndex">): number {
+    return this.store.write(["namespaces"], (index) => {
+      const previous = this.namespaces.get(namespace.Name);
+      this.namespaces.put(namespace.Name, { ...namespace, CreateIndex: previous?.CreateIndex ?? index, ModifyIndex: index });
+    }).index;
+  }
+
+  #defer(delayMs: number, run: () => void): void {
+    const task: Task = {
+      run,
+      delayMs,
+      dueAt: Date.now() + delayMs,
+      timer: setTimeout(() => {
+        this.#tasks.delete(task);
+        run();
+      }, delayMs),
+    };
+    this.#tasks.add(task);
+  }
+
+  /**
+   * Runs the pending steps of the simulated scheduler now, in order (for the demo data): all of
+   * them, or with `immediateOnly` only the evaluations, leaving placements to their timers.
+   */
+  settle(immediateOnly = false): void {
+    for (;;) {
+      const due = [...this.#tasks].filter((candidate) => !immediateOnly || candidate.delayMs === 0);
+      const task = due.reduce<Task | undefined>((first, candidate) => (first === undefined || candidate.dueAt < first.dueAt ? candidate : first), undefined);
+      if (task === undefined) return;
+      this.#tasks.delete(task);
+      clearTimeout(task.timer);
+      task.run();
+    }
+  }
+
+  /** Stops the scheduler and wakes every waiting blocking query. */
+  close(): void {
+    for (const task of this.#tasks) clearTimeout(task.timer);
+    this.#tasks.clear();
+    this.store.close();
+  }
+}
+
+function registerResponse(evalId: string, evalCreateIndex: number, jobModifyIndex: number, index: number): RegisterResponse {
+  return { EvalID: evalId, EvalCreateIndex: evalCreateIndex, JobModifyIndex: jobModifyIndex, Warnings: "", Index: index, LastContact: 0, KnownLeader: false, NextToken: "" };
+}
+

@@ -1,0 +1,100 @@
+/**
+ * `bexpr/server`: the mini-agent, for test suites and `bexpr agent`.
+ *
+ * ```ts
+ * import { startAgent } from "bexpr/server";
+ * const agent = await startAgent({ port: 0, demo: false, logLevel: "silent" });
+ * await fetch(`${agent.url}/v1/jobs`);
+ * await agent.close();
+ * ```
+ *
+ * @packageDocumentation
+ */
+import { randomUUID } from "node:crypto";
+import type { AddressInfo } from "node:net";
+import { VERSION } from "../version.js";
+import { buildApp } from "./app.js";
+import { Cluster } from "./cluster.js";
+import { loadDemo } from "./demo.js";
+import { resolveOptions, type AgentOptions, type ResolvedOptions } from "./options.js";
+
+export { DEFAULT_OPTIONS, LOG_LEVELS, OptionsError, readConfigFile, type AgentOptions, type LogLevel } from "./options.js";
+export { DEFAULT_WAIT_MS, JITTER_FRACTION, MAX_WAIT_MS } from "./blocking.js";
+export { FILTER_CACHE_SIZE, MAX_BODY_BYTES } from "./app.js";
+
+/** How long `Agent.close` waits for in-flight requests to be answered before cutting connections. */
+export const CLOSE_GRACE_MS = 2000;
+
+/** A running agent. */
+export interface Agent {
+  /** The base URL, such as `http://127.0.0.1:4646`. */
+  readonly url: string;
+  /** The address it listens on. */
+  readonly address: string;
+  /** The port it listens on (the one picked when asked for port 0). */
+  readonly port: number;
+  /** The options it runs with, defaults applied. */
+  readonly options: ResolvedOptions;
+  /**
+   * How many blocking queries are waiting right now; a test can wait for its watcher to be parked
+   * before it makes the write that should wake it.
+   */
+  readonly blockingQueries: number;
+  /**
+   * Stops the agent: answers every waiting blocking query with its current result, stops the
+   * simulated scheduler, and closes the server once in-flight requests are answered.
+   */
+  close(): Promise<void>;
+}
+
+/**
+ * Starts an agent.
+ *
+ * @throws OptionsError for an invalid option; the listen error when the port is taken.
+ */
+export async function startAgent(options: AgentOptions = {}): Promise<Agent> {
+  const resolved = resolveOptions(options);
+  const cluster = new Cluster({ region: resolved.region, placementDelayMs: resolved.placementDelayMs });
+  if (resolved.demo) loadDemo(cluster);
+  const advertiseAddress = resolved.bind === "0.0.0.0" || resolved.bind === "::" ? "127.0.0.1" : resolved.bind;
+  const app = await buildApp(cluster, {
+    region: resolved.region,
+    datacenter: resolved.datacenter,
+    nodeName: resolved.nodeName,
+    nodeId: randomUUID(),
+    advertiseAddress,
+    version: VERSION,
+    logLevel: resolved.logLevel,
+  });
+  try {
+    await app.listen({ host: resolved.bind, port: resolved.port });
+  } catch (error) {
+    cluster.close();
+    await app.close();
+    throw error;
+  }
+  const { address, port } = app.server.address() as AddressInfo;
+  const host = address.includes(":") ? `[${address}]` : address;
+  let closing: Promise<void> | undefined;
+  return {
+    url: `http://${host}:${port}`,
+    address,
+    port,
+    options: { ...resolved, port },
+    get blockingQueries() {
+      return cluster.store.waiting;
+    },
+    close: () => {
+      closing ??= (async () => {
+        cluster.close();
+        // Let the woken blocking queries (and other requests) finish writing, within a grace period.
+        const deadline = Date.now() + CLOSE_GRACE_MS;
+        while ((app as unknown as { requestsInFlight: () => number }).requestsInFlight() > 0 && Date.now() < deadline) {
+          await new Promise((resolve) => setTimeout(resolve, 5));
+        }
+        await app.close();
+      })();
+      return closing;
+    },
+  };
+}

@@ -1,0 +1,152 @@
+/**
+ * The agent's data model: the rows of its state store. Field order follows the reference's Go
+ * structs, because JSON output keeps it.
+ *
+ * @module
+ */
+
+/** A decoded JSON object. */
+export type JsonObject = { [key: string]: unknown };
+
+/** A task group of a job, as the job was registered (with `Count` defaulted). */
+export interface TaskGroup extends JsonObject {
+  readonly Name: string;
+  readonly Count: number;
+}
+
+/** A job's spec as registered, after the reference's defaults (`structs.Job` field order). */
+export interface JobSpec {
+  readonly Stop: boolean;
+  readonly Region: string;
+  readonly Namespace: string;
+  readonly ID: string;
+  readonly ParentID: string;
+  readonly Name: string;
+  readonly Type: string;
+  readonly Priority: number;
+  readonly AllAtOnce: boolean;
+  readonly Datacenters: readonly string[];
+  readonly NodePool: string;
+  readonly Constraints: unknown;
+  readonly Affinities: unknown;
+  readonly Spreads: unknown;
+  readonly TaskGroups: readonly TaskGroup[];
+  readonly Update: JsonObject | null;
+  readonly Multiregion: JsonObject | null;
+  readonly Periodic: JsonObject | null;
+  readonly ParameterizedJob: JsonObject | null;
+  readonly Dispatched: boolean;
+  readonly DispatchIdempotencyToken: string;
+  readonly Payload: unknown;
+  readonly Meta: { readonly [key: string]: string } | null;
+  readonly ConsulToken: string;
+  readonly ConsulNamespace: string;
+  readonly VaultToken: string;
+  readonly VaultNamespace: string;
+  readonly NomadTokenID: string;
+}
+
+/** A registered job: the spec plus the fields the server manages. */
+export interface Job extends JobSpec {
+  readonly Status: string;
+  readonly StatusDescription: string;
+  readonly Stable: boolean;
+  readonly Version: number;
+  /** Nanoseconds since the epoch; above 2^53, so a bigint. */
+  readonly SubmitTime: bigint;
+  readonly CreateIndex: number;
+  readonly ModifyIndex: number;
+  readonly JobModifyIndex: number;
+}
+
+/** The counts of one task group's allocations by state. */
+export interface TaskGroupSummary {
+  readonly Queued: number;
+  readonly Complete: number;
+  readonly Failed: number;
+  readonly Running: number;
+  readonly Starting: number;
+  readonly Lost: number;
+}
+
+/** A job's allocation counts per task group, and its children's by state. */
+export interface JobSummary {
+  readonly JobID: string;
+  readonly Namespace: string;
+  readonly Summary: { readonly [taskGroup: string]: TaskGroupSummary };
+  readonly Children: { readonly Pending: number; readonly Running: number; readonly Dead: number };
+  readonly CreateIndex: number;
+  readonly ModifyIndex: number;
+}
+
+/** The state of one task group in a deployment (spec 2.3). */
+export interface DeploymentState {
+  readonly AutoRevert: boolean;
+  readonly AutoPromote: boolean;
+  /** Nanoseconds. */
+  readonly ProgressDeadline: number;
+  /** RFC 3339 time, or null before the first placement. */
+  readonly RequireProgressBy: string | null;
+  readonly Promoted: boolean;
+  readonly PlacedCanaries: readonly string[] | null;
+  readonly DesiredCanaries: number;
+  readonly DesiredTotal: number;
+  readonly PlacedAllocs: number;
+  readonly HealthyAllocs: number;
+  readonly UnhealthyAllocs: number;
+}
+
+/** A deployment (spec 2.3): the rollout of one version of a service job. */
+export interface Deployment {
+  readonly ID: string;
+  readonly Namespace: string;
+  readonly JobID: string;
+  readonly JobVersion: number;
+  readonly JobModifyIndex: number;
+  readonly JobSpecModifyIndex: number;
+  readonly JobCreateIndex: number;
+  readonly IsMultiregion: boolean;
+  readonly TaskGroups: { readonly [taskGroup: string]: DeploymentState };
+  readonly Status: string;
+  readonly StatusDescription: string;
+  readonly EvalPriority: number;
+  readonly CreateIndex: number;
+  readonly ModifyIndex: number;
+}
+
+/** An evaluation: the scheduler's work item for a job change. */
+export interface Evaluation {
+  readonly ID: string;
+  readonly Namespace: string;
+  readonly Priority: number;
+  readonly Type: string;
+  readonly TriggeredBy: string;
+  readonly JobID: string;
+  readonly JobModifyIndex: number;
+  readonly Status: "pending" | "complete";
+  readonly CreateIndex: number;
+  readonly ModifyIndex: number;
+}
+
+/** A placement of one task group instance (kept internal; the agent does not serve allocations). */
+export interface Allocation {
+  readonly ID: string;
+  readonly Namespace: string;
+  readonly JobID: string;
+  readonly JobVersion: number;
+  readonly TaskGroup: string;
+  readonly DeploymentID: string;
+  readonly ClientStatus: "pending" | "running" | "complete";
+  readonly CreateIndex: number;
+  readonly ModifyIndex: number;
+}
+
+/** A namespace. */
+export interface Namespace {
+  readonly Name: string;
+  readonly Description: string;
+  readonly Quota: string;
+  readonly Meta: { readonly [key: string]: string } | null;
+  readonly CreateIndex: number;
+  readonly ModifyIndex: number;
+}

@@ -1,0 +1,95 @@
+/**
+ * The agent's options: defaults, the JSON config file, and their checks.
+ *
+ * @module
+ */
+import { readFileSync } from "node:fs";
+import { hostname } from "node:os";
+
+/** Log levels, from pino (fastify's logger); `silent` logs nothing. */
+export const LOG_LEVELS = ["fatal", "error", "warn", "info", "debug", "trace", "silent"] as const;
+
+/** A log level. */
+export type LogLevel = (typeof LOG_LEVELS)[number];
+
+/** Options of {@link startAgent}; every field is optional. */
+export interface AgentOptions {
+  /** Address to listen on (default `127.0.0.1`). */
+  readonly bind?: string;
+  /** Port to listen on (default 4646; 0 picks a free port). */
+  readonly port?: number;
+  /** The agent's region (default `global`). */
+  readonly region?: string;
+  /** The agent's datacenter (default `dc1`). */
+  readonly datacenter?: string;
+  /** The node name (default: the host name). */
+  readonly nodeName?: string;
+  /** Load the demo data set (default true). */
+  readonly demo?: boolean;
+  /** Milliseconds from a job's registration until its deployment is healthy (default 2000). */
+  readonly placementDelayMs?: number;
+  /** Log level (default `info`; `silent` for test suites). */
+  readonly logLevel?: LogLevel;
+}
+
+/** Options with every default applied. */
+export type ResolvedOptions = { readonly [K in keyof AgentOptions]-?: NonNullable<AgentOptions[K]> };
+
+/** The defaults of {@link AgentOptions}. */
+export const DEFAULT_OPTIONS: ResolvedOptions = Object.freeze({
+  bind: "127.0.0.1",
+  port: 4646,
+  region: "global",
+  datacenter: "dc1",
+  nodeName: hostname(),
+  demo: true,
+  placementDelayMs: 2000,
+  logLevel: "info",
+});
+
+const CHECKS: { readonly [K in keyof AgentOptions]-?: (value: unknown) => boolean } = {
+  bind: (value) => typeof value === "string" && value !== "",
+  port: (value) => Number.isInteger(value) && (value as number) >= 0 && (value as number) <= 65535,
+  region: (value) => typeof value === "string" && /^[A-Za-z0-9_-]+$/.test(value),
+  datacenter: (value) => typeof value === "string" && value !== "",
+  nodeName: (value) => typeof value === "string" && value !== "",
+  demo: (value) => typeof value === "boolean",
+  placementDelayMs: (value) => typeof value === "number" && Number.isFinite(value) && value >= 0,
+  logLevel: (value) => (LOG_LEVELS as readonly unknown[]).includes(value),
+};
+
+/** An option that is missing a valid value; the message names it. */
+export class OptionsError extends Error {
+  override readonly name = "OptionsError";
+}
+
+/** Applies the defaults to `options`, checking each given value. */
+export function resolveOptions(options: AgentOptions): ResolvedOptions {
+  const resolved: Record<string, unknown> = { ...DEFAULT_OPTIONS };
+  for (const [key, value] of Object.entries(options)) {
+    if (value === undefined) continue;
+    const check = CHECKS[key as keyof AgentOptions];
+    if (check === undefined) throw new OptionsError(`unknown option ${JSON.stringify(key)}; known options: ${Object.keys(CHECKS).join(", ")}`);
+    if (!check(value)) throw new OptionsError(`invalid value for ${key}: ${JSON.stringify(value)}`);
+    resolved[key] = value;
+  }
+  return resolved as ResolvedOptions;
+}
+
+/** Reads a JSON config file holding {@link AgentOptions}. */
+export function readConfigFile(path: string): AgentOptions {
+  let text: string;
+  try {
+    text = readFileSync(path, "utf8");
+  } catch (error) {
+    throw new OptionsError(`cannot read config file ${path}: ${(error as Error).message}`);
+  }
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(text);
+  } catch (error) {
+    throw new OptionsError(`config file ${path} is not valid JSON: ${(error as Error).message}`);
+  }
+  if (typeof parsed !== "object" || parsed === null || Array.isArray(parsed)) throw new OptionsError(`config file ${path} must hold a JSON object`);
+  return parsed as AgentOptions;
+}

@@ -1,0 +1,345 @@
+/**
+ * Job registration requests, read as the reference reads them: Go's JSON decoding into its API
+ * structs (field names matched case-insensitively, unknown fields ignored, type errors worded as
+ * Go words them), the API's defaults (`Job.Canonicalize`), and the server's validation with its
+ * multi-error text.
+ *
+ * @module
+ */
+import type { FieldSchema, ObjectSchema } from "../evaluator/schema.js";
+import { badRequest } from "./http-errors.js";
+import type { JobSpec, JsonObject, TaskGroup } from "./model.js";
+
+/** The fields of the reference's `api.Task` that are type-checked. */
+const TASK: ObjectSchema = {
+  kind: "object",
+  fields: { Name: "string", Driver: "string", User: "string", Config: "any", Env: { kind: "map", values: "string" }, Meta: { kind: "map", values: "string" }, Leader: "bool" },
+};
+
+/** The fields of the reference's `api.TaskGroup` that are type-checked. */
+const TASK_GROUP: ObjectSchema = {
+  kind: "object",
+  fields: { Name: "string", Count: "int", Tasks: { kind: "array", items: TASK }, Meta: { kind: "map", values: "string" }, Scaling: "any" },
+};
+
+/** The reference's `api.Job`, for decoding: every field it has, with the kinds that are checked. */
+export const API_JOB: ObjectSchema = {
+  kind: "object",
+  typeName: "Job",
+  fields: {
+    Region: "string",
+    Namespace: "string",
+    ID: "string",
+    Name: "string",
+    Type: "string",
+    Priority: "int",
+    AllAtOnce: "bool",
+    Datacenters: { kind: "array", items: "string" },
+    NodePool: "string",
+    Constraints: { kind: "array", items: "any" },
+    Affinities: { kind: "array", items: "any" },
+    TaskGroups: { kind: "array", items: TASK_GROUP },
+    Update: "any",
+    Multiregion: "any",
+    Spreads: { kind: "array", items: "any" },
+    Periodic: "any",
+    ParameterizedJob: "any",
+    Reschedule: "any",
+    Migrate: "any",
+    Meta: { kind: "map", values: "string" },
+    ConsulToken: "string",
+    VaultToken: "string",
+    Stop: "bool",
+    ParentID: "string",
+    Dispatched: "bool",
+    DispatchIdempotencyToken: "string",
+    Payload: "string",
+    ConsulNamespace: "string",
+    VaultNamespace: "string",
+    NomadTokenID: "string",
+    Status: "string",
+    StatusDescription: "string",
+    Stable: "bool",
+    Version: "uint",
+    SubmitTime: "int",
+    CreateIndex: "uint",
+    ModifyIndex: "uint",
+    JobModifyIndex: "uint",
+  },
+};
+
+/** The reference's `api.JobRegisterRequest`. */
+const REGISTER_REQUEST: ObjectSchema = {
+  kind: "object",
+  typeName: "JobRegisterRequest",
+  fields: {
+    Job: API_JOB,
+    Submission: "any",
+    EnforceIndex: "bool",
+    JobModifyIndex: "uint",
+    PolicyOverride: "bool",
+    PreserveCounts: "bool",
+    PreserveResources: "bool",
+    EvalPriority: "int",
+    Region: "string",
+    Namespace: "string",
+    SecretID: "string",
+  },
+};
+
+const GO_TYPES: Readonly<Record<string, string>> = { string: "string", int: "int", uint: "uint64", bool: "bool", float: "float64" };
+
+function jsonKind(value: unknown): string {
+  if (Array.isArray(value)) return "array";
+  if (typeof value === "number" || typeof value === "bigint") return Number.isInteger(Number(value)) ? "number" : `number ${String(value)}`;
+  return typeof value === "object" ? "object" : typeof value;
+}
+
+function goType(schema: FieldSchema): string {
+  if (typeof schema === "string") return GO_TYPES[schema] ?? "interface {}";
+  if (schema.kind === "array") return `[]${goType(schema.items)}`;
+  if (schema.kind === "map") return `map[string]${goType(schema.values)}`;
+  return `api.${schema.typeName ?? "struct"}`;
+}
+
+/**
+ * Decodes `value` into the shape of `schema` as Go's `json.Unmarshal` does: object keys match
+ * fields exactly or case-insensitively (the last one wins), unknown keys are dropped, `null`
+ * leaves the zero value, and a value of the wrong kind is Go's `cannot unmarshal` error.
+ */
+function decodeAs(value: unknown, schema: FieldSchema, path: string): unknown {
+  if (value === null || schema === "any") return value;
+  const mismatch = () =>
+    badRequest(`json: cannot unmarshal ${jsonKind(value)} into Go struct field ${path} of type ${goType(schema)}`);
+  if (typeof schema === "string") {
+    const ok =
+      schema === "string" || schema === "time"
+        ? typeof value === "string"
+        : schema === "bool"
+          ? typeof value === "boolean"
+          : (typeof value === "number" || typeof value === "bigint") &&
+            Number.isInteger(Number(value)) &&
+            (schema !== "uint" || Number(value) >= 0);
+    if (!ok) throw mismatch();
+    return value;
+  }
+  if (schema.kind === "array") {
+    if (!Array.isArray(value)) throw mismatch();
+    return value.map((element) => decodeAs(element, schema.items, path));
+  }
+  if (typeof value !== "object" || Array.isArray(value)) throw mismatch();
+  const entries = Object.entries(value as JsonObject);
+  if (schema.kind === "map") return Object.fromEntries(entries.map(([key, element]) => [key, decodeAs(element, schema.values, `${path}.${key}`)]));
+  const names = Object.keys(schema.fields);
+  const decoded: JsonObject = {};
+  for (const [key, element] of entries) {
+    const field = Object.hasOwn(schema.fields, key) ? key : names.find((name) => name.toLowerCase() === key.toLowerCase());
+    if (field === undefined) continue;
+    decoded[field] = decodeAs(element, schema.fields[field]!, `${path}.${field}`);
+  }
+  return decoded;
+}
+
+/** A register request, decoded. */
+export interface RegisterRequest {
+  readonly job: JsonObject;
+  readonly enforceIndex: boolean;
+  readonly jobModifyIndex: number;
+  readonly evalPriority: number;
+  readonly region: string;
+  readonly namespace: string;
+  readonly secretId: string;
+}
+
+/**
+ * Decodes the body of `PUT /v1/jobs` and makes the agent's checks, in the reference's order.
+ *
+ * @throws a 400 HttpError with the reference's text.
+ */
+export function decodeRegisterRequest(body: unknown): RegisterRequest {
+  if (body !== null && (typeof body !== "object" || Array.isArray(body))) {
+    throw badRequest(`json: cannot unmarshal ${jsonKind(body)} into Go value of type api.JobRegisterRequest`);
+  }
+  const request = (body === null ? {} : decodeAs(body, REGISTER_REQUEST, "JobRegisterRequest")) as JsonObject;
+  const job = request.Job as JsonObject | null | undefined;
+  if (job === null || job === undefined) throw badRequest("Job must be specified");
+  if (job.ID === null || job.ID === undefined) throw badRequest("Job ID hasn't been provided");
+  const groups = (job.TaskGroups ?? []) as JsonObject[];
+  if (job.Type === "system" && groups.some((group) => group.Scaling !== null && group.Scaling !== undefined)) {
+    throw badRequest("Task groups with job type system do not support scaling blocks");
+  }
+  const evalPriority = Number(request.EvalPriority ?? 0);
+  if (evalPriority !== 0 && (evalPriority < 1 || evalPriority > 100)) {
+    throw badRequest("Eval priority must be between 1 and 100 inclusively");
+  }
+  return {
+    job,
+    enforceIndex: request.EnforceIndex === true,
+    jobModifyIndex: Number(request.JobModifyIndex ?? 0),
+    evalPriority,
+    region: String(request.Region ?? ""),
+    namespace: String(request.Namespace ?? ""),
+    secretId: String(request.SecretID ?? ""),
+  };
+}
+
+const SECOND_NS = 1_000_000_000;
+
+/** The reference's `DefaultUpdateStrategy`, given to service jobs without an update block. */
+export const DEFAULT_UPDATE_STRATEGY: JsonObject = Object.freeze({
+  Stagger: 30 * SECOND_NS,
+  MaxParallel: 1,
+  HealthCheck: "checks",
+  MinHealthyTime: 10 * SECOND_NS,
+  HealthyDeadline: 300 * SECOND_NS,
+  ProgressDeadline: 600 * SECOND_NS,
+  AutoRevert: false,
+  AutoPromote: false,
+  Canary: 0,
+});
+
+/**
+ * Applies the reference's defaults (`api.Job.Canonicalize`, then the server's): Name is the ID,
+ * Priority 50, Type service, Datacenters `["*"]`, a default update block for service jobs, a
+ * task group Count of 1, NodePool `default`, an empty Meta is none. The namespace and region
+ * come from the request (already resolved by precedence).
+ */
+export function canonicalizeJob(job: JsonObject, namespace: string, region: string): JobSpec {
+  const string = (value: unknown, fallback: string) => (typeof value === "string" ? value : fallback);
+  const type = string(job.Type, "service");
+  const datacenters = Array.isArray(job.Datacenters) && job.Datacenters.length > 0 ? (job.Datacenters as string[]) : ["*"];
+  const meta = job.Meta !== null && typeof job.Meta === "object" && Object.keys(job.Meta).length > 0 ? (job.Meta as Record<string, string>) : null;
+  const groups = ((job.TaskGroups ?? []) as JsonObject[]).map((group): TaskGroup => {
+    const scaling = group.Scaling as JsonObject | null | undefined;
+    const count = typeof group.Count === "number" ? group.Count : typeof scaling?.Min === "number" ? scaling.Min : 1;
+    return { ...group, Name: string(group.Name, ""), Count: count };
+  });
+  const periodic = job.Periodic === null || job.Periodic === undefined ? null : { Enabled: true, SpecType: "cron", ProhibitOverlap: false, TimeZone: "UTC", ...(job.Periodic as JsonObject) };
+  const priority = typeof job.Priority === "number" && job.Priority !== 0 ? job.Priority : 50;
+  return {
+    Stop: job.Stop === true,
+    Region: region,
+    Namespace: namespace,
+    ID: string(job.ID, ""),
+    ParentID: string(job.ParentID, ""),
+    Name: string(job.Name, string(job.ID, "")),
+    Type: type,
+    Priority: priority,
+    AllAtOnce: job.AllAtOnce === true,
+    Datacenters: datacenters,
+    NodePool: string(job.NodePool, "") || "default",
+    Constraints: job.Constraints ?? null,
+    Affinities: job.Affinities ?? null,
+    Spreads: job.Spreads ?? null,
+    TaskGroups: groups,
+    Update: (job.Update as JsonObject | null | undefined) ?? (type === "service" ? { ...DEFAULT_UPDATE_STRATEGY } : null),
+    Multiregion: (job.Multiregion as JsonObject | null | undefined) ?? null,
+    Periodic: periodic,
+    ParameterizedJob: (job.ParameterizedJob as JsonObject | null | undefined) ?? null,
+    Dispatched: job.Dispatched === true,
+    DispatchIdempotencyToken: string(job.DispatchIdempotencyToken, ""),
+    Payload: job.Payload ?? null,
+    Meta: meta,
+    ConsulToken: string(job.ConsulToken, ""),
+    ConsulNamespace: string(job.ConsulNamespace, ""),
+    VaultToken: string(job.VaultToken, ""),
+    VaultNamespace: string(job.VaultNamespace, ""),
+    NomadTokenID: string(job.NomadTokenID, ""),
+  };
+}
+
+const JOB_TYPES = new Set(["_core", "service", "batch", "system", "sysbatch"]);
+
+/** go-multierror's text for a list of errors (an item may itself be such a text). */
+export function formatErrors(errors: readonly string[]): string {
+  const items = errors.map((error) => `* ${error}`).join("\n\t");
+  return `${errors.length === 1 ? "1 error" : `${errors.length} errors`} occurred:\n\t${items}\n\n`;
+}
+
+function validateTaskGroup(group: TaskGroup): string[] {
+  const errors: string[] = [];
+  if (group.Name === "") errors.push("Missing task group name");
+  else if (group.Name.includes("\0")) errors.push("Task group name contains null character");
+  if (group.Count < 0) errors.push("Task group count can't be negative");
+  const tasks = Array.isArray(group.Tasks) ? (group.Tasks as JsonObject[]) : [];
+  if (tasks.length === 0) errors.push("Missing tasks for task group");
+  const seen = new Map<string, number>();
+  tasks.forEach((task, i) => {
+    const name = typeof task.Name === "string" ? task.Name : "";
+    if (name === "") errors.push(`Task ${i + 1} missing name`);
+    else if (seen.has(name)) errors.push(`Task ${i + 1} redefines '${name}' from task ${seen.get(name)}`);
+    else seen.set(name, i + 1);
+  });
+  if (tasks.filter((task) => task.Leader === true).length > 1) errors.push("Only one task may be marked as leader");
+  for (const task of tasks) {
+    const taskErrors: string[] = [];
+    const name = typeof task.Name === "string" ? task.Name : "";
+    if (name === "") taskErrors.push("Missing task name");
+    if (/[/\\]/.test(name)) taskErrors.push("Task name cannot include slashes");
+    else if (name.includes("\0")) taskErrors.push("Task name cannot include null characters");
+    if (typeof task.Driver !== "string" || task.Driver === "") taskErrors.push("Missing task driver");
+    if (taskErrors.length > 0) errors.push(`Task ${name} validation failed: ${formatErrors(taskErrors)}`);
+  }
+  return errors;
+}
+
+/**
+ * The reference's validation of a canonical job (`Job.Validate`, then the server's hooks), as the
+ * list of go-multierror items. `namespaceExists` tells whether the job's namespace exists.
+ */
+export function validateJob(job: JobSpec, namespaceExists: boolean): string[] {
+  const errors: string[] = [];
+  if (job.Region === "" && job.Multiregion === null) errors.push("Missing job region");
+  if (job.ID === "") errors.push("Missing job ID");
+  else if (job.ID.includes(" ")) errors.push("Job ID contains a space");
+  else if (job.ID.includes("\0")) errors.push("Job ID contains a null character");
+  if (job.Name === "") errors.push("Missing job name");
+  else if (job.Name.includes("\0")) errors.push("Job Name contains a null character");
+  if (job.Namespace === "") errors.push("Job must be in a namespace");
+  if (job.Type === "") errors.push("Missing job type");
+  else if (!JOB_TYPES.has(job.Type)) errors.push(`Invalid job type: ${JSON.stringify(job.Type)}`);
+  for (const datacenter of job.Datacenters) if (datacenter === "") errors.push("Job datacenter must be non-empty string");
+  if (job.TaskGroups.length === 0) errors.push("Missing job task groups");
+  const seen = new Map<string, number>();
+  job.TaskGroups.forEach((group, i) => {
+    if (group.Name === "") errors.push(`Job task group ${i + 1} missing name`);
+    else if (seen.has(group.Name)) errors.push(`Job task group ${i + 1} redefines '${group.Name}' from group ${seen.get(group.Name)}`);
+    else seen.set(group.Name, i + 1);
+    if (job.Type === "system" && group.Count > 1) {
+      errors.push(`Job task group ${group.Name} has count ${group.Count}. Count cannot exceed 1 with system scheduler`);
+    }
+  });
+  for (const group of job.TaskGroups) {
+    const groupErrors = validateTaskGroup(group);
+    if (groupErrors.length > 0) errors.push(`Task group ${group.Name} validation failed: ${formatErrors(groupErrors)}`);
+  }
+  if (job.Periodic !== null && job.Periodic.Enabled !== false && job.Type !== "batch" && job.Type !== "sysbatch") {
+    errors.push('Periodic can only be used with "batch" or "sysbatch" scheduler');
+  }
+  if (job.ParameterizedJob !== null && job.Type !== "batch" && job.Type !== "sysbatch") {
+    errors.push('Parameterized job can only be used with "batch" or "sysbatch" scheduler');
+  }
+  if (job.Type === "_core") errors.push("job type cannot be core");
+  if (job.Priority < 1 || job.Priority > 100) errors.push("job priority must be between [1, 100]");
+  if (!namespaceExists) errors.push(`job ${JSON.stringify(job.ID)} is in nonexistent namespace ${JSON.stringify(job.Namespace)}`);
+  return errors;
+}
+
+/** Fields of a job that the server manages; they do not make a new version when they differ. */
+const SERVER_FIELDS = new Set(["Status", "StatusDescription", "Stable", "Version", "SubmitTime", "CreateIndex", "ModifyIndex", "JobModifyIndex"]);
+
+/** Whether `next` changes the spec of `previous` (the reference's `Job.SpecChanged`). */
+export function specChanged(previous: JobSpec, next: JobSpec): boolean {
+  const strip = (job: JobSpec) => Object.fromEntries(Object.entries(job).filter(([key]) => !SERVER_FIELDS.has(key)));
+  return !deepEqual(strip(previous), strip(next));
+}
+
+function deepEqual(a: unknown, b: unknown): boolean {
+  if (a === b) return true;
+  if (typeof a !== "object" || typeof b !== "object" || a === null || b === null) return false;
+  if (Array.isArray(a) !== Array.isArray(b)) return false;
+  const keysA = Object.keys(a);
+  const keysB = Object.keys(b);
+  if (keysA.length !== keysB.length) return false;
+  return keysA.every((key) => Object.hasOwn(b, key) && deepEqual((a as JsonObject)[key], (b as JsonObject)[key]));
+}
