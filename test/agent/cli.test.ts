@@ -1,0 +1,83 @@
+import { spawn } from "node:child_process";
+import { mkdtempSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { describe, expect, it } from "vitest";
+import { MAX_BODY_BYTES } from "../../src/server/index.js";
+import { send, useAgent } from "./support.js";
+
+/** Starts `bexpr agent` with `args`; resolves with the URL it prints, and a way to stop it. */
+function startCli(args: string[]): Promise<{ url: string; stop: () => Promise<{ code: number | null; output: string }> }> {
+  const child = spawn(process.execPath, ["dist/cli.js", "agent", ...args], { stdio: ["ignore", "pipe", "pipe"] });
+  let output = "";
+  const exited = new Promise<{ code: number | null; output: string }>((resolve) => child.on("exit", (code) => resolve({ code, output })));
+  return new Promise((resolve, reject) => {
+    child.stdout.on("data", (chunk: Buffer) => {
+      output += chunk.toString();
+      const match = /listening on (http:\/\/\S+)/.exec(output);
+      if (match) resolve({ url: match[1]!, stop: () => (child.kill("SIGTERM"), exited) });
+    });
+    child.stderr.on("data", (chunk: Buffer) => (output += chunk.toString()));
+    void exited.then(({ code }) => reject(new Error(`the agent exited with ${code}: ${output}`)));
+  });
+}
+
+function runCli(args: string[]): Promise<{ code: number | null; stdout: string; stderr: string }> {
+  const child = spawn(process.execPath, ["dist/cli.js", ...args], { stdio: ["ignore", "pipe", "pipe"] });
+  let stdout = "";
+  let stderr = "";
+  child.stdout.on("data", (chunk: Buffer) => (stdout += chunk.toString()));
+  child.stderr.on("data", (chunk: Buffer) => (stderr += chunk.toString()));
+  return new Promise((resolve) => child.on("exit", (code) => resolve({ code, stdout, stderr })));
+}
+
+describe("bexpr agent", () => {
+  it("starts with the demo data, prints its address, and stops cleanly on SIGTERM", async () => {
+    const agent = await startCli(["--port", "0", "--log-level", "silent"]);
+    const jobs = await send(`${agent.url}/v1/jobs?namespace=*`);
+    expect(jobs.json<unknown[]>().length).toBeGreaterThan(3);
+    const { code, output } = await agent.stop();
+    expect(code).toBe(0);
+    expect(output).toMatch(/demo data loaded/);
+  });
+
+  it("takes options from a JSON config file, flags overriding it", async () => {
+    const directory = mkdtempSync(join(tmpdir(), "bexpr-"));
+    const config = join(directory, "agent.json");
+    writeFileSync(config, JSON.stringify({ region: "eu", datacenter: "dc9", nodeName: "node-a", demo: true, logLevel: "silent" }));
+    const agent = await startCli(["--config", config, "--port", "0", "--no-demo"]);
+    const members = (await send(`${agent.url}/v1/agent/members`)).json<{ ServerRegion: string; ServerDC: string; ServerName: string }>();
+    expect(members).toMatchObject({ ServerRegion: "eu", ServerDC: "dc9", ServerName: "node-a" });
+    expect((await send(`${agent.url}/v1/jobs?namespace=*`)).text).toBe("[]");
+    expect((await send(`${agent.url}/v1/jobs?region=global`)).status).toBe(500);
+    await agent.stop();
+  });
+
+  it.each([
+    [["agent", "--port", "abc"], 2, '--port needs a whole number, got "abc"'],
+    [["agent", "--bogus"], 2, "Unknown option '--bogus'"],
+    [["agent", "--log-level", "loud"], 1, 'invalid value for logLevel: "loud"'],
+    [["agent", "--config", "/nonexistent.json"], 1, "cannot read config file /nonexistent.json"],
+    [["frobnicate"], 2, 'unknown command "frobnicate"'],
+  ])("refuses %j with exit status %i", async (args, status, message) => {
+    const { code, stderr } = await runCli(args);
+    expect(code).toBe(status);
+    expect(stderr).toContain(message);
+  });
+
+  it("prints its usage and version", async () => {
+    expect((await runCli(["agent", "--help"])).stdout).toMatch(/^Usage: bexpr agent/);
+    expect((await runCli(["--help"])).stdout).toMatch(/^Usage: bexpr <command>/);
+    expect((await runCli(["--version"])).stdout).toMatch(/^\d+\.\d+\.\d+\n$/);
+  });
+});
+
+describe("request bodies", () => {
+  const agent = useAgent();
+
+  it(`answers a body above ${MAX_BODY_BYTES} bytes with 413`, async () => {
+    const response = await agent.put("/v1/jobs", `{"Job": {"ID": "${"x".repeat(MAX_BODY_BYTES)}"}}`);
+    expect(response.status).toBe(413);
+    expect(response.text).toBe(`Request body is larger than ${MAX_BODY_BYTES} bytes`);
+  });
+});
