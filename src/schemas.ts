@@ -36,11 +36,17 @@ const multiregion: ObjectSchema = {
   typeName: "structs.Multiregion",
   fields: {
     Strategy: { kind: "object", fields: { MaxParallel: "int", OnFailure: "string" } },
-    Regions: { kind: "array", items: { kind: "object", fields: { Name: "string", Count: "int", Datacenters: { kind: "array", items: "string" }, Meta: stringMap } } },
+    Regions: {
+      kind: "array",
+      items: { kind: "object", fields: { Name: "string", Count: "int", Datacenters: { kind: "array", items: "string" }, NodePool: "string", Meta: stringMap } },
+    },
   },
 };
 
-/** An element of the job list (spec 2.2, the reference's `JobListStub`). `Meta` is present with `?meta=true`. */
+/**
+ * An element of the job list (spec 2.2, the reference's `JobListStub`). `Meta` is present with
+ * `?meta=true`; `NodePool` is the reference's (the spec's table leaves it out).
+ */
 export const jobListItem: ObjectSchema = {
   kind: "object",
   typeName: "structs.JobListStub",
@@ -50,6 +56,7 @@ export const jobListItem: ObjectSchema = {
     Name: "string",
     Namespace: "string",
     Datacenters: { kind: "array", items: "string" },
+    NodePool: "string",
     Multiregion: multiregion,
     Type: "string",
     Priority: "int",
@@ -111,50 +118,60 @@ export const deployment: ObjectSchema = {
 };
 
 /**
+ * The fields the reference's API job (`api.Job`, which registrations are decoded into) and its
+ * stored job (`structs.Job`) share, with the same kinds. Blocks that differ between the two
+ * (task groups, periodic and parameterized configs, multiregion) are added by each schema.
+ */
+export const jobSpecFields: { readonly [name: string]: FieldSchema } = {
+  Stop: "bool",
+  Region: "string",
+  Namespace: "string",
+  ID: "string",
+  ParentID: "string",
+  Name: "string",
+  Type: "string",
+  Priority: "int",
+  AllAtOnce: "bool",
+  Datacenters: { kind: "array", items: "string" },
+  NodePool: "string",
+  Constraints: "any",
+  Affinities: "any",
+  Spreads: "any",
+  Update: "any",
+  Dispatched: "bool",
+  DispatchIdempotencyToken: "string",
+  Payload: "any",
+  Meta: stringMap,
+  ConsulToken: "string",
+  ConsulNamespace: "string",
+  VaultToken: "string",
+  VaultNamespace: "string",
+  NomadTokenID: "string",
+  Status: "string",
+  StatusDescription: "string",
+  Stable: "bool",
+  Version: "uint",
+  SubmitTime: "int",
+  CreateIndex: "uint",
+  ModifyIndex: "uint",
+  JobModifyIndex: "uint",
+};
+
+/**
  * What the agent filters `/v1/jobs` on: the stored job (the reference's `structs.Job`) with the
- * list item's fields laid over it, so every field a user sees in the list, and every field of the
- * job spec, can be filtered. Nested spec blocks (task groups, constraints…) are untyped JSON.
+ * list item's fields laid over it (`Periodic` and `ParameterizedJob` become booleans, `JobSummary`
+ * is added), so every field a user sees in the list, and every field of the job spec, can be
+ * filtered. Nested spec blocks (task groups, constraints…) are untyped JSON.
  */
 export const jobFilterTarget: ObjectSchema = {
   kind: "object",
   typeName: "structs.Job",
   fields: {
-    Stop: "bool",
-    Region: "string",
-    Namespace: "string",
-    ID: "string",
-    ParentID: "string",
-    Name: "string",
-    Type: "string",
-    Priority: "int",
-    AllAtOnce: "bool",
-    Datacenters: { kind: "array", items: "string" },
-    NodePool: "string",
-    Constraints: "any",
-    Affinities: "any",
-    Spreads: "any",
+    ...jobSpecFields,
     TaskGroups: { kind: "array", items: "any" },
-    Update: "any",
     Multiregion: multiregion,
     Periodic: "bool",
     ParameterizedJob: "bool",
-    Dispatched: "bool",
-    DispatchIdempotencyToken: "string",
-    Payload: "any",
-    Meta: stringMap,
-    ConsulToken: "string",
-    ConsulNamespace: "string",
-    VaultToken: "string",
-    VaultNamespace: "string",
-    NomadTokenID: "string",
-    Status: "string",
-    StatusDescription: "string",
-    Stable: "bool",
-    Version: "uint",
-    SubmitTime: "int",
-    CreateIndex: "uint",
-    ModifyIndex: "uint",
-    JobModifyIndex: "uint",
     JobSummary: jobSummary,
   },
 };

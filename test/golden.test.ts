@@ -8,27 +8,15 @@
 import { readdirSync, readFileSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
-import { isInteger, parse } from "lossless-json";
 import { describe, expect, it } from "vitest";
 import { compileFilter, FilterEvaluationError, FilterSyntaxError, type Filter } from "../src/index.js";
+import { parseJson } from "../src/json.js";
 import { deploymentSchema, jobSchema } from "./golden/schemas.js";
 
 const GOLDEN = join(dirname(fileURLToPath(import.meta.url)), "golden");
 
-const MIN_SAFE = BigInt(Number.MIN_SAFE_INTEGER);
-const MAX_SAFE = BigInt(Number.MAX_SAFE_INTEGER);
-
-/** Integers outside the safe range become bigints; everything else a number. */
-function parseNumber(text: string): number | bigint {
-  if (isInteger(text)) {
-    const value = BigInt(text);
-    if (value < MIN_SAFE || value > MAX_SAFE) return value;
-  }
-  return Number(text);
-}
-
 function readJson(path: string): unknown {
-  return parse(readFileSync(path, "utf8"), null, parseNumber);
+  return parseJson(readFileSync(path, "utf8"));
 }
 
 interface Item {

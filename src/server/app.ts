@@ -14,7 +14,8 @@ import { blockingQuery } from "./blocking.js";
 import type { Cluster } from "./cluster.js";
 import { deploymentsEndpoint, jobsEndpoint, type ListEndpoint } from "./endpoints.js";
 import { badRequest, HttpError, invalidMethod } from "./http-errors.js";
-import { decodeJsonBody, encodeJson } from "./json.js";
+import { stringifyJson } from "../json.js";
+import { decodeJsonBody } from "./json.js";
 import { membersResponse, type MemberIdentity } from "./members.js";
 import { cutPage } from "./pagination.js";
 import { parseQueryOptions, type QueryOptions } from "./query.js";
@@ -146,7 +147,7 @@ function sendResult(request: FastifyRequest, reply: FastifyReply, result: Result
     reply.header("X-Svc-Lastcontact", "0");
     if (result.nextToken) reply.header("X-Svc-Nexttoken", result.nextToken);
   }
-  return reply.code(200).header("Content-Type", "application/json").send(Buffer.from(encodeJson(result.body, pretty)));
+  return reply.code(200).header("Content-Type", "application/json").send(Buffer.from(stringifyJson(result.body, pretty)));
 }
 
 /** The agent serves its own region only; others have no servers to forward to. */

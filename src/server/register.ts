@@ -7,6 +7,7 @@
  * @module
  */
 import type { FieldSchema, ObjectSchema } from "../evaluator/schema.js";
+import { jobSpecFields } from "../schemas.js";
 import { badRequest } from "./http-errors.js";
 import type { JobSpec, JsonObject, TaskGroup } from "./model.js";
 
@@ -27,44 +28,13 @@ export const API_JOB: ObjectSchema = {
   kind: "object",
   typeName: "Job",
   fields: {
-    Region: "string",
-    Namespace: "string",
-    ID: "string",
-    Name: "string",
-    Type: "string",
-    Priority: "int",
-    AllAtOnce: "bool",
-    Datacenters: { kind: "array", items: "string" },
-    NodePool: "string",
-    Constraints: { kind: "array", items: "any" },
-    Affinities: { kind: "array", items: "any" },
+    ...jobSpecFields,
     TaskGroups: { kind: "array", items: TASK_GROUP },
-    Update: "any",
     Multiregion: "any",
-    Spreads: { kind: "array", items: "any" },
     Periodic: "any",
     ParameterizedJob: "any",
     Reschedule: "any",
     Migrate: "any",
-    Meta: { kind: "map", values: "string" },
-    ConsulToken: "string",
-    VaultToken: "string",
-    Stop: "bool",
-    ParentID: "string",
-    Dispatched: "bool",
-    DispatchIdempotencyToken: "string",
-    Payload: "string",
-    ConsulNamespace: "string",
-    VaultNamespace: "string",
-    NomadTokenID: "string",
-    Status: "string",
-    StatusDescription: "string",
-    Stable: "bool",
-    Version: "uint",
-    SubmitTime: "int",
-    CreateIndex: "uint",
-    ModifyIndex: "uint",
-    JobModifyIndex: "uint",
   },
 };
 

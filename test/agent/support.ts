@@ -2,10 +2,10 @@
  * Helpers for testing the agent over a real socket: start one per test file, and a small HTTP
  * client (undici) that returns the raw body bytes, so compression is checked for real.
  */
-import { isInteger, parse } from "lossless-json";
 import { request as undiciRequest } from "undici";
 import { gunzipSync, inflateSync } from "node:zlib";
 import { afterAll, beforeAll } from "vitest";
+import { parseJson } from "../../src/json.js";
 import { startAgent, type Agent, type AgentOptions } from "../../src/server/index.js";
 
 export interface Response {
@@ -40,14 +40,6 @@ export async function send(url: string, options: RequestOptions = {}): Promise<R
   const encoding = headers["content-encoding"];
   const text = (encoding === "gzip" ? gunzipSync(raw) : encoding === "deflate" ? inflateSync(raw) : raw).toString("utf8");
   return { status: response.statusCode, headers, raw, text, json: () => parseJson(text) as never };
-}
-
-/** JSON with integers beyond 2^53 as bigints. */
-export function parseJson(text: string): unknown {
-  return parse(text, null, (value) => {
-    if (isInteger(value) && !Number.isSafeInteger(Number(value))) return BigInt(value);
-    return Number(value);
-  });
 }
 
 /** A running agent for the tests of one file, with helpers bound to its URL. */
