@@ -34,9 +34,11 @@ Options:
   --datacenter NAME       the agent's datacenter (default dc1)
   --node-name NAME        the node name (default: the host name)
   --no-demo               start empty, without the demo data set
+  --acl                   enforce ACLs (bootstrap a token with POST /v1/acl/bootstrap, or give one
+                          in the config file: "acl": {"enabled": true, "bootstrapToken": "<uuid>"})
   --placement-delay MS    milliseconds until a new deployment is healthy (default 2000)
   --config FILE           a JSON file of options: bind, port, region, datacenter, nodeName,
-                          demo, placementDelayMs, logLevel (flags override it)
+                          demo, placementDelayMs, logLevel, acl, namespaces (flags override it)
   --log-level LEVEL       ${LOG_LEVELS.join(", ")} (default info)
   -h, --help              show this help
 `;
@@ -65,6 +67,7 @@ export function agentOptions(args: readonly string[]): AgentOptions | "help" {
         "node-name": { type: "string" },
         demo: { type: "boolean" },
         "no-demo": { type: "boolean" },
+        acl: { type: "boolean" },
         "placement-delay": { type: "string" },
         config: { type: "string" },
         "log-level": { type: "string" },
@@ -86,6 +89,7 @@ export function agentOptions(args: readonly string[]): AgentOptions | "help" {
     demo: values["no-demo"] ? false : values.demo,
     placementDelayMs: number("placement-delay", values["placement-delay"]),
     logLevel: values["log-level"] as LogLevel | undefined,
+    acl: values.acl ? { ...fromFile.acl, enabled: true } : undefined,
   };
   const defined = Object.fromEntries(Object.entries(flags).filter(([, value]) => value !== undefined));
   return { ...fromFile, ...defined };
@@ -98,8 +102,9 @@ async function runAgent(args: readonly string[]): Promise<number> {
     return 0;
   }
   const agent = await startAgent(options);
-  const { region, datacenter, demo } = agent.options;
-  process.stdout.write(`bexpr agent listening on ${agent.url} (region ${region}, datacenter ${datacenter}${demo ? ", demo data loaded" : ""})\n`);
+  const { region, datacenter, demo, acl } = agent.options;
+  const notes = [`region ${region}`, `datacenter ${datacenter}`, ...(demo ? ["demo data loaded"] : []), ...(acl.enabled ? ["ACLs enforced"] : [])];
+  process.stdout.write(`bexpr agent listening on ${agent.url} (${notes.join(", ")})\n`);
   await new Promise<void>((resolve) => {
     const stop = () => {
       process.stdout.write("bexpr agent stopping\n");

@@ -351,6 +351,22 @@ export class Cluster {
     }).index;
   }
 
+  /**
+   * Deletes a namespace; `default` and namespaces with jobs that have not finished cannot be
+   * deleted (400, where the reference answers 500).
+   */
+  deleteNamespace(name: string): number {
+    if (name === "default") throw badRequest("default namespace can not be deleted");
+    if (this.namespaces.get(name) === undefined) throw badRequest("namespace not found");
+    const running = this.jobs.sorted().find((job) => job.Namespace === name && job.Status !== "dead");
+    if (running !== undefined) {
+      throw badRequest(`namespace ${JSON.stringify(name)} contains at least one non-terminal job ${JSON.stringify(running.ID)}. All jobs must be terminal in namespace before it can be deleted`);
+    }
+    return this.store.write(["namespaces"], () => {
+      this.namespaces.delete(name);
+    }).index;
+  }
+
   #defer(delayMs: number, run: () => void): void {
     const task: Task = {
       run,

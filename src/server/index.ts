@@ -13,14 +13,18 @@
 import { randomUUID } from "node:crypto";
 import type { AddressInfo } from "node:net";
 import { VERSION } from "../version.js";
+import { AccessControl, AclConfigError } from "./acl.js";
 import { buildApp } from "./app.js";
 import { Cluster } from "./cluster.js";
+import { HttpError } from "./http-errors.js";
+import { validateNamespace } from "./routes-namespaces.js";
 import { loadDemo } from "./demo.js";
-import { resolveOptions, type AgentOptions, type ResolvedOptions } from "./options.js";
+import { OptionsError, resolveOptions, type AgentOptions, type ResolvedOptions } from "./options.js";
 
 export { DEFAULT_OPTIONS, LOG_LEVELS, OptionsError, readConfigFile, type AgentOptions, type LogLevel } from "./options.js";
 export { DEFAULT_WAIT_MS, JITTER_FRACTION, MAX_WAIT_MS } from "./blocking.js";
 export { FILTER_CACHE_SIZE, MAX_BODY_BYTES } from "./app.js";
+export type { AclOptions, AclPolicyConfig, AclTokenConfig } from "./acl.js";
 
 /** How long `Agent.close` waits for in-flight requests to be answered before cutting connections. */
 export const CLOSE_GRACE_MS = 2000;
@@ -55,9 +59,21 @@ export interface Agent {
 export async function startAgent(options: AgentOptions = {}): Promise<Agent> {
   const resolved = resolveOptions(options);
   const cluster = new Cluster({ region: resolved.region, placementDelayMs: resolved.placementDelayMs });
+  try {
+    for (const namespace of resolved.namespaces) cluster.putNamespace(validateNamespace(namespace));
+  } catch (error) {
+    throw new OptionsError(`namespaces: ${(error as HttpError).message}`);
+  }
+  let acl: AccessControl;
+  try {
+    acl = await AccessControl.fromOptions(cluster.store, resolved.acl);
+  } catch (error) {
+    if (error instanceof AclConfigError || error instanceof HttpError) throw new OptionsError(error.message);
+    throw error;
+  }
   if (resolved.demo) loadDemo(cluster);
   const advertiseAddress = resolved.bind === "0.0.0.0" || resolved.bind === "::" ? "127.0.0.1" : resolved.bind;
-  const app = await buildApp(cluster, {
+  const { app, requestsInFlight } = await buildApp(cluster, acl, {
     region: resolved.region,
     datacenter: resolved.datacenter,
     nodeName: resolved.nodeName,
@@ -89,7 +105,7 @@ export async function startAgent(options: AgentOptions = {}): Promise<Agent> {
         cluster.close();
         // Let the woken blocking queries (and other requests) finish writing, within a grace period.
         const deadline = Date.now() + CLOSE_GRACE_MS;
-        while ((app as unknown as { requestsInFlight: () => number }).requestsInFlight() > 0 && Date.now() < deadline) {
+        while (requestsInFlight() > 0 && Date.now() < deadline) {
           await new Promise((resolve) => setTimeout(resolve, 5));
         }
         await app.close();

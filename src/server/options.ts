@@ -5,6 +5,7 @@
  */
 import { readFileSync } from "node:fs";
 import { hostname } from "node:os";
+import type { AclOptions } from "./acl.js";
 
 /** Log levels, from pino (fastify's logger); `silent` logs nothing. */
 export const LOG_LEVELS = ["fatal", "error", "warn", "info", "debug", "trace", "silent"] as const;
@@ -30,6 +31,10 @@ export interface AgentOptions {
   readonly placementDelayMs?: number;
   /** Log level (default `info`; `silent` for test suites). */
   readonly logLevel?: LogLevel;
+  /** ACLs: off by default, as the reference's dev agent (see {@link AclOptions}). */
+  readonly acl?: AclOptions;
+  /** Namespaces created at start, besides `default` (`[{ "Name": "prod" }]`). */
+  readonly namespaces?: readonly { readonly Name: string; readonly Description?: string; readonly Meta?: Record<string, string> }[];
 }
 
 /** Options with every default applied. */
@@ -45,6 +50,8 @@ export const DEFAULT_OPTIONS: ResolvedOptions = Object.freeze({
   demo: true,
   placementDelayMs: 2000,
   logLevel: "info",
+  acl: { enabled: false },
+  namespaces: [],
 });
 
 const CHECKS: { readonly [K in keyof AgentOptions]-?: (value: unknown) => boolean } = {
@@ -56,6 +63,8 @@ const CHECKS: { readonly [K in keyof AgentOptions]-?: (value: unknown) => boolea
   demo: (value) => typeof value === "boolean",
   placementDelayMs: (value) => typeof value === "number" && Number.isFinite(value) && value >= 0,
   logLevel: (value) => (LOG_LEVELS as readonly unknown[]).includes(value),
+  acl: (value) => typeof value === "object" && value !== null && !Array.isArray(value),
+  namespaces: (value) => Array.isArray(value) && value.every((entry) => typeof entry === "object" && entry !== null && typeof (entry as { Name?: unknown }).Name === "string"),
 };
 
 /** An option that is missing a valid value; the message names it. */

@@ -8,7 +8,7 @@ const run = promisify(execFile);
 const agent = useAgent({ demo: true, placementDelayMs: 60_000 });
 
 const readme = readFileSync("README.md", "utf8");
-const section = readme.slice(readme.indexOf("## The mini-agent"), readme.indexOf("### In a test suite"));
+const section = readme.slice(readme.indexOf("## The mini-agent"), readme.indexOf("### ACLs, namespaces and regions"));
 
 /** `curl …  # → 200 description: "expected text"` lines of the README. */
 const examples = section

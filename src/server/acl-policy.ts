@@ -1,0 +1,259 @@
+/**
+ * ACL policy rules, in the reference's HCL syntax or its JSON form:
+ *
+ * ```hcl
+ * namespace "prod" { policy = "read" }
+ * namespace "dev-*" { capabilities = ["submit-job", "list-jobs"] }
+ * node { policy = "read" }
+ * ```
+ *
+ * HCL is read by `@cdktf/hcl2json` (HashiCorp's HCL parser, compiled to WebAssembly); the
+ * checks, the expansion of `policy` into capabilities and the error texts are the reference's.
+ *
+ * @module
+ */
+import { parse as parseHcl } from "@cdktf/hcl2json";
+
+/** The capabilities of a namespace `policy` value, as the reference expands them. */
+export const NAMESPACE_POLICY_CAPABILITIES: Readonly<Record<string, readonly string[]>> = (() => {
+  const read = ["list-jobs", "parse-job", "read-job", "csi-list-volume", "csi-read-volume", "read-job-scaling", "list-scaling-policies", "read-scaling-policy", "host-volume-read"];
+  const write = [
+    ...read,
+    "scale-job",
+    "submit-job",
+    "dispatch-job",
+    "read-logs",
+    "read-fs",
+    "alloc-exec",
+    "alloc-lifecycle",
+    "csi-mount-volume",
+    "csi-write-volume",
+    "submit-recommendation",
+    "host-volume-create",
+  ];
+  const scale = ["list-scaling-policies", "read-scaling-policy", "read-job-scaling", "scale-job", "read-job", "submit-recommendation"];
+  return { deny: ["deny"], read, write, scale };
+})();
+
+const NAMESPACE_CAPABILITIES = new Set([
+  "deny",
+  "parse-job",
+  "list-jobs",
+  "read-job",
+  "submit-job",
+  "register-job",
+  "deregister-job",
+  "purge-job",
+  "plan-job",
+  "dispatch-job",
+  "read-logs",
+  "read-fs",
+  "alloc-exec",
+  "alloc-node-exec",
+  "alloc-lifecycle",
+  "csi-write-volume",
+  "csi-mount-volume",
+  "csi-list-volume",
+  "csi-read-volume",
+  "csi-register-plugin",
+  "list-scaling-policies",
+  "read-scaling-policy",
+  "read-job-scaling",
+  "scale-job",
+  "submit-recommendation",
+  "sentinel-override",
+  "host-volume-read",
+  "host-volume-write",
+  "host-volume-register",
+  "host-volume-create",
+  "host-volume-delete",
+]);
+
+/** Capabilities that imply others. */
+const IMPLIED: Readonly<Record<string, readonly string[]>> = {
+  "host-volume-write": ["host-volume-register", "host-volume-create", "host-volume-delete", "host-volume-read"],
+  "host-volume-register": ["host-volume-create", "host-volume-read"],
+  "host-volume-create": ["host-volume-read"],
+};
+
+const POLICY_VALUES = new Set(["deny", "read", "write", "scale"]);
+const NAMESPACE_NAME = /^[a-zA-Z0-9-*]{1,128}$/;
+const COARSE_BLOCKS = ["agent", "node", "operator", "quota", "plugin"] as const;
+const KNOWN_BLOCKS = new Set(["namespace", "node_pool", "host_volume", ...COARSE_BLOCKS]);
+
+/** The rules of one namespace block, with its capabilities expanded. */
+export interface NamespaceRule {
+  readonly Name: string;
+  readonly Policy: string;
+  readonly Capabilities: readonly string[];
+}
+
+/** A parsed policy, shaped like the reference's `RulesJSON`. */
+export interface ParsedPolicy {
+  readonly Namespaces: readonly NamespaceRule[] | null;
+  readonly Agent: { readonly Policy: string } | null;
+  readonly Node: { readonly Policy: string } | null;
+  readonly Operator: { readonly Policy: string } | null;
+  readonly Quota: { readonly Policy: string } | null;
+  readonly Plugin: { readonly Policy: string } | null;
+  readonly Raw: string;
+}
+
+/** Rules that do not parse or validate; the message is the reference's. */
+export class PolicyError extends Error {
+  override readonly name = "PolicyError";
+}
+
+/** Go's `%#v` of a namespace block, which the reference puts in its messages. */
+function describeNamespace(name: string, policy: string, capabilities: readonly string[] | undefined): string {
+  const list = capabilities === undefined ? "[]string(nil)" : `[]string{${capabilities.map((c) => JSON.stringify(c)).join(", ")}}`;
+  return `&acl.NamespacePolicy{Name:${JSON.stringify(name)}, Policy:${JSON.stringify(policy)}, Capabilities:${list}, Variables:(*acl.VariablesPolicy)(nil)}`;
+}
+
+/** Blocks may come as one object or as a list of them (HCL gives lists). */
+function blocks(value: unknown): Record<string, unknown>[] {
+  const list = Array.isArray(value) ? value : [value];
+  return list.filter((entry): entry is Record<string, unknown> => typeof entry === "object" && entry !== null && !Array.isArray(entry));
+}
+
+async function decode(rules: string): Promise<Record<string, unknown>> {
+  const trimmed = rules.trim();
+  try {
+    if (trimmed.startsWith("{")) return JSON.parse(trimmed) as Record<string, unknown>;
+    return (await parseHcl("policy.hcl", rules)) as Record<string, unknown>;
+  } catch (error) {
+    throw new PolicyError(`Failed to parse ACL Policy: ${(error as Error).message}`);
+  }
+}
+
+/**
+ * Parses and validates policy rules.
+ *
+ * @throws PolicyError with the reference's text (`Failed to parse ACL Policy: …`,
+ * `Invalid namespace policy: …`, `Invalid node policy: …`).
+ */
+export async function parsePolicy(rules: string): Promise<ParsedPolicy> {
+  if (rules.trim() === "") return { Namespaces: null, Agent: null, Node: null, Operator: null, Quota: null, Plugin: null, Raw: rules };
+  const document = await decode(rules);
+  if (typeof document !== "object" || document === null || Array.isArray(document) || !Object.keys(document).some((key) => KNOWN_BLOCKS.has(key))) {
+    throw new PolicyError(`Invalid policy: ${JSON.stringify(rules)}`);
+  }
+
+  const namespaces: NamespaceRule[] = [];
+  const byName = document.namespace;
+  const labelled: [string, unknown][] = typeof byName === "object" && byName !== null && !Array.isArray(byName) ? Object.entries(byName) : [];
+  for (const [name, value] of labelled) {
+    for (const block of blocks(value)) {
+      const policy = typeof block.policy === "string" ? block.policy : "";
+      const listed = Array.isArray(block.capabilities) ? block.capabilities.map(String) : undefined;
+      if (!NAMESPACE_NAME.test(name)) throw new PolicyError(`Invalid namespace name: ${describeNamespace(name, policy, listed)}`);
+      if (policy !== "" && !POLICY_VALUES.has(policy)) throw new PolicyError(`Invalid namespace policy: ${describeNamespace(name, policy, listed)}`);
+      for (const capability of listed ?? []) {
+        if (!NAMESPACE_CAPABILITIES.has(capability)) {
+          throw new PolicyError(`Invalid namespace capability '${capability}': ${describeNamespace(name, policy, listed)}`);
+        }
+      }
+      const expanded = new Set([...(NAMESPACE_POLICY_CAPABILITIES[policy] ?? []), ...(listed ?? [])]);
+      for (const capability of [...expanded]) for (const implied of IMPLIED[capability] ?? []) expanded.add(implied);
+      namespaces.push({ Name: name, Policy: policy, Capabilities: [...expanded] });
+    }
+  }
+
+  const coarse = (block: (typeof COARSE_BLOCKS)[number], label: string, valid: ReadonlySet<string>) => {
+    const [first] = blocks(document[block]);
+    if (first === undefined) return null;
+    const policy = typeof first.policy === "string" ? first.policy : "";
+    if (!valid.has(policy)) throw new PolicyError(`Invalid ${label} policy: &acl.${label[0]!.toUpperCase()}${label.slice(1)}Policy{Policy:${JSON.stringify(policy)}}`);
+    return { Policy: policy };
+  };
+  return {
+    Namespaces: namespaces.length === 0 ? null : namespaces,
+    Agent: coarse("agent", "agent", POLICY_VALUES),
+    Node: coarse("node", "node", POLICY_VALUES),
+    Operator: coarse("operator", "operator", POLICY_VALUES),
+    Quota: coarse("quota", "quota", POLICY_VALUES),
+    Plugin: coarse("plugin", "plugin", new Set(["deny", "read", "list", "write"])),
+    Raw: rules,
+  };
+}
+
+/** The glob of a namespace rule matches a name (`*` is any run of characters). */
+function globMatches(glob: string, name: string): boolean {
+  const pattern = new RegExp(`^${glob.split("*").map((part) => part.replace(/[.+?^${}()|[\]\\-]/g, "\\$&")).join(".*")}$`);
+  return pattern.test(name);
+}
+
+/**
+ * What a set of policies allows: capabilities per namespace (merged, `deny` winning), and the
+ * coarse node policy.
+ */
+export class Permissions {
+  readonly #namespaces = new Map<string, Set<string>>();
+  readonly #node: string | undefined;
+
+  constructor(policies: readonly ParsedPolicy[]) {
+    let node: string | undefined;
+    for (const policy of policies) {
+      for (const rule of policy.Namespaces ?? []) {
+        const current = this.#namespaces.get(rule.Name) ?? new Set<string>();
+        // A deny is final; a policy that denies replaces whatever was granted.
+        if (current.has("deny")) continue;
+        if (rule.Capabilities.includes("deny")) this.#namespaces.set(rule.Name, new Set(["deny"]));
+        else this.#namespaces.set(rule.Name, new Set([...current, ...rule.Capabilities]));
+      }
+      node = strongestCoarse(node, policy.Node?.Policy);
+    }
+    this.#node = node;
+  }
+
+  /**
+   * The capabilities for a namespace: an exact rule, or else the closest matching glob (the one
+   * with the fewest characters left for its `*` to match).
+   */
+  #capabilities(namespace: string): ReadonlySet<string> {
+    const exact = this.#namespaces.get(namespace);
+    if (exact !== undefined) return exact;
+    let best: { difference: number; glob: string } | undefined;
+    for (const glob of [...this.#namespaces.keys()].sort()) {
+      if (!glob.includes("*") || !globMatches(glob, namespace)) continue;
+      const difference = namespace.length - glob.length + (glob.split("*").length - 1);
+      if (best === undefined || difference <= best.difference) best = { difference, glob };
+    }
+    return best === undefined ? new Set() : this.#namespaces.get(best.glob)!;
+  }
+
+  /** The namespace grants one of `capabilities` (and does not deny). */
+  allows(namespace: string, ...capabilities: string[]): boolean {
+    const granted = this.#capabilities(namespace);
+    return !granted.has("deny") && capabilities.some((capability) => granted.has(capability));
+  }
+
+  /** Any namespace rule grants one of `capabilities` (`namespace=*`). */
+  allowsAnywhere(...capabilities: string[]): boolean {
+    for (const granted of this.#namespaces.values()) {
+      if (!granted.has("deny") && capabilities.some((capability) => granted.has(capability))) return true;
+    }
+    return false;
+  }
+
+  /** The namespace grants anything at all (it is visible). */
+  seesNamespace(namespace: string): boolean {
+    const granted = this.#capabilities(namespace);
+    return granted.size > 0 && !granted.has("deny");
+  }
+
+  /** The node policy allows reading (`node:read`). */
+  get nodeRead(): boolean {
+    return this.#node === "read" || this.#node === "write";
+  }
+}
+
+const COARSE_ORDER = ["read", "write"];
+
+/** The stronger of two coarse policies; `deny` wins over everything. */
+function strongestCoarse(a: string | undefined, b: string | undefined): string | undefined {
+  if (a === "deny" || b === "deny") return "deny";
+  if (a === undefined) return b;
+  if (b === undefined) return a;
+  return COARSE_ORDER.indexOf(a) >= COARSE_ORDER.indexOf(b) ? a : b;
+}

@@ -1,0 +1,428 @@
+/**
+ * Access control as the reference does it: ACL policies, tokens (a management token, or client
+ * tokens holding policies), the one-time bootstrap, and the authentication of each request.
+ *
+ * Every authentication failure (a malformed, unknown or expired token) and every missing
+ * capability is the same `403 Permission denied`; requests without a token act as the anonymous
+ * token, whose rights are those of a policy named `anonymous`, if one exists.
+ *
+ * @module
+ */
+import { createHash, randomUUID, timingSafeEqual } from "node:crypto";
+import { Permissions, parsePolicy, PolicyError, type ParsedPolicy } from "./acl-policy.js";
+import { parseGoDuration } from "./duration.js";
+import { badRequest, notFound, permissionDenied } from "./http-errors.js";
+import type { JsonObject } from "./model.js";
+import { formatErrors } from "./register.js";
+import { compareStrings, Table, type StateStore } from "./store.js";
+
+/** A stored policy. */
+export interface AclPolicy {
+  readonly Name: string;
+  readonly Description: string;
+  readonly Rules: string;
+  readonly parsed: ParsedPolicy;
+  readonly CreateIndex: number;
+  readonly ModifyIndex: number;
+}
+
+/** A stored token. `secretHash` is what secrets are compared with. */
+export interface AclToken {
+  readonly AccessorID: string;
+  readonly SecretID: string;
+  readonly Name: string;
+  readonly Type: "client" | "management";
+  readonly Policies: readonly string[];
+  readonly Global: boolean;
+  readonly CreateTime: string;
+  readonly ExpirationTime: string | null;
+  /** Nanoseconds; 0 when the token has no TTL. */
+  readonly ExpirationTTL: number;
+  readonly CreateIndex: number;
+  readonly ModifyIndex: number;
+  readonly secretHash: Buffer;
+}
+
+/** A token or policy given in the agent's configuration. */
+export interface AclTokenConfig {
+  readonly AccessorID?: string;
+  readonly SecretID?: string;
+  readonly Name?: string;
+  readonly Type?: "client" | "management";
+  readonly Policies?: readonly string[];
+  /** RFC 3339; may be in the past, to give a test suite an expired token. */
+  readonly ExpirationTime?: string;
+}
+
+/** A policy given in the agent's configuration. */
+export interface AclPolicyConfig {
+  readonly Name: string;
+  readonly Description?: string;
+  readonly Rules: string;
+}
+
+/** ACL settings of the agent. */
+export interface AclOptions {
+  /** Enforce ACLs (default false, as the reference's dev agent). */
+  readonly enabled?: boolean;
+  /** The secret of a management token created at start (bootstrap is then done). */
+  readonly bootstrapToken?: string;
+  /** Policies created at start. */
+  readonly policies?: readonly AclPolicyConfig[];
+  /** Tokens created at start. */
+  readonly tokens?: readonly AclTokenConfig[];
+  /** Shortest TTL a created token may have, a Go duration (default `1m`, as the reference). */
+  readonly tokenMinExpirationTTL?: string;
+  /** Longest TTL a created token may have, a Go duration (default `24h`, as the reference). */
+  readonly tokenMaxExpirationTTL?: string;
+}
+
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+const POLICY_NAME = /^[a-zA-Z0-9-]{1,128}$/;
+const MAX_DESCRIPTION = 256;
+const MAX_TOKEN_NAME = 256;
+
+function hashSecret(secret: string): Buffer {
+  return createHash("sha256").update(secret).digest();
+}
+
+/** Go's `time.Duration.String()`: `1h0m0s`, `1m30s`, `500ms`, `0s`. */
+export function goDurationText(nanoseconds: number): string {
+  if (nanoseconds === 0) return "0s";
+  const sign = nanoseconds < 0 ? "-" : "";
+  let rest = Math.abs(nanoseconds);
+  if (rest < 1e9) {
+    const [unit, size] = rest < 1e3 ? ["ns", 1] : rest < 1e6 ? ["µs", 1e3] : ["ms", 1e6];
+    return `${sign}${Number((rest / size).toFixed(9))}${unit}`;
+  }
+  const hours = Math.floor(rest / 3600e9);
+  rest -= hours * 3600e9;
+  const minutes = Math.floor(rest / 60e9);
+  rest -= minutes * 60e9;
+  const seconds = Number((rest / 1e9).toFixed(9));
+  if (hours > 0) return `${sign}${hours}h${minutes}m${seconds}s`;
+  if (minutes > 0) return `${sign}${minutes}m${seconds}s`;
+  return `${sign}${seconds}s`;
+}
+
+/** Who is making a request, and what they may do. */
+export interface Caller {
+  readonly management: boolean;
+  /** The token presented, when it is valid. */
+  readonly token: AclToken | undefined;
+  /** Capabilities per namespace, and the node policy. */
+  readonly permissions: Permissions;
+}
+
+const NO_PERMISSIONS = new Permissions([]);
+
+/**
+ * Checks a caller against a namespace for one of `capabilities` and returns which rows it may
+ * see: for a named namespace the caller needs the capability there (else 403); for `*`, in at
+ * least one namespace (else 403), and then sees the rows of the namespaces that grant it.
+ */
+export function namespaceAccess(caller: Caller, namespace: string, capabilities: readonly string[]): (rowNamespace: string) => boolean {
+  if (caller.management) return () => true;
+  if (namespace === "*") {
+    if (!caller.permissions.allowsAnywhere(...capabilities)) throw permissionDenied();
+    return (rowNamespace) => caller.permissions.allows(rowNamespace, ...capabilities);
+  }
+  if (!caller.permissions.allows(namespace, ...capabilities)) throw permissionDenied();
+  return () => true;
+}
+
+/** Requires a management token. */
+export function requireManagement(caller: Caller): void {
+  if (!caller.management) throw permissionDenied();
+}
+
+/** The ACL tables, the bootstrap state, and authentication. */
+export class AccessControl {
+  readonly policies = new Table<AclPolicy>((a, b) => compareStrings(a.Name, b.Name));
+  readonly tokens = new Table<AclToken>((a, b) => a.CreateIndex - b.CreateIndex || compareStrings(a.AccessorID, b.AccessorID));
+  #bootstrapIndex: number | undefined;
+  readonly #minTtlMs: number;
+  readonly #maxTtlMs: number;
+
+  constructor(
+    private readonly store: StateStore,
+    readonly enabled: boolean,
+    limits: { minTtlMs: number; maxTtlMs: number },
+  ) {
+    this.#minTtlMs = limits.minTtlMs;
+    this.#maxTtlMs = limits.maxTtlMs;
+  }
+
+  /** Sets up ACLs from the agent's options: policies, tokens, and the bootstrap token. */
+  static async fromOptions(store: StateStore, options: AclOptions): Promise<AccessControl> {
+    const minTtlMs = parseGoDuration(options.tokenMinExpirationTTL ?? "1m");
+    const maxTtlMs = parseGoDuration(options.tokenMaxExpirationTTL ?? "24h");
+    if (minTtlMs === undefined || maxTtlMs === undefined) throw new AclConfigError("acl token expiration TTLs must be Go durations such as 1m or 24h");
+    const acl = new AccessControl(store, options.enabled === true, { minTtlMs, maxTtlMs });
+    for (const policy of options.policies ?? []) {
+      try {
+        await acl.upsertPolicy({ Name: policy.Name, Description: policy.Description ?? "", Rules: policy.Rules });
+      } catch (error) {
+        throw new AclConfigError(`acl policy ${JSON.stringify(policy.Name)} in the configuration: ${(error as Error).message}`);
+      }
+    }
+    if (options.bootstrapToken !== undefined) {
+      if (!UUID.test(options.bootstrapToken)) throw new AclConfigError("acl.bootstrapToken must be a UUID");
+      acl.bootstrap({ BootstrapSecret: options.bootstrapToken });
+    }
+    for (const token of options.tokens ?? []) {
+      const type = token.Type ?? (token.Policies === undefined || token.Policies.length === 0 ? "management" : "client");
+      if (token.SecretID !== undefined && !UUID.test(token.SecretID)) throw new AclConfigError(`acl token ${JSON.stringify(token.Name ?? "")}: SecretID must be a UUID`);
+      acl.#store({
+        AccessorID: token.AccessorID ?? randomUUID(),
+        SecretID: token.SecretID ?? randomUUID(),
+        Name: token.Name ?? "",
+        Type: type,
+        Policies: token.Policies ?? [],
+        Global: false,
+        CreateTime: new Date().toISOString(),
+        ExpirationTime: token.ExpirationTime ?? null,
+        ExpirationTTL: 0,
+      });
+    }
+    return acl;
+  }
+
+  /** Rejects ACL requests while ACLs are disabled, as the reference does. */
+  requireEnabled(): void {
+    if (!this.enabled) throw badRequest("ACL support disabled");
+  }
+
+  /**
+   * Authenticates a request's secret. With ACLs disabled every caller may do everything; a missing
+   * secret is the anonymous token; a malformed, unknown or expired one may do nothing.
+   */
+  authenticate(secret: string): Caller {
+    if (!this.enabled) return { management: true, token: undefined, permissions: NO_PERMISSIONS };
+    if (secret === "") return { management: false, token: undefined, permissions: this.#permissionsOf(["anonymous"]) };
+    const token = UUID.test(secret) ? this.#findBySecret(secret) : undefined;
+    if (token === undefined || this.#expired(token)) return { management: false, token: undefined, permissions: NO_PERMISSIONS };
+    return { management: token.Type === "management", token, permissions: this.#permissionsOf(token.Policies) };
+  }
+
+  /** Compares the secret with every token's in constant time, so timing reveals nothing. */
+  #findBySecret(secret: string): AclToken | undefined {
+    const hash = hashSecret(secret);
+    let found: AclToken | undefined;
+    for (const token of this.tokens.values()) if (timingSafeEqual(hash, token.secretHash)) found = token;
+    return found;
+  }
+
+  #expired(token: AclToken): boolean {
+    return token.ExpirationTime !== null && Date.parse(token.ExpirationTime) <= Date.now();
+  }
+
+  #permissionsOf(names: readonly string[]): Permissions {
+    return new Permissions(names.flatMap((name) => this.policies.get(name)?.parsed ?? []));
+  }
+
+  /** `POST /v1/acl/bootstrap`: the first management token, once. */
+  bootstrap(body: JsonObject): AclToken {
+    this.requireEnabled();
+    if (this.#bootstrapIndex !== undefined) throw badRequest(`ACL bootstrap already done (reset index: ${this.#bootstrapIndex})`);
+    const secret = body.BootstrapSecret;
+    if (secret !== undefined && secret !== "" && (typeof secret !== "string" || !UUID.test(secret))) throw badRequest("invalid acl token");
+    const token = this.#store({
+      AccessorID: randomUUID(),
+      SecretID: typeof secret === "string" && secret !== "" ? secret : randomUUID(),
+      Name: "Bootstrap Token",
+      Type: "management",
+      Policies: [],
+      Global: true,
+      CreateTime: new Date().toISOString(),
+      ExpirationTime: null,
+      ExpirationTTL: 0,
+    });
+    this.#bootstrapIndex = token.CreateIndex;
+    return token;
+  }
+
+  #store(fields: Omit<AclToken, "CreateIndex" | "ModifyIndex" | "secretHash">, previous?: AclToken): AclToken {
+    return this.store.write(["acl_token"], (index) => {
+      const token: AclToken = {
+        ...fields,
+        CreateIndex: previous?.CreateIndex ?? index,
+        ModifyIndex: index,
+        secretHash: hashSecret(fields.SecretID),
+      };
+      this.tokens.put(token.AccessorID, token);
+      return token;
+    }).result;
+  }
+
+  /** Creates or replaces a policy; a management caller is checked by the handler. */
+  async upsertPolicy(body: JsonObject): Promise<number> {
+    const name = typeof body.Name === "string" ? body.Name : "";
+    const description = typeof body.Description === "string" ? body.Description : "";
+    const rules = typeof body.Rules === "string" ? body.Rules : "";
+    const problems: string[] = [];
+    if (!POLICY_NAME.test(name)) problems.push(`invalid name '${name}'`);
+    let parsed: ParsedPolicy | undefined;
+    try {
+      parsed = await parsePolicy(rules);
+    } catch (error) {
+      if (!(error instanceof PolicyError)) throw error;
+      problems.push(`failed to parse rules: ${error.message}`);
+    }
+    if (description.length > MAX_DESCRIPTION) problems.push(`description longer than ${MAX_DESCRIPTION}`);
+    if (problems.length > 0 || parsed === undefined) throw badRequest(`policy 0 invalid: ${formatErrors(problems)}`);
+    return this.store.write(["acl_policy"], (index) => {
+      const previous = this.policies.get(name);
+      this.policies.put(name, { Name: name, Description: description, Rules: rules, parsed: parsed!, CreateIndex: previous?.CreateIndex ?? index, ModifyIndex: index });
+    }).index;
+  }
+
+  /** Deletes a policy. */
+  deletePolicy(name: string): number {
+    return this.store.write(["acl_policy"], () => {
+      this.policies.delete(name);
+    }).index;
+  }
+
+  /**
+   * Creates a token, or updates the one named by `AccessorID`, with the reference's checks
+   * (`token 0 invalid: …`).
+   */
+  upsertToken(body: JsonObject): AclToken {
+    const accessor = typeof body.AccessorID === "string" ? body.AccessorID : "";
+    const previous = accessor === "" ? undefined : this.tokens.get(accessor);
+    if (accessor !== "" && previous === undefined) throw badRequest(`cannot find token ${accessor}`);
+    const roles = Array.isArray(body.Roles) ? (body.Roles as JsonObject[]) : [];
+    for (const role of roles) throw badRequest(`cannot find role ${String(role.ID ?? role.Name ?? "")}`);
+
+    const name = typeof body.Name === "string" ? body.Name : "";
+    const type = body.Type;
+    const policies = Array.isArray(body.Policies) ? body.Policies.map(String) : [];
+    const global = body.Global === true;
+    const createTime = previous?.CreateTime ?? new Date().toISOString();
+    const ttlMs = parseTtl(body.ExpirationTTL);
+    let expiration = typeof body.ExpirationTime === "string" ? body.ExpirationTime : null;
+    if (previous === undefined && expiration === null && ttlMs !== 0) expiration = new Date(Date.parse(createTime) + ttlMs).toISOString();
+
+    const problems: string[] = [];
+    if (name.length > MAX_TOKEN_NAME) problems.push("token name too long");
+    if (type === "client") {
+      if (policies.length === 0) problems.push("client token missing policies or roles");
+    } else if (type === "management") {
+      if (policies.length > 0) problems.push("management token cannot be associated with policies or roles");
+    } else {
+      problems.push("token type must be client or management");
+    }
+    if (previous === undefined) {
+      if (ttlMs < 0) problems.push(`token expiration TTL '${goDurationText(ttlMs * 1e6)}' should not be negative`);
+      if (expiration !== null) {
+        const inFuture = Date.parse(expiration) - Date.parse(createTime);
+        if (inFuture < 0) problems.push("expiration time cannot be before create time");
+        else if (inFuture > this.#maxTtlMs) problems.push(`expiration time cannot be more than ${goDurationText(this.#maxTtlMs * 1e6)} in the future (was ${goDurationText(inFuture * 1e6)})`);
+        else if (inFuture < this.#minTtlMs) problems.push(`expiration time cannot be less than ${goDurationText(this.#minTtlMs * 1e6)} in the future (was ${goDurationText(inFuture * 1e6)})`);
+      }
+    } else {
+      if (previous.Global !== global) problems.push("cannot toggle global mode");
+      if (ttlMs !== 0 && ttlMs * 1e6 !== previous.ExpirationTTL) problems.push("cannot update expiration TTL");
+      if (expiration !== null && expiration !== previous.ExpirationTime) problems.push("cannot update expiration time");
+    }
+    if (problems.length > 0) throw badRequest(`token 0 invalid: ${formatErrors(problems)}`);
+
+    return this.#store(
+      {
+        AccessorID: previous?.AccessorID ?? randomUUID(),
+        SecretID: previous?.SecretID ?? randomUUID(),
+        Name: name,
+        Type: type as AclToken["Type"],
+        Policies: policies,
+        Global: global,
+        CreateTime: createTime,
+        ExpirationTime: previous?.ExpirationTime ?? expiration,
+        ExpirationTTL: previous?.ExpirationTTL ?? ttlMs * 1e6,
+      },
+      previous,
+    );
+  }
+
+  /** Deletes a token. */
+  deleteToken(accessor: string): number {
+    if (this.tokens.get(accessor) === undefined) throw badRequest(`Cannot delete nonexistent tokens: ${accessor}`);
+    return this.store.write(["acl_token"], () => {
+      this.tokens.delete(accessor);
+    }).index;
+  }
+
+  /** A token by accessor, for a caller allowed to read it (management, or the token itself). */
+  readToken(accessor: string, caller: Caller): AclToken {
+    const token = this.tokens.get(accessor);
+    if (!caller.management && caller.token?.AccessorID !== accessor) throw permissionDenied();
+    if (token === undefined) throw notFound("ACL token not found");
+    return token;
+  }
+
+  /** A policy by name, for a caller allowed to read it (management, holders, and everyone for `anonymous`). */
+  readPolicy(name: string, caller: Caller): AclPolicy {
+    const heldBy = (caller.token?.Policies ?? ["anonymous"]).includes(name) || name === "anonymous";
+    if (!caller.management && !heldBy) throw permissionDenied();
+    const policy = this.policies.get(name);
+    if (policy === undefined) throw notFound("ACL policy not found");
+    return policy;
+  }
+}
+
+/** `ExpirationTTL` as milliseconds: a Go duration string or nanoseconds. */
+function parseTtl(value: unknown): number {
+  if (value === undefined || value === null || value === "" || value === 0) return 0;
+  if (typeof value === "number") return value / 1e6;
+  const ms = typeof value === "string" ? parseGoDuration(value) : undefined;
+  if (ms === undefined) throw badRequest(`time: invalid duration ${JSON.stringify(value)}`);
+  return ms;
+}
+
+/** An ACL setting of the agent's configuration that cannot be used. */
+export class AclConfigError extends Error {
+  override readonly name = "AclConfigError";
+}
+
+/** A token as the API writes it (the reference's field order; no hash). */
+export function tokenResponse(token: AclToken): unknown {
+  return {
+    ExpirationTTL: token.ExpirationTTL === 0 ? "" : goDurationText(token.ExpirationTTL),
+    AccessorID: token.AccessorID,
+    SecretID: token.SecretID,
+    Name: token.Name,
+    Type: token.Type,
+    Policies: token.Type === "management" && token.Policies.length === 0 ? null : token.Policies,
+    Roles: null,
+    Global: token.Global,
+    CreateTime: token.CreateTime,
+    ExpirationTime: token.ExpirationTime,
+    CreateIndex: token.CreateIndex,
+    ModifyIndex: token.ModifyIndex,
+  };
+}
+
+/** A token in lists: no secret. */
+export function tokenStub(token: AclToken): unknown {
+  const { SecretID: _secret, ExpirationTTL: _ttl, ...rest } = tokenResponse(token) as Record<string, unknown>;
+  return rest;
+}
+
+/** A policy as the API writes it, with its parsed rules. */
+export function policyResponse(policy: AclPolicy): unknown {
+  return {
+    Name: policy.Name,
+    Description: policy.Description,
+    Rules: policy.Rules,
+    RulesJSON: policy.parsed,
+    JobACL: null,
+    CreateIndex: policy.CreateIndex,
+    ModifyIndex: policy.ModifyIndex,
+  };
+}
+
+/** A policy in lists. */
+export function policyStub(policy: AclPolicy): unknown {
+  return { Name: policy.Name, Description: policy.Description, CreateIndex: policy.CreateIndex, ModifyIndex: policy.ModifyIndex };
+}
+

@@ -1,0 +1,86 @@
+/**
+ * The pieces every route shares: the request's query, the one place that writes successful
+ * results (JSON or empty, pretty on request, with the meta headers of reads), and method dispatch.
+ *
+ * @module
+ */
+import type { FastifyReply, FastifyRequest } from "fastify";
+import { stringifyJson } from "../json.js";
+import type { AccessControl } from "./acl.js";
+import type { Cluster } from "./cluster.js";
+import { invalidMethod } from "./http-errors.js";
+import type { MemberIdentity } from "./members.js";
+
+/** Plain-text content type of error bodies. */
+export const TEXT = "text/plain; charset=utf-8";
+
+/** A header that marks a response whose body is empty: it is sent without a Content-Type. */
+export const EMPTY_BODY_HEADER = "x-svc-empty";
+
+/** The agent's identity and settings the routes need. */
+export interface HttpSettings extends MemberIdentity {
+  readonly logLevel: string;
+}
+
+/** What the routes share. */
+export interface RouteContext {
+  readonly cluster: Cluster;
+  readonly acl: AccessControl;
+  readonly settings: HttpSettings;
+}
+
+/** A successful response. */
+export interface Result {
+  /** The JSON body; undefined for an empty body. */
+  readonly body?: unknown;
+  /** The `X-Svc-Index` value; reads also send the leader headers. */
+  readonly index?: number;
+  readonly nextToken?: string;
+  readonly read?: boolean;
+}
+
+/** A handler of one method. */
+export type Handler = (request: FastifyRequest, reply: FastifyReply) => Promise<Result>;
+
+/** The query string of a request. */
+export function queryOf(request: FastifyRequest): URLSearchParams {
+  return new URL(request.url, "http://agent").searchParams;
+}
+
+/** A route parameter (`/v1/namespace/:name`). */
+export function param(request: FastifyRequest, name: string): string {
+  return (request.params as Record<string, string | undefined>)[name] ?? "";
+}
+
+/** Writes a plain-text response (errors). */
+export function sendText(reply: FastifyReply, status: number, message: string): FastifyReply {
+  return reply.code(status).type(TEXT).send(Buffer.from(message));
+}
+
+/** Writes a successful result. */
+function sendResult(request: FastifyRequest, reply: FastifyReply, result: Result): FastifyReply {
+  if (result.index !== undefined) reply.header("X-Svc-Index", String(result.index));
+  if (result.read) {
+    reply.header("X-Svc-Knownleader", "true");
+    reply.header("X-Svc-Lastcontact", "0");
+    if (result.nextToken) reply.header("X-Svc-Nexttoken", result.nextToken);
+  }
+  if (result.body === undefined) return reply.code(200).header(EMPTY_BODY_HEADER, "1").send(Buffer.alloc(0));
+  const query = queryOf(request);
+  const pretty = query.has("pretty") && query.get("pretty") !== "0";
+  return reply.code(200).header("Content-Type", "application/json").send(Buffer.from(stringifyJson(result.body, pretty)));
+}
+
+/** A route handler dispatching on the method; other methods are `405 Invalid method`. */
+export function byMethod(handlers: Partial<Record<string, Handler>>) {
+  return async (request: FastifyRequest, reply: FastifyReply) => {
+    const handler = handlers[request.method];
+    if (handler === undefined) throw invalidMethod();
+    return sendResult(request, reply, await handler(request, reply));
+  };
+}
+
+/** The body of a request as text ("" when there is none). */
+export function bodyText(request: FastifyRequest): string {
+  return typeof request.body === "string" ? request.body : "";
+}

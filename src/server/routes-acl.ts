@@ -1,0 +1,155 @@
+/**
+ * The ACL API: `/v1/acl/bootstrap`, `/v1/acl/policies`, `/v1/acl/policy/<name>`,
+ * `/v1/acl/tokens`, `/v1/acl/token[/<accessor>]`, `/v1/acl/token/self`. With ACLs disabled
+ * every one answers `400 ACL support disabled`, as the reference does.
+ *
+ * @module
+ */
+import type { FastifyInstance, FastifyRequest } from "fastify";
+import { policyResponse, policyStub, requireManagement, tokenResponse, tokenStub, type AclToken } from "./acl.js";
+import { blockingQuery } from "./blocking.js";
+import { badRequest, notFound } from "./http-errors.js";
+import { bodyText, byMethod, param, queryOf, type Result, type RouteContext } from "./http.js";
+import { decodeJsonBody } from "./json.js";
+import type { JsonObject } from "./model.js";
+import { cutPage } from "./pagination.js";
+import { parseQueryOptions, type QueryOptions } from "./query.js";
+import { compareStrings } from "./store.js";
+import { clientGone } from "./routes-jobs.js";
+
+function objectBody(request: FastifyRequest): JsonObject {
+  const body = decodeJsonBody(bodyText(request));
+  if (typeof body !== "object" || body === null || Array.isArray(body)) throw badRequest("the request body must be a JSON object");
+  return body as JsonObject;
+}
+
+/** Registers the ACL routes. */
+export function aclRoutes(app: FastifyInstance, context: RouteContext): void {
+  const { acl, cluster } = context;
+  const options = (request: FastifyRequest): QueryOptions => {
+    const parsed = parseQueryOptions(queryOf(request), request.headers, context.settings.region);
+    acl.requireEnabled();
+    return parsed;
+  };
+  const management = (request: FastifyRequest) => requireManagement(acl.authenticate(options(request).token));
+
+  const bootstrap = async (request: FastifyRequest): Promise<Result> => {
+    options(request);
+    const text = bodyText(request);
+    const token = acl.bootstrap(text.trim() === "" ? {} : objectBody(request));
+    return { body: tokenResponse(token), index: token.CreateIndex };
+  };
+  app.all("/v1/acl/bootstrap", byMethod({ PUT: bootstrap, POST: bootstrap }));
+
+  app.all(
+    "/v1/acl/policies",
+    byMethod({
+      GET: async (request, reply) => {
+        const query = options(request);
+        const caller = acl.authenticate(query.token);
+        const held = new Set(caller.token?.Policies ?? ["anonymous"]);
+        const answer = await blockingQuery(cluster.store, ["acl_policy"], query.minQueryIndex, query.maxQueryTime, clientGone(reply), () => ({
+          index: cluster.store.tableIndex("acl_policy"),
+          policies: acl.policies.sorted().filter((p) => p.Name.startsWith(query.prefix) && (caller.management || held.has(p.Name))),
+        }));
+        return { body: answer.policies.map(policyStub), index: answer.index, read: true };
+      },
+    }),
+  );
+
+  const missingPolicyName = async (): Promise<Result> => {
+    throw badRequest("Missing Policy Name");
+  };
+  app.all("/v1/acl/policy/", byMethod({ GET: missingPolicyName, PUT: missingPolicyName, POST: missingPolicyName, DELETE: missingPolicyName }));
+  const upsertPolicy = async (request: FastifyRequest): Promise<Result> => {
+    management(request);
+    const body = objectBody(request);
+    if (body.Name !== param(request, "name")) throw badRequest("ACL policy name does not match request path");
+    return { index: await acl.upsertPolicy(body) };
+  };
+  app.all(
+    "/v1/acl/policy/:name",
+    byMethod({
+      GET: async (request) => {
+        const policy = acl.readPolicy(param(request, "name"), acl.authenticate(options(request).token));
+        return { body: policyResponse(policy), index: policy.ModifyIndex, read: true };
+      },
+      PUT: upsertPolicy,
+      POST: upsertPolicy,
+      DELETE: async (request) => {
+        management(request);
+        return { index: acl.deletePolicy(param(request, "name")) };
+      },
+    }),
+  );
+
+  app.all(
+    "/v1/acl/tokens",
+    byMethod({
+      GET: async (request, reply) => {
+        const query = options(request);
+        requireManagement(acl.authenticate(query.token));
+        const answer = await blockingQuery(cluster.store, ["acl_token"], query.minQueryIndex, query.maxQueryTime, clientGone(reply), () => ({
+          index: cluster.store.tableIndex("acl_token"),
+          page: cutPage<AclToken>(
+            {
+              rows: acl.tokens.sorted().filter((token) => token.AccessorID.startsWith(query.prefix)),
+              token: (token) => token.AccessorID,
+              compare: compareStrings,
+              filterTarget: (token) => token,
+              permitted: () => true,
+            },
+            { perPage: query.perPage, nextToken: query.nextToken, reverse: query.reverse, filter: undefined },
+          ),
+        }));
+        return { body: answer.page.rows.map(tokenStub), index: answer.index, nextToken: answer.page.nextToken, read: true };
+      },
+    }),
+  );
+
+  const createToken = async (request: FastifyRequest): Promise<Result> => {
+    management(request);
+    const body = objectBody(request);
+    const token = acl.upsertToken({ ...body, AccessorID: "" });
+    return { body: tokenResponse(token), index: token.ModifyIndex };
+  };
+  app.all("/v1/acl/token", byMethod({ PUT: createToken, POST: createToken }));
+
+  app.all(
+    "/v1/acl/token/self",
+    byMethod({
+      GET: async (request) => {
+        const caller = acl.authenticate(options(request).token);
+        if (caller.token === undefined) throw notFound("ACL token not found");
+        return { body: tokenResponse(caller.token), index: caller.token.ModifyIndex, read: true };
+      },
+    }),
+  );
+
+  const missingAccessor = async (): Promise<Result> => {
+    throw badRequest("Missing Token Accessor");
+  };
+  app.all("/v1/acl/token/", byMethod({ GET: missingAccessor, PUT: missingAccessor, POST: missingAccessor, DELETE: missingAccessor }));
+  const updateToken = async (request: FastifyRequest): Promise<Result> => {
+    management(request);
+    const body = objectBody(request);
+    if (body.AccessorID !== param(request, "accessor")) throw badRequest("ACL token accessor does not match request path");
+    const token = acl.upsertToken(body);
+    return { body: tokenResponse(token), index: token.ModifyIndex };
+  };
+  app.all(
+    "/v1/acl/token/:accessor",
+    byMethod({
+      GET: async (request) => {
+        const token = acl.readToken(param(request, "accessor"), acl.authenticate(options(request).token));
+        return { body: tokenResponse(token), index: token.ModifyIndex, read: true };
+      },
+      PUT: updateToken,
+      POST: updateToken,
+      DELETE: async (request) => {
+        management(request);
+        return { index: acl.deleteToken(param(request, "accessor")) };
+      },
+    }),
+  );
+}

@@ -1,0 +1,157 @@
+/**
+ * `/v1/jobs`, `/v1/deployments`, `/v1/agent/members` and `/v1/metrics`.
+ *
+ * @module
+ */
+import type { FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
+import { FilterEvaluationError, FilterSyntaxError } from "../errors.js";
+import { compileFilter } from "../filter.js";
+import type { Filter } from "../evaluator/compile.js";
+import { namespaceAccess } from "./acl.js";
+import { blockingQuery } from "./blocking.js";
+import { deploymentsEndpoint, jobsEndpoint, type ListEndpoint } from "./endpoints.js";
+import { badRequest, HttpError, permissionDenied } from "./http-errors.js";
+import { bodyText, byMethod, queryOf, type Result, type RouteContext } from "./http.js";
+import { decodeJsonBody } from "./json.js";
+import { membersResponse } from "./members.js";
+import { cutPage } from "./pagination.js";
+import { parseQueryOptions } from "./query.js";
+import { decodeRegisterRequest } from "./register.js";
+
+/** How many compiled filters are kept for reuse (polling clients send the same filter again and again). */
+export const FILTER_CACHE_SIZE = 256;
+
+/** The agent serves its own region only; others have no servers to forward to (as the reference, a 500). */
+export function checkRegion(region: string, context: RouteContext): void {
+  if (region !== context.settings.region) throw new HttpError(500, "No path to region");
+}
+
+/** Compiled filters by endpoint and text, most recently used last. */
+class FilterCache {
+  readonly #entries = new Map<string, Filter>();
+
+  get(source: string, endpoint: ListEndpoint<never>): Filter {
+    const key = `${endpoint.capability}\u0000${source}`;
+    const cached = this.#entries.get(key);
+    if (cached !== undefined) {
+      this.#entries.delete(key);
+      this.#entries.set(key, cached);
+      return cached;
+    }
+    let filter: Filter;
+    try {
+      filter = compileFilter(source, { schema: endpoint.schema });
+    } catch (error) {
+      if (error instanceof FilterSyntaxError) {
+        throw badRequest(`failed to create result paginator: failed to read filter expression: ${error.message}`);
+      }
+      throw error;
+    }
+    this.#entries.set(key, filter);
+    if (this.#entries.size > FILTER_CACHE_SIZE) this.#entries.delete(this.#entries.keys().next().value!);
+    return filter;
+  }
+}
+
+/** An AbortSignal that fires when the client goes away before the response is written. */
+export function clientGone(reply: FastifyReply): AbortSignal {
+  const controller = new AbortController();
+  reply.raw.once("close", () => {
+    if (!reply.raw.writableFinished) controller.abort();
+  });
+  return controller.signal;
+}
+
+/** The reference's wording first (clients match on it), then where in the filter it happened. */
+function describeEvaluationError(error: FilterEvaluationError): string {
+  return [error.reason, ...error.message.split("\n").slice(1)].join("\n");
+}
+
+/** The shared list pipeline: options, region, ACL, filter, blocking, page. */
+async function list<Row>(context: RouteContext, endpoint: ListEndpoint<Row>, filters: FilterCache, request: FastifyRequest, reply: FastifyReply): Promise<Result> {
+  const { cluster } = context;
+  const query = queryOf(request);
+  const options = parseQueryOptions(query, request.headers, context.settings.region);
+  const itemOptions = endpoint.itemOptions(query);
+  checkRegion(options.region, context);
+  const caller = context.acl.authenticate(options.token);
+  const permitted = namespaceAccess(caller, options.namespace, [endpoint.capability]);
+  if (options.filter !== "" && options.prefix !== "") throw badRequest("Filter expression cannot be used with other filter parameters");
+  const filter = options.filter === "" ? undefined : filters.get(options.filter, endpoint as ListEndpoint<never>);
+
+  const answer = await blockingQuery(cluster.store, endpoint.tables, options.minQueryIndex, options.maxQueryTime, clientGone(reply), () => {
+    try {
+      const page = cutPage(
+        {
+          rows: endpoint.rows(cluster, options.namespace, options.prefix),
+          token: (row) => endpoint.token(row, options.prefix),
+          compare: (token, next) => endpoint.compare(token, next, options.prefix),
+          filterTarget: (row) => endpoint.filterTarget(row, cluster),
+          permitted: (row) => permitted(endpoint.namespaceOf(row)),
+        },
+        { perPage: options.perPage, nextToken: options.nextToken, reverse: options.reverse, filter },
+      );
+      return { index: cluster.store.tableIndex(...endpoint.tables), page };
+    } catch (error) {
+      if (error instanceof FilterEvaluationError) throw badRequest(`failed to read result page: ${describeEvaluationError(error)}`);
+      throw error;
+    }
+  });
+  return {
+    body: answer.page.rows.map((row) => endpoint.item(row, cluster, itemOptions)),
+    index: answer.index,
+    nextToken: answer.page.nextToken,
+    read: true,
+  };
+}
+
+/** `PUT /v1/jobs`: decode, region, ACL (`submit-job` or `register-job`), register. */
+async function register(context: RouteContext, request: FastifyRequest): Promise<Result> {
+  const query = queryOf(request);
+  // Malformed query options are refused before the body is read, as the reference parses first.
+  const options = parseQueryOptions(query, request.headers, context.settings.region);
+  const registration = decodeRegisterRequest(decodeJsonBody(bodyText(request)));
+  const { job } = registration;
+  const namespace = query.get("namespace") || registration.namespace || (typeof job.Namespace === "string" && job.Namespace) || "default";
+  let region = query.get("region") || registration.region || (typeof job.Region === "string" ? job.Region : "");
+  if (region === "" || region === "global") region = context.settings.region;
+  checkRegion(region, context);
+  // A token in the header beats the request's SecretID.
+  const caller = context.acl.authenticate(options.token || registration.secretId);
+  namespaceAccess(caller, namespace, ["submit-job", "register-job"]);
+  const response = context.cluster.register(registration, namespace, region);
+  return { body: response, index: response.Index };
+}
+
+/** Registers the routes of jobs, deployments, members and metrics. */
+export function jobRoutes(app: FastifyInstance, context: RouteContext): void {
+  const filters = new FilterCache();
+  app.all(
+    "/v1/jobs",
+    byMethod({
+      GET: (request, reply) => list(context, jobsEndpoint, filters, request, reply),
+      PUT: (request) => register(context, request),
+      POST: (request) => register(context, request),
+    }),
+  );
+  app.all("/v1/deployments", byMethod({ GET: (request, reply) => list(context, deploymentsEndpoint, filters, request, reply) }));
+  app.all(
+    "/v1/agent/members",
+    byMethod({
+      GET: async (request) => {
+        // Members ignores the region (the reference does not forward it), but needs node:read.
+        const options = parseQueryOptions(queryOf(request), request.headers, context.settings.region);
+        const caller = context.acl.authenticate(options.token);
+        if (!caller.management && !caller.permissions.nodeRead) throw permissionDenied();
+        return { body: membersResponse(context.settings) };
+      },
+    }),
+  );
+  app.all("/v1/metrics", byMethod({ GET: async () => ({ body: emptyMetrics() }) }));
+}
+
+/** The metrics document until the metrics issue lands: no intervals recorded yet. */
+function emptyMetrics(): unknown {
+  const timestamp = new Date(Math.floor(Date.now() / 1000) * 1000).toISOString().replace("T", " ").replace(/\.\d+Z$/, " +0000 UTC");
+  return { Timestamp: timestamp, Gauges: [], Points: [], Counters: [], Samples: [] };
+}
