@@ -53,6 +53,14 @@ describe("bexpr agent", () => {
     await agent.stop();
   });
 
+  it("enforces ACLs with --acl", async () => {
+    const agent = await startCli(["--port", "0", "--acl", "--log-level", "silent"]);
+    expect((await send(`${agent.url}/v1/jobs`)).status).toBe(403);
+    expect((await send(`${agent.url}/v1/acl/bootstrap`, { method: "POST" })).status).toBe(200);
+    const { output } = await agent.stop();
+    expect(output).toMatch(/ACLs enforced/);
+  });
+
   it.each([
     [["agent", "--port", "abc"], 2, '--port needs a whole number, got "abc"'],
     [["agent", "--bogus"], 2, "Unknown option '--bogus'"],
