@@ -8,7 +8,9 @@ import type { FastifyReply, FastifyRequest } from "fastify";
 import { stringifyJson } from "../json.js";
 import type { AccessControl } from "./acl.js";
 import type { Cluster } from "./cluster.js";
-import { invalidMethod } from "./http-errors.js";
+import { badRequest, invalidMethod } from "./http-errors.js";
+import { decodeJsonBody } from "./json.js";
+import type { JsonObject } from "./model.js";
 import type { MemberIdentity } from "./members.js";
 
 /** Plain-text content type of error bodies. */
@@ -83,4 +85,19 @@ export function byMethod(handlers: Partial<Record<string, Handler>>) {
 /** The body of a request as text ("" when there is none). */
 export function bodyText(request: FastifyRequest): string {
   return typeof request.body === "string" ? request.body : "";
+}
+
+/** The body of a request as a JSON object (decoded with Go's error texts); anything else is a 400. */
+export function objectBody(request: FastifyRequest): JsonObject {
+  const body = decodeJsonBody(bodyText(request));
+  if (typeof body !== "object" || body === null || Array.isArray(body)) throw badRequest("the request body must be a JSON object");
+  return body as JsonObject;
+}
+
+/** A route for a path whose name part is empty (`/v1/acl/policy/`): every method is a 400 with `message`. */
+export function missingName(message: string) {
+  const refuse = async (): Promise<Result> => {
+    throw badRequest(message);
+  };
+  return byMethod({ GET: refuse, PUT: refuse, POST: refuse, DELETE: refuse });
 }

@@ -9,19 +9,11 @@ import type { FastifyInstance, FastifyRequest } from "fastify";
 import { policyResponse, policyStub, requireManagement, tokenResponse, tokenStub, type AclToken } from "./acl.js";
 import { blockingQuery } from "./blocking.js";
 import { badRequest, notFound } from "./http-errors.js";
-import { bodyText, byMethod, param, queryOf, type Result, type RouteContext } from "./http.js";
-import { decodeJsonBody } from "./json.js";
-import type { JsonObject } from "./model.js";
+import { bodyText, byMethod, missingName, objectBody, param, queryOf, type Result, type RouteContext } from "./http.js";
 import { cutPage } from "./pagination.js";
 import { parseQueryOptions, type QueryOptions } from "./query.js";
 import { compareStrings } from "./store.js";
 import { clientGone } from "./routes-jobs.js";
-
-function objectBody(request: FastifyRequest): JsonObject {
-  const body = decodeJsonBody(bodyText(request));
-  if (typeof body !== "object" || body === null || Array.isArray(body)) throw badRequest("the request body must be a JSON object");
-  return body as JsonObject;
-}
 
 /** Registers the ACL routes. */
 export function aclRoutes(app: FastifyInstance, context: RouteContext): void {
@@ -57,10 +49,7 @@ export function aclRoutes(app: FastifyInstance, context: RouteContext): void {
     }),
   );
 
-  const missingPolicyName = async (): Promise<Result> => {
-    throw badRequest("Missing Policy Name");
-  };
-  app.all("/v1/acl/policy/", byMethod({ GET: missingPolicyName, PUT: missingPolicyName, POST: missingPolicyName, DELETE: missingPolicyName }));
+  app.all("/v1/acl/policy/", missingName("Missing Policy Name"));
   const upsertPolicy = async (request: FastifyRequest): Promise<Result> => {
     management(request);
     const body = objectBody(request);
@@ -126,10 +115,7 @@ export function aclRoutes(app: FastifyInstance, context: RouteContext): void {
     }),
   );
 
-  const missingAccessor = async (): Promise<Result> => {
-    throw badRequest("Missing Token Accessor");
-  };
-  app.all("/v1/acl/token/", byMethod({ GET: missingAccessor, PUT: missingAccessor, POST: missingAccessor, DELETE: missingAccessor }));
+  app.all("/v1/acl/token/", missingName("Missing Token Accessor"));
   const updateToken = async (request: FastifyRequest): Promise<Result> => {
     management(request);
     const body = objectBody(request);

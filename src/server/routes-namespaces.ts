@@ -8,8 +8,7 @@ import type { FastifyInstance, FastifyRequest } from "fastify";
 import { requireManagement } from "./acl.js";
 import { blockingQuery } from "./blocking.js";
 import { badRequest, notFound, permissionDenied } from "./http-errors.js";
-import { bodyText, byMethod, param, queryOf, type Result, type RouteContext } from "./http.js";
-import { decodeJsonBody } from "./json.js";
+import { byMethod, missingName, objectBody, param, queryOf, type Result, type RouteContext } from "./http.js";
 import type { JsonObject, Namespace } from "./model.js";
 import { parseQueryOptions } from "./query.js";
 import { formatErrors } from "./register.js";
@@ -51,11 +50,6 @@ export function validateNamespace(body: JsonObject): Omit<Namespace, "CreateInde
 export function namespaceRoutes(app: FastifyInstance, context: RouteContext): void {
   const { acl, cluster } = context;
   const caller = (request: FastifyRequest) => acl.authenticate(parseQueryOptions(queryOf(request), request.headers, context.settings.region).token);
-  const objectBody = (request: FastifyRequest): JsonObject => {
-    const body = decodeJsonBody(bodyText(request));
-    if (typeof body !== "object" || body === null || Array.isArray(body)) throw badRequest("the request body must be a JSON object");
-    return body as JsonObject;
-  };
 
   app.all(
     "/v1/namespaces",
@@ -82,10 +76,7 @@ export function namespaceRoutes(app: FastifyInstance, context: RouteContext): vo
   };
   app.all("/v1/namespace", byMethod({ PUT: (request) => create(request), POST: (request) => create(request) }));
 
-  const missingName = async (): Promise<Result> => {
-    throw badRequest("Missing Namespace Name");
-  };
-  app.all("/v1/namespace/", byMethod({ GET: missingName, PUT: missingName, POST: missingName, DELETE: missingName }));
+  app.all("/v1/namespace/", missingName("Missing Namespace Name"));
   app.all(
     "/v1/namespace/:name",
     byMethod({
