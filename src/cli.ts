@@ -38,7 +38,9 @@ Options:
                           in the config file: "acl": {"enabled": true, "bootstrapToken": "<uuid>"})
   --placement-delay MS    milliseconds until a new deployment is healthy (default 2000)
   --config FILE           a JSON file of options: bind, port, region, datacenter, nodeName,
-                          demo, placementDelayMs, logLevel, acl, namespaces (flags override it)
+                          demo, placementDelayMs, logLevel, acl, namespaces, metrics
+                          ("metrics": {"intervalMs": 10000, "retentionMs": 60000,
+                          "prometheus": true}); flags override it
   --log-level LEVEL       ${LOG_LEVELS.join(", ")} (default info)
   -h, --help              show this help
 `;

@@ -11,8 +11,10 @@ import type { AccessControl } from "./acl.js";
 import type { Cluster } from "./cluster.js";
 import { HttpError } from "./http-errors.js";
 import { EMPTY_BODY_HEADER, sendText, TEXT, type HttpSettings, type RouteContext } from "./http.js";
+import type { Metrics } from "./metrics/index.js";
 import { aclRoutes } from "./routes-acl.js";
 import { jobRoutes } from "./routes-jobs.js";
+import { metricsRoutes } from "./routes-metrics.js";
 import { namespaceRoutes } from "./routes-namespaces.js";
 
 export { FILTER_CACHE_SIZE } from "./routes-jobs.js";
@@ -28,7 +30,7 @@ export interface AgentServer {
 }
 
 /** Builds the agent's HTTP server (not yet listening). */
-export async function buildApp(cluster: Cluster, acl: AccessControl, settings: HttpSettings): Promise<AgentServer> {
+export async function buildApp(cluster: Cluster, acl: AccessControl, settings: HttpSettings, metrics: Metrics): Promise<AgentServer> {
   const app = Fastify({
     logger: settings.logLevel === "silent" ? false : { level: settings.logLevel },
     exposeHeadRoutes: false,
@@ -42,8 +44,10 @@ export async function buildApp(cluster: Cluster, acl: AccessControl, settings: H
   app.addHook("onRequest", async (request) => {
     inFlight.add(request);
   });
-  app.addHook("onResponse", async (request) => {
+  app.addHook("onResponse", async (request, reply) => {
     inFlight.delete(request);
+    // The route's pattern, not the path, so that names (`/v1/acl/policy/:name`) do not make new series.
+    metrics.request(request.method, request.routeOptions.url ?? "*", reply.statusCode, reply.elapsedTime);
   });
   app.addHook("onRequestAbort", async (request) => {
     inFlight.delete(request);
@@ -80,8 +84,9 @@ export async function buildApp(cluster: Cluster, acl: AccessControl, settings: H
     return sendText(reply, 500, "Internal error");
   });
 
-  const context: RouteContext = { cluster, acl, settings };
+  const context: RouteContext = { cluster, acl, settings, metrics };
   jobRoutes(app, context);
+  metricsRoutes(app, context);
   aclRoutes(app, context);
   namespaceRoutes(app, context);
 

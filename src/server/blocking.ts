@@ -26,32 +26,66 @@ export interface Answer {
   readonly index: number;
 }
 
+/** Why a blocking query stopped waiting. */
+export type WakeReason = "change" | "timeout" | "disconnect" | "shutdown";
+
+/** Who is told about a query's runs and waits (the agent's metrics). */
+export interface BlockingObserver {
+  /** The query ran (once per request, and again after each wake). */
+  pass(): void;
+  /** The query starts waiting. */
+  parked(): void;
+  /** The query stopped waiting. */
+  woken(reason: WakeReason): void;
+}
+
+/** A blocking read: what it watches and how long it may wait. */
+export interface BlockingRequest {
+  readonly store: StateStore;
+  /** The tables whose writes wake it. */
+  readonly tables: readonly TableName[];
+  /** `?index`: wait until the answer's index passes it (0: answer at once). */
+  readonly minIndex: number;
+  /** `?wait` in milliseconds (undefined: the default). */
+  readonly waitMs: number | undefined;
+  /** Fires when the client goes away. */
+  readonly signal: AbortSignal;
+  readonly observer?: BlockingObserver;
+  /** The jitter's random source (for tests). */
+  readonly random?: () => number;
+}
+
 /**
  * Runs `query` once, or, when `minIndex` is above 0, until the index it reports passes
- * `minIndex`, the wait is over, the client goes away (`signal`), or the store closes. A timeout is
- * not an error: the current answer is returned, as the reference does.
+ * `minIndex`, the wait is over, the client goes away, or the store closes. A timeout is not an
+ * error: the current answer is returned, as the reference does.
  */
-export async function blockingQuery<A extends Answer>(
-  store: StateStore,
-  tables: readonly TableName[],
-  minIndex: number,
-  waitMs: number | undefined,
-  signal: AbortSignal,
-  query: () => A,
-  random: () => number = Math.random,
-): Promise<A> {
-  let answer = query();
+export async function blockingQuery<A extends Answer>(request: BlockingRequest, query: () => A): Promise<A> {
+  const { store, tables, minIndex, signal, observer } = request;
+  const run = (): A => {
+    observer?.pass();
+    return query();
+  };
+  let answer = run();
   if (minIndex <= 0 || answer.index > minIndex) return answer;
   const expiry = new AbortController();
-  const timer = setTimeout(() => expiry.abort(), blockingWait(waitMs, random));
+  const timer = setTimeout(() => expiry.abort(), blockingWait(request.waitMs, request.random));
   const stop = AbortSignal.any([signal, expiry.signal]);
+  observer?.parked();
+  let failed = true;
   try {
+    // The query runs again on every wake, so a timeout answers with the current state (writes
+    // below `minIndex` do not wake it).
     while (answer.index <= minIndex && !stop.aborted && !store.closed) {
       await store.waitForChange(tables, minIndex, stop);
-      answer = query();
+      answer = run();
     }
+    failed = false;
     return answer;
   } finally {
     clearTimeout(timer);
+    // A query that failed after waking was woken by a change.
+    const reason = failed || answer.index > minIndex ? "change" : store.closed ? "shutdown" : signal.aborted ? "disconnect" : "timeout";
+    observer?.woken(reason);
   }
 }

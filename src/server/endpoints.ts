@@ -10,12 +10,17 @@ import { parseGoBool } from "../evaluator/strconv.js";
 import { deployment as deploymentSchema, jobFilterTarget } from "../schemas.js";
 import { namespacedKey, type Cluster } from "./cluster.js";
 import { badRequest } from "./http-errors.js";
+import { METRICS, type MetricDefinition } from "./metrics/catalogue.js";
 import type { Deployment, Job, JobSummary } from "./model.js";
 import { ALL_NAMESPACES } from "./query.js";
 import { compareStrings, type TableName } from "./store.js";
 
 /** One list endpoint. */
 export interface ListEndpoint<Row> {
+  /** The endpoint's name in metric labels (`job`, `deployment`). */
+  readonly name: string;
+  /** The timer of a list request. */
+  readonly timer: MetricDefinition;
   /** The tables whose latest index is the list's index (and whose writes wake blocking queries). */
   readonly tables: readonly TableName[];
   /** The namespace capability a token needs to list. */
@@ -96,6 +101,8 @@ export function jobListItem(job: Job, summary: JobSummary, meta: boolean): Recor
 
 /** `GET /v1/jobs`: by namespace then ID; token `<namespace>.<id>`. */
 export const jobsEndpoint: ListEndpoint<Job> = {
+  name: "job",
+  timer: METRICS.jobList,
   tables: ["jobs", "job_summary"],
   capability: "list-jobs",
   schema: jobFilterTarget,
@@ -134,6 +141,8 @@ function compareCreateIndexTokens(token: string, nextToken: string): number {
 
 /** `GET /v1/deployments`: oldest first, token `<CreateIndex>.<ID>`; with `prefix`, by ID with the bare ID as token. */
 export const deploymentsEndpoint: ListEndpoint<Deployment> = {
+  name: "deployment",
+  timer: METRICS.deploymentList,
   tables: ["deployment"],
   capability: "read-job",
   schema: deploymentSchema,

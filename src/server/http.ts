@@ -7,11 +7,15 @@
 import type { FastifyReply, FastifyRequest } from "fastify";
 import { stringifyJson } from "../json.js";
 import type { AccessControl } from "./acl.js";
+import { blockingQuery, type Answer } from "./blocking.js";
 import type { Cluster } from "./cluster.js";
 import { badRequest, invalidMethod } from "./http-errors.js";
 import { decodeJsonBody } from "./json.js";
 import type { JsonObject } from "./model.js";
 import type { MemberIdentity } from "./members.js";
+import type { Metrics } from "./metrics/index.js";
+import type { QueryOptions } from "./query.js";
+import type { TableName } from "./store.js";
 
 /** Plain-text content type of error bodies. */
 export const TEXT = "text/plain; charset=utf-8";
@@ -29,12 +33,15 @@ export interface RouteContext {
   readonly cluster: Cluster;
   readonly acl: AccessControl;
   readonly settings: HttpSettings;
+  readonly metrics: Metrics;
 }
 
 /** A successful response. */
 export interface Result {
   /** The JSON body; undefined for an empty body. */
   readonly body?: unknown;
+  /** A body that is not JSON, sent as it is (the Prometheus text format). */
+  readonly text?: { readonly body: string; readonly contentType: string };
   /** The `X-Svc-Index` value; reads also send the leader headers. */
   readonly index?: number;
   readonly nextToken?: string;
@@ -54,6 +61,30 @@ export function param(request: FastifyRequest, name: string): string {
   return (request.params as Record<string, string | undefined>)[name] ?? "";
 }
 
+/** An AbortSignal that fires when the client goes away before the response is written. */
+export function clientGone(reply: FastifyReply): AbortSignal {
+  const controller = new AbortController();
+  reply.raw.once("close", () => {
+    if (!reply.raw.writableFinished) controller.abort();
+  });
+  return controller.signal;
+}
+
+/**
+ * Runs a read as the request's blocking query (`?index`, `?wait`): it wakes on writes to
+ * `tables`, stops when the client goes away, and is counted by the agent's metrics.
+ */
+export function blockingRead<A extends Answer>(
+  context: RouteContext,
+  reply: FastifyReply,
+  tables: readonly TableName[],
+  options: Pick<QueryOptions, "minQueryIndex" | "maxQueryTime">,
+  query: () => A,
+): Promise<A> {
+  const request = { store: context.cluster.store, tables, minIndex: options.minQueryIndex, waitMs: options.maxQueryTime, signal: clientGone(reply), observer: context.metrics };
+  return blockingQuery(request, query);
+}
+
 /** Writes a plain-text response (errors). */
 export function sendText(reply: FastifyReply, status: number, message: string): FastifyReply {
   return reply.code(status).type(TEXT).send(Buffer.from(message));
@@ -67,6 +98,7 @@ function sendResult(request: FastifyRequest, reply: FastifyReply, result: Result
     reply.header("X-Svc-Lastcontact", "0");
     if (result.nextToken) reply.header("X-Svc-Nexttoken", result.nextToken);
   }
+  if (result.text !== undefined) return reply.code(200).header("Content-Type", result.text.contentType).send(Buffer.from(result.text.body));
   if (result.body === undefined) return reply.code(200).header(EMPTY_BODY_HEADER, "1").send(Buffer.alloc(0));
   const query = queryOf(request);
   const pretty = query.has("pretty") && query.get("pretty") !== "0";

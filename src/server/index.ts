@@ -19,9 +19,11 @@ import { Cluster } from "./cluster.js";
 import { HttpError } from "./http-errors.js";
 import { validateNamespace } from "./routes-namespaces.js";
 import { loadDemo } from "./demo.js";
+import { Metrics } from "./metrics/index.js";
 import { OptionsError, resolveOptions, type AgentOptions, type ResolvedOptions } from "./options.js";
 
-export { DEFAULT_OPTIONS, LOG_LEVELS, OptionsError, readConfigFile, type AgentOptions, type LogLevel } from "./options.js";
+export { DEFAULT_OPTIONS, LOG_LEVELS, MAX_METRICS_INTERVALS, MIN_METRICS_INTERVAL_MS, OptionsError, readConfigFile, type AgentOptions, type LogLevel } from "./options.js";
+export { DEFAULT_METRICS_OPTIONS, METRICS, RUNTIME_STATS_INTERVAL_MS, type MetricDefinition, type MetricsOptions, type MetricsSummary } from "./metrics/index.js";
 export { DEFAULT_WAIT_MS, JITTER_FRACTION, MAX_WAIT_MS } from "./blocking.js";
 export { FILTER_CACHE_SIZE, MAX_BODY_BYTES } from "./app.js";
 export type { AclOptions, AclPolicyConfig, AclTokenConfig } from "./acl.js";
@@ -73,7 +75,7 @@ export async function startAgent(options: AgentOptions = {}): Promise<Agent> {
   }
   if (resolved.demo) loadDemo(cluster);
   const advertiseAddress = resolved.bind === "0.0.0.0" || resolved.bind === "::" ? "127.0.0.1" : resolved.bind;
-  const { app, requestsInFlight } = await buildApp(cluster, acl, {
+  const settings = {
     region: resolved.region,
     datacenter: resolved.datacenter,
     nodeName: resolved.nodeName,
@@ -81,10 +83,13 @@ export async function startAgent(options: AgentOptions = {}): Promise<Agent> {
     advertiseAddress,
     version: VERSION,
     logLevel: resolved.logLevel,
-  });
+  };
+  const metrics = new Metrics(resolved.metrics, settings, cluster);
+  const { app, requestsInFlight } = await buildApp(cluster, acl, settings, metrics);
   try {
     await app.listen({ host: resolved.bind, port: resolved.port });
   } catch (error) {
+    metrics.close();
     cluster.close();
     await app.close();
     throw error;
@@ -102,6 +107,7 @@ export async function startAgent(options: AgentOptions = {}): Promise<Agent> {
     },
     close: () => {
       closing ??= (async () => {
+        metrics.close();
         cluster.close();
         // Let the woken blocking queries (and other requests) finish writing, within a grace period.
         const deadline = Date.now() + CLOSE_GRACE_MS;

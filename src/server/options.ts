@@ -6,6 +6,13 @@
 import { readFileSync } from "node:fs";
 import { hostname } from "node:os";
 import type { AclOptions } from "./acl.js";
+import { DEFAULT_METRICS_OPTIONS, type MetricsOptions } from "./metrics/index.js";
+
+/** The shortest metrics interval accepted (`metrics.intervalMs`). */
+export const MIN_METRICS_INTERVAL_MS = 10;
+
+/** The most metrics intervals kept (`metrics.retentionMs / metrics.intervalMs`), which bounds their memory. */
+export const MAX_METRICS_INTERVALS = 1000;
 
 /** Log levels, from pino (fastify's logger); `silent` logs nothing. */
 export const LOG_LEVELS = ["fatal", "error", "warn", "info", "debug", "trace", "silent"] as const;
@@ -35,10 +42,14 @@ export interface AgentOptions {
   readonly acl?: AclOptions;
   /** Namespaces created at start, besides `default` (`[{ "Name": "prod" }]`). */
   readonly namespaces?: readonly { readonly Name: string; readonly Description?: string; readonly Meta?: Record<string, string> }[];
+  /** Metrics: interval and retention of the JSON document, and whether Prometheus output is served. */
+  readonly metrics?: MetricsOptions;
 }
 
 /** Options with every default applied. */
-export type ResolvedOptions = { readonly [K in keyof AgentOptions]-?: NonNullable<AgentOptions[K]> };
+export type ResolvedOptions = { readonly [K in Exclude<keyof AgentOptions, "metrics">]-?: NonNullable<AgentOptions[K]> } & {
+  readonly metrics: Required<MetricsOptions>;
+};
 
 /** The defaults of {@link AgentOptions}. */
 export const DEFAULT_OPTIONS: ResolvedOptions = Object.freeze({
@@ -52,6 +63,7 @@ export const DEFAULT_OPTIONS: ResolvedOptions = Object.freeze({
   logLevel: "info",
   acl: { enabled: false },
   namespaces: [],
+  metrics: DEFAULT_METRICS_OPTIONS,
 });
 
 const CHECKS: { readonly [K in keyof AgentOptions]-?: (value: unknown) => boolean } = {
@@ -65,7 +77,32 @@ const CHECKS: { readonly [K in keyof AgentOptions]-?: (value: unknown) => boolea
   logLevel: (value) => (LOG_LEVELS as readonly unknown[]).includes(value),
   acl: (value) => typeof value === "object" && value !== null && !Array.isArray(value),
   namespaces: (value) => Array.isArray(value) && value.every((entry) => typeof entry === "object" && entry !== null && typeof (entry as { Name?: unknown }).Name === "string"),
+  metrics: (value) => typeof value === "object" && value !== null && !Array.isArray(value),
 };
+
+const METRICS_CHECKS: { readonly [K in keyof MetricsOptions]-?: (value: unknown) => boolean } = {
+  intervalMs: (value) => Number.isInteger(value) && (value as number) >= MIN_METRICS_INTERVAL_MS,
+  retentionMs: (value) => Number.isInteger(value) && (value as number) > 0,
+  prometheus: (value) => typeof value === "boolean",
+};
+
+/** The metrics options with their defaults, each checked; retention holds 1 to MAX_METRICS_INTERVALS intervals. */
+function resolveMetricsOptions(options: MetricsOptions): Required<MetricsOptions> {
+  const resolved: Record<string, unknown> = { ...DEFAULT_METRICS_OPTIONS };
+  for (const [key, value] of Object.entries(options)) {
+    if (value === undefined) continue;
+    const check = METRICS_CHECKS[key as keyof MetricsOptions];
+    if (check === undefined) throw new OptionsError(`unknown option metrics.${key}; known options: ${Object.keys(METRICS_CHECKS).join(", ")}`);
+    if (!check(value)) throw new OptionsError(`invalid value for metrics.${key}: ${JSON.stringify(value)}`);
+    resolved[key] = value;
+  }
+  const { intervalMs, retentionMs } = resolved as Required<MetricsOptions>;
+  const intervals = Math.floor(retentionMs / intervalMs);
+  if (intervals < 1 || intervals > MAX_METRICS_INTERVALS) {
+    throw new OptionsError(`metrics.retentionMs must hold 1 to ${MAX_METRICS_INTERVALS} intervals of metrics.intervalMs (${retentionMs} / ${intervalMs} gives ${intervals})`);
+  }
+  return resolved as Required<MetricsOptions>;
+}
 
 /** An option that is missing a valid value; the message names it. */
 export class OptionsError extends Error {
@@ -80,7 +117,7 @@ export function resolveOptions(options: AgentOptions): ResolvedOptions {
     const check = CHECKS[key as keyof AgentOptions];
     if (check === undefined) throw new OptionsError(`unknown option ${JSON.stringify(key)}; known options: ${Object.keys(CHECKS).join(", ")}`);
     if (!check(value)) throw new OptionsError(`invalid value for ${key}: ${JSON.stringify(value)}`);
-    resolved[key] = value;
+    resolved[key] = key === "metrics" ? resolveMetricsOptions(value as MetricsOptions) : value;
   }
   return resolved as ResolvedOptions;
 }

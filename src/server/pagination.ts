@@ -29,10 +29,11 @@ export interface PageRequest {
   readonly filter: Filter | undefined;
 }
 
-/** One page: its rows and the token of the next page ("" on the last page). */
+/** One page: its rows, the token of the next page ("" on the last page), and how many rows the filter saw. */
 export interface Page<Row> {
   readonly rows: Row[];
   readonly nextToken: string;
+  readonly evaluated: number;
 }
 
 /**
@@ -44,6 +45,7 @@ export function cutPage<Row>(source: PageSource<Row>, request: PageRequest): Pag
   const { perPage, nextToken, reverse, filter } = request;
   const page: Row[] = [];
   let started = nextToken === "";
+  let evaluated = 0;
   for (let i = 0; i < rows.length; i++) {
     const row = rows[reverse ? rows.length - 1 - i : i]!;
     const rowToken = token(row);
@@ -52,11 +54,14 @@ export function cutPage<Row>(source: PageSource<Row>, request: PageRequest): Pag
       // Rows before the token (after it, in reverse) were on earlier pages.
       if (reverse ? order > 0 : order < 0) continue;
     }
-    if (filter !== undefined && !filter.test(filterTarget(row))) continue;
+    if (filter !== undefined) {
+      evaluated++;
+      if (!filter.test(filterTarget(row))) continue;
+    }
     if (!permitted(row)) continue;
     started = true;
-    if (perPage > 0 && page.length === perPage) return { rows: page, nextToken: rowToken };
+    if (perPage > 0 && page.length === perPage) return { rows: page, nextToken: rowToken, evaluated };
     page.push(row);
   }
-  return { rows: page, nextToken: "" };
+  return { rows: page, nextToken: "", evaluated };
 }

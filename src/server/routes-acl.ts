@@ -7,13 +7,11 @@
  */
 import type { FastifyInstance, FastifyRequest } from "fastify";
 import { policyResponse, policyStub, requireManagement, tokenResponse, tokenStub, type AclToken } from "./acl.js";
-import { blockingQuery } from "./blocking.js";
 import { badRequest, notFound } from "./http-errors.js";
-import { bodyText, byMethod, missingName, objectBody, param, queryOf, type Result, type RouteContext } from "./http.js";
+import { blockingRead, bodyText, byMethod, missingName, objectBody, param, queryOf, type Result, type RouteContext } from "./http.js";
 import { cutPage } from "./pagination.js";
 import { parseQueryOptions, type QueryOptions } from "./query.js";
 import { compareStrings } from "./store.js";
-import { clientGone } from "./routes-jobs.js";
 
 /** Registers the ACL routes. */
 export function aclRoutes(app: FastifyInstance, context: RouteContext): void {
@@ -40,7 +38,7 @@ export function aclRoutes(app: FastifyInstance, context: RouteContext): void {
         const query = options(request);
         const caller = acl.authenticate(query.token);
         const held = new Set(caller.token?.Policies ?? ["anonymous"]);
-        const answer = await blockingQuery(cluster.store, ["acl_policy"], query.minQueryIndex, query.maxQueryTime, clientGone(reply), () => ({
+        const answer = await blockingRead(context, reply, ["acl_policy"], query, () => ({
           index: cluster.store.tableIndex("acl_policy"),
           policies: acl.policies.sorted().filter((p) => p.Name.startsWith(query.prefix) && (caller.management || held.has(p.Name))),
         }));
@@ -78,7 +76,7 @@ export function aclRoutes(app: FastifyInstance, context: RouteContext): void {
       GET: async (request, reply) => {
         const query = options(request);
         requireManagement(acl.authenticate(query.token));
-        const answer = await blockingQuery(cluster.store, ["acl_token"], query.minQueryIndex, query.maxQueryTime, clientGone(reply), () => ({
+        const answer = await blockingRead(context, reply, ["acl_token"], query, () => ({
           index: cluster.store.tableIndex("acl_token"),
           page: cutPage<AclToken>(
             {

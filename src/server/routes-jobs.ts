@@ -1,5 +1,5 @@
 /**
- * `/v1/jobs`, `/v1/deployments`, `/v1/agent/members` and `/v1/metrics`.
+ * `/v1/jobs`, `/v1/deployments` and `/v1/agent/members`.
  *
  * @module
  */
@@ -8,12 +8,12 @@ import { FilterEvaluationError, FilterSyntaxError } from "../errors.js";
 import { compileFilter } from "../filter.js";
 import type { Filter } from "../evaluator/compile.js";
 import { namespaceAccess } from "./acl.js";
-import { blockingQuery } from "./blocking.js";
 import { deploymentsEndpoint, jobsEndpoint, type ListEndpoint } from "./endpoints.js";
 import { badRequest, HttpError, permissionDenied } from "./http-errors.js";
-import { bodyText, byMethod, queryOf, type Result, type RouteContext } from "./http.js";
+import { blockingRead, bodyText, byMethod, queryOf, type Result, type RouteContext } from "./http.js";
 import { decodeJsonBody } from "./json.js";
 import { membersResponse } from "./members.js";
+import { METRICS, type Metrics } from "./metrics/index.js";
 import { cutPage } from "./pagination.js";
 import { parseQueryOptions } from "./query.js";
 import { decodeRegisterRequest } from "./register.js";
@@ -26,12 +26,14 @@ export function checkRegion(region: string, context: RouteContext): void {
   if (region !== context.settings.region) throw new HttpError(500, "No path to region");
 }
 
-/** Compiled filters by endpoint and text, most recently used last. */
+/** Compiled filters by endpoint and text, most recently used last; compilations are counted. */
 class FilterCache {
   readonly #entries = new Map<string, Filter>();
 
-  get(source: string, endpoint: ListEndpoint<never>): Filter {
-    const key = `${endpoint.capability}\u0000${source}`;
+  constructor(readonly metrics: Metrics) {}
+
+  get(source: string, endpoint: Pick<ListEndpoint<unknown>, "name" | "schema">): Filter {
+    const key = `${endpoint.name}\u0000${source}`;
     const cached = this.#entries.get(key);
     if (cached !== undefined) {
       this.#entries.delete(key);
@@ -43,23 +45,16 @@ class FilterCache {
       filter = compileFilter(source, { schema: endpoint.schema });
     } catch (error) {
       if (error instanceof FilterSyntaxError) {
+        this.metrics.counter(METRICS.filterCompileErrors, { endpoint: endpoint.name });
         throw badRequest(`failed to create result paginator: failed to read filter expression: ${error.message}`);
       }
       throw error;
     }
+    this.metrics.counter(METRICS.filterCompiled, { endpoint: endpoint.name });
     this.#entries.set(key, filter);
     if (this.#entries.size > FILTER_CACHE_SIZE) this.#entries.delete(this.#entries.keys().next().value!);
     return filter;
   }
-}
-
-/** An AbortSignal that fires when the client goes away before the response is written. */
-export function clientGone(reply: FastifyReply): AbortSignal {
-  const controller = new AbortController();
-  reply.raw.once("close", () => {
-    if (!reply.raw.writableFinished) controller.abort();
-  });
-  return controller.signal;
 }
 
 /** The reference's wording first (clients match on it), then where in the filter it happened. */
@@ -69,7 +64,7 @@ function describeEvaluationError(error: FilterEvaluationError): string {
 
 /** The shared list pipeline: options, region, ACL, filter, blocking, page. */
 async function list<Row>(context: RouteContext, endpoint: ListEndpoint<Row>, filters: FilterCache, request: FastifyRequest, reply: FastifyReply): Promise<Result> {
-  const { cluster } = context;
+  const { cluster, metrics } = context;
   const query = queryOf(request);
   const options = parseQueryOptions(query, request.headers, context.settings.region);
   const itemOptions = endpoint.itemOptions(query);
@@ -77,9 +72,10 @@ async function list<Row>(context: RouteContext, endpoint: ListEndpoint<Row>, fil
   const caller = context.acl.authenticate(options.token);
   const permitted = namespaceAccess(caller, options.namespace, [endpoint.capability]);
   if (options.filter !== "" && options.prefix !== "") throw badRequest("Filter expression cannot be used with other filter parameters");
-  const filter = options.filter === "" ? undefined : filters.get(options.filter, endpoint as ListEndpoint<never>);
+  const filter = options.filter === "" ? undefined : filters.get(options.filter, endpoint);
 
-  const answer = await blockingQuery(cluster.store, endpoint.tables, options.minQueryIndex, options.maxQueryTime, clientGone(reply), () => {
+  const labels = { endpoint: endpoint.name };
+  const answer = await blockingRead(context, reply, endpoint.tables, options, () => {
     try {
       const page = cutPage(
         {
@@ -91,9 +87,13 @@ async function list<Row>(context: RouteContext, endpoint: ListEndpoint<Row>, fil
         },
         { perPage: options.perPage, nextToken: options.nextToken, reverse: options.reverse, filter },
       );
+      if (filter !== undefined) metrics.counter(METRICS.filterEvaluations, labels, page.evaluated);
       return { index: cluster.store.tableIndex(...endpoint.tables), page };
     } catch (error) {
-      if (error instanceof FilterEvaluationError) throw badRequest(`failed to read result page: ${describeEvaluationError(error)}`);
+      if (error instanceof FilterEvaluationError) {
+        metrics.counter(METRICS.filterEvaluationErrors, labels);
+        throw badRequest(`failed to read result page: ${describeEvaluationError(error)}`);
+      }
       throw error;
     }
   });
@@ -123,18 +123,23 @@ async function register(context: RouteContext, request: FastifyRequest): Promise
   return { body: response, index: response.Index };
 }
 
-/** Registers the routes of jobs, deployments, members and metrics. */
+/** Registers the routes of jobs, deployments and members. */
 export function jobRoutes(app: FastifyInstance, context: RouteContext): void {
-  const filters = new FilterCache();
+  const filters = new FilterCache(context.metrics);
+  const listOf =
+    <Row>(endpoint: ListEndpoint<Row>) =>
+    (request: FastifyRequest, reply: FastifyReply) =>
+      context.metrics.time(endpoint.timer, () => list(context, endpoint, filters, request, reply));
+  const registerJob = (request: FastifyRequest) => context.metrics.time(METRICS.jobRegister, () => register(context, request));
   app.all(
     "/v1/jobs",
     byMethod({
-      GET: (request, reply) => list(context, jobsEndpoint, filters, request, reply),
-      PUT: (request) => register(context, request),
-      POST: (request) => register(context, request),
+      GET: listOf(jobsEndpoint),
+      PUT: registerJob,
+      POST: registerJob,
     }),
   );
-  app.all("/v1/deployments", byMethod({ GET: (request, reply) => list(context, deploymentsEndpoint, filters, request, reply) }));
+  app.all("/v1/deployments", byMethod({ GET: listOf(deploymentsEndpoint) }));
   app.all(
     "/v1/agent/members",
     byMethod({
@@ -147,11 +152,4 @@ export function jobRoutes(app: FastifyInstance, context: RouteContext): void {
       },
     }),
   );
-  app.all("/v1/metrics", byMethod({ GET: async () => ({ body: emptyMetrics() }) }));
-}
-
-/** The metrics document until the metrics issue lands: no intervals recorded yet. */
-function emptyMetrics(): unknown {
-  const timestamp = new Date(Math.floor(Date.now() / 1000) * 1000).toISOString().replace("T", " ").replace(/\.\d+Z$/, " +0000 UTC");
-  return { Timestamp: timestamp, Gauges: [], Points: [], Counters: [], Samples: [] };
 }

@@ -6,13 +6,11 @@
  */
 import type { FastifyInstance, FastifyRequest } from "fastify";
 import { requireManagement } from "./acl.js";
-import { blockingQuery } from "./blocking.js";
 import { badRequest, notFound, permissionDenied } from "./http-errors.js";
-import { byMethod, missingName, objectBody, param, queryOf, type Result, type RouteContext } from "./http.js";
+import { blockingRead, byMethod, missingName, objectBody, param, queryOf, type Result, type RouteContext } from "./http.js";
 import type { JsonObject, Namespace } from "./model.js";
 import { parseQueryOptions } from "./query.js";
 import { formatErrors } from "./register.js";
-import { clientGone } from "./routes-jobs.js";
 
 const NAMESPACE_NAME = /^[a-zA-Z0-9-]{1,128}$/;
 const MAX_DESCRIPTION = 256;
@@ -57,7 +55,7 @@ export function namespaceRoutes(app: FastifyInstance, context: RouteContext): vo
       GET: async (request, reply) => {
         const query = parseQueryOptions(queryOf(request), request.headers, context.settings.region);
         const who = acl.authenticate(query.token);
-        const answer = await blockingQuery(cluster.store, ["namespaces"], query.minQueryIndex, query.maxQueryTime, clientGone(reply), () => ({
+        const answer = await blockingRead(context, reply, ["namespaces"], query, () => ({
           index: cluster.store.tableIndex("namespaces"),
           namespaces: cluster.namespaces
             .sorted()

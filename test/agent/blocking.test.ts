@@ -1,5 +1,6 @@
 import { describe, expect, it } from "vitest";
-import { blockingWait, DEFAULT_WAIT_MS, JITTER_FRACTION, MAX_WAIT_MS } from "../../src/server/blocking.js";
+import { blockingQuery, blockingWait, DEFAULT_WAIT_MS, JITTER_FRACTION, MAX_WAIT_MS, type BlockingObserver } from "../../src/server/blocking.js";
+import { StateStore } from "../../src/server/store.js";
 import { startAgent } from "../../src/server/index.js";
 import { eventually, job, send, useAgent } from "./support.js";
 
@@ -116,5 +117,56 @@ describe("the wait of a blocking query", () => {
     expect(blockingWait(MAX_WAIT_MS * 2, mostJitter)).toBeLessThan(MAX_WAIT_MS + MAX_WAIT_MS / 16);
     expect(DEFAULT_WAIT_MS).toBe(5 * 60_000);
     expect(MAX_WAIT_MS).toBe(10 * 60_000);
+  });
+});
+
+describe("what a blocking query reports to its observer", () => {
+  /** Runs a query on a real store, recording what it reports; `act` runs while it waits. */
+  async function observe(minIndex: number, act: (store: StateStore, abort: () => void) => void, options: { waitMs?: number; failAfterWake?: boolean } = {}) {
+    const store = new StateStore();
+    const events: string[] = [];
+    const observer: BlockingObserver = {
+      pass: () => events.push("pass"),
+      parked: () => events.push("parked"),
+      woken: (reason) => events.push(`woken:${reason}`),
+    };
+    const controller = new AbortController();
+    let runs = 0;
+    const query = () => {
+      runs++;
+      if (options.failAfterWake && runs > 1) throw new Error("failed after waking");
+      return { index: store.tableIndex("jobs") };
+    };
+    const done = blockingQuery({ store, tables: ["jobs"], minIndex, waitMs: options.waitMs, signal: controller.signal, observer, random: () => 0 }, query).catch((error: Error) => error.message);
+    act(store, () => controller.abort());
+    const result = await done;
+    return { events, result };
+  }
+
+  it("reports one pass and no wait without an index, or when the index has already passed", async () => {
+    expect((await observe(0, () => {})).events).toEqual(["pass"]);
+  });
+
+  it("reports a wake by change, with the pass after it", async () => {
+    const { events } = await observe(1, (store) => store.write(["jobs"], () => {}));
+    expect(events).toEqual(["pass", "parked", "pass", "woken:change"]);
+  });
+
+  it("reports a timeout", async () => {
+    expect((await observe(1, () => {}, { waitMs: 5 })).events).toEqual(["pass", "parked", "pass", "woken:timeout"]);
+  });
+
+  it("reports a disconnect when the client goes away", async () => {
+    expect((await observe(1, (_store, abort) => abort())).events).toEqual(["pass", "parked", "pass", "woken:disconnect"]);
+  });
+
+  it("reports a shutdown when the store closes", async () => {
+    expect((await observe(1, (store) => store.close())).events).toEqual(["pass", "parked", "pass", "woken:shutdown"]);
+  });
+
+  it("reports a query that fails after waking as woken by the change, and passes the error on", async () => {
+    const { events, result } = await observe(1, (store) => store.write(["jobs"], () => {}), { failAfterWake: true });
+    expect(events).toEqual(["pass", "parked", "pass", "woken:change"]);
+    expect(result).toBe("failed after waking");
   });
 });

@@ -44,12 +44,13 @@ describe("bexpr agent", () => {
   it("takes options from a JSON config file, flags overriding it", async () => {
     const directory = mkdtempSync(join(tmpdir(), "bexpr-"));
     const config = join(directory, "agent.json");
-    writeFileSync(config, JSON.stringify({ region: "eu", datacenter: "dc9", nodeName: "node-a", demo: true, logLevel: "silent" }));
+    writeFileSync(config, JSON.stringify({ region: "eu", datacenter: "dc9", nodeName: "node-a", demo: true, logLevel: "silent", metrics: { prometheus: false } }));
     const agent = await startCli(["--config", config, "--port", "0", "--no-demo"]);
     const members = (await send(`${agent.url}/v1/agent/members`)).json<{ ServerRegion: string; ServerDC: string; ServerName: string }>();
     expect(members).toMatchObject({ ServerRegion: "eu", ServerDC: "dc9", ServerName: "node-a" });
     expect((await send(`${agent.url}/v1/jobs?namespace=*`)).text).toBe("[]");
     expect((await send(`${agent.url}/v1/jobs?region=global`)).status).toBe(500);
+    expect((await send(`${agent.url}/v1/metrics?format=prometheus`)).status).toBe(415);
     await agent.stop();
   });
 
@@ -66,6 +67,7 @@ describe("bexpr agent", () => {
     [["agent", "--bogus"], 2, "Unknown option '--bogus'"],
     [["agent", "--log-level", "loud"], 1, 'invalid value for logLevel: "loud"'],
     [["agent", "--config", "/nonexistent.json"], 1, "cannot read config file /nonexistent.json"],
+    [["agent", "--config", "test/fixtures/bad-metrics.json"], 1, "invalid value for metrics.intervalMs: 5"],
     [["frobnicate"], 2, 'unknown command "frobnicate"'],
   ])("refuses %j with exit status %i", async (args, status, message) => {
     const { code, stderr } = await runCli(args);

@@ -147,13 +147,3 @@ describe("members", () => {
     expect(Object.keys(member!)).toEqual(["Name", "Addr", "Port", "Tags", "Status", "ProtocolMin", "ProtocolMax", "ProtocolCur", "DelegateMin", "DelegateMax", "DelegateCur"]);
   });
 });
-
-describe("metrics", () => {
-  it("answers a metrics document", async () => {
-    const response = await agent.get("/v1/metrics");
-    expect(response.status).toBe(200);
-    const body = response.json<Record<string, unknown>>();
-    expect(Object.keys(body)).toEqual(["Timestamp", "Gauges", "Points", "Counters", "Samples"]);
-    expect(body.Timestamp).toMatch(/^\d{4}-\d\d-\d\d \d\d:\d\d:\d\d \+0000 UTC$/);
-  });
-});

@@ -1,0 +1,72 @@
+/**
+ * Every metric the agent emits: its name (the reference's pattern under the prefix `svc`), its
+ * type, its own labels, its unit and what it means. The sinks create metrics from these
+ * definitions, and `docs/metrics.md` documents exactly this list (a test compares them).
+ *
+ * Every metric also carries the label `host` (the node name), as the reference's; gauges carry
+ * `node_id` and `datacenter` before it.
+ *
+ * @module
+ */
+
+/** How a metric aggregates: counters add, samples (timers) record observations, gauges hold a value. */
+export type MetricType = "counter" | "gauge" | "sample";
+
+/** One metric. */
+export interface MetricDefinition {
+  /** The dotted name, prefix included (`svc.http.requests`). */
+  readonly name: string;
+  readonly type: MetricType;
+  /** The metric's own labels, in emission order (the common ones are added after them). */
+  readonly labels: readonly string[];
+  /** The unit of a value (`ms`, `bytes`, or what is counted). */
+  readonly unit: string;
+  /** What it means, for the docs. */
+  readonly meaning: string;
+}
+
+const define = (type: MetricType) => (name: string, labels: readonly string[], unit: string, meaning: string): MetricDefinition =>
+  Object.freeze({ name, type, labels: Object.freeze([...labels]), unit, meaning });
+const counter = define("counter");
+const gauge = define("gauge");
+const sample = define("sample");
+
+/** The labels every gauge carries (spec 2.4), before `host`. */
+export const GAUGE_LABELS = Object.freeze(["node_id", "datacenter"] as const);
+
+/** The label every metric carries last, as the reference's `EnableHostnameLabel`. */
+export const HOST_LABEL = "host";
+
+/** The metrics, by the name the code uses. */
+export const METRICS = Object.freeze({
+  heapUsed: gauge("svc.runtime.heap_used_bytes", [], "bytes", "V8 heap in use (`process.memoryUsage().heapUsed`), every second"),
+  heapTotal: gauge("svc.runtime.heap_total_bytes", [], "bytes", "V8 heap reserved (`heapTotal`), every second"),
+  rss: gauge("svc.runtime.rss_bytes", [], "bytes", "resident set size of the process, every second"),
+  eventLoopDelay: gauge("svc.runtime.event_loop_delay_ms", [], "ms", "mean event-loop delay over the last second (`monitorEventLoopDelay`)"),
+  activeHandles: gauge("svc.runtime.active_handles", [], "handles", "handles and requests keeping the event loop alive (`process.getActiveResourcesInfo()`), every second"),
+  httpRequests: counter("svc.http.requests", ["method", "route", "code"], "requests", "HTTP requests answered, by method, route pattern (`*` for an unknown path) and status code"),
+  httpRequest: sample("svc.http.request", ["method", "route", "code"], "ms", "time from a request's arrival to the last byte of its response"),
+  jobList: sample("svc.svc.job.list", [], "ms", "time of a `GET /v1/jobs`, its blocking wait included (as the reference times the RPC)"),
+  deploymentList: sample("svc.svc.deployment.list", [], "ms", "time of a `GET /v1/deployments`, its blocking wait included"),
+  jobRegister: sample("svc.svc.job.register", [], "ms", "time of a job registration (`PUT`/`POST /v1/jobs`), failed ones included; `Count` is the number of registrations"),
+  rpcQuery: counter("svc.svc.rpc.query", [], "runs", "runs of a read query: once per request, and again each time a blocking query wakes"),
+  blockingWaiting: gauge("svc.svc.blocking.waiting", [], "queries", "blocking queries waiting for a change; set when one starts or stops waiting, and every second"),
+  blockingWoken: counter("svc.svc.blocking.woken", ["reason"], "queries", "blocking queries that stopped waiting, by `reason`: `change`, `timeout`, `disconnect` (the client went away) or `shutdown`"),
+  filterCompiled: counter("svc.svc.filter.compiled", ["endpoint"], "filters", "filters compiled (not found in the cache of compiled filters), by `endpoint` (`job`, `deployment`)"),
+  filterCompileErrors: counter("svc.svc.filter.compile_errors", ["endpoint"], "filters", "filters refused with a syntax error (400)"),
+  filterEvaluations: counter("svc.svc.filter.evaluations", ["endpoint"], "objects", "objects a filter was evaluated on; `Count` is the number of query runs, `Sum` the objects"),
+  filterEvaluationErrors: counter("svc.svc.filter.evaluation_errors", ["endpoint"], "queries", "queries failed by a filter's evaluation error (400)"),
+  jobStatusPending: gauge("svc.svc.job_status.pending", ["namespace"], "jobs", "jobs with status `pending`, per namespace, every second"),
+  jobStatusRunning: gauge("svc.svc.job_status.running", ["namespace"], "jobs", "jobs with status `running`, per namespace, every second"),
+  jobStatusDead: gauge("svc.svc.job_status.dead", ["namespace"], "jobs", "jobs with status `dead`, per namespace, every second"),
+});
+
+/** All labels of a metric, in emission order: its own, the gauge labels, then `host`. */
+export function labelNames(definition: MetricDefinition): readonly string[] {
+  return [...definition.labels, ...(definition.type === "gauge" ? GAUGE_LABELS : []), HOST_LABEL];
+}
+
+/** The Prometheus name, as the reference's sink makes it: `.`, space, `=`, `-` and `/` become `_`. */
+export function prometheusName(name: string): string {
+  return name.replace(/[ .=\-/]/g, "_");
+}

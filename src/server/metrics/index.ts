@@ -1,0 +1,184 @@
+/**
+ * The agent's instrumentation: every measurement goes to the in-memory sink (the JSON document)
+ * and, unless Prometheus is disabled, to the Prometheus registry, so the two formats agree.
+ * Runtime and job-status gauges are collected every second, as the reference collects its
+ * runtime stats.
+ *
+ * @module
+ */
+import { monitorEventLoopDelay, type IntervalHistogram } from "node:perf_hooks";
+import type { BlockingObserver, WakeReason } from "../blocking.js";
+import type { Cluster } from "../cluster.js";
+import { HOST_LABEL, labelNames, METRICS, type MetricDefinition } from "./catalogue.js";
+import { PrometheusSink } from "./prometheus.js";
+import { InmemSink, type Labels, type MetricsSummary } from "./sink.js";
+
+export { METRICS, type MetricDefinition } from "./catalogue.js";
+export type { MetricsSummary } from "./sink.js";
+
+/** How often runtime and job-status gauges are collected (the reference: every second). */
+export const RUNTIME_STATS_INTERVAL_MS = 1000;
+
+/** The resolution of the event-loop delay histogram. */
+const EVENT_LOOP_RESOLUTION_MS = 10;
+
+/** Options of the metrics (the agent's `metrics` option). */
+export interface MetricsOptions {
+  /** Length of an interval of the JSON document, in milliseconds (default 10000, as the reference). */
+  readonly intervalMs?: number;
+  /** How long intervals are kept, in milliseconds (default 60000; at least one interval). */
+  readonly retentionMs?: number;
+  /** Serve `?format=prometheus` (default true; when false it is a 415). */
+  readonly prometheus?: boolean;
+}
+
+/** The defaults of {@link MetricsOptions}. */
+export const DEFAULT_METRICS_OPTIONS: Required<MetricsOptions> = Object.freeze({ intervalMs: 10_000, retentionMs: 60_000, prometheus: true });
+
+/** Who the agent is, for the common labels. */
+export interface MetricsIdentity {
+  readonly nodeName: string;
+  readonly nodeId: string;
+  readonly datacenter: string;
+}
+
+type LabelValues = Readonly<Record<string, string>>;
+
+/** The statuses a job-status gauge is kept for. */
+const JOB_STATUS_GAUGES = [
+  ["pending", METRICS.jobStatusPending],
+  ["running", METRICS.jobStatusRunning],
+  ["dead", METRICS.jobStatusDead],
+] as const;
+
+/** An agent's metrics. */
+export class Metrics implements BlockingObserver {
+  readonly #sink: InmemSink;
+  readonly #prometheus: PrometheusSink | undefined;
+  readonly #common: LabelValues;
+  readonly #cluster: Cluster;
+  readonly #eventLoop: IntervalHistogram;
+  readonly #timer: NodeJS.Timeout;
+  #waiting = 0;
+
+  constructor(options: Required<MetricsOptions>, identity: MetricsIdentity, cluster: Cluster) {
+    this.#sink = new InmemSink(options);
+    this.#prometheus = options.prometheus ? new PrometheusSink() : undefined;
+    this.#common = { node_id: identity.nodeId, datacenter: identity.datacenter, [HOST_LABEL]: identity.nodeName };
+    this.#cluster = cluster;
+    this.#eventLoop = monitorEventLoopDelay({ resolution: EVENT_LOOP_RESOLUTION_MS });
+    this.#eventLoop.enable();
+    this.collect();
+    this.#timer = setInterval(() => this.collect(), RUNTIME_STATS_INTERVAL_MS).unref();
+  }
+
+  /** Adds `value` (default 1) to a counter. */
+  counter(definition: MetricDefinition, labels: LabelValues = {}, value = 1): void {
+    const all = this.#labels(definition, labels);
+    this.#sink.incrCounter(definition.name, value, all);
+    this.#prometheus?.incrCounter(definition, value, Object.fromEntries(all));
+  }
+
+  /** Records one observation of a sample (milliseconds for timers). */
+  sample(definition: MetricDefinition, value: number, labels: LabelValues = {}): void {
+    const all = this.#labels(definition, labels);
+    this.#sink.addSample(definition.name, value, all);
+    this.#prometheus?.addSample(definition, value, Object.fromEntries(all));
+  }
+
+  /** Sets a gauge. */
+  gauge(definition: MetricDefinition, value: number, labels: LabelValues = {}): void {
+    const all = this.#labels(definition, labels);
+    this.#sink.setGauge(definition.name, value, all);
+    this.#prometheus?.setGauge(definition, value, Object.fromEntries(all));
+  }
+
+  /** Times `run` into a sample, whether it succeeds or throws. */
+  async time<T>(definition: MetricDefinition, run: () => Promise<T>): Promise<T> {
+    const start = performance.now();
+    try {
+      return await run();
+    } finally {
+      this.sample(definition, performance.now() - start);
+    }
+  }
+
+  /** Counts one answered HTTP request and its duration. */
+  request(method: string, route: string, status: number, elapsedMs: number): void {
+    const labels = { method, route, code: String(status) };
+    this.counter(METRICS.httpRequests, labels);
+    this.sample(METRICS.httpRequest, elapsedMs, labels);
+  }
+
+  /** {@link BlockingObserver}: a read query ran. */
+  pass(): void {
+    this.counter(METRICS.rpcQuery);
+  }
+
+  /** {@link BlockingObserver}: a blocking query starts waiting. */
+  parked(): void {
+    this.#waiting++;
+    this.gauge(METRICS.blockingWaiting, this.#waiting);
+  }
+
+  /** {@link BlockingObserver}: a blocking query stopped waiting. */
+  woken(reason: WakeReason): void {
+    this.#waiting--;
+    this.gauge(METRICS.blockingWaiting, this.#waiting);
+    this.counter(METRICS.blockingWoken, { reason });
+  }
+
+  /** Collects the runtime and job-status gauges (every second, and at start). */
+  collect(): void {
+    const memory = process.memoryUsage();
+    this.gauge(METRICS.heapUsed, memory.heapUsed);
+    this.gauge(METRICS.heapTotal, memory.heapTotal);
+    this.gauge(METRICS.rss, memory.rss);
+    const delay = this.#eventLoop.count > 0 ? this.#eventLoop.mean / 1e6 : 0;
+    this.#eventLoop.reset();
+    this.gauge(METRICS.eventLoopDelay, delay);
+    this.gauge(METRICS.activeHandles, process.getActiveResourcesInfo().length);
+    this.gauge(METRICS.blockingWaiting, this.#waiting);
+    this.#collectJobStatus();
+  }
+
+  /** The JSON document (spec 2.4). */
+  document(): MetricsSummary {
+    return this.#sink.display();
+  }
+
+  /** The Prometheus text, or undefined when Prometheus is disabled. */
+  async prometheus(): Promise<string | undefined> {
+    return this.#prometheus?.text();
+  }
+
+  /** Stops collecting. */
+  close(): void {
+    clearInterval(this.#timer);
+    this.#eventLoop.disable();
+  }
+
+  /** Job counts by status for every namespace (0 included), so a namespace's gauges exist from its creation. */
+  #collectJobStatus(): void {
+    const counts = new Map<string, Record<string, number>>();
+    for (const namespace of this.#cluster.namespaces.values()) counts.set(namespace.Name, { pending: 0, running: 0, dead: 0 });
+    for (const job of this.#cluster.jobs.values()) {
+      const byStatus = counts.get(job.Namespace);
+      if (byStatus !== undefined && job.Status in byStatus) byStatus[job.Status]!++;
+    }
+    for (const [status, definition] of JOB_STATUS_GAUGES) {
+      const series: [Record<string, string>, number][] = [];
+      for (const [namespace, byStatus] of counts) {
+        const all = this.#labels(definition, { namespace });
+        this.#sink.setGauge(definition.name, byStatus[status]!, all);
+        series.push([Object.fromEntries(all), byStatus[status]!]);
+      }
+      this.#prometheus?.replaceGauge(definition, series);
+    }
+  }
+
+  /** The labels of a measurement in emission order: its own, then the common ones. */
+  #labels(definition: MetricDefinition, labels: LabelValues): Labels {
+    return labelNames(definition).map((name) => [name, labels[name] ?? this.#common[name] ?? ""] as const);
+  }
+}

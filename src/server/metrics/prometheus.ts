@@ -1,0 +1,87 @@
+/**
+ * The Prometheus side of the metrics, with prom-client: one registry per agent for its own
+ * metrics, created on first use as the reference's sink does, and one per process for the
+ * runtime metrics prom-client collects by default (`process_*`, `nodejs_*`), which belong to the
+ * process, not to an agent.
+ *
+ * As the reference's sink: counters keep their name (no `_total`), samples are summaries with the
+ * 0.5, 0.9 and 0.99 quantiles over the last 10 seconds, and the help text is the name.
+ *
+ * @module
+ */
+import { collectDefaultMetrics, Counter, Gauge, Registry, Summary } from "prom-client";
+import { labelNames, prometheusName, type MetricDefinition } from "./catalogue.js";
+
+/** The quantiles of a summary, as the reference's objectives. */
+export const SUMMARY_QUANTILES = Object.freeze([0.5, 0.9, 0.99]);
+
+/** The window of a summary's quantiles, in seconds (the reference's `MaxAge`). */
+export const SUMMARY_MAX_AGE_SECONDS = 10;
+
+/** The content type of the text format. */
+export const PROMETHEUS_CONTENT_TYPE: string = Registry.PROMETHEUS_CONTENT_TYPE;
+
+type Labels = Record<string, string>;
+type AnyMetric = Counter | Gauge | Summary;
+
+let processRegistry: Registry | undefined;
+
+/** The process's default metrics, collected into one registry the first time an agent asks. */
+function processMetrics(): Registry {
+  if (processRegistry === undefined) {
+    processRegistry = new Registry();
+    collectDefaultMetrics({ register: processRegistry });
+  }
+  return processRegistry;
+}
+
+/** An agent's metrics in Prometheus form. */
+export class PrometheusSink {
+  readonly #registry = new Registry();
+  readonly #metrics = new Map<string, AnyMetric>();
+
+  constructor() {
+    processMetrics();
+  }
+
+  /** Adds `value` to a counter. */
+  incrCounter(definition: MetricDefinition, value: number, labels: Labels): void {
+    (this.#metric(definition) as Counter).inc(labels, value);
+  }
+
+  /** Records one observation of a sample. */
+  addSample(definition: MetricDefinition, value: number, labels: Labels): void {
+    (this.#metric(definition) as Summary).observe(labels, value);
+  }
+
+  /** Sets one series of a gauge. */
+  setGauge(definition: MetricDefinition, value: number, labels: Labels): void {
+    (this.#metric(definition) as Gauge).set(labels, value);
+  }
+
+  /** Replaces every series of a gauge (series not given disappear, such as a deleted namespace's). */
+  replaceGauge(definition: MetricDefinition, series: readonly (readonly [Labels, number])[]): void {
+    const gauge = this.#metric(definition) as Gauge;
+    gauge.reset();
+    for (const [labels, value] of series) gauge.set(labels, value);
+  }
+
+  /** The text exposition: the agent's metrics, then the process's. */
+  async text(): Promise<string> {
+    const parts = await Promise.all([this.#registry.metrics(), processMetrics().metrics()]);
+    return `${parts.map((part) => part.trim()).filter((part) => part !== "").join("\n\n")}\n`;
+  }
+
+  #metric(definition: MetricDefinition): AnyMetric {
+    let metric = this.#metrics.get(definition.name);
+    if (metric === undefined) {
+      const name = prometheusName(definition.name);
+      const config = { name, help: name, labelNames: [...labelNames(definition)], registers: [this.#registry] };
+      if (definition.type === "counter") metric = new Counter(config);
+      else if (definition.type === "gauge") metric = new Gauge(config);
+      else metric = new Summary({ ...config, percentiles: [...SUMMARY_QUANTILES], maxAgeSeconds: SUMMARY_MAX_AGE_SECONDS, ageBuckets: 5 });
+      this.#metrics.set(definition.name, metric);
+    }
+    return metric;
+  }
+}
