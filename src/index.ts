@@ -2,9 +2,10 @@
  * bexpr: the filter-expression language of the scheduler's HTTP API.
  *
  * ```ts
- * import { compileFilter } from "bexpr";
+ * import { compileFilter, validate, schemas } from "bexpr";
  * const filter = compileFilter('Status == "running" and "dc1" in Datacenters');
  * filter.filter(jobs);
+ * validate('Stauts == "running"', { schema: schemas.job }); // one diagnostic: did you mean "Status"?
  * ```
  *
  * @packageDocumentation
@@ -25,3 +26,7 @@ export { print } from "./parser/printer.js";
 export { compileFilter, type CompileOptions } from "./filter.js";
 export { Filter } from "./evaluator/compile.js";
 export type { ArraySchema, FieldSchema, MapSchema, ObjectSchema, ScalarKind } from "./evaluator/schema.js";
+export { schemas } from "./schemas.js";
+export { validate, type ValidateOptions } from "./editor/validate.js";
+export { complete, MAX_VALUE_COMPLETIONS, type CompleteOptions, type Completion, type CompletionKind } from "./editor/complete.js";
+export { format } from "./editor/format.js";

@@ -321,7 +321,8 @@ export class AstBuilder extends BaseVisitor {
   private requireSpaceAround(token: IToken, word: string): void {
     if (!isWordToken(token)) return;
     const before = isWhitespaceAt(this.source, token.startOffset - 1);
-    const after = isWhitespaceAt(this.source, tokenEnd(token));
+    // At the end of the source the missing operand is the problem (reported by the parser), not the space.
+    const after = tokenEnd(token) === this.source.length || isWhitespaceAt(this.source, tokenEnd(token));
     if (before && after) return;
     const where = before ? "followed" : after ? "preceded" : "surrounded";
     this.report("missing_whitespace", `"${word}" must be ${where} by whitespace`, spanOf(token), `write " ${word} " with spaces around it`);
@@ -333,7 +334,7 @@ export class AstBuilder extends BaseVisitor {
   }
 
   private requireSpaceAfter(token: IToken, word: string): void {
-    if (!isWordToken(token) || isWhitespaceAt(this.source, tokenEnd(token))) return;
+    if (!isWordToken(token) || tokenEnd(token) === this.source.length || isWhitespaceAt(this.source, tokenEnd(token))) return;
     this.report("missing_whitespace", `"${word}" must be followed by whitespace`, spanOf(token), `put a space after "${word}"`);
   }
 

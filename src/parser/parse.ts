@@ -4,11 +4,11 @@
  *
  * @module
  */
-import { EOF, type IRecognitionException, type IToken } from "chevrotain";
+import { EOF, type IRecognitionException, type IToken, type TokenType } from "chevrotain";
 import type { Expression, Span } from "../ast.js";
 import { createDiagnostic, FilterSyntaxError, type Diagnostic } from "../errors.js";
 import { tokenize, tokenEnd } from "../lexer/lexer.js";
-import { All, Any, Identifier, keywordTokens, LBrace, LParen, NumberLiteral, RBrace, RParen, QuotedString, RBracket } from "../lexer/tokens.js";
+import { All, Any, Identifier, keywordTokens, LBrace, LBracket, LParen, NumberLiteral, RBrace, RParen, QuotedString, RBracket } from "../lexer/tokens.js";
 import { DEFAULT_LIMITS, type Limits } from "../limits.js";
 import { AstBuilder, recoveringParser, strictParser } from "./build-ast.js";
 
@@ -161,7 +161,7 @@ function fromRecognitionException(source: string, tokens: readonly IToken[], err
   const message = error.message;
 
   if (message.startsWith('expected ")"')) {
-    const open = innermostOpenParen(tokens, atEnd ? source.length : token.startOffset);
+    const open = innermostOpen(tokens, atEnd ? source.length : token.startOffset, LParen, RParen);
     const where = open === undefined ? span : { start: open.startOffset, end: tokenEnd(open) };
     return createDiagnostic(source, "unmatched_parenthesis", atEnd ? "this ( is never closed" : message, where, 'add the missing ")"');
   }
@@ -170,7 +170,11 @@ function fromRecognitionException(source: string, tokens: readonly IToken[], err
   }
   if (message.startsWith("an index must be")) return createDiagnostic(source, "invalid_index", message, span, 'write Meta["key"] or Meta.key, and Items.0 for a list index');
 
-  if (message.startsWith('expected "]"')) return createDiagnostic(source, "unclosed_index", message, span, 'add the missing "]"');
+  if (message.startsWith('expected "]"')) {
+    const open = atEnd ? innermostOpen(tokens, source.length, LBracket, RBracket) : undefined;
+    if (open !== undefined) return createDiagnostic(source, "unclosed_index", "this [ is never closed", { start: open.startOffset, end: tokenEnd(open) }, 'add the missing "]"');
+    return createDiagnostic(source, "unclosed_index", message, span, 'add the missing "]"');
+  }
 
   const code = atEnd ? "unexpected_end" : "unexpected_token";
   return createDiagnostic(source, code, message, span, suggestFor(source, tokens, token, error));
@@ -198,12 +202,13 @@ function suggestFor(source: string, tokens: readonly IToken[], token: IToken, er
   return undefined;
 }
 
-function innermostOpenParen(tokens: readonly IToken[], before: number): IToken | undefined {
+/** The innermost `opener` still open before offset `before`. */
+function innermostOpen(tokens: readonly IToken[], before: number, opener: TokenType, closer: TokenType): IToken | undefined {
   const open: IToken[] = [];
   for (const token of tokens) {
     if (token.startOffset >= before) break;
-    if (token.tokenType === LParen) open.push(token);
-    else if (token.tokenType === RParen) open.pop();
+    if (token.tokenType === opener) open.push(token);
+    else if (token.tokenType === closer) open.pop();
   }
   return open[open.length - 1];
 }

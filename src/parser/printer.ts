@@ -79,9 +79,18 @@ function printMatch(node: MatchExpression): string {
   }
 }
 
-/** Numbers print bare; everything else as a double-quoted string that reads back to the same text. */
+/** Text a backtick string shows as it is: printable (no control characters; raw strings drop CR), without a backtick. */
+const RAW_SAFE = /^[^`\u0000-\u001f\u007f-\u009f\ud800-\udfff]*$/;
+
+/**
+ * Numbers print bare; text with a backslash (regular expressions, Windows paths) in backticks,
+ * where it needs no escaping; everything else as a double-quoted string that reads back to the
+ * same text.
+ */
 function printValue(value: Value): string {
-  return NUMBER.test(value.raw) ? value.raw : quoteDouble(value.raw);
+  if (NUMBER.test(value.raw)) return value.raw;
+  if (value.raw.includes("\\") && RAW_SAFE.test(value.raw)) return `\`${value.raw}\``;
+  return quoteDouble(value.raw);
 }
 
 function printSelector(selector: Selector): string {

@@ -2,19 +2,8 @@ import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { FilterSyntaxError, parse, print } from "../../src/index.js";
 import { analyze } from "../../src/parser/parse.js";
-import { expressionArb } from "../support/arbitraries.js";
+import { expressionArb, sourceArb } from "../support/arbitraries.js";
 import { withoutSpans } from "../support/show.js";
-
-/** Pieces of real filters, so random sources reach deep into the grammar rather than failing at once. */
-const fragment = fc.constantFrom(
-  "Status", "Meta", "not", "and", "or", "in", "is", "empty", "nil", "contains", "matches", "any", "all", "as",
-  "==", "!=", "(", ")", "{", "}", "[", "]", ",", ".", "_", '"x"', '"/a/b"', "`r`", "5", "-1", "0.5", "1e3",
-  " ", " ", " ", "\n", "x", "v", "'", "-", "&&", ">=", '"\\q"', '"', "`", "é", "\u00a0", "0",
-);
-const sourceArb = fc.oneof(
-  fc.array(fragment, { maxLength: 40 }).map((parts) => parts.join("")),
-  fc.string({ maxLength: 60 }),
-);
 
 describe("parsing properties", () => {
   it("parses the printed form of any AST back to the same AST", () => {

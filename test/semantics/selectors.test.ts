@@ -52,7 +52,8 @@ describe("selector syntax", () => {
     ['Meta[owner] == "x"', "invalid_index", 5],
     ['Meta[] == "x"', "invalid_index", 5],
     ['Meta["owner" == "x"', "unclosed_index", 13],
-    ['Meta["owner"', "unclosed_index", 12],
+    // At the end of the filter the open "[" itself is pointed at, as an unclosed "(" is.
+    ['Meta["owner"', "unclosed_index", 4],
     ['Datacenters[x] == "x"', "invalid_index", 12],
   ])("rejects %s with %s at %i", (source, code, start) => {
     expectSyntaxError(source, { code, start, line: 1, column: start + 1 });

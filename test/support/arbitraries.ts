@@ -177,3 +177,16 @@ export const schemaArb: fc.Arbitrary<FieldSchema> = fc
     Nil: fc.constantFrom<FieldSchema>({ kind: "object", fields: {} }, { kind: "array", items: "string" }, "string"),
   })
   .map((fields): FieldSchema => ({ kind: "object", fields }));
+
+/** Pieces of real filters, so random sources reach deep into the grammar rather than failing at once. */
+const fragment = fc.constantFrom(
+  "Status", "Meta", "not", "and", "or", "in", "is", "empty", "nil", "contains", "matches", "any", "all", "as",
+  "==", "!=", "(", ")", "{", "}", "[", "]", ",", ".", "_", '"x"', '"/a/b"', "`r`", "5", "-1", "0.5", "1e3",
+  " ", " ", " ", "\n", "x", "v", "'", "-", "&&", ">=", '"\\q"', '"', "`", "é", "\u00a0", "0",
+);
+
+/** Filter-like sources, valid or not: joined fragments of real filters, and arbitrary strings. */
+export const sourceArb: fc.Arbitrary<string> = fc.oneof(
+  fc.array(fragment, { maxLength: 40 }).map((parts) => parts.join("")),
+  fc.string({ maxLength: 60 }),
+);

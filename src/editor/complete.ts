@@ -1,0 +1,488 @@
+/**
+ * `complete`: what may be typed at a point of a filter, for editors. The grammar says which kind
+ * of thing comes next (Chevrotain's content assist); a schema and sample objects say which fields,
+ * map keys and values there are.
+ *
+ * @module
+ */
+import { tokenMatcher, type IToken, type TokenType } from "chevrotain";
+import type { Span } from "../ast.js";
+import type { FieldSchema } from "../evaluator/schema.js";
+import { tokenEnd, tokenize } from "../lexer/lexer.js";
+import {
+  All,
+  And,
+  Any,
+  As,
+  Comma,
+  Contains,
+  Digits,
+  Dot,
+  DoubleString,
+  Equal,
+  In,
+  Is,
+  LBrace,
+  LBracket,
+  Matches,
+  Name,
+  Not,
+  NotEqual,
+  Or,
+  QuotedString,
+  RawString,
+  RBrace,
+  RBracket,
+  Underscore,
+  UnterminatedString,
+} from "../lexer/tokens.js";
+import { strictParser } from "../parser/build-ast.js";
+import { quoteDouble, unquoteDouble, unquoteRaw } from "../strings.js";
+
+/** The most values offered for one field (distinct values seen in the samples). */
+export const MAX_VALUE_COMPLETIONS = 100;
+
+/** What a completion inserts. */
+export type CompletionKind =
+  /** A field of the object (a schema field, or a key of sample objects without a schema). */
+  | "field"
+  /** A key of a map, seen in the samples (`Meta.owner`, `Meta["web-api"]`). */
+  | "key"
+  /** A value seen in the samples for the field on the left (`"running"`), or `true`/`false`. */
+  | "value"
+  /** A name bound by an enclosing `any`/`all` (`g` in `any TaskGroups as g { … }`). */
+  | "variable"
+  /** A matching operator (`==`, `is not empty`, `not in`…). */
+  | "operator"
+  /** A keyword (`and`, `or`, `not`, `any`, `all`, `as`). */
+  | "keyword";
+
+/** One completion. */
+export interface Completion {
+  /** What to show. */
+  readonly label: string;
+  readonly kind: CompletionKind;
+  /** The text that replaces {@link Completion.range} (for a key that is not a name, `["web-api"]`). */
+  readonly text: string;
+  /** The range of the source to replace: the word or string at the cursor, or an empty range at it. */
+  readonly range: Span;
+  /** What a field holds (`string`, `list of string`, `map of string`), or what an operator does. */
+  readonly detail?: string;
+}
+
+/** Options of {@link complete}. */
+export interface CompleteOptions {
+  /** The schema of the objects ({@link schemas}`.job`, `.deployment`, or your own): field names and types. */
+  readonly schema?: FieldSchema;
+  /** Sample objects: field names without a schema, map keys, and values for the right of `==`. */
+  readonly samples?: readonly unknown[];
+}
+
+/** The operators offered after an operand, in the order shown. */
+const OPERATORS: readonly (readonly [string, string])[] = [
+  ["==", "equal"],
+  ["!=", "not equal"],
+  ["in", "value is an element, key or substring of the selector"],
+  ["not in", "value is not an element, key or substring of the selector"],
+  ["contains", "the list, map or string contains the value"],
+  ["not contains", "the list, map or string does not contain the value"],
+  ["matches", "matches a regular expression (RE2)"],
+  ["not matches", "does not match a regular expression"],
+  ["is empty", "empty string, list or map, or missing"],
+  ["is not empty", "not empty"],
+  ["is nil", "null or missing"],
+  ["is not nil", "present and not null"],
+];
+
+const IDENTIFIER = /^[a-zA-Z][a-zA-Z0-9_/]*$/;
+
+/** A step from a value to a part of it: a field or key, or every element of a list or map. */
+type Step = { readonly key: string } | { readonly each: true };
+
+/** A name bound by an open `any`/`all` body. */
+interface Binding {
+  readonly name: string;
+  /** `element`: the list element or map value; `key`: the index or map key; `auto`: `as x` (element of a list, key of a map). */
+  readonly role: "element" | "key" | "auto";
+  readonly target: readonly Step[];
+}
+
+/** What is known of the values at a path. */
+interface Place {
+  readonly schema: FieldSchema | undefined;
+  readonly values: readonly unknown[];
+}
+
+/**
+ * What may come at `offset` in `source`: operators, keywords, and, given a schema or samples,
+ * field names, map keys and values. Each completion names the range it replaces, so an editor
+ * can apply it as it is. Candidates are filtered by the word already typed (case-insensitively,
+ * by prefix). It never throws.
+ *
+ * @param offset - the cursor, as an offset into `source` (0 to `source.length`).
+ * @example
+ * ```ts
+ * complete("Status ", 7).map((c) => c.label).slice(0, 3); // ["==", "!=", "in"]
+ * complete("Sta", 3, { schema: schemas.job }); // [{ label: "Status", kind: "field", text: "Status", range: { start: 0, end: 3 }, detail: "string" }]
+ * complete("Meta.", 5, { samples: jobs }); // the keys of Meta seen in `jobs`
+ * ```
+ */
+export function complete(source: string, offset: number, options: CompleteOptions = {}): Completion[] {
+  if (typeof source !== "string") return [];
+  const cursor = Math.max(0, Math.min(Number.isInteger(offset) ? offset : source.length, source.length));
+  try {
+    return new Completer(source, cursor, options).run();
+  } catch {
+    // A completion is a convenience: on input that defeats the analysis, offer nothing.
+    return [];
+  }
+}
+
+class Completer {
+  readonly #tokens: IToken[];
+  /** The string token the cursor is in, if any. */
+  readonly #string: IToken | undefined;
+  /** The word (name or number) the cursor is in or just after, if any. */
+  readonly #word: IToken | undefined;
+  /** The tokens before the word or string being completed. */
+  readonly #before: IToken[];
+
+  constructor(
+    private readonly source: string,
+    private readonly cursor: number,
+    private readonly options: CompleteOptions,
+  ) {
+    this.#tokens = tokenize(source).tokens;
+    this.#string = this.#tokens.find((token) => isString(token) && token.startOffset < cursor && (cursor < tokenEnd(token) || (token.tokenType === UnterminatedString && cursor === tokenEnd(token))));
+    this.#word = this.#string === undefined ? this.#tokens.find((token) => isWord(token) && token.startOffset < cursor && cursor <= tokenEnd(token)) : undefined;
+    const start = (this.#string ?? this.#word)?.startOffset ?? cursor;
+    this.#before = this.#tokens.filter((token) => tokenEnd(token) <= start);
+  }
+
+  run(): Completion[] {
+    const before = this.#before;
+    const last = before[before.length - 1];
+    const next = this.#nextTokenTypes();
+
+    // Right after `.` or `[` (or in the name or string typed there): a segment of a path.
+    const touchesLast = last !== undefined && tokenEnd(last) === this.#range.start;
+    if (touchesLast && last.tokenType === LBracket && this.#word === undefined) return this.#keys(before.slice(0, -1));
+    if (touchesLast && last.tokenType === Dot && this.#string === undefined) return this.#segments(before.slice(0, -1), last);
+    if (this.#string !== undefined) return this.#isValuePosition(before) ? this.#values(before) : [];
+
+    const completions: Completion[] = [];
+    if (next.has(Equal) || next.has(Is) || (next.has(In) && next.has(Contains))) completions.push(...this.#operators(before));
+    else if (last?.tokenType === Is || (last?.tokenType === Not && before[before.length - 2]?.tokenType === Is)) completions.push(...this.#operators(before));
+    else if (last?.tokenType === Not && next.has(Contains)) completions.push(...this.#operators(before));
+    if (next.has(Name) && next.has(QuotedString)) {
+      if (this.#isValuePosition(before)) completions.push(...this.#values(before));
+      else {
+        const target = last !== undefined && (last.tokenType === Any || last.tokenType === All);
+        completions.push(...this.#fields(this.#rootPlace(), target));
+        if (last?.tokenType !== In) completions.push(...this.#variables());
+        if (next.has(Not) && last?.tokenType !== In && !target) completions.push(this.#keyword("not"));
+        if (next.has(Any)) completions.push(this.#keyword("any"), this.#keyword("all"));
+      }
+    }
+    if (next.has(And)) completions.push(this.#keyword("and"));
+    if (next.has(Or)) completions.push(this.#keyword("or"));
+    if (next.has(As)) completions.push(this.#keyword("as"));
+    return this.#filter(completions);
+  }
+
+  /** The token types the grammar allows after the tokens before the cursor. */
+  #nextTokenTypes(): Set<TokenType> {
+    const types = new Set<TokenType>();
+    for (const path of strictParser.computeContentAssist("filter", this.#before)) {
+      types.add(path.nextTokenType);
+    }
+    return types;
+  }
+
+  /** The range a completion replaces: the word or string at the cursor, or the cursor itself. */
+  get #range(): Span {
+    const token = this.#string ?? this.#word;
+    return token === undefined ? { start: this.cursor, end: this.cursor } : { start: token.startOffset, end: tokenEnd(token) };
+  }
+
+  /** What has been typed of the word or string at the cursor (without the opening quote). */
+  get #typed(): string {
+    if (this.#word !== undefined) return this.source.slice(this.#word.startOffset, this.cursor);
+    if (this.#string !== undefined) return this.source.slice(this.#string.startOffset + 1, this.cursor);
+    return "";
+  }
+
+  #filter(completions: Completion[]): Completion[] {
+    const typed = this.#typed.toLowerCase();
+    const seen = new Set<string>();
+    return completions.filter((completion) => {
+      const key = `${completion.kind}\u0000${completion.text}`;
+      if (seen.has(key)) return false;
+      seen.add(key);
+      return typed === "" || completion.label.toLowerCase().startsWith(typed);
+    });
+  }
+
+  #keyword(word: string): Completion {
+    return { label: word, kind: "keyword", text: word, range: this.#range };
+  }
+
+  /** The operators that may come here: all of them after an operand, the rest of one after `is` or `not`. */
+  #operators(before: readonly IToken[]): Completion[] {
+    const last = before[before.length - 1];
+    const previous = before[before.length - 2];
+    let offered = OPERATORS;
+    let drop = "";
+    if (last?.tokenType === Is) {
+      offered = OPERATORS.filter(([label]) => label.startsWith("is "));
+      drop = "is ";
+    } else if (last?.tokenType === Not && previous?.tokenType === Is) {
+      offered = OPERATORS.filter(([label]) => label.startsWith("is not "));
+      drop = "is not ";
+    } else if (last?.tokenType === Not) {
+      offered = OPERATORS.filter(([label]) => label.startsWith("not "));
+      drop = "not ";
+    }
+    return offered.map(([label, detail]) => {
+      const text = label.slice(drop.length);
+      return { label: text, kind: "operator", text, range: this.#range, detail };
+    });
+  }
+
+  /** After `==`, `!=`, `contains` or `matches` (possibly negated), with a path on the left. */
+  #isValuePosition(before: readonly IToken[]): boolean {
+    const last = before[before.length - 1];
+    return last !== undefined && [Equal, NotEqual, Contains, Matches].some((type) => tokenMatcher(last, type));
+  }
+
+  /** Values seen in the samples for the path on the left of the operator. */
+  #values(before: readonly IToken[]): Completion[] {
+    const operator = before[before.length - 1]!;
+    if (tokenMatcher(operator, Matches)) return [];
+    const end = before.length - (before[before.length - 2]?.tokenType === Not ? 3 : 2);
+    const path = trailingPath(before, end);
+    if (path === undefined) return [];
+    const place = this.#place(path);
+    // `contains` looks into a list or map: offer its elements (or keys).
+    const values = tokenMatcher(operator, Contains) ? place.values.flatMap((value) => (Array.isArray(value) ? value : isPlainObject(value) ? Object.keys(value) : [])) : place.values;
+    const texts = new Map<string, string>();
+    for (const value of values) {
+      if (texts.size >= MAX_VALUE_COMPLETIONS) break;
+      if (typeof value === "string") texts.set(quoteDouble(value), value);
+      else if (typeof value === "number" || typeof value === "bigint" || typeof value === "boolean") texts.set(String(value), String(value));
+    }
+    if (texts.size === 0 && place.schema === "bool") for (const word of ["true", "false"]) texts.set(word, word);
+    const inString = this.#string !== undefined;
+    return this.#filter(
+      [...texts].map(([text, label]) => ({ label, kind: "value" as const, text, range: this.#range })).filter((completion) => !inString || completion.text.startsWith('"')),
+    );
+  }
+
+  /** The fields (or keys) after `path.`; keys that are not names are written `["key"]`, replacing the dot. */
+  #segments(before: readonly IToken[], dot: IToken): Completion[] {
+    const path = trailingPath(before, before.length - 1);
+    if (path === undefined) return [];
+    const range = this.#range;
+    return this.#filter(
+      this.#fields(this.#place(path), false).map((completion) =>
+        IDENTIFIER.test(completion.label) ? completion : { ...completion, text: `[${quoteDouble(completion.label)}]`, range: { start: dot.startOffset, end: range.end } },
+      ),
+    );
+  }
+
+  /** The keys after `path[`, quoted and closed. */
+  #keys(before: readonly IToken[]): Completion[] {
+    const path = trailingPath(before, before.length - 1);
+    if (path === undefined) return [];
+    const after = this.#tokens.find((token) => token.startOffset >= this.#range.end);
+    const close = after?.tokenType === RBracket ? "" : "]";
+    return this.#filter(
+      this.#fields(this.#place(path), false).map((completion) => ({ ...completion, text: `${quoteDouble(completion.label)}${close}` })),
+    );
+  }
+
+  /** The fields of a place: schema fields, or keys seen in the samples; `collections` keeps lists and maps only. */
+  #fields(place: Place, collections: boolean): Completion[] {
+    const range = this.#range;
+    const { schema } = place;
+    if (schema !== undefined && typeof schema !== "string" && schema.kind === "object") {
+      return Object.entries(schema.fields)
+        .filter(([, field]) => !collections || isCollectionSchema(field))
+        .map(([name, field]) => ({ label: name, kind: "field", text: name, range, detail: describeSchema(field) }));
+    }
+    if (schema !== undefined && schema !== "any" && (typeof schema === "string" || schema.kind === "array")) return [];
+    const kind = schema !== undefined && typeof schema !== "string" && schema.kind === "map" ? "key" : "field";
+    const completions = new Map<string, Completion>();
+    for (const value of place.values) {
+      if (!isPlainObject(value)) continue;
+      for (const [key, item] of Object.entries(value)) {
+        if (completions.has(key) || (collections && !(Array.isArray(item) || isPlainObject(item)))) continue;
+        const detail = kind === "key" && typeof schema !== "string" && schema?.kind === "map" ? describeSchema(schema.values) : describeJson(item);
+        completions.set(key, { label: key, kind, text: key, range, detail });
+      }
+    }
+    return [...completions.values()];
+  }
+
+  /** The names bound by the `any`/`all` bodies open at the cursor, innermost first. */
+  #variables(): Completion[] {
+    const range = this.#range;
+    return this.#bindings()
+      .reverse()
+      .map((binding) => ({ label: binding.name, kind: "variable", text: binding.name, range, detail: binding.role === "key" ? "index or key" : "element" }));
+  }
+
+  #rootPlace(): Place {
+    return { schema: this.options.schema, values: this.options.samples ?? [] };
+  }
+
+  /** What is known of the values at a path written in the filter (its head may be a bound name). */
+  #place(path: readonly string[]): Place {
+    const [head, ...rest] = path;
+    const binding = this.#bindings()
+      .reverse()
+      .find((candidate) => candidate.name === head);
+    if (binding === undefined) return walk(this.#rootPlace(), path.map((key) => ({ key })));
+    const target = walk(this.#rootPlace(), binding.target);
+    const isMap = target.schema !== undefined && typeof target.schema !== "string" ? target.schema.kind === "map" : target.values.some(isPlainObject);
+    if (binding.role === "key" || (binding.role === "auto" && isMap)) return { schema: isMap ? "string" : "int", values: [] };
+    return walk(target, [{ each: true }, ...rest.map((key) => ({ key }))]);
+  }
+
+  /** The bindings of the `any`/`all` bodies open at the cursor, outermost first. */
+  #bindings(): Binding[] {
+    const open: Binding[][] = [];
+    const tokens = this.#before;
+    tokens.forEach((token, i) => {
+      if (token.tokenType === RBrace) open.pop();
+      if (token.tokenType !== LBrace) return;
+      open.push(collectionBindings(tokens, i) ?? []);
+    });
+    return open.flat();
+  }
+}
+
+/** The bindings of a collection whose `{` is at `brace`, or undefined when the tokens before it are not a collection head. */
+function collectionBindings(tokens: readonly IToken[], brace: number): Binding[] | undefined {
+  const as = tokens.slice(0, brace).findLastIndex((token) => token.tokenType === As);
+  if (as < 1) return undefined;
+  const names = tokens.slice(as + 1, brace);
+  const target = trailingPath(tokens, as - 1, true);
+  if (target === undefined) return undefined;
+  const steps = target.path.map((key) => ({ key }));
+  const quantifier = tokens[target.start - 1];
+  if (quantifier === undefined || (quantifier.tokenType !== Any && quantifier.tokenType !== All)) return undefined;
+  const name = (token: IToken | undefined) => (token !== undefined && tokenMatcher(token, Name) ? token.image : undefined);
+  const [first, comma, second] = names;
+  if (names.length === 1 && name(first)) return [{ name: first!.image, role: "auto", target: steps }];
+  if (names.length !== 3 || comma?.tokenType !== Comma) return undefined;
+  const bindings: Binding[] = [];
+  if (name(first)) bindings.push({ name: first!.image, role: "key", target: steps });
+  if (name(second)) bindings.push({ name: second!.image, role: "element", target: steps });
+  if (first?.tokenType !== Underscore && name(first) === undefined) return undefined;
+  return bindings;
+}
+
+/**
+ * The path written by the tokens ending at `end` (`Meta.owner`, `Summary["web"].Running`), or
+ * undefined when they do not end a path. Segments touch each other, as the grammar requires.
+ */
+function trailingPath(tokens: readonly IToken[], end: number): string[] | undefined;
+function trailingPath(tokens: readonly IToken[], end: number, withStart: true): { path: string[]; start: number } | undefined;
+function trailingPath(tokens: readonly IToken[], end: number, withStart = false): string[] | { path: string[]; start: number } | undefined {
+  const path: string[] = [];
+  const touching = (left: IToken | undefined, right: IToken) => left !== undefined && tokenEnd(left) === right.startOffset;
+  let i = end;
+  while (i >= 0) {
+    const token = tokens[i]!;
+    if (token.tokenType === RBracket) {
+      const key = tokens[i - 1];
+      const open = tokens[i - 2];
+      if (key === undefined || open?.tokenType !== LBracket || !isString(key) || !touching(tokens[i - 3], open)) return undefined;
+      const decoded = decodeString(key);
+      if (decoded === undefined) return undefined;
+      path.unshift(decoded);
+      i -= 3;
+      continue;
+    }
+    if (tokenMatcher(token, Name) || token.tokenType === Digits) {
+      const dot = tokens[i - 1];
+      if (dot?.tokenType === Dot && touching(dot, token) && touching(tokens[i - 2], dot)) {
+        path.unshift(token.image);
+        i -= 2;
+        continue;
+      }
+      if (token.tokenType === Digits) return undefined;
+      path.unshift(token.image);
+      return withStart ? { path, start: i } : path;
+    }
+    return undefined;
+  }
+  return undefined;
+}
+
+function decodeString(token: IToken): string | undefined {
+  if (token.tokenType === RawString) return unquoteRaw(token.image.slice(1, -1));
+  if (token.tokenType !== DoubleString) return undefined;
+  const result = unquoteDouble(token.image.slice(1, -1));
+  return result.ok ? result.value : undefined;
+}
+
+/** Follows steps through a schema and the sample values together. */
+function walk(place: Place, steps: readonly Step[]): Place {
+  let { schema, values } = place;
+  for (const step of steps) {
+    if ("each" in step) {
+      schema = schema !== undefined && typeof schema !== "string" ? (schema.kind === "array" ? schema.items : schema.kind === "map" ? schema.values : undefined) : schema === "any" ? "any" : undefined;
+      values = values.flatMap((value) => (Array.isArray(value) ? value : isPlainObject(value) ? Object.values(value) : []));
+      continue;
+    }
+    const { key } = step;
+    if (schema !== undefined && typeof schema !== "string") {
+      schema = schema.kind === "object" ? schema.fields[key] : schema.kind === "map" ? schema.values : /^[0-9]+$/.test(key) ? schema.items : undefined;
+    } else if (schema !== "any") schema = undefined;
+    values = values.flatMap((value) => {
+      if (Array.isArray(value)) return /^[0-9]+$/.test(key) && Number(key) < value.length ? [value[Number(key)]] : [];
+      return isPlainObject(value) && Object.hasOwn(value, key) ? [value[key]] : [];
+    });
+  }
+  return { schema, values };
+}
+
+function isString(token: IToken): boolean {
+  return tokenMatcher(token, QuotedString);
+}
+
+function isWord(token: IToken): boolean {
+  return tokenMatcher(token, Name) || token.tokenType === Digits;
+}
+
+function isPlainObject(value: unknown): value is Record<string, unknown> {
+  return typeof value === "object" && value !== null && !Array.isArray(value);
+}
+
+function isCollectionSchema(schema: FieldSchema): boolean {
+  return schema === "any" || (typeof schema !== "string" && (schema.kind === "array" || schema.kind === "map"));
+}
+
+/** How a field's schema is shown: `string`, `list of string`, `map of string`, `structs.JobSummary`. */
+function describeSchema(schema: FieldSchema): string {
+  if (typeof schema === "string") return schema;
+  switch (schema.kind) {
+    case "array":
+      return `list of ${describeSchema(schema.items)}`;
+    case "map":
+      return `map of ${describeSchema(schema.values)}`;
+    case "object":
+      return schema.typeName ?? "object";
+  }
+}
+
+/** How a sample value's kind is shown. */
+function describeJson(value: unknown): string {
+  if (Array.isArray(value)) return "list";
+  if (value === null) return "null";
+  if (typeof value === "object") return "map";
+  if (typeof value === "bigint") return "number";
+  return typeof value;
+}

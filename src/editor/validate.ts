@@ -1,0 +1,91 @@
+/**
+ * `validate`: every problem of a filter in one pass, for editors. Never throws.
+ *
+ * @module
+ */
+import type { IToken } from "chevrotain";
+import type { Span } from "../ast.js";
+import { createDiagnostic, FilterSyntaxError, type Diagnostic } from "../errors.js";
+import { compileExpression } from "../evaluator/compile.js";
+import type { FieldSchema } from "../evaluator/schema.js";
+import { tokenEnd, tokenize } from "../lexer/lexer.js";
+import { LBracket, LParen, RBracket, RParen } from "../lexer/tokens.js";
+import { analyze, type ParseOptions } from "../parser/parse.js";
+
+/** Options of {@link validate}. */
+export interface ValidateOptions extends ParseOptions {
+  /**
+   * The schema of the objects the filter is for ({@link schemas}`.job`, `.deployment`, or your
+   * own): selectors naming fields it lacks are reported, with the nearest field name.
+   */
+  readonly schema?: FieldSchema;
+}
+
+/**
+ * Checks a filter and returns every problem found, in source order; an empty list means the
+ * filter is valid. It never throws, whatever the input.
+ *
+ * After a syntax error the parser recovers and goes on, so several mistakes are reported at once.
+ * Each diagnostic has a stable `code`, a `severity`, a plain `message`, the exact `span` (offsets
+ * into `source`), the 1-based `line` and `column` of its start, and a `suggestion` where a fix is
+ * known: an unquoted value with `-`, `AND` for `and`, `>=` (the language has no ordering), an
+ * unclosed string, bracket or parenthesis, a field the schema lacks (with the nearest name), an
+ * invalid regular expression (with RE2's reason).
+ *
+ * @example
+ * ```ts
+ * validate('Status == running AND Version >= 3').map((d) => d.code);
+ * // ["unexpected_token", "unsupported_operator"]
+ * validate('Stauts == "running"', { schema: schemas.job })[0].suggestion; // 'did you mean "Status"?'
+ * ```
+ */
+export function validate(source: string, options: ValidateOptions = {}): Diagnostic[] {
+  if (typeof source !== "string") {
+    return [createDiagnostic(undefined, "empty_expression", "the filter must be a string", { start: 0, end: 0 })];
+  }
+  const analysis = analyze(source, { recover: true, ...(options.limits === undefined ? {} : { limits: options.limits }) });
+  const diagnostics = [...analysis.diagnostics];
+  if (analysis.expression !== undefined && !diagnostics.some(isStructural)) {
+    // Checks that need the tree: regular expressions, and selectors against the schema.
+    try {
+      compileExpression(analysis.expression, { source, schema: options.schema, strict: options.schema !== undefined });
+    } catch (error) {
+      if (!(error instanceof FilterSyntaxError)) throw error;
+      diagnostics.push(...error.diagnostics);
+    }
+  }
+  diagnostics.push(...unclosedBrackets(source, diagnostics));
+  return diagnostics.sort((a, b) => a.span.start - b.span.start || a.span.end - b.span.end);
+}
+
+/** A limit was hit: the analysis stopped early, and nothing more should be checked. */
+function isStructural(diagnostic: Diagnostic): boolean {
+  return diagnostic.code === "source_too_long" || diagnostic.code === "nesting_too_deep" || diagnostic.code === "too_many_clauses";
+}
+
+/**
+ * `(` and `[` left open at the end. The parser stops at the end of the input with "expected …",
+ * which says what is missing next but not which bracket is open; this names it, unless a
+ * diagnostic already points at it.
+ */
+function unclosedBrackets(source: string, found: readonly Diagnostic[]): Diagnostic[] {
+  if (found.some(isStructural)) return [];
+  const open: IToken[] = [];
+  for (const token of tokenize(source).tokens) {
+    if (token.tokenType === LParen || token.tokenType === LBracket) open.push(token);
+    else if (token.tokenType === RParen || token.tokenType === RBracket) {
+      const opener = token.tokenType === RParen ? LParen : LBracket;
+      const index = open.findLastIndex((candidate) => candidate.tokenType === opener);
+      if (index >= 0) open.splice(index);
+    }
+  }
+  // The parser reports an unclosed index where the `]` should be, and an unclosed group at its `(`.
+  const reported = (code: Diagnostic["code"], span: Span) => found.some((d) => d.code === code && d.span.start >= span.start);
+  return open.flatMap((token) => {
+    const span = { start: token.startOffset, end: tokenEnd(token) };
+    if (reported(token.tokenType === LParen ? "unmatched_parenthesis" : "unclosed_index", span)) return [];
+    return token.tokenType === LParen
+      ? [createDiagnostic(source, "unmatched_parenthesis", "this ( is never closed", span, 'add the missing ")"')]
+      : [createDiagnostic(source, "unclosed_index", "this [ is never closed", span, 'close the index: Meta["key"]')];
+  });
+}

@@ -1,0 +1,139 @@
+import fc from "fast-check";
+import { describe, expect, it } from "vitest";
+import { compileFilter, FilterSyntaxError, schemas, validate, type Diagnostic, type ValidateOptions } from "../../src/index.js";
+import { sourceArb } from "../support/arbitraries.js";
+
+/** A diagnostic as the tables write it: code, span, and the suggestion (or a pattern of it). */
+type Expected = readonly [code: Diagnostic["code"], start: number, end: number, suggestion?: string | RegExp];
+
+function check(source: string, expected: readonly Expected[], options: ValidateOptions = {}): void {
+  const diagnostics = validate(source, options);
+  expect(diagnostics.map((d) => [d.code, d.span.start, d.span.end])).toEqual(expected.map(([code, start, end]) => [code, start, end]));
+  diagnostics.forEach((diagnostic, i) => {
+    expect(diagnostic.severity).toBe("error");
+    expect(diagnostic.message.length).toBeGreaterThan(10);
+    const suggestion = expected[i]![3];
+    if (suggestion instanceof RegExp) expect(diagnostic.suggestion).toMatch(suggestion);
+    else if (suggestion !== undefined) expect(diagnostic.suggestion).toBe(suggestion);
+  });
+}
+
+describe("validate: one diagnostic per kind of mistake, with its exact span and fix", () => {
+  it.each<[string, string, Expected[], ValidateOptions?]>([
+    ["an empty filter", "", [["empty_expression", 0, 0, /Status == "running"/]]],
+    ["a filter of spaces", "   ", [["empty_expression", 0, 3]]],
+    ["an unquoted value with -", "Name == my-job", [["unexpected_character", 10, 11, 'quote the value: "my-job"']]],
+    ["single quotes", "Name == 'x'", [["unexpected_character", 8, 9, /double quotes/], ["unexpected_character", 10, 11, /double quotes/]]],
+    ["AND for and", "Status == running AND Stop == false", [["unexpected_token", 18, 21, 'keywords are lower-case: write "and", not "AND"']]],
+    ["OR for or", 'Status == "a" OR Stop == false', [["unexpected_token", 14, 16, 'keywords are lower-case: write "or", not "OR"']]],
+    ["a filter ending in and", 'Status == "running" and', [["unexpected_end", 23, 23]]],
+    ["an unclosed string", 'Status == "run', [["unterminated_string", 10, 14, 'end the string with "']]],
+    ["an unclosed raw string", "Status == `run", [["unterminated_string", 10, 14]]],
+    ["an invalid escape", 'Name == "a\\qb"', [["invalid_string", 10, 12]]],
+    ["an exponent", "Priority == 1e3", [["invalid_number", 12, 15, 'quote the value: "1e3"']]],
+    ["a leading zero", "Priority == 050", [["invalid_number", 12, 15, 'quote the value: "050"']]],
+    ["and without spaces", '(Status == "a")and(Name == "b")', [["missing_whitespace", 15, 18, 'write " and " with spaces around it']]],
+    ["not( without a space", "not(Stop == true)", [["missing_whitespace", 0, 4, 'write "not (" with a space']]],
+    [">=", "Version >= 3", [["unsupported_operator", 8, 10, /no ordering|"=="/]]],
+    ["<", "Version < 3", [["unsupported_operator", 8, 9]]],
+    ["=", "Stop = true", [["unsupported_operator", 5, 6, 'compare with "=="']]],
+    ["&&", 'Stop == true && Name == "x"', [["unsupported_operator", 13, 15, 'write "and"']]],
+    ["||", 'Stop == true || Name == "x"', [["unsupported_operator", 13, 15, 'write "or"']]],
+    ["a quoted string as a selector", '"not a pointer" == "x"', [["invalid_selector", 0, 15, /JSON pointer/]]],
+    ["an unquoted index", "Meta[owner] == 1", [["invalid_index", 5, 10, /Meta\["key"\]/]]],
+    ["an index without ]", 'Meta["owner" == "x"', [["unclosed_index", 13, 15, 'add the missing "]"']]],
+    ["an index without ] at the end", 'Meta["owner"', [["unclosed_index", 4, 5, 'add the missing "]"']]],
+    ["an unclosed (", '(Status == "running"', [["unmatched_parenthesis", 0, 1, 'add the missing ")"']]],
+    ["an extra )", 'Status == "running")', [["unmatched_parenthesis", 19, 20, /remove it/]]],
+    ["a clause without and", 'Status == "a" Name == "b"', [["unexpected_token", 14, 18, /join clauses with "and" or "or"/]]],
+    ["is without empty or nil", "Status is maybe", [["unexpected_token", 10, 15]]],
+    ["an invalid regex, with RE2's reason", 'Name matches "(["', [["invalid_regex", 13, 17, /RE2/]]],
+    ["lookahead, which RE2 lacks", 'Name matches "(?=x)"', [["invalid_regex", 13, 20, /no lookaround/]]],
+    ["a field the schema lacks", 'Stauts == "running"', [["unknown_field", 0, 6, 'did you mean "Status"?']], { schema: schemas.job }],
+    ["a nested field the schema lacks", 'JobSummary.Sumary["x"].Running == 1', [["unknown_field", 0, 30, 'did you mean "Summary"?']], { schema: schemas.job }],
+    ["a deployment field", 'Statu == "successful"', [["unknown_field", 0, 5, 'did you mean "Status"?']], { schema: schemas.deployment }],
+    ["a source over the length limit", "x".repeat(131_073), [["source_too_long", 131_072, 131_073]]],
+    ["nesting over the limit", `${"(".repeat(200)}a == 1${")".repeat(200)}`, [["nesting_too_deep", 128, 129, "remove redundant parentheses"]]],
+  ])("reports %s", (_name, source, expected, options) => check(source, expected, options));
+
+  it("reports too many clauses over the whole filter", () => {
+    const source = Array.from({ length: 10_001 }, (_, i) => `a == ${i}`).join(" or ");
+    check(source, [["too_many_clauses", 0, source.length, /regular expression/]]);
+  });
+
+  it("gives lines and columns (in code points) on later lines", () => {
+    const [diagnostic] = validate('Status == "running"\nand Name == my-job\n');
+    expect(diagnostic).toMatchObject({ code: "unexpected_character", line: 2, column: 15 });
+    const [wide] = validate('Name == "é" and\n  😀');
+    expect(wide).toMatchObject({ code: "unexpected_character", line: 2, column: 3 });
+  });
+
+  it("accepts valid filters, fields the schema has and keys of maps", () => {
+    expect(validate('Status == "running" and "dc1" in Datacenters')).toEqual([]);
+    expect(validate('Meta.owner == "x" and JobSummary.Summary["web"].Running == 1', { schema: schemas.job })).toEqual([]);
+    expect(validate('any TaskGroups as g { g.Name == "web" }', { schema: schemas.deployment })).toEqual([]);
+  });
+
+  it("leaves unknown fields alone without a schema", () => {
+    expect(validate('Stauts == "running"')).toEqual([]);
+  });
+});
+
+describe("validate: several mistakes in one pass", () => {
+  it("reports every mistake of a string, in source order", () => {
+    check('Status == running AND Version >= 3 and Name == my-job or (Stop == ', [
+      ["unexpected_token", 18, 21, /lower-case/],
+      ["unsupported_operator", 30, 32],
+      ["unexpected_character", 49, 50, 'quote the value: "my-job"'],
+      ["unmatched_parenthesis", 57, 58, 'add the missing ")"'],
+    ]);
+  });
+
+  it("reports syntax, regex and schema problems together", () => {
+    check(
+      'Stauts == "a" and Name matches "(" && Prioirty == 1',
+      [
+        ["unknown_field", 0, 6, 'did you mean "Status"?'],
+        ["invalid_regex", 31, 34],
+        ["unsupported_operator", 35, 37, 'write "and"'],
+        ["unknown_field", 38, 46, 'did you mean "Priority"?'],
+      ],
+      { schema: schemas.job },
+    );
+  });
+
+  it("reports an unclosed group and the missing operand at the end", () => {
+    check('(Name == "a" or Stop == ', [
+      ["unmatched_parenthesis", 0, 1],
+      ["unexpected_end", 24, 24],
+    ]);
+  });
+});
+
+describe("validate: properties", () => {
+  it("never throws, keeps spans inside the source, and agrees with compileFilter", () => {
+    fc.assert(
+      fc.property(sourceArb, (source) => {
+        const diagnostics = validate(source);
+        for (const d of diagnostics) {
+          expect(d.span.start).toBeGreaterThanOrEqual(0);
+          expect(d.span.start).toBeLessThanOrEqual(d.span.end);
+          expect(d.span.end).toBeLessThanOrEqual(source.length);
+        }
+        let compiled: unknown;
+        try {
+          compiled = compileFilter(source);
+        } catch (error) {
+          expect(error).toBeInstanceOf(FilterSyntaxError);
+        }
+        // Valid exactly when it compiles; when it does not, the first error is among those reported.
+        expect(diagnostics.length === 0).toBe(compiled !== undefined);
+      }),
+      { numRuns: 5000 },
+    );
+  });
+
+  it("returns a diagnostic, not an exception, for a value that is not a string", () => {
+    expect(validate(42 as unknown as string)[0]?.code).toBe("empty_expression");
+  });
+});
