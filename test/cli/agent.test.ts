@@ -4,7 +4,8 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { MAX_BODY_BYTES } from "../../src/server/index.js";
-import { send, useAgent } from "./support.js";
+import { runCli } from "../support/cli.js";
+import { send, useAgent } from "../agent/support.js";
 
 /** Starts `bexpr agent` with `args`; resolves with the URL it prints, and a way to stop it. */
 function startCli(args: string[]): Promise<{ url: string; stop: () => Promise<{ code: number | null; output: string }> }> {
@@ -20,15 +21,6 @@ function startCli(args: string[]): Promise<{ url: string; stop: () => Promise<{ 
     child.stderr.on("data", (chunk: Buffer) => (output += chunk.toString()));
     void exited.then(({ code }) => reject(new Error(`the agent exited with ${code}: ${output}`)));
   });
-}
-
-function runCli(args: string[]): Promise<{ code: number | null; stdout: string; stderr: string }> {
-  const child = spawn(process.execPath, ["dist/cli.js", ...args], { stdio: ["ignore", "pipe", "pipe"] });
-  let stdout = "";
-  let stderr = "";
-  child.stdout.on("data", (chunk: Buffer) => (stdout += chunk.toString()));
-  child.stderr.on("data", (chunk: Buffer) => (stderr += chunk.toString()));
-  return new Promise((resolve) => child.on("exit", (code) => resolve({ code, stdout, stderr })));
 }
 
 describe("bexpr agent", () => {

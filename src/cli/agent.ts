@@ -1,0 +1,102 @@
+/**
+ * `bexpr agent`: the mini-agent from the command line.
+ *
+ * @module
+ */
+import { parseArgs } from "node:util";
+import { LOG_LEVELS, readConfigFile, startAgent, type AgentOptions, type LogLevel } from "../server/index.js";
+import { UsageError, type Io, type Outcome } from "./terminal.js";
+
+export const AGENT_USAGE = `Usage: bexpr agent [options]
+
+Runs the mini-agent: /v1/jobs, /v1/deployments, /v1/agent/members and /v1/metrics.
+
+Options:
+  --bind ADDRESS          address to listen on (default 127.0.0.1)
+  --port PORT             port to listen on (default 4646; 0 picks a free port)
+  --region NAME           the agent's region (default global)
+  --datacenter NAME       the agent's datacenter (default dc1)
+  --node-name NAME        the node name (default: the host name)
+  --no-demo               start empty, without the demo data set
+  --acl                   enforce ACLs (bootstrap a token with POST /v1/acl/bootstrap, or give one
+                          in the config file: "acl": {"enabled": true, "bootstrapToken": "<uuid>"})
+  --placement-delay MS    milliseconds until a new deployment is healthy (default 2000)
+  --config FILE           a JSON file of options: bind, port, region, datacenter, nodeName,
+                          demo, placementDelayMs, logLevel, acl, namespaces, metrics
+                          ("metrics": {"intervalMs": 10000, "retentionMs": 60000,
+                          "prometheus": true}); flags override it
+  --log-level LEVEL       ${LOG_LEVELS.join(", ")} (default info)
+  -h, --help              show this help
+  -v, --version           print the version
+`;
+
+function number(name: string, text: string | undefined): number | undefined {
+  if (text === undefined) return undefined;
+  if (!/^[0-9]+$/.test(text)) throw new UsageError(`--${name} needs a whole number, got ${JSON.stringify(text)}`);
+  return Number(text);
+}
+
+/** Reads the agent's options: defaults, then the config file, then the flags. */
+export function agentOptions(args: readonly string[]): AgentOptions | "help" | "version" {
+  let parsed;
+  try {
+    parsed = parseArgs({
+      args: [...args],
+      strict: true,
+      options: {
+        bind: { type: "string" },
+        port: { type: "string" },
+        region: { type: "string" },
+        datacenter: { type: "string" },
+        "node-name": { type: "string" },
+        demo: { type: "boolean" },
+        "no-demo": { type: "boolean" },
+        acl: { type: "boolean" },
+        "placement-delay": { type: "string" },
+        config: { type: "string" },
+        "log-level": { type: "string" },
+        help: { type: "boolean", short: "h" },
+        version: { type: "boolean", short: "v" },
+      },
+    });
+  } catch (error) {
+    throw new UsageError((error as Error).message);
+  }
+  const { values } = parsed;
+  if (values.help) return "help";
+  if (values.version) return "version";
+  const fromFile = values.config === undefined ? {} : readConfigFile(values.config);
+  const flags: AgentOptions = {
+    bind: values.bind,
+    port: number("port", values.port),
+    region: values.region,
+    datacenter: values.datacenter,
+    nodeName: values["node-name"],
+    demo: values["no-demo"] ? false : values.demo,
+    placementDelayMs: number("placement-delay", values["placement-delay"]),
+    logLevel: values["log-level"] as LogLevel | undefined,
+    acl: values.acl ? { ...fromFile.acl, enabled: true } : undefined,
+  };
+  const defined = Object.fromEntries(Object.entries(flags).filter(([, value]) => value !== undefined));
+  return { ...fromFile, ...defined };
+}
+
+/** `bexpr agent`: runs until SIGINT or SIGTERM. */
+export async function runAgent(args: readonly string[], io: Pick<Io, "stdout">): Promise<Outcome> {
+  const options = agentOptions(args);
+  if (options === "help" || options === "version") return options;
+  const agent = await startAgent(options);
+  const { region, datacenter, demo, acl } = agent.options;
+  const notes = [`region ${region}`, `datacenter ${datacenter}`, ...(demo ? ["demo data loaded"] : []), ...(acl.enabled ? ["ACLs enforced"] : [])];
+  io.stdout.write(`bexpr agent listening on ${agent.url} (${notes.join(", ")})\n`);
+  await new Promise<void>((resolve) => {
+    const stop = () => {
+      io.stdout.write("bexpr agent stopping\n");
+      void agent.close().then(resolve);
+    };
+    process.once("SIGINT", stop);
+    process.once("SIGTERM", stop);
+  });
+  return 0;
+}
+

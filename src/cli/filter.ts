@@ -1,0 +1,191 @@
+/**
+ * `bexpr check`, `bexpr eval` and `bexpr fmt`: the filter language from the command line.
+ *
+ * @module
+ */
+import { parseArgs } from "node:util";
+import { format } from "../editor/format.js";
+import { validate } from "../editor/validate.js";
+import { FilterEvaluationError, FilterSyntaxError, type Diagnostic } from "../errors.js";
+import type { FieldSchema } from "../evaluator/schema.js";
+import { compileFilter } from "../filter.js";
+import { parseJson, stringifyJson } from "../json.js";
+import { schemas } from "../schemas.js";
+import { CommandError, filterArgument, readInput, renderDiagnostic, stylesFor, UsageError, type Io, type Outcome } from "./terminal.js";
+
+export const CHECK_USAGE = `Usage: bexpr check [options] EXPR
+
+Checks a filter and prints every problem with a caret under its spot and a hint where one helps.
+Exits 0 when the filter is valid, 1 when it has errors. EXPR "-" reads the filter from stdin.
+
+Options:
+  --schema job|deployment  also check selectors against the fields of a job list item or a
+                           deployment (a misspelt field gets the nearest name)
+  --json                   print the diagnostics as a JSON array (code, severity, message,
+                           span, line, column, suggestion)
+  -h, --help               show this help
+  -v, --version            print the version
+`;
+
+export const EVAL_USAGE = `Usage: bexpr eval [options] EXPR [FILE|-]
+
+Filters JSON values with EXPR and prints the ones that match. The input (FILE, or stdin when it
+is "-" or absent) is a JSON array, a single JSON value, or JSON lines (one value per line); the
+matches are printed the same way (an array indented, or one value per line).
+Exits 0 on success (even with no match), 1 when the filter is invalid, the input is not JSON, or
+the filter fails on a value (the message names its index).
+
+Options:
+  --schema job|deployment  evaluate in typed mode against a job list item or a deployment, as
+                           the agent does
+  --count                  print only the number of matches
+  -h, --help               show this help
+  -v, --version            print the version
+`;
+
+export const FMT_USAGE = `Usage: bexpr fmt [options] EXPR
+
+Prints the canonical form of a filter: one space around operators, lower-case keywords,
+double-quoted strings (backticks for text with a backslash), only the parentheses precedence
+needs. Exits 1 when the filter is invalid. EXPR "-" reads the filter from stdin.
+
+Options:
+  -h, --help               show this help
+  -v, --version            print the version
+`;
+
+type Parsed = { values: Record<string, string | boolean | undefined>; positionals: string[] };
+
+/** `--help` and `--version` answer before anything else. */
+function early(values: Parsed["values"]): Outcome | undefined {
+  return values.help ? "help" : values.version ? "version" : undefined;
+}
+
+/** Parses a command's arguments; `help` and `version` are answered by the caller. */
+function parseCommand(args: readonly string[], options: Record<string, { type: "string" | "boolean" }>): Parsed {
+  try {
+    const { values, positionals } = parseArgs({
+      args: [...args],
+      strict: true,
+      allowPositionals: true,
+      options: { ...options, help: { type: "boolean", short: "h" }, version: { type: "boolean", short: "v" } },
+    });
+    return { values, positionals };
+  } catch (error) {
+    throw new UsageError((error as Error).message);
+  }
+}
+
+function schemaOption(value: string | boolean | undefined): FieldSchema | undefined {
+  if (value === undefined) return undefined;
+  if (value === "job" || value === "deployment") return schemas[value];
+  throw new UsageError(`--schema must be job or deployment, got ${JSON.stringify(value)}`);
+}
+
+function extraArguments(positionals: readonly string[], allowed: number): void {
+  if (positionals.length > allowed) throw new UsageError(`unexpected argument ${JSON.stringify(positionals[allowed])} (quote the filter as one argument)`);
+}
+
+function printDiagnostics(source: string, diagnostics: readonly Diagnostic[], stream: NodeJS.WriteStream): void {
+  const styles = stylesFor(stream);
+  stream.write(diagnostics.map((diagnostic) => renderDiagnostic(source, diagnostic, styles)).join("\n"));
+  const errors = diagnostics.filter((d) => d.severity === "error").length;
+  stream.write(`\n${errors} ${errors === 1 ? "error" : "errors"}\n`);
+}
+
+/** `bexpr check`. */
+export function runCheck(args: readonly string[], io: Io): Outcome {
+  const { values, positionals } = parseCommand(args, { schema: { type: "string" }, json: { type: "boolean" } });
+  const answered = early(values);
+  if (answered !== undefined) return answered;
+  extraArguments(positionals, 1);
+  const source = filterArgument(positionals[0]);
+  const schema = schemaOption(values.schema);
+  const diagnostics = validate(source, schema === undefined ? {} : { schema });
+  if (values.json) io.stdout.write(`${JSON.stringify(diagnostics, null, 2)}\n`);
+  else if (diagnostics.length === 0) io.stdout.write("ok\n");
+  else printDiagnostics(source, diagnostics, io.stdout);
+  return diagnostics.some((d) => d.severity === "error") ? 1 : 0;
+}
+
+/** `bexpr fmt`. */
+export function runFmt(args: readonly string[], io: Io): Outcome {
+  const { values, positionals } = parseCommand(args, {});
+  const answered = early(values);
+  if (answered !== undefined) return answered;
+  extraArguments(positionals, 1);
+  const source = filterArgument(positionals[0]);
+  try {
+    io.stdout.write(`${format(source)}\n`);
+    return 0;
+  } catch (error) {
+    if (!(error instanceof FilterSyntaxError)) throw error;
+    printDiagnostics(source, error.diagnostics, io.stderr);
+    return 1;
+  }
+}
+
+/** The values of the input, how it was written, and the line each value starts on (JSON lines). */
+interface Input {
+  readonly values: unknown[];
+  readonly form: "array" | "lines";
+  readonly lines?: number[];
+}
+
+/** Reads a JSON array, one JSON value, or JSON lines. */
+export function parseInput(text: string, name: string): Input {
+  try {
+    const whole = parseJson(text);
+    return Array.isArray(whole) ? { values: whole, form: "array" } : { values: [whole], form: "lines", lines: [1] };
+  } catch {
+    // Not one JSON document: JSON lines.
+  }
+  const values: unknown[] = [];
+  const lines: number[] = [];
+  text.split("\n").forEach((line, i) => {
+    if (line.trim() === "") return;
+    try {
+      values.push(parseJson(line));
+      lines.push(i + 1);
+    } catch (error) {
+      throw new CommandError(`${name}: line ${i + 1} is not valid JSON: ${(error as Error).message}`);
+    }
+  });
+  return { values, form: "lines", lines };
+}
+
+/** `bexpr eval`. */
+export function runEval(args: readonly string[], io: Io): Outcome {
+  const { values, positionals } = parseCommand(args, { schema: { type: "string" }, count: { type: "boolean" } });
+  const answered = early(values);
+  if (answered !== undefined) return answered;
+  extraArguments(positionals, 2);
+  if (positionals[0] === "-" && (positionals[1] ?? "-") === "-") throw new UsageError("the filter and the input cannot both come from stdin");
+  const source = filterArgument(positionals[0]);
+  const schema = schemaOption(values.schema);
+  let filter;
+  try {
+    filter = compileFilter(source, schema === undefined ? {} : { schema });
+  } catch (error) {
+    if (!(error instanceof FilterSyntaxError)) throw error;
+    printDiagnostics(source, error.diagnostics, io.stderr);
+    return 1;
+  }
+  const file = positionals[1] ?? "-";
+  const input = parseInput(readInput(file), file === "-" ? "stdin" : file);
+  let matches: unknown[];
+  try {
+    matches = filter.filter(input.values);
+  } catch (error) {
+    if (!(error instanceof FilterEvaluationError)) throw error;
+    const index = error.index ?? 0;
+    const where = input.lines === undefined ? `the value at index ${index}` : `the value at index ${index} (line ${input.lines[index]})`;
+    const styles = stylesFor(io.stderr);
+    io.stderr.write(`${styles.error("error")}${styles.code(`[${error.code}]`)} the filter failed on ${where}: ${error.reason}\n${error.message.split("\n").slice(1).join("\n")}\n`);
+    return 1;
+  }
+  if (values.count) io.stdout.write(`${matches.length}\n`);
+  else if (input.form === "array") io.stdout.write(stringifyJson(matches, true));
+  else io.stdout.write(matches.map((match) => `${stringifyJson(match)}\n`).join(""));
+  return 0;
+}

@@ -1,0 +1,193 @@
+import { spawnSync } from "node:child_process";
+import { mkdtempSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { describe, expect, it } from "vitest";
+import { runCli } from "../support/cli.js";
+
+const directory = mkdtempSync(join(tmpdir(), "bexpr-cli-"));
+function file(name: string, text: string): string {
+  const path = join(directory, name);
+  writeFileSync(path, text);
+  return path;
+}
+
+const jobs = [
+  { ID: "web", Status: "running", Type: "service", SubmitTime: 1_700_000_000_000_000_000_123n, Meta: { owner: "team-a" } },
+  { ID: "batch", Status: "pending", Type: "batch", Meta: { owner: "team-b" } },
+  { ID: "api", Status: "running", Type: "service", Meta: {} },
+];
+const jsonArray = `[${jobs.map((job) => JSON.stringify(job, (_key, value) => (typeof value === "bigint" ? `@${value}@` : value)).replace(/"@(\d+)@"/g, "$1")).join(",")}]`;
+const jsonLines = jsonArray.slice(1, -1).replace(/},\{/g, "}\n{") + "\n";
+const ESC = "\u001b[";
+
+describe("bexpr check", () => {
+  it("prints ok and exits 0 for a valid filter", async () => {
+    expect(await runCli(["check", 'Status == "running" and "dc1" in Datacenters'])).toEqual({ code: 0, stdout: "ok\n", stderr: "" });
+  });
+
+  it("prints every problem with a caret under its spot and a hint, and exits 1", async () => {
+    const { code, stdout, stderr } = await runCli(["check", "Status == running AND Priority >= 50"]);
+    expect(code).toBe(1);
+    expect(stderr).toBe("");
+    expect(stdout).toBe(
+      [
+        'error[unexpected_token] 1:19: unexpected "AND" after a complete expression',
+        "    Status == running AND Priority >= 50",
+        "                      ^^^",
+        '    hint: keywords are lower-case: write "and", not "AND"',
+        "",
+        'error[unsupported_operator] 1:32: ">=" is not an operator: the filter language has no ordering comparisons',
+        "    Status == running AND Priority >= 50",
+        "                                   ^^",
+        '    hint: use "==", "!=", "in" or "matches", or compare on the client',
+        "",
+        "2 errors",
+        "",
+      ].join("\n"),
+    );
+  });
+
+  it("checks selectors against a shipped schema with --schema", async () => {
+    const { code, stdout } = await runCli(["check", "--schema", "job", 'Stauts == "running"']);
+    expect(code).toBe(1);
+    expect(stdout).toContain('error[unknown_field] 1:1: the object has no field "Stauts"');
+    expect(stdout).toContain('hint: did you mean "Status"?');
+    expect((await runCli(["check", "--schema", "deployment", 'Status == "successful"'])).code).toBe(0);
+  });
+
+  it("prints the diagnostics as JSON with --json", async () => {
+    const { code, stdout } = await runCli(["check", "--json", "Name == my-job"]);
+    expect(code).toBe(1);
+    expect(JSON.parse(stdout)).toEqual([
+      {
+        code: "unexpected_character",
+        severity: "error",
+        message: 'an unquoted value cannot contain "-": "my-job" is read as "my" followed by "-"',
+        span: { start: 10, end: 11 },
+        line: 1,
+        column: 11,
+        suggestion: 'quote the value: "my-job"',
+      },
+    ]);
+    expect(await runCli(["check", "--json", "a == 1"])).toMatchObject({ code: 0, stdout: "[]\n" });
+  });
+
+  it("reads the filter from stdin with -", async () => {
+    expect(await runCli(["check", "-"], { stdin: 'Status == "running"\n' })).toMatchObject({ code: 0, stdout: "ok\n" });
+    const multiline = await runCli(["check", "-"], { stdin: 'Status == "running"\nand Name == my-job\n' });
+    expect(multiline.stdout).toContain("error[unexpected_character] 2:15:");
+  });
+
+  it("colours only where asked: plain through a pipe, coloured with FORCE_COLOR, plain with NO_COLOR", async () => {
+    expect((await runCli(["check", "a >= 1"])).stdout).not.toContain(ESC);
+    const coloured = (await runCli(["check", "a >= 1"], { env: { FORCE_COLOR: "1" } })).stdout;
+    expect(coloured).toContain(`${ESC}31m`);
+    expect(coloured.replace(/\u001b\[\d+m/g, "")).toBe((await runCli(["check", "a >= 1"])).stdout);
+    expect((await runCli(["check", "a >= 1"], { env: { FORCE_COLOR: "1", NO_COLOR: "1" } })).stdout).not.toContain(ESC);
+  });
+
+  it("colours on a real terminal", (context) => {
+    // `script` runs the command on a pseudo-terminal (util-linux).
+    const probe = spawnSync("script", ["--version"]);
+    if (probe.error !== undefined) context.skip("script (util-linux) is not installed");
+    const result = spawnSync("script", ["-qec", `${process.execPath} dist/cli.js check 'a >= 1'`, "/dev/null"], { encoding: "utf8", env: { ...process.env, NO_COLOR: undefined, FORCE_COLOR: undefined } });
+    expect(result.status).toBe(1);
+    expect(result.stdout).toContain(`${ESC}31m`);
+  });
+});
+
+describe("bexpr eval", () => {
+  it("prints the matching values of a JSON array file as an array, keeping int64 values exact", async () => {
+    const { code, stdout, stderr } = await runCli(["eval", 'Status == "running"', file("jobs.json", jsonArray)]);
+    expect([code, stderr]).toEqual([0, ""]);
+    expect(stdout).toContain('"SubmitTime": 1700000000000000000123');
+    expect(JSON.parse(stdout).map((job: { ID: string }) => job.ID)).toEqual(["web", "api"]);
+    expect(stdout.startsWith("[\n    {")).toBe(true);
+  });
+
+  it("reads JSON lines from stdin and prints matching lines", async () => {
+    const { code, stdout } = await runCli(["eval", 'Meta.owner == "team-b"'], { stdin: jsonLines });
+    expect(code).toBe(0);
+    expect(stdout).toBe('{"ID":"batch","Status":"pending","Type":"batch","Meta":{"owner":"team-b"}}\n');
+    expect((await runCli(["eval", 'Type == "service"', "-"], { stdin: jsonLines })).stdout.split("\n")).toHaveLength(3);
+  });
+
+  it("counts the matches with --count, 0 included", async () => {
+    expect(await runCli(["eval", "--count", 'Type == "service"', file("count.json", jsonArray)])).toMatchObject({ code: 0, stdout: "2\n" });
+    expect(await runCli(["eval", "--count", 'Type == "system"'], { stdin: jsonLines })).toMatchObject({ code: 0, stdout: "0\n" });
+  });
+
+  it("filters a single JSON value", async () => {
+    expect(await runCli(["eval", "--count", 'ID == "x"'], { stdin: '{\n  "ID": "x"\n}\n' })).toMatchObject({ code: 0, stdout: "1\n" });
+  });
+
+  it("exits 1 naming the value's index and line when the filter fails on it", async () => {
+    // Only the third value reaches the clause on a field none of them has.
+    const { code, stdout, stderr } = await runCli(["eval", 'ID != "web" and ID != "batch" and Score == 1'], { stdin: jsonLines });
+    expect(code).toBe(1);
+    expect(stdout).toBe("");
+    expect(stderr).toBe(
+      [
+        'error[missing_key] the filter failed on the value at index 2 (line 3): error finding value in datum: /Score at part 0: couldn\'t find key "Score"',
+        '    ID != "web" and ID != "batch" and Score == 1',
+        "                                      ^^^^^^^^^^",
+        "",
+      ].join("\n"),
+    );
+  });
+
+  it("evaluates in typed mode with --schema, where a missing map key or field is a zero value", async () => {
+    const { code, stdout } = await runCli(["eval", "--count", "--schema", "job", 'Meta.owner == "team-a" or Stop == true'], { stdin: jsonLines });
+    expect([code, stdout]).toEqual([0, "1\n"]);
+  });
+
+  it("exits 1 with the diagnostics for an invalid filter, before reading the input", async () => {
+    const { code, stdout, stderr } = await runCli(["eval", "Status = running", "/nonexistent.json"]);
+    expect(code).toBe(1);
+    expect(stdout).toBe("");
+    expect(stderr).toContain('error[unsupported_operator] 1:8: "=" is not an operator');
+  });
+
+  it.each([
+    [["eval", "a == 1", "/nonexistent.json"], "", 1, "bexpr: cannot read /nonexistent.json: no such file"],
+    [["eval", "a == 1"], '{"a": 1}\n{"a": \n', 1, "bexpr: stdin: line 2 is not valid JSON"],
+    [["eval", "-", "-"], "", 2, "the filter and the input cannot both come from stdin"],
+    [["eval", "--schema", "node", "a == 1"], "", 2, "--schema must be job or deployment"],
+    [["eval", "a", "==", "1"], "", 2, 'unexpected argument "1" (quote the filter as one argument)'],
+    [["eval", "--bogus", "a == 1"], "", 2, "Unknown option '--bogus'"],
+  ])("refuses %j with exit status %i", async (args, stdin, status, message) => {
+    const { code, stderr } = await runCli(args, { stdin });
+    expect(code).toBe(status);
+    expect(stderr).toContain(message);
+  });
+});
+
+describe("bexpr fmt", () => {
+  it("prints the canonical form", async () => {
+    expect(await runCli(["fmt", '(Status=="running") and ((Meta["owner"] == `team-a`))'])).toEqual({ code: 0, stdout: 'Status == "running" and Meta.owner == "team-a"\n', stderr: "" });
+    expect(await runCli(["fmt", "-"], { stdin: 'Name matches "^web-\\\\d+$"\n' })).toMatchObject({ code: 0, stdout: "Name matches `^web-\\d+$`\n" });
+  });
+
+  it("exits 1 with the diagnostics on stderr for an invalid filter", async () => {
+    const { code, stdout, stderr } = await runCli(["fmt", "Status == "]);
+    expect([code, stdout]).toEqual([1, ""]);
+    expect(stderr).toContain("error[unexpected_end] 1:11:");
+  });
+});
+
+describe("help and version everywhere", () => {
+  it.each(["check", "eval", "fmt", "agent"])("bexpr %s answers --help, -h, --version and -v", async (command) => {
+    const help = await runCli([command, "--help"]);
+    expect(help.code).toBe(0);
+    expect(help.stdout).toMatch(new RegExp(`^Usage: bexpr ${command}`));
+    expect((await runCli([command, "-h"])).stdout).toBe(help.stdout);
+    expect((await runCli([command, "--version"])).stdout).toMatch(/^\d+\.\d+\.\d+\n$/);
+    expect((await runCli([command, "-v"])).stdout).toMatch(/^\d+\.\d+\.\d+\n$/);
+  });
+
+  it("lists every command in the main help", async () => {
+    const { stdout } = await runCli(["help"]);
+    for (const command of ["check EXPR", "eval EXPR [FILE]", "fmt EXPR", "agent"]) expect(stdout).toContain(command);
+  });
+});
