@@ -32,24 +32,31 @@ export type Expression =
 
 /** `a or b or …`: true when any operand is true; operands are evaluated left to right and short-circuit. */
 export interface OrExpression {
+  /** Always `"Or"`: tags the node within {@link Expression}. */
   readonly kind: "Or";
   /** Two or more operands, none of which is itself an `Or`. */
   readonly operands: readonly Expression[];
+  /** Where the node is in the source: first operand to last, with enclosing parentheses if grouped. */
   readonly span: Span;
 }
 
 /** `a and b and …`: true when every operand is true; operands are evaluated left to right and short-circuit. */
 export interface AndExpression {
+  /** Always `"And"`: tags the node within {@link Expression}. */
   readonly kind: "And";
   /** Two or more operands, none of which is itself an `And`. */
   readonly operands: readonly Expression[];
+  /** Where the node is in the source: first operand to last, with enclosing parentheses if grouped. */
   readonly span: Span;
 }
 
 /** `not e`. The parser never produces a `Not` directly inside a `Not`. */
 export interface NotExpression {
+  /** Always `"Not"`: tags the node within {@link Expression}. */
   readonly kind: "Not";
+  /** The negated expression; never itself a `Not`. */
   readonly operand: Expression;
+  /** Where the node is in the source: from the `not` keyword to the end of its operand, with enclosing parentheses if grouped. */
   readonly span: Span;
 }
 
@@ -77,23 +84,32 @@ export type MatchExpression = ValueMatchExpression | EmptinessMatchExpression;
 
 /** `Selector == v`, `Selector != v`, `v in Selector`, `Selector contains v`, `Selector matches v` and negations. */
 export interface ValueMatchExpression {
+  /** Always `"Match"`, as for {@link EmptinessMatchExpression}; the presence of `value` tells them apart. */
   readonly kind: "Match";
+  /** The comparison applied; `contains` and `not contains` arrive here as `In` and `NotIn`. */
   readonly operator: BinaryMatchOperator;
+  /** The field compared: the left operand, except for `in`/`not in`, where it is the right one. */
   readonly selector: Selector;
+  /** The literal compared with the field: the right operand, except for `in`/`not in`, where it is the left one. */
   readonly value: Value;
   /**
    * How an `In`/`NotIn` match was written: `"v" in X` or `X contains "v"`. Only the printer looks
    * at it; both spellings evaluate identically. Always `"in"` for other operators.
    */
   readonly spelling: "in" | "contains";
+  /** Where the node is in the source: left operand to right operand, with enclosing parentheses if grouped. */
   readonly span: Span;
 }
 
 /** `Selector is empty`, `Selector is not empty`, `Selector is nil`, `Selector is not nil`. */
 export interface EmptinessMatchExpression {
+  /** Always `"Match"`, as for {@link ValueMatchExpression}; the absence of `value` tells them apart. */
   readonly kind: "Match";
+  /** Which test: `is empty`, `is not empty`, `is nil` or `is not nil`. */
   readonly operator: UnaryMatchOperator;
+  /** The field tested. */
   readonly selector: Selector;
+  /** Where the node is in the source: from the selector to the final `empty` or `nil`, with enclosing parentheses if grouped. */
   readonly span: Span;
 }
 
@@ -105,10 +121,13 @@ export interface EmptinessMatchExpression {
  * the reference names selectors in error messages by joining the path with `.` or `/`.
  */
 export interface Selector {
+  /** Always `"Selector"`. */
   readonly kind: "Selector";
+  /** How the path was written: `"Bexpr"` for `Meta["web-api"].owner`, `"Pointer"` for `"/Meta/web-api/owner"`. */
   readonly form: "Bexpr" | "Pointer";
   /** Decoded path segments; never empty. */
   readonly path: readonly string[];
+  /** Where the selector is in the source, quotes included for the pointer form. */
   readonly span: Span;
 }
 
@@ -117,21 +136,27 @@ export interface Selector {
  * evaluation time, so `Priority == 50`, `Priority == "50"` and ``Priority == `50` `` are one value.
  */
 export interface Value {
+  /** Always `"Value"`. */
   readonly kind: "Value";
   /** The literal's text after unquoting (and pointer rewriting for `"/a/b"` values). */
   readonly raw: string;
+  /** Where the literal is in the source, quotes included for a string. */
   readonly span: Span;
 }
 
 /** `any Selector as … { body }` and `all Selector as … { body }`. */
 export interface CollectionExpression {
+  /** Always `"Collection"`: tags the node within {@link Expression}. */
   readonly kind: "Collection";
+  /** `"Any"`: true when the body holds for some element; `"All"`: true when it holds for every one. */
   readonly quantifier: "Any" | "All";
   /** The list or map iterated over. */
   readonly selector: Selector;
+  /** The names after `as`, and what each is bound to. */
   readonly binding: CollectionBinding;
   /** Evaluated once per element with the binding's names in scope. */
   readonly body: Expression;
+  /** Where the node is in the source: from the `any`/`all` keyword to the closing `}`, with enclosing parentheses if grouped. */
   readonly span: Span;
 }
 
@@ -144,7 +169,29 @@ export interface CollectionExpression {
  * - `Value` (`as _, v`): only the element.
  */
 export type CollectionBinding =
-  | { readonly mode: "Default"; readonly name: string }
-  | { readonly mode: "IndexAndValue"; readonly index: string; readonly value: string }
-  | { readonly mode: "Index"; readonly index: string }
-  | { readonly mode: "Value"; readonly value: string };
+  | {
+      /** `as x`. */
+      readonly mode: "Default";
+      /** Bound to the element of a list, or the key of a map. */
+      readonly name: string;
+    }
+  | {
+      /** `as i, v`. */
+      readonly mode: "IndexAndValue";
+      /** Bound to the index of a list element, or the key of a map entry. */
+      readonly index: string;
+      /** Bound to the element of a list, or the value of a map entry. */
+      readonly value: string;
+    }
+  | {
+      /** `as i, _`. */
+      readonly mode: "Index";
+      /** Bound to the index of a list element, or the key of a map entry. */
+      readonly index: string;
+    }
+  | {
+      /** `as _, v`. */
+      readonly mode: "Value";
+      /** Bound to the element of a list, or the value of a map entry. */
+      readonly value: string;
+    };

@@ -75,10 +75,13 @@ export type DiagnosticSeverity = "error" | "warning";
 
 /** One problem found in a filter's source. */
 export interface Diagnostic {
+  /** A stable, snake_case identifier of the problem; match on it, never on the message. */
   readonly code: SyntaxErrorCode;
+  /** `"error"` makes the filter invalid ({@link parse} throws); a `"warning"` does not. */
   readonly severity: DiagnosticSeverity;
   /** One plain sentence, without position or excerpt. */
   readonly message: string;
+  /** The offending text in the source; an empty span at the end when the source stops too early. */
   readonly span: Span;
   /** 1-based line of `span.start`. */
   readonly line: number;
@@ -153,8 +156,10 @@ export abstract class FilterError extends Error {
  * ```
  */
 export class FilterSyntaxError extends FilterError {
+  /** Always `"FilterSyntaxError"`. */
   override readonly name = "FilterSyntaxError";
   readonly code: SyntaxErrorCode;
+  /** Every problem found, at least one; frozen. The first is the one the error itself reports. */
   readonly diagnostics: readonly Diagnostic[];
 
   constructor(source: string | undefined, diagnostics: readonly Diagnostic[]) {
@@ -173,6 +178,7 @@ export class FilterSyntaxError extends FilterError {
  * message without position and excerpt, worded as the reference words it.
  */
 export class FilterEvaluationError extends FilterError {
+  /** Always `"FilterEvaluationError"`. */
   override readonly name = "FilterEvaluationError";
   readonly code: EvaluationErrorCode;
   /** The message without position or excerpt. */

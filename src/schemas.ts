@@ -177,4 +177,8 @@ export const jobFilterTarget: ObjectSchema = {
 };
 
 /** The shipped schemas, for `compileFilter(source, { schema: schemas.job })`. */
-export const schemas = Object.freeze({ job: jobListItem, deployment });
+export const schemas = Object.freeze({
+  /** An element of the job list (`GET /v1/jobs`, the reference's `structs.JobListStub`). */
+  job: jobListItem,
+  deployment,
+});

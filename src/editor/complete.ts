@@ -61,6 +61,7 @@ export type CompletionKind =
 export interface Completion {
   /** What to show. */
   readonly label: string;
+  /** What is inserted: a field, a map key, a value, a bound variable, an operator or a keyword. */
   readonly kind: CompletionKind;
   /** The text that replaces {@link Completion.range} (for a key that is not a name, `["web-api"]`). */
   readonly text: string;

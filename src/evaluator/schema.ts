@@ -12,19 +12,25 @@ export type ScalarKind = "string" | "int" | "uint" | "float" | "bool" | "time" |
 
 /** A list whose elements all have the `items` schema. */
 export interface ArraySchema {
+  /** Always `"array"`: tags the schema within {@link FieldSchema}. */
   readonly kind: "array";
+  /** The schema of every element. */
   readonly items: FieldSchema;
 }
 
 /** A map from string keys to values of the `values` schema. */
 export interface MapSchema {
+  /** Always `"map"`: tags the schema within {@link FieldSchema}. */
   readonly kind: "map";
+  /** The schema of every value; keys are always strings. */
   readonly values: FieldSchema;
 }
 
 /** A struct: a fixed set of named fields. An absent or null object is a nil pointer. */
 export interface ObjectSchema {
+  /** Always `"object"`: tags the schema within {@link FieldSchema}. */
   readonly kind: "object";
+  /** The schema of each field, by field name; a selector naming any other field is an error in typed mode. */
   readonly fields: { readonly [name: string]: FieldSchema };
   /** The Go type name used in error messages (for example `structs.JobSummary`). */
   readonly typeName?: string;

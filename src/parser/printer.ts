@@ -83,12 +83,12 @@ function printMatch(node: MatchExpression): string {
 const RAW_SAFE = /^[^`\u0000-\u001f\u007f-\u009f\ud800-\udfff]*$/;
 
 /**
- * Numbers print bare; text with a backslash (regular expressions, Windows paths) in backticks,
- * where it needs no escaping; everything else as a double-quoted string that reads back to the
- * same text.
+ * Numbers and the booleans `true` and `false` print bare (a bare word is its own text); text with
+ * a backslash (regular expressions, Windows paths) in backticks, where it needs no escaping;
+ * everything else as a double-quoted string that reads back to the same text.
  */
 function printValue(value: Value): string {
-  if (NUMBER.test(value.raw)) return value.raw;
+  if (NUMBER.test(value.raw) || value.raw === "true" || value.raw === "false") return value.raw;
   if (value.raw.includes("\\") && RAW_SAFE.test(value.raw)) return `\`${value.raw}\``;
   return quoteDouble(value.raw);
 }

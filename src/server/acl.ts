@@ -45,10 +45,15 @@ export interface AclToken {
 
 /** A token or policy given in the agent's configuration. */
 export interface AclTokenConfig {
+  /** The token's public identifier (default: a random UUID). */
   readonly AccessorID?: string;
+  /** The secret a client presents, a UUID (default: a random one). */
   readonly SecretID?: string;
+  /** A human-readable name (default empty). */
   readonly Name?: string;
+  /** `management` may do everything; `client` only what its policies allow (default: `management` without policies, else `client`). */
   readonly Type?: "client" | "management";
+  /** Names of the policies whose rules a client token holds (default none). */
   readonly Policies?: readonly string[];
   /** RFC 3339; may be in the past, to give a test suite an expired token. */
   readonly ExpirationTime?: string;
@@ -56,8 +61,11 @@ export interface AclTokenConfig {
 
 /** A policy given in the agent's configuration. */
 export interface AclPolicyConfig {
+  /** 1 to 128 letters, digits or `-`; tokens name it in `Policies`, and `anonymous` applies to requests without a token. */
   readonly Name: string;
+  /** Free text of at most 256 characters (default empty). */
   readonly Description?: string;
+  /** The rules, in the reference's HCL syntax or its JSON form (`namespace "prod" { policy = "read" }`). */
   readonly Rules: string;
 }
 

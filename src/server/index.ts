@@ -27,6 +27,9 @@ export { DEFAULT_METRICS_OPTIONS, METRICS, RUNTIME_STATS_INTERVAL_MS, type Metri
 export { DEFAULT_WAIT_MS, JITTER_FRACTION, MAX_WAIT_MS } from "./blocking.js";
 export { FILTER_CACHE_SIZE, MAX_BODY_BYTES } from "./app.js";
 export type { AclOptions, AclPolicyConfig, AclTokenConfig } from "./acl.js";
+export type { ResolvedOptions } from "./options.js";
+export type { MetricType } from "./metrics/catalogue.js";
+export type { GaugeValue, SampledValue } from "./metrics/sink.js";
 
 /** How long `Agent.close` waits for in-flight requests to be answered before cutting connections. */
 export const CLOSE_GRACE_MS = 2000;

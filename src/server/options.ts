@@ -41,13 +41,21 @@ export interface AgentOptions {
   /** ACLs: off by default, as the reference's dev agent (see {@link AclOptions}). */
   readonly acl?: AclOptions;
   /** Namespaces created at start, besides `default` (`[{ "Name": "prod" }]`). */
-  readonly namespaces?: readonly { readonly Name: string; readonly Description?: string; readonly Meta?: Record<string, string> }[];
+  readonly namespaces?: readonly {
+    /** The namespace's name: 1 to 128 letters, digits or `-`. */
+    readonly Name: string;
+    /** Free text of at most 256 characters (default empty). */
+    readonly Description?: string;
+    /** Free-form string metadata (default none). */
+    readonly Meta?: Record<string, string>;
+  }[];
   /** Metrics: interval and retention of the JSON document, and whether Prometheus output is served. */
   readonly metrics?: MetricsOptions;
 }
 
 /** Options with every default applied. */
 export type ResolvedOptions = { readonly [K in Exclude<keyof AgentOptions, "metrics">]-?: NonNullable<AgentOptions[K]> } & {
+  /** The metrics options, each with its default applied. */
   readonly metrics: Required<MetricsOptions>;
 };
 
@@ -106,6 +114,7 @@ function resolveMetricsOptions(options: MetricsOptions): Required<MetricsOptions
 
 /** An option that is missing a valid value; the message names it. */
 export class OptionsError extends Error {
+  /** Always `"OptionsError"`. */
   override readonly name = "OptionsError";
 }
 

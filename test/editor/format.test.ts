@@ -10,7 +10,8 @@ describe("format", () => {
     ["a == 1 or (b == 2 and c == 3)", "a == 1 or b == 2 and c == 3"],
     ["(a == 1 or b == 2) and c == 3", "(a == 1 or b == 2) and c == 3"],
     ["not (a == 1 and b == 2)", "not (a == 1 and b == 2)"],
-    ["not not Stop == true", 'Stop == "true"'],
+    ["not not Stop == true", "Stop == true"],
+    ['Stop == "false"', "Stop == false"],
     ["Status == running", 'Status == "running"'],
     ["Priority == 50", "Priority == 50"],
     ['Tags  contains   "x"', 'Tags contains "x"'],
@@ -20,7 +21,7 @@ describe("format", () => {
     ['Meta["web-api"] is not empty', 'Meta["web-api"] is not empty'],
     ['"/Meta/owner" == x', '"/Meta/owner" == "x"'],
     ["any  TaskGroups as g {g.Count==1 }", "any TaskGroups as g { g.Count == 1 }"],
-    ['Status == "running"\n  and\tStop == false', 'Status == "running" and Stop == "false"'],
+    ['Status == "running"\n  and\tStop == false', 'Status == "running" and Stop == false'],
   ])("writes %j as %j", (source, expected) => {
     expect(format(source)).toBe(expected);
     // The canonical form means the same, and is its own canonical form.

@@ -68,21 +68,33 @@ interface Interval {
 
 /** A gauge in the document. */
 export interface GaugeValue {
+  /** The metric's dotted name (`svc.runtime.rss_bytes`). */
   readonly Name: string;
+  /** The last value set during the interval. */
   readonly Value: number;
+  /** Every label by name, the common ones (`node_id`, `datacenter`, `host`) included. */
   readonly Labels: Readonly<Record<string, string>>;
 }
 
 /** A counter or sample in the document (the reference's `SampledValue`). */
 export interface SampledValue {
+  /** The metric's dotted name (`svc.http.requests`). */
   readonly Name: string;
+  /** How many values were recorded during the interval (at least one). */
   readonly Count: number;
+  /** `Sum` per second of the interval. */
   readonly Rate: number;
+  /** The total of the values recorded. */
   readonly Sum: number;
+  /** The smallest value recorded. */
   readonly Min: number;
+  /** The largest value recorded. */
   readonly Max: number;
+  /** `Sum / Count`. */
   readonly Mean: number;
+  /** The sample standard deviation of the values; 0 with a single value. */
   readonly Stddev: number;
+  /** Every label by name, `host` included. */
   readonly Labels: Readonly<Record<string, string>>;
 }
 
@@ -90,12 +102,15 @@ export interface SampledValue {
 export interface MetricsSummary {
   /** The start of the interval shown, as Go prints a UTC time: `2026-08-21 12:00:00 +0000 UTC`. */
   readonly Timestamp: string;
+  /** Every gauge set during the interval, with its last value, sorted by key (the name followed by the labels). */
   readonly Gauges: readonly GaugeValue[];
   /** Always empty: the reference fills it only for float64 gauges, which the agent does not emit. */
   readonly PrecisionGauges: readonly GaugeValue[];
   /** Always empty: the reference fills it only from `EmitKey`, which it does not use. */
   readonly Points: readonly never[];
+  /** Every counter incremented during the interval, sorted as `Gauges`; each increment is one value. */
   readonly Counters: readonly SampledValue[];
+  /** Every sample (timer) recorded during the interval, sorted as `Gauges`; times are in milliseconds. */
   readonly Samples: readonly SampledValue[];
 }
 
