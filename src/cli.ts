@@ -4,10 +4,8 @@
  *
  * @module
  */
-import { AGENT_USAGE, runAgent } from "./cli/agent.js";
 import { CHECK_USAGE, EVAL_USAGE, FMT_USAGE, runCheck, runEval, runFmt } from "./cli/filter.js";
 import { CommandError, UsageError, type Io, type Outcome } from "./cli/terminal.js";
-import { OptionsError } from "./server/index.js";
 import { VERSION } from "./version.js";
 
 const USAGE = `Usage: bexpr <command> [options]
@@ -31,18 +29,27 @@ Run "bexpr <command> --help" for a command's options. Examples:
   bexpr fmt '(Status=="running") and ((Stop==false))'
 `;
 
-/** Each command: how it runs, and its help. */
-const COMMANDS: Readonly<Record<string, { readonly run: (args: readonly string[], io: Io) => Outcome | Promise<Outcome>; readonly usage: string }>> = {
-  check: { run: runCheck, usage: CHECK_USAGE },
-  eval: { run: runEval, usage: EVAL_USAGE },
-  fmt: { run: runFmt, usage: FMT_USAGE },
-  agent: { run: runAgent, usage: AGENT_USAGE },
+/** A command: how it runs, and its help. */
+interface Command {
+  readonly run: (args: readonly string[], io: Io) => Outcome | Promise<Outcome>;
+  readonly usage: string;
+}
+
+/** The commands; the agent (fastify, prom-client) is loaded only when it is asked for, so the others start fast. */
+const COMMANDS: Readonly<Record<string, () => Promise<Command>>> = {
+  check: async () => ({ run: runCheck, usage: CHECK_USAGE }),
+  eval: async () => ({ run: runEval, usage: EVAL_USAGE }),
+  fmt: async () => ({ run: runFmt, usage: FMT_USAGE }),
+  agent: async () => {
+    const { AGENT_USAGE, runAgent } = await import("./cli/agent.js");
+    return { run: runAgent, usage: AGENT_USAGE };
+  },
 };
 
 /** Runs the command line; resolves to the exit status. */
 export async function main(argv: readonly string[], io: Io = { stdout: process.stdout, stderr: process.stderr }): Promise<number> {
   const [command, ...rest] = argv;
-  const entry = command === undefined ? undefined : Object.hasOwn(COMMANDS, command) ? COMMANDS[command] : undefined;
+  const entry = command !== undefined && Object.hasOwn(COMMANDS, command) ? await COMMANDS[command]!() : undefined;
   try {
     let outcome: Outcome;
     if (command === undefined || command === "help" || command === "-h" || command === "--help") outcome = "help";
@@ -57,7 +64,7 @@ export async function main(argv: readonly string[], io: Io = { stdout: process.s
       io.stderr.write(`bexpr: ${error.message}\n\n${entry?.usage ?? USAGE}`);
       return 2;
     }
-    if (error instanceof CommandError || error instanceof OptionsError || (error as NodeJS.ErrnoException).code === "EADDRINUSE") {
+    if (error instanceof CommandError) {
       io.stderr.write(`bexpr: ${(error as Error).message}\n`);
       return 1;
     }

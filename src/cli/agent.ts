@@ -4,8 +4,8 @@
  * @module
  */
 import { parseArgs } from "node:util";
-import { LOG_LEVELS, readConfigFile, startAgent, type AgentOptions, type LogLevel } from "../server/index.js";
-import { UsageError, type Io, type Outcome } from "./terminal.js";
+import { LOG_LEVELS, OptionsError, readConfigFile, startAgent, type Agent, type AgentOptions, type LogLevel } from "../server/index.js";
+import { CommandError, UsageError, type Io, type Outcome } from "./terminal.js";
 
 export const AGENT_USAGE = `Usage: bexpr agent [options]
 
@@ -83,9 +83,16 @@ export function agentOptions(args: readonly string[]): AgentOptions | "help" | "
 
 /** `bexpr agent`: runs until SIGINT or SIGTERM. */
 export async function runAgent(args: readonly string[], io: Pick<Io, "stdout">): Promise<Outcome> {
-  const options = agentOptions(args);
-  if (options === "help" || options === "version") return options;
-  const agent = await startAgent(options);
+  let agent: Agent;
+  try {
+    const options = agentOptions(args);
+    if (options === "help" || options === "version") return options;
+    agent = await startAgent(options);
+  } catch (error) {
+    // A bad option or a taken port is the user's to fix: one line, exit status 1.
+    if (error instanceof OptionsError || (error as NodeJS.ErrnoException).code === "EADDRINUSE") throw new CommandError((error as Error).message);
+    throw error;
+  }
   const { region, datacenter, demo, acl } = agent.options;
   const notes = [`region ${region}`, `datacenter ${datacenter}`, ...(demo ? ["demo data loaded"] : []), ...(acl.enabled ? ["ACLs enforced"] : [])];
   io.stdout.write(`bexpr agent listening on ${agent.url} (${notes.join(", ")})\n`);
