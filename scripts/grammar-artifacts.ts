@@ -101,14 +101,21 @@ function repeated(productions: readonly IProduction[], mark: string): string {
   return atomic ? `${sequence(productions)}${mark}` : `( ${sequence(productions)} )${mark}`;
 }
 
-function expression(production: IProduction): string {
+/** The EBNF of one production (exported for its tests). */
+export function expression(production: IProduction): string {
   if (production instanceof Terminal) return terminal(production);
   if (production instanceof NonTerminal) return production.nonTerminalName;
   if (production instanceof Alternation) return production.definition.map(expression).join(" | ");
   if (production instanceof Alternative) return sequence(production.definition);
   if (production instanceof Option) return repeated(production.definition, "?");
-  if (production instanceof Repetition || production instanceof RepetitionWithSeparator) return repeated(production.definition, "*");
-  if (production instanceof RepetitionMandatory || production instanceof RepetitionMandatoryWithSeparator) return repeated(production.definition, "+");
+  if (production instanceof Repetition) return repeated(production.definition, "*");
+  if (production instanceof RepetitionMandatory) return repeated(production.definition, "+");
+  if (production instanceof RepetitionMandatoryWithSeparator || production instanceof RepetitionWithSeparator) {
+    // `x ( SEP x )*`, optional as a whole when zero repetitions are allowed.
+    const item = sequence(production.definition);
+    const separated = `${item} ( ${terminal(new Terminal({ terminalType: production.separator }))} ${item} )*`;
+    return production instanceof RepetitionWithSeparator ? `( ${separated} )?` : separated;
+  }
   throw new Error(`no EBNF for ${production.constructor.name}`);
 }
 

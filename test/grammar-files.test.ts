@@ -1,6 +1,8 @@
 import { readFileSync } from "node:fs";
 import { describe, expect, it } from "vitest";
-import { CST_TYPES_PATH, DIAGRAMS_PATH, EBNF_PATH, cstTypes, diagramsHtml, ebnf } from "../scripts/grammar-artifacts.js";
+import { NonTerminal, RepetitionMandatoryWithSeparator, RepetitionWithSeparator } from "chevrotain";
+import { CST_TYPES_PATH, DIAGRAMS_PATH, EBNF_PATH, cstTypes, diagramsHtml, ebnf, expression } from "../scripts/grammar-artifacts.js";
+import { Comma } from "../src/lexer/tokens.js";
 import { AstBuilder, strictParser } from "../src/parser/build-ast.js";
 
 describe("generated grammar files", () => {
@@ -21,5 +23,11 @@ describe("generated grammar files", () => {
     for (const rule of Object.keys(strictParser.getGAstProductions())) {
       expect(ebnf, `rule ${rule}`).toMatch(new RegExp(`^${rule}\\s+::=`, "m"));
     }
+  });
+
+  it("writes repetitions with a separator, which no rule uses yet, with their separator", () => {
+    const item = [new NonTerminal({ nonTerminalName: "binding" })];
+    expect(expression(new RepetitionMandatoryWithSeparator({ definition: item, separator: Comma }))).toBe('binding ( "," binding )*');
+    expect(expression(new RepetitionWithSeparator({ definition: item, separator: Comma }))).toBe('( binding ( "," binding )* )?');
   });
 });

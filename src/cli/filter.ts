@@ -11,6 +11,7 @@ import type { FieldSchema } from "../evaluator/schema.js";
 import { compileFilter } from "../filter.js";
 import { parseJson, stringifyJson } from "../json.js";
 import { schemas } from "../schemas.js";
+import { locate } from "../source.js";
 import { CommandError, filterArgument, readInput, renderDiagnostic, stylesFor, UsageError, type Io, type Outcome } from "./terminal.js";
 
 export const CHECK_USAGE = `Usage: bexpr check [options] EXPR
@@ -132,26 +133,58 @@ interface Input {
   readonly lines?: number[];
 }
 
-/** Reads a JSON array, one JSON value, or JSON lines. */
+/** Where an offset is, as `line L, column C` (1-based). */
+function position(text: string, offset: number): string {
+  const { line, column } = locate(text, offset);
+  return `line ${line}, column ${column}`;
+}
+
+/** A JSON parse error with its place in `text` (the parser reports an offset). */
+function jsonError(text: string, error: unknown, base = 0): string {
+  const message = (error as Error).message;
+  const at = /^(.*) at position (\d+)$/.exec(message);
+  return at === null ? message : `${at[1]} at ${position(text, base + Number(at[2]))}`;
+}
+
+/**
+ * Reads a JSON array, one JSON value (of any layout), or JSON lines (one value per line). A
+ * leading byte-order mark is skipped. Input that is neither one document nor lines whose first
+ * is a value on its own is reported as the one document it does not make, with its line and column.
+ */
 export function parseInput(text: string, name: string): Input {
+  const source = text.startsWith("\uFEFF") ? text.slice(1) : text;
+  if (source.trim() === "") return { values: [], form: "lines", lines: [] };
+  let documentError: unknown;
   try {
-    const whole = parseJson(text);
-    return Array.isArray(whole) ? { values: whole, form: "array" } : { values: [whole], form: "lines", lines: [1] };
+    const whole = parseJson(source);
+    return Array.isArray(whole) ? { values: whole, form: "array" } : { values: [whole], form: "lines", lines: [locate(source, source.search(/\S/)).line] };
+  } catch (error) {
+    documentError = error;
+  }
+  const lines = source.split("\n");
+  const first = lines.findIndex((line) => line.trim() !== "");
+  try {
+    parseJson(lines[first]!);
   } catch {
-    // Not one JSON document: JSON lines.
+    // The first line is not a value on its own: a document with a mistake in it, or several documents.
+    const several = (documentError as Error).message.startsWith("Expected end of input") ? "; write several values one per line (JSON lines, as jq -c does)" : "";
+    throw new CommandError(`${name} is not valid JSON: ${jsonError(source, documentError)}${several}`);
   }
   const values: unknown[] = [];
-  const lines: number[] = [];
-  text.split("\n").forEach((line, i) => {
+  const numbers: number[] = [];
+  let offset = 0;
+  lines.forEach((line, i) => {
+    const start = offset;
+    offset += line.length + 1;
     if (line.trim() === "") return;
     try {
       values.push(parseJson(line));
-      lines.push(i + 1);
+      numbers.push(i + 1);
     } catch (error) {
-      throw new CommandError(`${name}: line ${i + 1} is not valid JSON: ${(error as Error).message}`);
+      throw new CommandError(`${name} is not valid JSON lines: ${jsonError(source, error, start)}`);
     }
   });
-  return { values, form: "lines", lines };
+  return { values, form: "lines", lines: numbers };
 }
 
 /** `bexpr eval`. */

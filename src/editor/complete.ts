@@ -129,14 +129,19 @@ interface Place {
  * ```
  */
 export function complete(source: string, offset: number, options: CompleteOptions = {}): Completion[] {
-  if (typeof source !== "string") return [];
-  const cursor = Math.max(0, Math.min(Number.isInteger(offset) ? offset : source.length, source.length));
   try {
-    return new Completer(source, cursor, options).run();
+    return completeOrThrow(source, offset, options);
   } catch {
     // A completion is a convenience: on input that defeats the analysis, offer nothing.
     return [];
   }
+}
+
+/** @internal {@link complete} without its safety net, so tests see any exception. */
+export function completeOrThrow(source: string, offset: number, options: CompleteOptions = {}): Completion[] {
+  if (typeof source !== "string") return [];
+  const cursor = Math.max(0, Math.min(Number.isInteger(offset) ? offset : source.length, source.length));
+  return new Completer(source, cursor, options).run();
 }
 
 class Completer {
@@ -147,6 +152,8 @@ class Completer {
   readonly #word: IToken | undefined;
   /** The tokens before the word or string being completed. */
   readonly #before: IToken[];
+  /** An operator or bracket the cursor is inside of (`=|=`): nothing can be inserted there. */
+  readonly #splits: IToken | undefined;
 
   constructor(
     private readonly source: string,
@@ -156,11 +163,13 @@ class Completer {
     this.#tokens = tokenize(source).tokens;
     this.#string = this.#tokens.find((token) => isString(token) && token.startOffset < cursor && (cursor < tokenEnd(token) || (token.tokenType === UnterminatedString && cursor === tokenEnd(token))));
     this.#word = this.#string === undefined ? this.#tokens.find((token) => isWord(token) && token.startOffset < cursor && cursor <= tokenEnd(token)) : undefined;
+    this.#splits = this.#tokens.find((token) => !isString(token) && !isWord(token) && token.startOffset < cursor && cursor < tokenEnd(token));
     const start = (this.#string ?? this.#word)?.startOffset ?? cursor;
     this.#before = this.#tokens.filter((token) => tokenEnd(token) <= start);
   }
 
   run(): Completion[] {
+    if (this.#splits !== undefined) return [];
     const before = this.#before;
     const last = before[before.length - 1];
     const next = this.#nextTokenTypes();

@@ -3,12 +3,11 @@
  *
  * @module
  */
-import type { IToken } from "chevrotain";
 import type { Span } from "../ast.js";
 import { createDiagnostic, FilterSyntaxError, type Diagnostic } from "../errors.js";
 import { compileExpression } from "../evaluator/compile.js";
 import type { FieldSchema } from "../evaluator/schema.js";
-import { tokenEnd, tokenize } from "../lexer/lexer.js";
+import { openBrackets, tokenEnd, tokenize } from "../lexer/lexer.js";
 import { LBracket, LParen, RBracket, RParen } from "../lexer/tokens.js";
 import { analyze, type ParseOptions } from "../parser/parse.js";
 
@@ -70,15 +69,10 @@ function isStructural(diagnostic: Diagnostic): boolean {
  */
 function unclosedBrackets(source: string, found: readonly Diagnostic[]): Diagnostic[] {
   if (found.some(isStructural)) return [];
-  const open: IToken[] = [];
-  for (const token of tokenize(source).tokens) {
-    if (token.tokenType === LParen || token.tokenType === LBracket) open.push(token);
-    else if (token.tokenType === RParen || token.tokenType === RBracket) {
-      const opener = token.tokenType === RParen ? LParen : LBracket;
-      const index = open.findLastIndex((candidate) => candidate.tokenType === opener);
-      if (index >= 0) open.splice(index);
-    }
-  }
+  const open = openBrackets(tokenize(source).tokens, source.length, [
+    [LParen, RParen],
+    [LBracket, RBracket],
+  ]);
   // The parser reports an unclosed index where the `]` should be, and an unclosed group at its `(`.
   const reported = (code: Diagnostic["code"], span: Span) => found.some((d) => d.code === code && d.span.start >= span.start);
   return open.flatMap((token) => {

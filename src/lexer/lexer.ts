@@ -4,7 +4,7 @@
  *
  * @module
  */
-import { Lexer, type IToken } from "chevrotain";
+import { Lexer, type IToken, type TokenType } from "chevrotain";
 import { createDiagnostic, type Diagnostic } from "../errors.js";
 import { unquoteDouble } from "../strings.js";
 import {
@@ -52,6 +52,25 @@ export function tokenize(source: string): LexResult {
   });
   diagnostics.sort((a, b) => a.span.start - b.span.start);
   return { tokens: result.tokens, diagnostics };
+}
+
+/**
+ * The brackets still open before offset `before`, outermost first, for the given opener/closer
+ * pairs. A closer closes the innermost opener of its kind, and any opened after it.
+ */
+export function openBrackets(tokens: readonly IToken[], before: number, pairs: readonly (readonly [opener: TokenType, closer: TokenType])[]): IToken[] {
+  const open: IToken[] = [];
+  for (const token of tokens) {
+    if (token.startOffset >= before) break;
+    const pair = pairs.find(([opener, closer]) => token.tokenType === opener || token.tokenType === closer);
+    if (pair === undefined) continue;
+    if (token.tokenType === pair[0]) open.push(token);
+    else {
+      const index = open.findLastIndex((candidate) => candidate.tokenType === pair[0]);
+      if (index >= 0) open.splice(index);
+    }
+  }
+  return open;
 }
 
 /** Offset just past a token. */

@@ -75,7 +75,14 @@ export class AstBuilder extends BaseVisitor {
   readonly diagnostics: Diagnostic[] = [];
   clauses = 0;
 
-  constructor(private readonly source: string) {
+  /**
+   * @param partial - for editors: leave out the operands of `and`/`or` that recovery left
+   * incomplete, and accept a group without its `)`, so the rest of the tree can still be checked.
+   */
+  constructor(
+    private readonly source: string,
+    private readonly partial = false,
+  ) {
     super();
   }
 
@@ -100,15 +107,12 @@ export class AstBuilder extends BaseVisitor {
     const alone = children.alone?.[0];
     if (alone !== undefined) return this.visit(alone) as CollectionExpression;
     for (const operator of children.operators ?? []) this.requireSpaceAround(operator, "or");
-    const operands = (children.operands ?? []).map((node) => this.expression(node));
-    const last = children.last?.[0];
-    if (last !== undefined) operands.push(this.visit(last) as CollectionExpression);
-    return this.chain("Or", operands);
+    return this.chain("Or", this.operands([...(children.operands ?? []), ...(children.last ?? [])]));
   }
 
   andExpression(children: AndExpressionCstChildren): Expression {
     for (const operator of children.operators ?? []) this.requireSpaceAround(operator, "and");
-    return this.chain("And", (children.operands ?? []).map((node) => this.expression(node)));
+    return this.chain("And", this.operands(children.operands ?? []));
   }
 
   notExpression(children: NotExpressionCstChildren): Expression {
@@ -128,8 +132,8 @@ export class AstBuilder extends BaseVisitor {
     const inner = this.expression(children.orExpression?.[0]);
     // The parentheses belong to the grouped expression's span, so enclosing spans cover them.
     const open = last(children.LParen);
-    const close = last(children.RParen);
-    return { ...inner, span: { start: open.startOffset, end: tokenEnd(close) } };
+    const close = this.partial ? children.RParen?.find((token) => !Number.isNaN(token.startOffset)) : last(children.RParen);
+    return { ...inner, span: { start: open.startOffset, end: close === undefined ? inner.span.end : tokenEnd(close) } };
   }
 
   match(children: MatchCstChildren): MatchExpression {
@@ -307,6 +311,19 @@ export class AstBuilder extends BaseVisitor {
   private expression(node: unknown): Expression {
     if (node === undefined) throw new IncompleteTree();
     return this.visit(node as never) as Expression;
+  }
+
+  /** The operands of an `and`/`or`; in partial mode, the incomplete ones (already reported) are left out. */
+  private operands(nodes: readonly unknown[]): Expression[] {
+    if (!this.partial) return nodes.map((node) => this.expression(node));
+    return nodes.flatMap((node) => {
+      try {
+        return [this.expression(node)];
+      } catch (error) {
+        if (error instanceof IncompleteTree) return [];
+        throw error;
+      }
+    });
   }
 
   /** One operand, or an `And`/`Or` over the operands with nested ones of the same kind flattened. */

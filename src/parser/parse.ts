@@ -7,7 +7,7 @@
 import { EOF, type IRecognitionException, type IToken, type TokenType } from "chevrotain";
 import type { Expression, Span } from "../ast.js";
 import { createDiagnostic, FilterSyntaxError, type Diagnostic } from "../errors.js";
-import { tokenize, tokenEnd } from "../lexer/lexer.js";
+import { openBrackets, tokenize, tokenEnd } from "../lexer/lexer.js";
 import { All, Any, Identifier, keywordTokens, LBrace, LBracket, LParen, NumberLiteral, RBrace, RParen, QuotedString, RBracket } from "../lexer/tokens.js";
 import { DEFAULT_LIMITS, type Limits } from "../limits.js";
 import { AstBuilder, recoveringParser, strictParser } from "./build-ast.js";
@@ -87,7 +87,7 @@ export function analyze(source: string, options: ParseOptions & { readonly recov
   const { cst, lookahead } = parser.parseTokens(source, tokens);
   const syntactic = parser.errors.map((error) => fromRecognitionException(source, tokens, error));
 
-  const builder = new AstBuilder(source);
+  const builder = new AstBuilder(source, options.recover);
   const built = syntactic.length === 0 || options.recover ? builder.build(cst) : undefined;
   const diagnostics = [...lexical, ...dropConsequences(syntactic, lexical), ...(built?.diagnostics ?? [])];
 
@@ -204,11 +204,5 @@ function suggestFor(source: string, tokens: readonly IToken[], token: IToken, er
 
 /** The innermost `opener` still open before offset `before`. */
 function innermostOpen(tokens: readonly IToken[], before: number, opener: TokenType, closer: TokenType): IToken | undefined {
-  const open: IToken[] = [];
-  for (const token of tokens) {
-    if (token.startOffset >= before) break;
-    if (token.tokenType === opener) open.push(token);
-    else if (token.tokenType === closer) open.pop();
-  }
-  return open[open.length - 1];
+  return openBrackets(tokens, before, [[opener, closer]]).at(-1);
 }

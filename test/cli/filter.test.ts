@@ -20,8 +20,10 @@ const jobs = [
 const jsonArray = `[${jobs.map((job) => JSON.stringify(job, (_key, value) => (typeof value === "bigint" ? `@${value}@` : value)).replace(/"@(\d+)@"/g, "$1")).join(",")}]`;
 const jsonLines = jsonArray.slice(1, -1).replace(/},\{/g, "}\n{") + "\n";
 const ESC = "\u001b[";
+/** Each test starts Node processes; on a loaded two-core machine one can take seconds. */
+const SLOW = { timeout: 60_000 };
 
-describe.concurrent("bexpr check", () => {
+describe.concurrent("bexpr check", SLOW, () => {
   it("prints ok and exits 0 for a valid filter", async () => {
     expect(await runCli(["check", 'Status == "running" and "dc1" in Datacenters'])).toEqual({ code: 0, stdout: "ok\n", stderr: "" });
   });
@@ -93,7 +95,7 @@ describe.concurrent("bexpr check", () => {
   });
 });
 
-describe.concurrent("bexpr eval", () => {
+describe.concurrent("bexpr eval", SLOW, () => {
   it("prints the matching values of a JSON array file as an array, keeping int64 values exact", async () => {
     const { code, stdout, stderr } = await runCli(["eval", 'Status == "running"', file("jobs.json", jsonArray)]);
     expect([code, stderr]).toEqual([0, ""]);
@@ -114,8 +116,11 @@ describe.concurrent("bexpr eval", () => {
     expect(await runCli(["eval", "--count", 'Type == "system"'], { stdin: jsonLines })).toMatchObject({ code: 0, stdout: "0\n" });
   });
 
-  it("filters a single JSON value", async () => {
+  it("filters a single JSON value, skips a byte-order mark, and takes CRLF lines and empty input", async () => {
     expect(await runCli(["eval", "--count", 'ID == "x"'], { stdin: '{\n  "ID": "x"\n}\n' })).toMatchObject({ code: 0, stdout: "1\n" });
+    expect(await runCli(["eval", "--count", 'ID == "x"'], { stdin: '\uFEFF[{"ID": "x"}, {"ID": "y"}]' })).toMatchObject({ code: 0, stdout: "1\n" });
+    expect(await runCli(["eval", 'ID == "y"'], { stdin: '{"ID":"x"}\r\n{"ID":"y"}\r\n' })).toMatchObject({ code: 0, stdout: '{"ID":"y"}\n' });
+    expect(await runCli(["eval", "--count", 'ID == "x"'], { stdin: " \n" })).toMatchObject({ code: 0, stdout: "0\n" });
   });
 
   it("exits 1 naming the value's index and line when the filter fails on it", async () => {
@@ -143,19 +148,21 @@ describe.concurrent("bexpr eval", () => {
 
   it.each([
     [["eval", "a == 1", "/nonexistent.json"], "", 1, "bexpr: cannot read /nonexistent.json: no such file"],
-    [["eval", "a == 1"], '{"a": 1}\n{"a": \n', 1, "bexpr: stdin: line 2 is not valid JSON"],
+    [["eval", "a == 1"], '{"a": 1}\n{"a": \n', 1, "bexpr: stdin is not valid JSON lines: Object value expected after ':' at line 2, column 7"],
+    [["eval", "a == 1"], '[\n  {"a": 1},\n  {"a": 2},\n]\n', 1, "bexpr: stdin is not valid JSON: Array item expected but got ']' at line 4, column 1"],
+    [["eval", "a == 1"], '{\n  "a": 1\n}\n{\n  "a": 2\n}\n', 1, "at line 4, column 1; write several values one per line (JSON lines, as jq -c does)"],
     [["eval", "-", "-"], "", 2, "the filter and the input cannot both come from stdin"],
     [["eval", "--schema", "node", "a == 1"], "", 2, "--schema must be job or deployment"],
     [["eval", "a", "==", "1"], "", 2, 'unexpected argument "1" (quote the filter as one argument)'],
     [["eval", "--bogus", "a == 1"], "", 2, "Unknown option '--bogus'"],
-  ])("refuses %j with exit status %i", async (args, stdin, status, message) => {
+  ])("refuses %j (stdin %j) with exit status %i", async (args, stdin, status, message) => {
     const { code, stderr } = await runCli(args, { stdin });
     expect(code).toBe(status);
     expect(stderr).toContain(message);
   });
 });
 
-describe.concurrent("bexpr fmt", () => {
+describe.concurrent("bexpr fmt", SLOW, () => {
   it("prints the canonical form", async () => {
     expect(await runCli(["fmt", '(Status=="running") and ((Meta["owner"] == `team-a`))'])).toEqual({ code: 0, stdout: 'Status == "running" and Meta.owner == "team-a"\n', stderr: "" });
     expect(await runCli(["fmt", "-"], { stdin: 'Name matches "^web-\\\\d+$"\n' })).toMatchObject({ code: 0, stdout: "Name matches `^web-\\d+$`\n" });
@@ -168,15 +175,18 @@ describe.concurrent("bexpr fmt", () => {
   });
 });
 
-describe.concurrent("help and version everywhere", () => {
-  it.each(["check", "eval", "fmt", "agent"])("bexpr %s answers --help, -h, --version and -v", async (command) => {
-    const help = await runCli([command, "--help"]);
-    expect(help.code).toBe(0);
-    expect(help.stdout).toMatch(new RegExp(`^Usage: bexpr ${command}`));
-    expect((await runCli([command, "-h"])).stdout).toBe(help.stdout);
-    expect((await runCli([command, "--version"])).stdout).toMatch(/^\d+\.\d+\.\d+\n$/);
-    expect((await runCli([command, "-v"])).stdout).toMatch(/^\d+\.\d+\.\d+\n$/);
-  });
+describe.concurrent("help and version everywhere", SLOW, () => {
+  it.each(["check", "eval", "fmt", "agent"])(
+    "bexpr %s answers --help, -h, --version and -v",
+    async (command) => {
+      const [help, short, version, v] = await Promise.all([["--help"], ["-h"], ["--version"], ["-v"]].map((flag) => runCli([command, ...flag])));
+      expect(help!.code).toBe(0);
+      expect(help!.stdout).toMatch(new RegExp(`^Usage: bexpr ${command}`));
+      expect(short!.stdout).toBe(help!.stdout);
+      expect(version!.stdout).toMatch(/^\d+\.\d+\.\d+\n$/);
+      expect(v!.stdout).toMatch(/^\d+\.\d+\.\d+\n$/);
+    },
+  );
 
   it("lists every command in the main help", async () => {
     const { stdout } = await runCli(["help"]);

@@ -1,6 +1,7 @@
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { complete, MAX_VALUE_COMPLETIONS, parse, schemas, type CompleteOptions, type Completion } from "../../src/index.js";
+import { completeOrThrow } from "../../src/editor/complete.js";
 import { sourceArb } from "../support/arbitraries.js";
 
 const samples = [
@@ -168,11 +169,17 @@ describe("complete: robustness", () => {
     expect(labels(complete("Sta", -5, job))).toEqual(labels(at("", job)));
   });
 
-  it("never throws, and every completion replaces a range inside the source", () => {
+  it("offers nothing with the cursor inside an operator, where any insertion would split it", () => {
+    expect(at('Status =|= "x"', job)).toEqual([]);
+    expect(at('Status !|= "x"', job)).toEqual([]);
+    expect(labels(at('Status |== "x"', job))).toContain("==");
+  });
+
+  it("never throws (without complete's safety net), and every completion replaces a range inside the source", () => {
     fc.assert(
       fc.property(sourceArb, fc.nat(), (source, n) => {
         const offset = n % (source.length + 1);
-        for (const completion of complete(source, offset, job)) {
+        for (const completion of completeOrThrow(source, offset, job)) {
           expect(completion.range.start).toBeLessThanOrEqual(offset);
           expect(completion.range.end).toBeGreaterThanOrEqual(offset);
           expect(completion.range.end).toBeLessThanOrEqual(source.length);

@@ -145,6 +145,18 @@ describe("intervals", () => {
     expect(document.Counters).toEqual([]);
   });
 
+  it("keeps a clock stepped back in the latest interval instead of splitting one", () => {
+    const { time, sink: metrics } = sink();
+    time.set(25_000);
+    metrics.incrCounter("svc.count", 1);
+    time.set(15_000); // NTP steps the clock back into the previous interval
+    metrics.incrCounter("svc.count", 10);
+    time.set(25_000);
+    metrics.incrCounter("svc.count", 100);
+    time.set(30_000);
+    expect(metrics.display()).toMatchObject({ Timestamp: "2026-08-21 12:00:20 +0000 UTC", Counters: [{ Count: 3, Sum: 111 }] });
+  });
+
   it("refuses an interval that is not positive, or a retention shorter than one interval", () => {
     expect(() => new InmemSink({ intervalMs: 0, retentionMs: 10 })).toThrow(RangeError);
     expect(() => new InmemSink({ intervalMs: 10, retentionMs: 9 })).toThrow(RangeError);

@@ -61,7 +61,7 @@ export const METRICS = Object.freeze({
   /** Sample `svc.svc.job.register`: milliseconds a job registration takes, failed ones included. */
   jobRegister: sample("svc.svc.job.register", [], "ms", "time of a job registration (`PUT`/`POST /v1/jobs`), failed ones included; `Count` is the number of registrations"),
   /** Counter `svc.svc.rpc.query`: runs of a read query, once per request and again each time a blocking query wakes. */
-  rpcQuery: counter("svc.svc.rpc.query", [], "runs", "runs of a read query: once per request, and again each time a blocking query wakes"),
+  rpcQuery: counter("svc.svc.rpc.query", [], "runs", "runs of a list query (jobs, deployments, namespaces, ACL policies and tokens): once per request, and again each time a blocking query wakes"),
   /** Gauge `svc.svc.blocking.waiting`: blocking queries waiting for a change right now. */
   blockingWaiting: gauge("svc.svc.blocking.waiting", [], "queries", "blocking queries waiting for a change; set when one starts or stops waiting, and every second"),
   /** Counter `svc.svc.blocking.woken`: blocking queries that stopped waiting, by `reason` (`change`, `timeout`, `disconnect`, `shutdown`). */

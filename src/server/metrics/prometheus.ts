@@ -24,6 +24,12 @@ export const PROMETHEUS_CONTENT_TYPE: string = Registry.PROMETHEUS_CONTENT_TYPE;
 type Labels = Record<string, string>;
 type AnyMetric = Counter | Gauge | Summary;
 
+/**
+ * The one piece of module state here, on purpose: prom-client's default collectors watch the
+ * process (an event-loop delay histogram and a garbage-collection observer that it never stops),
+ * so they are created once per process, not once per agent, which would leak a set for every
+ * agent a test suite starts and stops.
+ */
 let processRegistry: Registry | undefined;
 
 /** The process's default metrics, collected into one registry the first time an agent asks. */

@@ -222,8 +222,9 @@ export class InmemSink {
   /** The interval holding now, created on first use; the oldest beyond retention are dropped. */
   #current(): Interval {
     const now = this.#now();
-    const start = now - (((now % this.#intervalMs) + this.#intervalMs) % this.#intervalMs);
     const last = this.#intervals[this.#intervals.length - 1];
+    // A clock stepped back (NTP) stays in the latest interval rather than splitting one in two.
+    const start = Math.max(now - (((now % this.#intervalMs) + this.#intervalMs) % this.#intervalMs), last?.start ?? -Infinity);
     if (last !== undefined && last.start === start) return last;
     const interval: Interval = { start, gauges: new Map(), counters: new Map(), samples: new Map() };
     this.#intervals.push(interval);
