@@ -19,6 +19,7 @@ import {
   Digits,
   Dot,
   DoubleString,
+  Empty,
   Equal,
   In,
   Is,
@@ -181,9 +182,8 @@ class Completer {
     if (this.#string !== undefined) return this.#isValuePosition(before) ? this.#values(before) : [];
 
     const completions: Completion[] = [];
-    if (next.has(Equal) || next.has(Is) || (next.has(In) && next.has(Contains))) completions.push(...this.#operators(before));
-    else if (last?.tokenType === Is || (last?.tokenType === Not && before[before.length - 2]?.tokenType === Is)) completions.push(...this.#operators(before));
-    else if (last?.tokenType === Not && next.has(Contains)) completions.push(...this.#operators(before));
+    // After an operand, after `is` or `is not`, and after the `not` of `not contains`.
+    if (next.has(Equal) || next.has(Is) || next.has(Empty) || (last?.tokenType === Not && next.has(Contains))) completions.push(...this.#operators(before));
     if (next.has(Name) && next.has(QuotedString)) {
       if (this.#isValuePosition(before)) completions.push(...this.#values(before));
       else {
