@@ -161,19 +161,10 @@ export function parseInput(text: string, name: string): Input {
   } catch (error) {
     documentError = error;
   }
-  const lines = source.split("\n");
-  const first = lines.findIndex((line) => line.trim() !== "");
-  try {
-    parseJson(lines[first]!);
-  } catch {
-    // The first line is not a value on its own: a document with a mistake in it, or several documents.
-    const several = (documentError as Error).message.startsWith("Expected end of input") ? "; write several values one per line (JSON lines, as jq -c does)" : "";
-    throw new CommandError(`${name} is not valid JSON: ${jsonError(source, documentError)}${several}`);
-  }
   const values: unknown[] = [];
   const numbers: number[] = [];
   let offset = 0;
-  lines.forEach((line, i) => {
+  source.split("\n").forEach((line, i) => {
     const start = offset;
     offset += line.length + 1;
     if (line.trim() === "") return;
@@ -181,7 +172,10 @@ export function parseInput(text: string, name: string): Input {
       values.push(parseJson(line));
       numbers.push(i + 1);
     } catch (error) {
-      throw new CommandError(`${name} is not valid JSON lines: ${jsonError(source, error, start)}`);
+      if (values.length > 0) throw new CommandError(`${name} is not valid JSON lines: ${jsonError(source, error, start)}`);
+      // The first line is not a value on its own: a document with a mistake in it, or several documents.
+      const several = (documentError as Error).message.startsWith("Expected end of input") ? "; write several values one per line (JSON lines, as jq -c does)" : "";
+      throw new CommandError(`${name} is not valid JSON: ${jsonError(source, documentError)}${several}`);
     }
   });
   return { values, form: "lines", lines: numbers };

@@ -3,11 +3,12 @@
  *
  * @module
  */
+import type { IToken } from "chevrotain";
 import type { Span } from "../ast.js";
 import { createDiagnostic, FilterSyntaxError, type Diagnostic } from "../errors.js";
 import { compileExpression } from "../evaluator/compile.js";
 import type { FieldSchema } from "../evaluator/schema.js";
-import { openBrackets, tokenEnd, tokenize } from "../lexer/lexer.js";
+import { openBrackets, tokenEnd } from "../lexer/lexer.js";
 import { LBracket, LParen, RBracket, RParen } from "../lexer/tokens.js";
 import { analyze, type ParseOptions } from "../parser/parse.js";
 
@@ -53,7 +54,7 @@ export function validate(source: string, options: ValidateOptions = {}): Diagnos
       diagnostics.push(...error.diagnostics);
     }
   }
-  diagnostics.push(...unclosedBrackets(source, diagnostics));
+  diagnostics.push(...unclosedBrackets(source, analysis.tokens, diagnostics));
   return diagnostics.sort((a, b) => a.span.start - b.span.start || a.span.end - b.span.end);
 }
 
@@ -67,9 +68,9 @@ function isStructural(diagnostic: Diagnostic): boolean {
  * which says what is missing next but not which bracket is open; this names it, unless a
  * diagnostic already points at it.
  */
-function unclosedBrackets(source: string, found: readonly Diagnostic[]): Diagnostic[] {
+function unclosedBrackets(source: string, tokens: readonly IToken[], found: readonly Diagnostic[]): Diagnostic[] {
   if (found.some(isStructural)) return [];
-  const open = openBrackets(tokenize(source).tokens, source.length, [
+  const open = openBrackets(tokens, source.length, [
     [LParen, RParen],
     [LBracket, RBracket],
   ]);

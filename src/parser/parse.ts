@@ -26,8 +26,8 @@ export interface Analysis {
   readonly diagnostics: readonly Diagnostic[];
   /** Work done by the PEG-equivalence lookahead, in tokens visited (for linearity tests). */
   readonly lookaheadSteps: number;
-  /** Number of tokens. */
-  readonly tokenCount: number;
+  /** The tokens (none when the source was refused before lexing completed). */
+  readonly tokens: readonly IToken[];
 }
 
 /**
@@ -54,11 +54,11 @@ export function parse(source: string, options: ParseOptions = {}): Expression {
  */
 export function analyze(source: string, options: ParseOptions & { readonly recover: boolean }): Analysis {
   const limits = { ...DEFAULT_LIMITS, ...options.limits };
-  const fail = (diagnostic: Diagnostic, tokenCount = 0): Analysis => ({
+  const fail = (diagnostic: Diagnostic, tokens: readonly IToken[] = []): Analysis => ({
     expression: undefined,
     diagnostics: [diagnostic],
     lookaheadSteps: 0,
-    tokenCount,
+    tokens,
   });
 
   if (source.length > limits.maxSourceLength) {
@@ -81,7 +81,7 @@ export function analyze(source: string, options: ParseOptions & { readonly recov
   }
 
   const tooDeep = findExcessiveNesting(source, tokens, limits.maxNestingDepth);
-  if (tooDeep !== undefined) return fail(tooDeep, tokens.length);
+  if (tooDeep !== undefined) return fail(tooDeep, tokens);
 
   const parser = options.recover ? recoveringParser : strictParser;
   const { cst, lookahead } = parser.parseTokens(source, tokens);
@@ -107,7 +107,7 @@ export function analyze(source: string, options: ParseOptions & { readonly recov
     expression: built?.expression,
     diagnostics,
     lookaheadSteps: lookahead.steps,
-    tokenCount: tokens.length,
+    tokens,
   };
 }
 
