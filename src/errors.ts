@@ -45,7 +45,9 @@ export type SyntaxErrorCode =
   /** Parentheses or collection bodies nest deeper than {@link Limits.maxNestingDepth}. */
   | "nesting_too_deep"
   /** More clauses than {@link Limits.maxClauses}. */
-  | "too_many_clauses";
+  | "too_many_clauses"
+  /** The regular expressions are larger than {@link Limits.maxPatternSize} (in program instructions). */
+  | "pattern_too_large";
 
 /** Codes of {@link FilterEvaluationError}. */
 export type EvaluationErrorCode =
@@ -68,7 +70,9 @@ export type EvaluationErrorCode =
   /** `as x, x`: one name used for both the index and the value. */
   | "duplicate_binding"
   /** A path that continues past a key or index binding (`k.owner` where `k` is a map key). */
-  | "invalid_binding_path";
+  | "invalid_binding_path"
+  /** The evaluation spent its cost budget ({@link Limits.maxCost}, or a shared {@link CostBudget}). */
+  | "cost_exceeded";
 
 /** Severity of a {@link Diagnostic}. */
 export type DiagnosticSeverity = "error" | "warning";

@@ -4,8 +4,10 @@
  * @module
  */
 import type { Expression } from "./ast.js";
+import { checkExpression } from "./ast-check.js";
 import { compileExpression, type EvaluatorOptions, type Filter } from "./evaluator/compile.js";
-import { parse, type ParseOptions } from "./parser/parse.js";
+import { resolveLimits } from "./limits.js";
+import { describeValue, parse, type ParseOptions } from "./parser/parse.js";
 
 /** Options of {@link compileFilter}. */
 export interface CompileOptions extends ParseOptions, Omit<EvaluatorOptions, "generalOnly"> {}
@@ -15,10 +17,13 @@ export interface CompileOptions extends ParseOptions, Omit<EvaluatorOptions, "ge
  *
  * Compiling validates everything that can be checked without data: the syntax and limits,
  * every `matches` pattern (an invalid regex is a syntax error here, where the reference reports
- * it only for objects that reach the clause), and, in strict typed mode, every selector.
+ * it only for objects that reach the clause; so is a filter whose patterns are larger than
+ * `limits.maxPatternSize`), and, in strict typed mode, every selector. Each evaluation of the
+ * filter is then held to `limits.maxCost` cost units.
  *
  * @param input - filter source, or an AST from {@link parse}.
- * @throws {@link FilterSyntaxError} when the filter is not valid.
+ * @throws {@link FilterSyntaxError} when the filter is not valid; TypeError when `input` is
+ * neither a string nor an expression tree.
  * @example
  * ```ts
  * const running = compileFilter('Status == "running" and "dc1" in Datacenters');
@@ -30,7 +35,9 @@ export function compileFilter<T = unknown>(input: string | Expression, options: 
   if (typeof input === "string") {
     const { limits, ...evaluatorOptions } = options;
     const expression = parse(input, limits === undefined ? {} : { limits });
-    return compileExpression<T>(expression, { ...evaluatorOptions, source: input });
+    return compileExpression<T>(expression, { ...evaluatorOptions, limits, source: input });
   }
+  if (typeof input !== "object" || input === null) throw new TypeError(`the filter must be a string or an expression, got ${describeValue(input)}`);
+  checkExpression(input, resolveLimits(options.limits));
   return compileExpression<T>(input, options);
 }

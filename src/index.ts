@@ -20,11 +20,21 @@ export {
   type SyntaxErrorCode,
   type EvaluationErrorCode,
 } from "./errors.js";
-export { DEFAULT_LIMITS, MAX_CLAUSES, MAX_NESTING_DEPTH, MAX_SOURCE_LENGTH, type Limits } from "./limits.js";
+export {
+  DEFAULT_LIMITS,
+  MAX_CLAUSES,
+  MAX_EVALUATION_COST,
+  MAX_NESTING_DEPTH,
+  MAX_PATTERN_SIZE,
+  MAX_SOURCE_LENGTH,
+  NESTING_DEPTH_CEILING,
+  type Limits,
+} from "./limits.js";
 export { parse, type ParseOptions } from "./parser/parse.js";
 export { print } from "./parser/printer.js";
 export { compileFilter, type CompileOptions } from "./filter.js";
 export { Filter } from "./evaluator/compile.js";
+export { CostBudget, TEXT_CHARS_PER_UNIT, type ValueSizes } from "./evaluator/cost.js";
 export type { ArraySchema, FieldSchema, MapSchema, ObjectSchema, ScalarKind } from "./evaluator/schema.js";
 export { schemas } from "./schemas.js";
 export { validate, type ValidateOptions } from "./editor/validate.js";

@@ -1,6 +1,14 @@
 /**
- * Structural limits of a filter expression. Each one has a reason and a test at its edge; an
- * embedder can lower (or raise) them per call through {@link ParseOptions.limits}.
+ * Limits on what a filter may hold and on the work one evaluation may do. Each one has a reason
+ * and a test at its edge; an embedder can lower (or raise, within the ceilings) them per call
+ * through {@link ParseOptions.limits} and {@link CompileOptions.limits}.
+ *
+ * The structural limits (source length, nesting, clauses) are enforced by `parse`, before any
+ * recursive phase runs; the pattern limit by `compileFilter`, before and after each regular
+ * expression is compiled; the cost budget by every evaluation (see `src/evaluator/cost.ts`).
+ * Together they bound the time and memory a filter typed by anyone can take: on a 2-core machine
+ * compiling any filter within the defaults takes at most about 100 ms, and evaluating it on one
+ * job at most about 10 ms.
  *
  * @module
  */
@@ -24,21 +32,58 @@ export const MAX_SOURCE_LENGTH = 131_072;
 export const MAX_NESTING_DEPTH = 128;
 
 /**
+ * The highest `maxNestingDepth` an embedder may ask for: the default is also the most that is
+ * safe. The parser recurses through several frames per level; with Node's default stack and code
+ * not yet optimised it runs out at about 290 levels of parentheses, so the ceiling keeps a margin
+ * of more than two for programs that call it from deep in their own stack. (When the stack runs
+ * out anyway, the filter gets a `nesting_too_deep` diagnostic, never a RangeError.)
+ */
+export const NESTING_DEPTH_CEILING = 128;
+
+/**
  * Most match and collection clauses in one filter.
  *
- * Bounds the evaluation work per object; about twice what the reference's step limit allows for
- * simple `a == "b" or …` chains.
+ * About twice what the reference's step limit allows for simple `a == "b" or …` chains. It bounds
+ * the size of the compiled filter and the fixed part of the evaluation cost; the work of
+ * collections and regular expressions, which depends on the data, is bounded by
+ * {@link MAX_EVALUATION_COST}.
  */
 export const MAX_CLAUSES = 10_000;
 
-/** The limits applied by {@link parse}; all three are enforced before evaluation ever starts. */
+/**
+ * Largest total size of the regular expressions of one filter, in program instructions (each
+ * character class also counts one instruction per 8 ranges it holds; identical patterns count
+ * once).
+ *
+ * Compiling a pattern takes time and memory in proportion to its program, and matching costs its
+ * size for every character of the text (see {@link MAX_EVALUATION_COST}); a pattern such as
+ * `.{1000}` is a thousand instructions although it is seven characters long. Ten thousand
+ * instructions compile in a few milliseconds and hold a few megabytes.
+ */
+export const MAX_PATTERN_SIZE = 10_000;
+
+/**
+ * The cost budget of one evaluation (one value tested), in cost units: one unit is one selector
+ * step or comparison, one list element or collection element visited, 16 characters of text
+ * searched, or one regular-expression instruction run over one character (see the README's
+ * "Cost model"). The worst unit takes about 40 ns on a 2-core machine, so the default stops any
+ * evaluation within about 10 ms; realistic filters on a job cost tens to a few thousand units.
+ * An evaluation that would exceed it fails with the `cost_exceeded` evaluation error.
+ */
+export const MAX_EVALUATION_COST = 500_000;
+
+/** Limits of parsing, compiling and evaluating a filter. */
 export interface Limits {
-  /** See {@link MAX_SOURCE_LENGTH}. */
+  /** See {@link MAX_SOURCE_LENGTH}. Enforced by `parse`. */
   readonly maxSourceLength: number;
-  /** See {@link MAX_NESTING_DEPTH}. */
+  /** See {@link MAX_NESTING_DEPTH}; at most {@link NESTING_DEPTH_CEILING}. Enforced by `parse`. */
   readonly maxNestingDepth: number;
-  /** See {@link MAX_CLAUSES}. */
+  /** See {@link MAX_CLAUSES}. Enforced by `parse`. */
   readonly maxClauses: number;
+  /** See {@link MAX_PATTERN_SIZE}. Enforced by `compileFilter`. */
+  readonly maxPatternSize: number;
+  /** See {@link MAX_EVALUATION_COST}. Enforced by every evaluation of a compiled filter. */
+  readonly maxCost: number;
 }
 
 /** The default {@link Limits}. */
@@ -46,4 +91,31 @@ export const DEFAULT_LIMITS: Limits = Object.freeze({
   maxSourceLength: MAX_SOURCE_LENGTH,
   maxNestingDepth: MAX_NESTING_DEPTH,
   maxClauses: MAX_CLAUSES,
+  maxPatternSize: MAX_PATTERN_SIZE,
+  maxCost: MAX_EVALUATION_COST,
 });
+
+/**
+ * The limits with the defaults applied to what `overrides` leaves out.
+ *
+ * @throws TypeError when a limit is not a non-negative integer (or `Infinity` where allowed), and
+ * RangeError when `maxNestingDepth` is above {@link NESTING_DEPTH_CEILING}.
+ */
+export function resolveLimits(overrides: Partial<Limits> | undefined): Limits {
+  if (overrides === undefined) return DEFAULT_LIMITS;
+  if (typeof overrides !== "object" || overrides === null) throw new TypeError("limits must be an object");
+  const resolved = { ...DEFAULT_LIMITS };
+  for (const key of Object.keys(DEFAULT_LIMITS) as (keyof Limits)[]) {
+    const value = overrides[key];
+    if (value === undefined) continue;
+    const unbounded = value === Infinity && key !== "maxNestingDepth";
+    if (typeof value !== "number" || (!unbounded && (!Number.isInteger(value) || value < 0))) {
+      throw new TypeError(`limits.${key} must be a non-negative integer, got ${String(value)}`);
+    }
+    resolved[key] = value;
+  }
+  if (resolved.maxNestingDepth > NESTING_DEPTH_CEILING) {
+    throw new RangeError(`limits.maxNestingDepth can be at most ${NESTING_DEPTH_CEILING}: deeper filters could exhaust the stack`);
+  }
+  return resolved;
+}

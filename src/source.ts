@@ -15,30 +15,58 @@ export interface SourcePosition {
 /** How many code points of a long line are shown on each side of the spot in an excerpt. */
 const EXCERPT_CONTEXT = 60;
 
+/** Where the lines of a source start, and how many surrogate pairs come before each offset. */
+interface LineIndex {
+  readonly source: string;
+  readonly lineStarts: readonly number[];
+  /** `pairsBefore[i]`: surrogate pairs wholly before offset `i` (each is one code point of two units). */
+  readonly pairsBefore: Int32Array;
+}
+
+/**
+ * The index of the source last located in. Diagnostics of one source are located one after the
+ * other, so remembering one index makes each lookup a binary search instead of a scan of the
+ * source (thousands of diagnostics on a long filter would otherwise take quadratic time).
+ */
+let lastIndex: LineIndex | undefined;
+
+function indexOf(source: string): LineIndex {
+  if (lastIndex?.source === source) return lastIndex;
+  const lineStarts = [0];
+  const pairsBefore = new Int32Array(source.length + 1);
+  let pairs = 0;
+  for (let i = 0; i < source.length; i++) {
+    const unit = source.charCodeAt(i);
+    if (unit === 0x0a) lineStarts.push(i + 1);
+    pairsBefore[i] = pairs;
+    // A high surrogate followed by a low one is a single code point.
+    if (unit >= 0xd800 && unit <= 0xdbff && i + 1 < source.length) {
+      const next = source.charCodeAt(i + 1);
+      if (next >= 0xdc00 && next <= 0xdfff) {
+        pairsBefore[i + 1] = pairs;
+        pairs++;
+        i++;
+      }
+    }
+  }
+  pairsBefore[source.length] = pairs;
+  lastIndex = { source, lineStarts, pairsBefore };
+  return lastIndex;
+}
+
 /** Returns the 1-based line and code-point column of a UTF-16 offset (clamped to the source). */
 export function locate(source: string, offset: number): SourcePosition {
   const end = Math.max(0, Math.min(offset, source.length));
-  let line = 1;
-  let lineStart = 0;
-  for (let i = source.indexOf("\n"); i !== -1 && i < end; i = source.indexOf("\n", i + 1)) {
-    line++;
-    lineStart = i + 1;
+  const { lineStarts, pairsBefore } = indexOf(source);
+  let low = 0;
+  let high = lineStarts.length - 1;
+  while (low < high) {
+    const middle = (low + high + 1) >> 1;
+    if (lineStarts[middle]! <= end) low = middle;
+    else high = middle - 1;
   }
-  return { line, column: countCodePoints(source, lineStart, end) + 1 };
-}
-
-function countCodePoints(text: string, from: number, to: number): number {
-  let count = 0;
-  for (let i = from; i < to; i++) {
-    const unit = text.charCodeAt(i);
-    // A high surrogate followed by a low one is a single code point.
-    if (unit >= 0xd800 && unit <= 0xdbff && i + 1 < to) {
-      const next = text.charCodeAt(i + 1);
-      if (next >= 0xdc00 && next <= 0xdfff) i++;
-    }
-    count++;
-  }
-  return count;
+  const lineStart = lineStarts[low]!;
+  return { line: low + 1, column: end - lineStart - (pairsBefore[end]! - pairsBefore[lineStart]!) + 1 };
 }
 
 /**

@@ -46,12 +46,20 @@ export function unquoteDouble(content: string): UnquoteResult {
   }
   if (!content.includes("\\")) return { ok: true, value: content };
 
-  const bytes: number[] = [];
+  let text = "";
+  let bytes: number[] = [];
   let i = 0;
   while (i < content.length) {
     const ch = content.charAt(i);
     if (ch !== "\\") {
       const codePoint = content.codePointAt(i)!;
+      if (codePoint >= 0xd800 && codePoint <= 0xdfff) {
+        // A lone surrogate has no UTF-8 form: it is kept as it is, as on the fast path above.
+        text += decodeUtf8(bytes) + ch;
+        bytes = [];
+        i++;
+        continue;
+      }
       pushUtf8(bytes, codePoint);
       i += codePoint > 0xffff ? 2 : 1;
       continue;
@@ -108,7 +116,7 @@ export function unquoteDouble(content: string): UnquoteResult {
       }
     }
   }
-  return { ok: true, value: decodeUtf8(bytes) };
+  return { ok: true, value: text + decodeUtf8(bytes) };
 }
 
 /** UTF-8 to text as Go reads it rune by rune: each byte of an invalid sequence on its own. */
@@ -226,8 +234,13 @@ const NAMED_ESCAPES: Readonly<Record<string, string>> = {
   "\\": "\\\\",
 };
 
-/** Escapes text for a Go double-quoted literal; `quote` is how `"` is written. */
-function escapeGo(value: string, quote: string): string {
+/**
+ * Escapes text for a Go double-quoted literal; `quote` is how `"` is written. A lone surrogate
+ * other than an escaped byte has no Go spelling: `loneSurrogates` says whether it is kept as it
+ * is (filter source, which reads it back unchanged) or written as U+FFFD (messages, as Go would
+ * hold it).
+ */
+function escapeGo(value: string, quote: string, loneSurrogates: "keep" | "replace"): string {
   let out = "";
   for (const ch of value) {
     const codePoint = ch.codePointAt(0)!;
@@ -236,7 +249,7 @@ function escapeGo(value: string, quote: string): string {
     else if (named !== undefined) out += named;
     else if (codePoint < 0x20 || codePoint === 0x7f) out += `\\x${codePoint.toString(16).padStart(2, "0")}`;
     else if (codePoint >= 0xdc80 && codePoint <= 0xdcff) out += `\\x${(codePoint - ESCAPED_BYTE_BASE).toString(16)}`;
-    else if (codePoint >= 0xd800 && codePoint <= 0xdfff) out += "\\ufffd";
+    else if (codePoint >= 0xd800 && codePoint <= 0xdfff) out += loneSurrogates === "keep" ? ch : "\\ufffd";
     else if (/[\p{Cc}\p{Cf}\p{Zl}\p{Zp}\p{Co}\p{Cn}]/u.test(ch) || (/\p{Zs}/u.test(ch) && ch !== " ")) {
       out += codePoint > 0xffff ? `\\U${codePoint.toString(16).padStart(8, "0")}` : `\\u${codePoint.toString(16).padStart(4, "0")}`;
     } else out += ch;
@@ -250,7 +263,7 @@ function escapeGo(value: string, quote: string): string {
  * `\x22`, since the language cannot read `\"`.
  */
 export function quoteDouble(value: string): string {
-  const out = escapeGo(value, "\\x22");
+  const out = escapeGo(value, "\\x22", "keep");
   const quoted = `"${out}"`;
   // `""` reads back as "" either way; any other pointer-shaped text would be read as a path.
   return out !== "" && isPointerLiteral(quoted) ? `"\\x2f${out.slice(1)}"` : quoted;
@@ -258,5 +271,5 @@ export function quoteDouble(value: string): string {
 
 /** Quotes text as Go's `strconv.Quote` does, for messages worded like the reference's. */
 export function goQuote(value: string): string {
-  return `"${escapeGo(value, '\\"')}"`;
+  return `"${escapeGo(value, '\\"', "replace")}"`;
 }

@@ -5,7 +5,7 @@
  *
  * @module
  */
-import { tokenMatcher, type IToken, type TokenType } from "chevrotain";
+import { createTokenInstance, tokenMatcher, type IToken, type TokenType } from "chevrotain";
 import type { Span } from "../ast.js";
 import type { FieldSchema } from "../evaluator/schema.js";
 import { tokenEnd, tokenize } from "../lexer/lexer.js";
@@ -21,23 +21,30 @@ import {
   DoubleString,
   Empty,
   Equal,
+  Identifier,
   In,
   Is,
   LBrace,
   LBracket,
+  LParen,
   Matches,
   Name,
+  Nil,
   Not,
   NotEqual,
+  NumberLiteral,
   Or,
   QuotedString,
   RawString,
   RBrace,
   RBracket,
+  RParen,
   Underscore,
   UnterminatedString,
 } from "../lexer/tokens.js";
+import { resolveLimits, type Limits } from "../limits.js";
 import { strictParser } from "../parser/build-ast.js";
+import { requireSource } from "../parser/parse.js";
 import { quoteDouble, unquoteDouble, unquoteRaw } from "../strings.js";
 
 /** The most values offered for one field (distinct values seen in the samples). */
@@ -78,6 +85,8 @@ export interface CompleteOptions {
   readonly schema?: FieldSchema;
   /** Sample objects: field names without a schema, map keys, and values for the right of `==`. */
   readonly samples?: readonly unknown[];
+  /** The limits of `parse` (length and nesting): beyond them nothing is offered. */
+  readonly limits?: Partial<Limits>;
 }
 
 /** The operators offered after an operand, in the order shown. */
@@ -119,9 +128,11 @@ interface Place {
  * What may come at `offset` in `source`: operators, keywords, and, given a schema or samples,
  * field names, map keys and values. Each completion names the range it replaces, so an editor
  * can apply it as it is. Candidates are filtered by the word already typed (case-insensitively,
- * by prefix). It never throws.
+ * by prefix). It never throws on any string, and its time is linear in the length of `source`
+ * (a source beyond the limits of `parse` gets no completions).
  *
  * @param offset - the cursor, as an offset into `source` (0 to `source.length`).
+ * @throws TypeError when `source` is not a string or `offset` not a number.
  * @example
  * ```ts
  * complete("Status ", 7).map((c) => c.label).slice(0, 3); // ["==", "!=", "in"]
@@ -130,6 +141,8 @@ interface Place {
  * ```
  */
 export function complete(source: string, offset: number, options: CompleteOptions = {}): Completion[] {
+  requireSource(source);
+  if (typeof offset !== "number") throw new TypeError(`the offset must be a number, got ${typeof offset}`);
   try {
     return completeOrThrow(source, offset, options);
   } catch {
@@ -140,9 +153,11 @@ export function complete(source: string, offset: number, options: CompleteOption
 
 /** @internal {@link complete} without its safety net, so tests see any exception. */
 export function completeOrThrow(source: string, offset: number, options: CompleteOptions = {}): Completion[] {
-  if (typeof source !== "string") return [];
+  const limits = resolveLimits(options.limits);
+  if (source.length > limits.maxSourceLength) return [];
   const cursor = Math.max(0, Math.min(Number.isInteger(offset) ? offset : source.length, source.length));
-  return new Completer(source, cursor, options).run();
+  const completer = new Completer(source, cursor, options);
+  return completer.depth > limits.maxNestingDepth ? [] : completer.run();
 }
 
 class Completer {
@@ -155,6 +170,8 @@ class Completer {
   readonly #before: IToken[];
   /** An operator or bracket the cursor is inside of (`=|=`): nothing can be inserted there. */
   readonly #splits: IToken | undefined;
+  /** The `(` and `{` open before the word being completed, outermost first (indexes into `#before`). */
+  readonly #open: number[];
 
   constructor(
     private readonly source: string,
@@ -167,6 +184,12 @@ class Completer {
     this.#splits = this.#tokens.find((token) => !isString(token) && !isWord(token) && token.startOffset < cursor && cursor < tokenEnd(token));
     const start = (this.#string ?? this.#word)?.startOffset ?? cursor;
     this.#before = this.#tokens.filter((token) => tokenEnd(token) <= start);
+    this.#open = openGroups(this.#before);
+  }
+
+  /** How deeply the cursor is nested in parentheses and collection bodies. */
+  get depth(): number {
+    return this.#open.length;
   }
 
   run(): Completion[] {
@@ -202,11 +225,7 @@ class Completer {
 
   /** The token types the grammar allows after the tokens before the cursor. */
   #nextTokenTypes(): Set<TokenType> {
-    const types = new Set<TokenType>();
-    for (const path of strictParser.computeContentAssist("filter", this.#before)) {
-      types.add(path.nextTokenType);
-    }
-    return types;
+    return nextTokenTypes(equivalentPrefix(this.#before, this.#open));
   }
 
   /** The range a completion replaces: the word or string at the cursor, or the cursor itself. */
@@ -361,20 +380,96 @@ class Completer {
 
   /** The bindings of the `any`/`all` bodies open at the cursor, outermost first. */
   #bindings(): Binding[] {
-    const open: Binding[][] = [];
     const tokens = this.#before;
-    tokens.forEach((token, i) => {
-      if (token.tokenType === RBrace) open.pop();
-      if (token.tokenType !== LBrace) return;
-      open.push(collectionBindings(tokens, i) ?? []);
-    });
-    return open.flat();
+    return this.#open.flatMap((i) => (tokens[i]!.tokenType === LBrace ? (collectionBindings(tokens, i) ?? []) : []));
   }
+}
+
+/**
+ * The `(` and `{` still open after `tokens`, outermost first, as indexes. A closer closes the
+ * innermost opener of its kind and any opened after it.
+ */
+function openGroups(tokens: readonly IToken[]): number[] {
+  const open: number[] = [];
+  tokens.forEach((token, i) => {
+    if (token.tokenType === LParen || token.tokenType === LBrace) open.push(i);
+    else if (token.tokenType === RParen || token.tokenType === RBrace) {
+      const opener = token.tokenType === RParen ? LParen : LBrace;
+      const at = open.findLastIndex((index) => tokens[index]!.tokenType === opener);
+      if (at >= 0) open.length = at;
+    }
+  });
+  return open;
+}
+
+/** The token types the grammar allows after `tokens` (Chevrotain's content assist). */
+export function nextTokenTypes(tokens: IToken[]): Set<TokenType> {
+  const types = new Set<TokenType>();
+  for (const path of strictParser.computeContentAssist("filter", tokens)) types.add(path.nextTokenType);
+  return types;
+}
+
+/** Tokens that stand for a clause's opening, to rebuild the innermost group or collection body. */
+const SYNTHETIC_GROUP = [createTokenInstance(LParen, "(", NaN, NaN, NaN, NaN, NaN, NaN)];
+/** A complete clause (`x == x`), to stand before the `and`/`or` the kept tokens follow. */
+const SYNTHETIC_CLAUSE = [
+  createTokenInstance(Identifier, "x", NaN, NaN, NaN, NaN, NaN, NaN),
+  createTokenInstance(Equal, "==", NaN, NaN, NaN, NaN, NaN, NaN),
+  createTokenInstance(Identifier, "x", NaN, NaN, NaN, NaN, NaN, NaN),
+];
+const SYNTHETIC_BODY = [
+  createTokenInstance(Any, "any", NaN, NaN, NaN, NaN, NaN, NaN),
+  createTokenInstance(Identifier, "x", NaN, NaN, NaN, NaN, NaN, NaN),
+  createTokenInstance(As, "as", NaN, NaN, NaN, NaN, NaN, NaN),
+  createTokenInstance(Identifier, "x", NaN, NaN, NaN, NaN, NaN, NaN),
+  createTokenInstance(LBrace, "{", NaN, NaN, NaN, NaN, NaN, NaN),
+];
+
+/**
+ * A short token list after which the grammar allows the same tokens as after `tokens`, so that
+ * content assist, whose work grows faster than the input, runs on a few tokens whatever the
+ * filter's length. What may follow depends only on the innermost open `(` or `{` (its closer may
+ * follow, nothing outside it), on the last `and`/`or` joining clauses in it (a collection may
+ * follow `or`, not `and`), and on the tokens after that: those are kept, after a `(` or a
+ * collection head standing for the group and a clause standing for what the `and`/`or` joins.
+ */
+export function equivalentPrefix(tokens: readonly IToken[], open: readonly number[] = openGroups(tokens)): IToken[] {
+  const innermost = open.at(-1);
+  const start = innermost === undefined ? 0 : innermost + 1;
+  let joint = -1;
+  let depth = 0;
+  for (let i = start; i < tokens.length; i++) {
+    const type = tokens[i]!.tokenType;
+    if (type === LParen || type === LBrace) depth++;
+    else if ((type === RParen || type === RBrace) && depth > 0) depth--;
+    else if (depth === 0 && (type === And || type === Or) && joinsClauses(tokens, i)) joint = i;
+  }
+  const group = innermost === undefined ? [] : tokens[innermost]!.tokenType === LParen ? SYNTHETIC_GROUP : SYNTHETIC_BODY;
+  return joint === -1 ? [...group, ...tokens.slice(start)] : [...group, ...SYNTHETIC_CLAUSE, ...tokens.slice(joint)];
+}
+
+/** Tokens after which a match clause can be complete: a value, a closed group or body, `empty`, `nil`. */
+const CLAUSE_ENDS: readonly TokenType[] = [Identifier, Digits, NumberLiteral, DoubleString, RawString, RParen, RBrace, RBracket, Empty, Nil];
+const OPERATORS_BEFORE_VALUE: readonly TokenType[] = [Equal, NotEqual, Contains, Matches, In];
+
+/**
+ * Whether the `and`/`or` at `i` joins two clauses rather than being a name (`and == 1`, `x == or`,
+ * `any and as …`): it does when the token before it can end a clause. (For a filter that is
+ * already wrong this may misjudge; completions after a mistake are a best effort.)
+ */
+function joinsClauses(tokens: readonly IToken[], i: number): boolean {
+  const previous = tokens[i - 1];
+  if (previous === undefined) return false;
+  if (CLAUSE_ENDS.some((type) => previous.tokenType === type)) return true;
+  // `any`, `all` and the other keywords end a clause only as a value (`x == any and …`).
+  const beforePrevious = tokens[i - 2];
+  return tokenMatcher(previous, Name) && beforePrevious !== undefined && OPERATORS_BEFORE_VALUE.some((type) => tokenMatcher(beforePrevious, type));
 }
 
 /** The bindings of a collection whose `{` is at `brace`, or undefined when the tokens before it are not a collection head. */
 function collectionBindings(tokens: readonly IToken[], brace: number): Binding[] | undefined {
-  const as = tokens.slice(0, brace).findLastIndex((token) => token.tokenType === As);
+  // The names are one token (`as x`) or three (`as i, v`) before the brace.
+  const as = tokens[brace - 2]?.tokenType === As ? brace - 2 : tokens[brace - 4]?.tokenType === As ? brace - 4 : -1;
   if (as < 1) return undefined;
   const names = tokens.slice(as + 1, brace);
   const target = trailingPath(tokens, as - 1, true);

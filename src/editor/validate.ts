@@ -10,7 +10,7 @@ import { compileExpression } from "../evaluator/compile.js";
 import type { FieldSchema } from "../evaluator/schema.js";
 import { openBrackets, tokenEnd } from "../lexer/lexer.js";
 import { LBracket, LParen, RBracket, RParen } from "../lexer/tokens.js";
-import { analyze, type ParseOptions } from "../parser/parse.js";
+import { analyze, isStackOverflow, requireSource, stackDiagnostic, type ParseOptions } from "../parser/parse.js";
 
 /** Options of {@link validate}. */
 export interface ValidateOptions extends ParseOptions {
@@ -23,7 +23,8 @@ export interface ValidateOptions extends ParseOptions {
 
 /**
  * Checks a filter and returns every problem found, in source order; an empty list means the
- * filter is valid. It never throws, whatever the input.
+ * filter is valid. It never throws, whatever the string (a value that is not a string is a
+ * TypeError).
  *
  * After a syntax error the parser recovers and goes on, so several mistakes are reported at once.
  * Each diagnostic has a stable `code`, a `severity`, a plain `message`, the exact `span` (offsets
@@ -40,18 +41,17 @@ export interface ValidateOptions extends ParseOptions {
  * ```
  */
 export function validate(source: string, options: ValidateOptions = {}): Diagnostic[] {
-  if (typeof source !== "string") {
-    return [createDiagnostic(undefined, "empty_expression", "the filter must be a string", { start: 0, end: 0 })];
-  }
+  requireSource(source);
   const analysis = analyze(source, { recover: true, ...(options.limits === undefined ? {} : { limits: options.limits }) });
   const diagnostics = [...analysis.diagnostics];
   if (analysis.expression !== undefined && !diagnostics.some(isStructural)) {
     // Checks that need the tree: regular expressions, and selectors against the schema.
     try {
-      compileExpression(analysis.expression, { source, schema: options.schema, strict: options.schema !== undefined });
+      compileExpression(analysis.expression, { source, schema: options.schema, strict: options.schema !== undefined, limits: options.limits });
     } catch (error) {
-      if (!(error instanceof FilterSyntaxError)) throw error;
-      diagnostics.push(...error.diagnostics);
+      if (isStackOverflow(error)) diagnostics.push(stackDiagnostic(source));
+      else if (error instanceof FilterSyntaxError) diagnostics.push(...error.diagnostics);
+      else throw error;
     }
   }
   diagnostics.push(...unclosedBrackets(source, analysis.tokens, diagnostics));

@@ -3,13 +3,19 @@
  * expressions compiled, selectors planned against the schema, and each clause specialised for its
  * operator. Evaluating an object then only walks paths and compares.
  *
+ * Evaluation is metered (see `cost.ts`): a filter whose cost depends on the data (collections,
+ * `in`, `matches`) keeps its remaining budget in slot {@link BUDGET_SLOT} of the evaluation's
+ * environment and charges it as it goes; the fixed cost of the other clauses is charged once.
+ *
  * This module never parses: it takes an {@link Expression}.
  *
  * @module
  */
 import type { CollectionExpression, Expression, MatchExpression, Selector } from "../ast.js";
 import { createDiagnostic, FilterEvaluationError, FilterSyntaxError, type Diagnostic } from "../errors.js";
+import { resolveLimits, type Limits } from "../limits.js";
 import { suggestName } from "../suggest.js";
+import { CostBudget, costExceeded, costExceededReason, fixedCost, KEY_LIST_COST, MAP_ENTRY_COST, patternCost, textCost, worstCaseCost, type ValueSizes } from "./cost.js";
 import { createLiteral, equalsInteger, type Literal } from "./literal.js";
 import { OPERATORS, testEmpty, testEqual, testIn, testMatches, testNil } from "./operators.js";
 import { compilePattern, type Pattern } from "./regex.js";
@@ -40,14 +46,35 @@ export interface EvaluatorOptions {
   readonly strict?: boolean;
   /** The source the expression's spans point into, for error excerpts. */
   readonly source?: string;
+  /** Overrides of the limits; the compiler applies `maxPatternSize` and `maxCost`. */
+  readonly limits?: Partial<Limits>;
   /** @internal Disable the fast paths, so tests can compare them with the general code. */
   readonly generalOnly?: boolean;
 }
 
-/** A predicate over one root value, with the environment of collection bindings. */
+/** A predicate over one root value, with the environment of collection bindings and the budget. */
 type Predicate = (root: unknown, env: unknown[]) => boolean;
 
 const NO_BINDINGS: unknown[] = [];
+
+/** Slot of a metered evaluation's environment holding the units left. */
+export const BUDGET_SLOT = 0;
+/** Slot holding the reason of the `cost_exceeded` error, should the budget run out. */
+const REASON_SLOT = 1;
+/** Slots reserved for metering before the collection bindings. */
+const METER_SLOTS = 2;
+
+/** The parts of a compiled filter (the constructor's argument). */
+interface FilterParts {
+  readonly expression: Expression;
+  readonly predicate: Predicate;
+  readonly slots: number;
+  readonly metered: boolean;
+  readonly fixedCost: number;
+  readonly maxCost: number;
+  readonly patternSizes: ReadonlyMap<MatchExpression, number>;
+  readonly source: string | undefined;
+}
 
 /**
  * A compiled filter: immutable, reusable, and safe to share. Create one with `compileFilter`.
@@ -59,18 +86,30 @@ export class Filter<T = unknown> {
   readonly source: string | undefined;
   /** The AST the filter was compiled from. */
   readonly expression: Expression;
+  /** The budget of one evaluation, in cost units (see {@link Limits.maxCost}). */
+  readonly maxCost: number;
+  /** The cost every evaluation is charged before it starts: the clauses outside collections. */
+  readonly fixedCost: number;
   readonly #predicate: Predicate;
   readonly #slots: number;
+  readonly #metered: boolean;
+  readonly #reason: string;
+  readonly #patternSizes: ReadonlyMap<MatchExpression, number>;
   /** The environment of collection bindings, reused between evaluations that do not overlap. */
   readonly #env: { readonly slots: unknown[]; busy: boolean };
 
   /** @internal Use `compileFilter`. */
-  constructor(expression: Expression, predicate: Predicate, slots: number, source: string | undefined) {
-    this.expression = expression;
-    this.source = source;
-    this.#predicate = predicate;
-    this.#slots = slots;
-    this.#env = { slots: slots === 0 ? NO_BINDINGS : new Array<unknown>(slots), busy: false };
+  constructor(parts: FilterParts) {
+    this.expression = parts.expression;
+    this.source = parts.source;
+    this.maxCost = parts.maxCost;
+    this.fixedCost = parts.fixedCost;
+    this.#predicate = parts.predicate;
+    this.#slots = parts.slots;
+    this.#metered = parts.metered;
+    this.#reason = costExceededReason(parts.maxCost, false);
+    this.#patternSizes = parts.patternSizes;
+    this.#env = { slots: parts.slots === 0 ? NO_BINDINGS : new Array<unknown>(parts.slots), busy: false };
     Object.freeze(this);
   }
 
@@ -88,37 +127,65 @@ export class Filter<T = unknown> {
   }
 
   /**
+   * One evaluation with its budget: the filter's own, or what is left of a shared one if that is
+   * less. Returns the result; the units spent are charged to `budget`.
+   */
+  #evaluate(value: unknown, env: unknown[], budget: CostBudget | undefined): boolean {
+    const fixed = this.fixedCost;
+    if (!this.#metered) {
+      if (budget !== undefined) {
+        if (budget.remaining < fixed) throw costExceeded(costExceededReason(budget.limit, true), this.expression.span, this.source);
+        budget.charge(fixed);
+      }
+      return this.#predicate(value, env);
+    }
+    const shared = budget !== undefined && budget.remaining < this.maxCost;
+    const limit = shared ? budget.remaining : this.maxCost;
+    const reason = shared ? costExceededReason(budget.limit, true) : this.#reason;
+    if (limit < fixed) {
+      budget?.charge(fixed);
+      throw costExceeded(reason, this.expression.span, this.source);
+    }
+    env[BUDGET_SLOT] = limit - fixed;
+    env[REASON_SLOT] = reason;
+    if (budget === undefined) return this.#predicate(value, env);
+    try {
+      return this.#predicate(value, env);
+    } finally {
+      budget.charge(limit - (env[BUDGET_SLOT] as number));
+    }
+  }
+
+  /**
    * Evaluates the filter on one value.
    *
+   * @param budget - a budget shared with other evaluations (a request's), charged with this one's cost.
    * @throws {@link FilterEvaluationError} where the reference reports an error for this value
    * (a missing top-level field, a literal that cannot be coerced, an operator the value's kind
-   * does not support…).
+   * does not support…), and `cost_exceeded` when the evaluation would spend more than its budget.
    */
-  test(value: T): boolean {
-    if (this.#slots === 0) return this.#predicate(value, NO_BINDINGS);
-    return this.#withEnvironment((env) => this.#predicate(value, env));
+  test(value: T, budget?: CostBudget): boolean {
+    if (this.#slots === 0 && budget === undefined) return this.#predicate(value, NO_BINDINGS);
+    return this.#withEnvironment((env) => this.#evaluate(value, env, budget));
   }
 
   /**
    * The values the filter accepts, in their order.
    *
+   * @param budget - a budget shared by all the evaluations (each value also has the filter's own).
    * @throws {@link FilterEvaluationError} for the first value that fails, with its `index`; as in
    * the reference, one failing value fails the whole list.
    */
-  filter<U extends T>(values: Iterable<U>): U[] {
+  filter<U extends T>(values: Iterable<U>, budget?: CostBudget): U[] {
     const predicate = this.#predicate;
-    if (this.#slots === 0 && Array.isArray(values)) return filterArray(values, predicate);
+    if (this.#slots === 0 && budget === undefined && Array.isArray(values)) return filterArray(values, predicate);
     return this.#withEnvironment((env) => {
       const accepted: U[] = [];
       let index = 0;
       try {
-        if (Array.isArray(values)) {
-          for (; index < values.length; index++) if (predicate(values[index], env)) accepted.push(values[index] as U);
-        } else {
-          for (const value of values) {
-            if (predicate(value, env)) accepted.push(value);
-            index++;
-          }
+        for (const value of values) {
+          if (this.#evaluate(value, env, budget)) accepted.push(value);
+          index++;
         }
       } catch (error) {
         throw error instanceof FilterEvaluationError ? error.atIndex(index) : error;
@@ -126,9 +193,49 @@ export class Filter<T = unknown> {
       return accepted;
     });
   }
+
+  /**
+   * The cost units evaluating `value` charges, whatever the budget: to see what real filters cost
+   * on real data, and choose a budget from it.
+   *
+   * @throws {@link FilterEvaluationError} as {@link Filter.test} does (except `cost_exceeded`).
+   */
+  cost(value: T): number {
+    const budget = new CostBudget(Number.MAX_SAFE_INTEGER);
+    const unbounded = new Filter<T>({ ...this.#parts(), maxCost: Number.MAX_SAFE_INTEGER });
+    unbounded.test(value, budget);
+    return budget.spent;
+  }
+
+  /**
+   * The most cost units one evaluation can charge on a value whose lists and maps hold at most
+   * `sizes.length` elements and whose strings hold at most `sizes.textLength` characters: the
+   * filter's worst case as a function of the sizes it meets.
+   *
+   * @example
+   * ```ts
+   * compileFilter('any Datacenters as d { d == "dc1" }').worstCaseCost({ length: 3, textLength: 10 }); // 2 + 3 × 3 = 11
+   * ```
+   */
+  worstCaseCost(sizes: ValueSizes): number {
+    return worstCaseCost(this.expression, sizes, (node) => this.#patternSizes.get(node) ?? 0);
+  }
+
+  #parts(): FilterParts {
+    return {
+      expression: this.expression,
+      predicate: this.#predicate,
+      slots: this.#slots,
+      metered: this.#metered,
+      fixedCost: this.fixedCost,
+      maxCost: this.maxCost,
+      patternSizes: this.#patternSizes,
+      source: this.source,
+    };
+  }
 }
 
-/** The common case of {@link Filter.filter}: an array, and no collection bindings. */
+/** The common case of {@link Filter.filter}: an array, no collection bindings, no meter. */
 function filterArray<U>(values: readonly U[], predicate: Predicate): U[] {
   const accepted: U[] = [];
   let index = 0;
@@ -143,11 +250,47 @@ function filterArray<U>(values: readonly U[], predicate: Predicate): U[] {
   return accepted;
 }
 
+/** Charges `units` to the evaluation's budget; throws `cost_exceeded` when it runs out. */
+function spend(env: unknown[], units: number, site: Site): void {
+  const remaining = (env[BUDGET_SLOT] as number) - units;
+  env[BUDGET_SLOT] = remaining;
+  if (remaining < 0) throw costExceeded(env[REASON_SLOT] as string, site.span, site.source);
+}
+
+/** True when evaluating `expression` costs more than its fixed cost on some data: it must be metered. */
+function needsMeter(expression: Expression): boolean {
+  const stack: Expression[] = [expression];
+  while (stack.length > 0) {
+    const node = stack.pop()!;
+    switch (node.kind) {
+      case "Or":
+      case "And":
+        stack.push(...node.operands);
+        break;
+      case "Not":
+        stack.push(node.operand);
+        break;
+      case "Collection":
+        return true;
+      case "Match":
+        if (node.operator !== "Equal" && node.operator !== "NotEqual" && node.operator !== "IsNil" && node.operator !== "IsNotNil") return true;
+        break;
+    }
+  }
+  return false;
+}
+
 /** State shared while compiling one expression. */
 interface CompileContext {
   readonly options: EvaluatorOptions;
   readonly diagnostics: Diagnostic[];
   slots: number;
+  /** The filter's patterns by their text, each compiled once. */
+  readonly patterns: Map<string, Pattern>;
+  /** What is left of {@link Limits.maxPatternSize}. */
+  patternBudget: number;
+  /** The pattern size of each `matches` clause, for the worst-case cost. */
+  readonly patternSizes: Map<MatchExpression, number>;
 }
 
 /**
@@ -157,13 +300,39 @@ interface CompileContext {
  * typed mode, when a selector names a field the schema lacks.
  */
 export function compileExpression<T = unknown>(expression: Expression, options: EvaluatorOptions = {}): Filter<T> {
-  const context: CompileContext = { options, diagnostics: [], slots: 0 };
-  const predicate = compileNode(expression, [], context);
+  const limits = resolveLimits(options.limits);
+  const metered = needsMeter(expression);
+  const context: CompileContext = {
+    options,
+    diagnostics: [],
+    slots: metered ? METER_SLOTS : 0,
+    patterns: new Map(),
+    patternBudget: limits.maxPatternSize,
+    patternSizes: new Map(),
+  };
+  const compiled = compileNode(expression, [], context);
   if (context.diagnostics.length > 0) {
     context.diagnostics.sort((a, b) => a.span.start - b.span.start);
     throw new FilterSyntaxError(options.source, context.diagnostics);
   }
-  return new Filter<T>(expression, predicate, context.slots, options.source);
+  const fixed = fixedCost(expression);
+  // Without a meter the fixed cost is the whole cost: a filter over its budget can only fail.
+  const predicate: Predicate =
+    !metered && fixed > limits.maxCost
+      ? () => {
+          throw costExceeded(costExceededReason(limits.maxCost, false), expression.span, options.source);
+        }
+      : compiled;
+  return new Filter<T>({
+    expression,
+    predicate,
+    slots: context.slots,
+    metered,
+    fixedCost: fixed,
+    maxCost: limits.maxCost,
+    patternSizes: context.patternSizes,
+    source: options.source,
+  });
 }
 
 function compileNode(node: Expression, scope: readonly Binding[], context: CompileContext): Predicate {
@@ -240,20 +409,23 @@ function compileMatch(node: MatchExpression, scope: readonly Binding[], context:
   const { resolve, schema } = compileTarget(node.selector, scope, site, context);
   const literal = "value" in node ? createLiteral(node.value.raw) : undefined;
   const pattern = rule.test === "matches" && literal !== undefined ? compileMatchPattern(literal.raw, node, context) : undefined;
+  if (pattern !== undefined) context.patternSizes.set(node, pattern.size);
 
   const positive = positiveTest(rule.test, literal, pattern, site);
   const { negated, missing } = rule;
   const view = schema === undefined ? undefined : viewOf(schema);
   const typeOf: (value: unknown) => ValueType = view === undefined ? jsonTypeOf : view.typeOf;
   const zero = view === undefined ? undefined : view.zero;
+  const dataCost = dataCostOf(rule.test, pattern);
 
   /** Everything after the lookup; the fast paths below fall back to it. */
-  const decide = (value: unknown): boolean => {
+  const decide = (value: unknown, env: unknown[]): boolean => {
     if (value === NOT_PRESENT) return missing;
     const present = zero !== undefined && (value === null || value === undefined) ? zero : value;
-    return positive(typeOf(present), present) !== negated;
+    if (dataCost !== undefined) spend(env, dataCost(present), site);
+    return positive(typeOf(present), present, env) !== negated;
   };
-  const general: Predicate = (root, env) => decide(resolve(root, env));
+  const general: Predicate = (root, env) => decide(resolve(root, env), env);
   // Literals with raw bytes are compared byte-wise by the general code only.
   if (context.options.generalOnly || literal === undefined || literal.bytes !== undefined) return general;
   // A time field holds strings the reference sees as structs, and uint and float fields coerce
@@ -262,26 +434,55 @@ function compileMatch(node: MatchExpression, scope: readonly Binding[], context:
   // Only untyped lists (and typed lists of strings) compare their string elements as strings.
   const items = typeof schema === "object" && schema.kind === "array" ? schema.items : undefined;
   const stringLists = items === undefined || items === "string" || items === "any";
-  return specialiseMatch(rule.test, negated, literal, pattern, stringLists, resolve, decide) ?? general;
+  return specialiseMatch(rule.test, negated, literal, pattern, stringLists, resolve, decide, site) ?? general;
 }
 
+/** What the data costs an operator beyond its clause (see `cost.ts`): lists and texts searched, patterns run. */
+function dataCostOf(test: (typeof OPERATORS)[keyof typeof OPERATORS]["test"], pattern: Pattern | undefined): ((value: unknown) => number) | undefined {
+  switch (test) {
+    case "in":
+      return (value) => (typeof value === "string" ? textCost(value.length) : Array.isArray(value) ? value.length : 0);
+    case "matches": {
+      const size = pattern!.size;
+      return (value) => (typeof value === "string" ? patternCost(size, value.length) : 0);
+    }
+    default:
+      return undefined;
+  }
+}
+
+/** A `matches` clause's pattern: compiled once per filter, within what is left of the pattern budget. */
 function compileMatchPattern(raw: string, node: MatchExpression, context: CompileContext): Pattern {
-  const compiled = compilePattern(raw);
-  if (compiled.ok) return compiled.pattern;
+  const known = context.patterns.get(raw);
+  if (known !== undefined) return known;
+  const compiled = compilePattern(raw, context.patternBudget);
+  if (compiled.ok) {
+    context.patterns.set(raw, compiled.pattern);
+    context.patternBudget -= compiled.pattern.size;
+    return compiled.pattern;
+  }
   const span = "value" in node ? node.value.span : node.span;
   context.diagnostics.push(
-    createDiagnostic(
-      context.options.source,
-      "invalid_regex",
-      `failed to compile regular expression ${JSON.stringify(raw)}: ${compiled.reason}`,
-      span,
-      "patterns use RE2 syntax: no lookaround or backreferences; backtick strings avoid double escaping",
-    ),
+    compiled.tooLarge
+      ? createDiagnostic(
+          context.options.source,
+          "pattern_too_large",
+          compiled.reason,
+          span,
+          "simplify the pattern: a counted repetition such as .{1000} compiles to that many instructions",
+        )
+      : createDiagnostic(
+          context.options.source,
+          "invalid_regex",
+          `failed to compile regular expression ${JSON.stringify(raw)}: ${compiled.reason}`,
+          span,
+          "patterns use RE2 syntax: no lookaround or backreferences; backtick strings avoid double escaping",
+        ),
   );
-  return { test: () => false };
+  return { size: 0, test: () => false };
 }
 
-type PositiveTest = (type: ValueType, value: unknown) => boolean;
+type PositiveTest = (type: ValueType, value: unknown, env: unknown[]) => boolean;
 
 function positiveTest(test: (typeof OPERATORS)[keyof typeof OPERATORS]["test"], literal: Literal | undefined, pattern: Pattern | undefined, site: Site): PositiveTest {
   switch (test) {
@@ -290,7 +491,13 @@ function positiveTest(test: (typeof OPERATORS)[keyof typeof OPERATORS]["test"], 
     case "in":
       return (type, value) => testIn(type, value, literal!, site);
     case "empty":
-      return (type, value) => testEmpty(type, value, site);
+      return (type, value, env) => {
+        if (type.kind !== "map" || value === null) return testEmpty(type, value, site);
+        // Whether a map has keys is only known by listing them: counted once, and paid for.
+        const keys = Object.keys(value as object).length;
+        spend(env, keys * KEY_LIST_COST, site);
+        return testEmpty(type, value, site, keys);
+      };
     case "nil":
       return (type, value) => testNil(type, value, site);
     case "matches":
@@ -312,9 +519,11 @@ function specialiseMatch(
   pattern: Pattern | undefined,
   stringLists: boolean,
   resolve: (root: unknown, env: unknown[]) => unknown,
-  decide: (value: unknown) => boolean,
+  decide: (value: unknown, env: unknown[]) => boolean,
+  site: Site,
 ): Predicate | undefined {
   const raw = literal.raw;
+  const size = pattern?.size ?? 0;
   const int = literal.int.ok ? literal.int.value : undefined;
   const bool = literal.bool.ok ? literal.bool.value : undefined;
   switch (test) {
@@ -324,28 +533,38 @@ function specialiseMatch(
         if (typeof value === "string") return (value === raw) !== negated;
         if (typeof value === "number" && int !== undefined && Number.isSafeInteger(value)) return equalsInteger(value, int) !== negated;
         if (typeof value === "boolean" && bool !== undefined) return (value === bool) !== negated;
-        return decide(value);
+        return decide(value, env);
       };
     case "in":
       return (root, env) => {
         const value = resolve(root, env);
-        if (typeof value === "string") return value.includes(raw) !== negated;
+        if (typeof value === "string") {
+          spend(env, textCost(value.length), site);
+          return value.includes(raw) !== negated;
+        }
         if (stringLists && Array.isArray(value)) {
           // A list of strings; any other element sends the whole list through the general rule.
           for (let i = 0; i < value.length; i++) {
             const element: unknown = value[i];
-            if (typeof element !== "string") return decide(value);
-            if (element === raw) return !negated;
+            if (typeof element !== "string") return decide(value, env);
+            if (element === raw) {
+              spend(env, value.length, site);
+              return !negated;
+            }
           }
+          spend(env, value.length, site);
           return negated;
         }
-        return decide(value);
+        return decide(value, env);
       };
     case "matches":
       return (root, env) => {
         const value = resolve(root, env);
-        if (typeof value === "string") return pattern!.test(value) !== negated;
-        return decide(value);
+        if (typeof value === "string") {
+          spend(env, patternCost(size, value.length), site);
+          return pattern!.test(value) !== negated;
+        }
+        return decide(value, env);
       };
     default:
       return undefined;
@@ -398,6 +617,10 @@ function compileCollection(node: CollectionExpression, scope: readonly Binding[]
   const duplicate = binding.mode === "IndexAndValue" && binding.index === binding.value ? binding.index : undefined;
   const body = compileNode(node.body, [...scope, ...bindings], context);
   const view = targetSchema === undefined ? undefined : viewOf(targetSchema);
+  // Each element visited costs its visit and the fixed cost of the body.
+  const bodyCost = fixedCost(node.body);
+  const perElement = 1 + bodyCost;
+  const perEntry = MAP_ENTRY_COST + bodyCost;
 
   return (root, env) => {
     const container = target.resolve(root, env);
@@ -408,6 +631,7 @@ function compileCollection(node: CollectionExpression, scope: readonly Binding[]
       const list = (container ?? []) as readonly unknown[];
       for (let i = 0; i < list.length; i++) {
         if (duplicate !== undefined) failDuplicate(site, duplicate);
+        spend(env, perElement, site);
         env[valueSlot] = list[i];
         env[keySlot] = i;
         env[loopSlot] = 0;
@@ -417,8 +641,11 @@ function compileCollection(node: CollectionExpression, scope: readonly Binding[]
     }
     if (type.kind === "map") {
       const map = (container ?? {}) as Record<string, unknown>;
-      for (const key of Object.keys(map)) {
+      const keys = Object.keys(map);
+      spend(env, keys.length * KEY_LIST_COST, site);
+      for (const key of keys) {
         if (duplicate !== undefined) failDuplicate(site, duplicate);
+        spend(env, perEntry, site);
         env[valueSlot] = map[key];
         env[keySlot] = key;
         env[loopSlot] = MAP_LOOP;
@@ -435,5 +662,5 @@ function failDuplicate(site: Site, name: string): never {
 }
 
 function unreachable(value: never): never {
-  throw new Error(`unhandled node ${JSON.stringify(value)}`);
+  throw new TypeError(`not a filter expression: ${JSON.stringify(value)}`);
 }

@@ -59,12 +59,24 @@ export function equalsInteger(value: number | bigint, literal: IntegerLiteral): 
 
 const utf8 = new TextEncoder();
 
-/** Go's `strings.Contains` for a literal holding non-UTF-8 bytes: a byte-wise search. */
+/**
+ * Go's `strings.Contains` for a literal holding non-UTF-8 bytes: a byte-wise search, by
+ * Knuth-Morris-Pratt so that it stays linear in the text whatever the literal.
+ */
 export function containsBytes(text: string, bytes: Uint8Array): boolean {
   const haystack = utf8.encode(text);
-  outer: for (let start = 0; start + bytes.length <= haystack.length; start++) {
-    for (let k = 0; k < bytes.length; k++) if (haystack[start + k] !== bytes[k]) continue outer;
-    return true;
+  if (bytes.length === 0) return true;
+  // failure[k]: the length of the longest proper border of bytes[0..k].
+  const failure = new Int32Array(bytes.length);
+  for (let k = 1, border = 0; k < bytes.length; k++) {
+    while (border > 0 && bytes[k] !== bytes[border]) border = failure[border - 1]!;
+    if (bytes[k] === bytes[border]) border++;
+    failure[k] = border;
+  }
+  for (let i = 0, matched = 0; i < haystack.length; i++) {
+    while (matched > 0 && haystack[i] !== bytes[matched]) matched = failure[matched - 1]!;
+    if (haystack[i] === bytes[matched]) matched++;
+    if (matched === bytes.length) return true;
   }
   return false;
 }

@@ -175,15 +175,18 @@ function inTypedList(list: readonly unknown[], elements: ElementType, literal: L
   }
 }
 
-/** `is empty`: a string, list or map of length zero (a nil list or map is empty). */
-export function testEmpty(type: ValueType, value: unknown, site: Site): boolean {
+/**
+ * `is empty`: a string, list or map of length zero (a nil list or map is empty). A map's size is
+ * only known by listing its keys; the caller may pass the count it already has.
+ */
+export function testEmpty(type: ValueType, value: unknown, site: Site, keyCount?: number): boolean {
   switch (type.kind) {
     case "string":
       return (value as string).length === 0;
     case "slice":
       return value === null || (value as readonly unknown[]).length === 0;
     case "map":
-      return value === null || !hasOwnKeys(value as object);
+      return value === null || (keyCount ?? Object.keys(value as object).length) === 0;
     case "int":
     case "uint":
     case "float":
@@ -235,11 +238,6 @@ export function testMatches(type: ValueType, value: unknown, pattern: Pattern, s
     default:
       return unreachable(type.kind);
   }
-}
-
-function hasOwnKeys(object: object): boolean {
-  for (const key in object) if (Object.hasOwn(object, key)) return true;
-  return false;
 }
 
 function unreachable(kind: never): never {

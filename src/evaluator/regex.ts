@@ -3,8 +3,13 @@
  * code-point based, no lookaround or backreferences), in linear time, through re2js.
  *
  * Patterns that are plain text, optionally anchored (`^web`, `-api$`, `\.example\.com$`), are
- * answered with string operations instead: for them RE2's answer is exactly `startsWith`,
- * `endsWith`, `includes` or equality, at a fraction of the cost.
+ * answered with string operations instead and never compiled: for them RE2's answer is exactly
+ * `startsWith`, `endsWith`, `includes` or equality, at a fraction of the cost.
+ *
+ * Every other pattern has a size: the instructions of its compiled program, plus one for every 8
+ * character ranges its classes hold. The size bounds what compiling it takes (time and memory),
+ * what matching it costs per character of text (see `cost.ts`), and the memory of the lazy DFA
+ * re2js builds while matching (see {@link DFA_BYTES_PER_INSTRUCTION}).
  *
  * @module
  */
@@ -15,10 +20,14 @@ import { escapedBytes, goQuote } from "../strings.js";
 export interface Pattern {
   /** True when the pattern matches anywhere in `text`. */
   test(text: string): boolean;
+  /** The pattern's size (0 for a literal pattern answered by string operations). */
+  readonly size: number;
 }
 
-/** A compiled pattern, or the reason RE2 rejects it (worded as Go's `regexp` words it). */
-export type CompiledPattern = { readonly ok: true; readonly pattern: Pattern } | { readonly ok: false; readonly reason: string };
+/** A compiled pattern, or why it cannot be used (worded as Go's `regexp` words it, or our size limit). */
+export type CompiledPattern =
+  | { readonly ok: true; readonly pattern: Pattern }
+  | { readonly ok: false; readonly reason: string; readonly tooLarge: boolean };
 
 /** Characters with a meaning in RE2 syntax outside a character class. */
 const META = new Set(["\\", ".", "+", "*", "?", "(", ")", "|", "[", "]", "{", "}", "^", "$"]);
@@ -51,19 +60,103 @@ export function literalPattern(source: string): { text: string; start: boolean; 
   return { text, start, end };
 }
 
-/** Compiles `source` with RE2 rules. */
-export function compilePattern(source: string): CompiledPattern {
+/**
+ * How much lazy-DFA memory (bytes, as re2js counts them) a pattern may use per unit of its size.
+ * re2js allows 8 MiB per pattern; a filter may hold thousands of small patterns, so their DFAs
+ * are held to a share proportional to their size (a DFA that fills its share starts over, or
+ * falls back to the NFA, which is slower but still linear).
+ */
+export const DFA_BYTES_PER_INSTRUCTION = 1024;
+
+/** The least DFA memory a pattern is given, whatever its size. */
+const MIN_DFA_BYTES = 16 * 1024;
+
+/**
+ * A compiled pattern's size can be above the upper bound computed from its text only if that
+ * bound is wrong; compiling is refused when the bound is more than this many times what is left,
+ * so the work of compiling stays proportional to the limit.
+ */
+const BOUND_SLACK = 2;
+
+/** The re2js internals read to size a program and to hold its DFA to its share (checked by a test). */
+interface Re2Internals {
+  readonly prog: { readonly inst: readonly { readonly runes?: ArrayLike<number> | null }[] };
+  readonly dfa: { stateBudget: number; memBudget: number };
+}
+
+function internalsOf(re: RE2JS): Re2Internals | undefined {
+  const re2 = (re as unknown as { re2Input?: Partial<Re2Internals> }).re2Input;
+  return re2 !== undefined && Array.isArray(re2.prog?.inst) ? (re2 as Re2Internals) : undefined;
+}
+
+/** A compiled program's size: its instructions, plus one for every 8 ranges of its character classes. */
+export function programSize(re: RE2JS): number {
+  const internals = internalsOf(re);
+  if (internals === undefined) return re.programSize();
+  let ranges = 0;
+  for (const inst of internals.prog.inst) ranges += (inst.runes?.length ?? 0) >> 1;
+  return internals.prog.inst.length + Math.ceil(ranges / 8);
+}
+
+/**
+ * Compiles `source` with RE2 rules, refusing it when its size is above `maxSize` (what is left of
+ * the filter's pattern budget).
+ */
+export function compilePattern(source: string, maxSize = Infinity): CompiledPattern {
   // Go's regexp reads patterns as UTF-8 and rejects bytes that are not.
-  if (escapedBytes(source) !== undefined) return { ok: false, reason: `error parsing regexp: invalid UTF-8: ${goQuote(source)}` };
+  if (escapedBytes(source) !== undefined) return { ok: false, reason: `error parsing regexp: invalid UTF-8: ${goQuote(source)}`, tooLarge: false };
+  const literal = literalPattern(source);
+  if (literal !== undefined) return { ok: true, pattern: literalMatcher(literal) };
+
+  const bound = patternSizeBound(source);
+  if (bound > BOUND_SLACK * maxSize) return tooLarge(bound, maxSize, "up to ");
   let re: RE2JS;
   try {
     re = RE2JS.compile(source);
   } catch (error) {
-    return { ok: false, reason: error instanceof Error ? error.message : String(error) };
+    return { ok: false, reason: error instanceof Error ? error.message : String(error), tooLarge: false };
   }
-  const literal = literalPattern(source);
-  if (literal === undefined) return { ok: true, pattern: { test: (text) => re.test(text) } };
-  const { text: wanted, start, end } = literal;
+  const size = programSize(re);
+  if (size > maxSize) return tooLarge(size, maxSize, "");
+  let capped = false;
+  return {
+    ok: true,
+    pattern: {
+      size,
+      test: (text) => {
+        // The DFA is built on first use; it gets its share of memory then.
+        if (!capped) capped = capDfa(re, dfaBytesFor(size));
+        return re.test(text);
+      },
+    },
+  };
+}
+
+/** The lazy-DFA memory a pattern of `size` may use. */
+export function dfaBytesFor(size: number): number {
+  return Math.max(MIN_DFA_BYTES, size * DFA_BYTES_PER_INSTRUCTION);
+}
+
+/**
+ * Holds the lazy DFA of `re` to `bytes` (building it now); false when re2js's internals are not
+ * where this version of it keeps them (a test checks they are).
+ */
+export function capDfa(re: RE2JS, bytes: number): boolean {
+  const dfa = internalsOf(re)?.dfa;
+  if (dfa === undefined || typeof dfa.stateBudget !== "number") return false;
+  if (dfa.stateBudget > bytes) dfa.stateBudget = dfa.memBudget = bytes;
+  return true;
+}
+
+function tooLarge(size: number, maxSize: number, qualifier: string): CompiledPattern {
+  return {
+    ok: false,
+    tooLarge: true,
+    reason: `the regular expression compiles to ${qualifier}${size} instructions; the filter's patterns may hold ${Math.max(0, maxSize)} more`,
+  };
+}
+
+function literalMatcher({ text: wanted, start, end }: { text: string; start: boolean; end: boolean }): Pattern {
   const test =
     start && end
       ? (text: string) => text === wanted
@@ -72,5 +165,156 @@ export function compilePattern(source: string): CompiledPattern {
         : end
           ? (text: string) => text.endsWith(wanted)
           : (text: string) => text.includes(wanted);
-  return { ok: true, pattern: { test } };
+  return { size: 0, test };
+}
+
+const REPEAT = /^\{([0-9]+)(,([0-9]*))?\}/;
+
+/**
+ * An upper bound on the number of instructions RE2 compiles `source` to, read from its syntax
+ * without compiling it: every atom is one instruction, a capturing group two more, each `|`, `*`,
+ * `+` or `?` one more, and a counted repetition as many copies as RE2 expands it to. It exists so
+ * that `\pL{1000}` written a thousand times is refused before a million instructions are built.
+ */
+export function patternSizeBound(source: string): number {
+  interface Frame {
+    /** Completed alternatives and their bars. */
+    alternatives: number;
+    /** Completed atoms of the current alternative, `last` excepted. */
+    sum: number;
+    /** The latest atom (what a repetition applies to). */
+    last: number;
+    readonly capture: boolean;
+  }
+  const frames: Frame[] = [{ alternatives: 0, sum: 0, last: 0, capture: false }];
+  const top = () => frames[frames.length - 1]!;
+  const atom = (size: number) => {
+    const frame = top();
+    frame.sum += frame.last;
+    frame.last = size;
+  };
+  // As RE2 expands them: `x{n}` is n copies, `x{n,m}` m copies of which m - n optional, `x{n,}`
+  // n + 1 copies and a loop. A loop or an option adds an instruction, and up to two more when `x`
+  // can match the empty string (the compiler then guards the loop).
+  const repeat = (low: number, high: number | undefined) => {
+    const frame = top();
+    const size = frame.last;
+    frame.last = high === undefined ? (low + 1) * size + 3 : Math.max(low, high) * size + 3 * Math.max(0, high - low);
+  };
+  let i = 0;
+  while (i < source.length) {
+    const ch = source.charAt(i);
+    switch (ch) {
+      case "\\": {
+        const next = source.charAt(i + 1);
+        if (next === "Q") {
+          const end = source.indexOf("\\E", i + 2);
+          const quoted = end === -1 ? source.length - i - 2 : end - i - 2;
+          for (let k = 0; k < quoted; k++) atom(1);
+          i = end === -1 ? source.length : end + 2;
+          continue;
+        }
+        const braced = (next === "p" || next === "P" || next === "x") && source.charAt(i + 2) === "{";
+        i = braced ? skipPast(source, i + 3, "}") : i + 2;
+        atom(1);
+        continue;
+      }
+      case "[":
+        i = skipClass(source, i);
+        atom(1);
+        continue;
+      case "(": {
+        if (source.startsWith("(?", i) && !source.startsWith("(?P<", i) && !source.startsWith("(?<", i)) {
+          const close = source.indexOf(")", i);
+          const colon = source.indexOf(":", i);
+          if (colon === -1 || (close !== -1 && close < colon)) {
+            // `(?i)`: flags only, no group.
+            i = close === -1 ? source.length : close + 1;
+            continue;
+          }
+          frames.push({ alternatives: 0, sum: 0, last: 0, capture: false });
+          i = colon + 1;
+          continue;
+        }
+        frames.push({ alternatives: 0, sum: 0, last: 0, capture: true });
+        i = source.startsWith("(?", i) ? skipPast(source, i, ">") : i + 1;
+        continue;
+      }
+      case ")": {
+        if (frames.length > 1) {
+          const frame = frames.pop()!;
+          atom(frame.alternatives + frame.sum + frame.last + (frame.capture ? 2 : 0));
+        }
+        i++;
+        continue;
+      }
+      case "|": {
+        const frame = top();
+        frame.alternatives += frame.sum + frame.last + 1;
+        frame.sum = 0;
+        frame.last = 0;
+        i++;
+        continue;
+      }
+      case "*":
+      case "+":
+      case "?":
+        repeat(0, 1);
+        i += source.charAt(i + 1) === "?" ? 2 : 1;
+        continue;
+      case "{": {
+        const match = REPEAT.exec(source.slice(i, i + 24));
+        if (match === null) {
+          atom(1);
+          i++;
+          continue;
+        }
+        const low = Number(match[1]);
+        repeat(low, match[2] === undefined ? low : match[3] === "" ? undefined : Number(match[3]));
+        i += match[0].length;
+        if (source.charAt(i) === "?") i++;
+        continue;
+      }
+      default:
+        atom(1);
+        i += source.codePointAt(i)! > 0xffff ? 2 : 1;
+    }
+  }
+  let size = 0;
+  while (frames.length > 0) {
+    const frame = frames.pop()!;
+    size += frame.alternatives + frame.sum + frame.last + (frame.capture ? 2 : 0);
+  }
+  // The program's FAIL and MATCH instructions, and the loop of an unanchored search.
+  return size + 4;
+}
+
+/** The offset just past the next `close` at or after `from` (the end when there is none). */
+function skipPast(source: string, from: number, close: string): number {
+  const at = source.indexOf(close, from);
+  return at === -1 ? source.length : at + 1;
+}
+
+/** The offset just past the character class opening at `start` (`[^]a-z[:alpha:]\]]`). */
+function skipClass(source: string, start: number): number {
+  let i = start + 1;
+  if (source.charAt(i) === "^") i++;
+  // A `]` first in the class is a literal.
+  if (source.charAt(i) === "]") i++;
+  while (i < source.length) {
+    const ch = source.charAt(i);
+    if (ch === "]") return i + 1;
+    if (ch === "\\") {
+      const next = source.charAt(i + 1);
+      i = (next === "p" || next === "P" || next === "x") && source.charAt(i + 2) === "{" ? skipPast(source, i + 3, "}") : i + 2;
+      continue;
+    }
+    if (source.startsWith("[:", i)) {
+      const end = source.indexOf(":]", i + 2);
+      i = end === -1 ? i + 2 : end + 2;
+      continue;
+    }
+    i++;
+  }
+  return source.length;
 }

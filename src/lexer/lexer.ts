@@ -136,7 +136,9 @@ function checkNumberBoundary(source: string, token: IToken): Diagnostic | undefi
   const after = tokenEnd(token);
   if (isNumberBoundaryAt(source, after)) return undefined;
   // `Items[0]`: the parser reports the index itself, with the right advice.
-  if (source.slice(0, token.startOffset).trimEnd().endsWith("[")) return undefined;
+  let before = token.startOffset - 1;
+  while (before >= 0 && isWhitespaceAt(source, before)) before--;
+  if (source.charAt(before) === "[") return undefined;
   let end = after;
   while (!isNumberBoundaryAt(source, end) && source.charAt(end) !== "(") end++;
   const text = source.slice(token.startOffset, end);

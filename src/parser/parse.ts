@@ -9,12 +9,12 @@ import type { Expression, Span } from "../ast.js";
 import { createDiagnostic, FilterSyntaxError, type Diagnostic } from "../errors.js";
 import { openBrackets, tokenize, tokenEnd } from "../lexer/lexer.js";
 import { All, Any, Identifier, keywordTokens, LBrace, LBracket, LParen, NumberLiteral, RBrace, RParen, QuotedString, RBracket } from "../lexer/tokens.js";
-import { DEFAULT_LIMITS, type Limits } from "../limits.js";
+import { resolveLimits, type Limits } from "../limits.js";
 import { AstBuilder, recoveringParser, strictParser } from "./build-ast.js";
 
 /** Options of {@link parse}. */
 export interface ParseOptions {
-  /** Overrides of the structural limits; see {@link DEFAULT_LIMITS}. */
+  /** Overrides of the limits; see {@link DEFAULT_LIMITS}. `parse` applies the structural ones. */
   readonly limits?: Partial<Limits>;
 }
 
@@ -41,6 +41,7 @@ export interface Analysis {
  * ```
  */
 export function parse(source: string, options: ParseOptions = {}): Expression {
+  requireSource(source);
   const analysis = analyze(source, { ...options, recover: false });
   if (analysis.expression === undefined || analysis.diagnostics.some((d) => d.severity === "error")) {
     throw new FilterSyntaxError(source, analysis.diagnostics.length > 0 ? analysis.diagnostics : [unknownProblem(source)]);
@@ -53,7 +54,7 @@ export function parse(source: string, options: ParseOptions = {}): Expression {
  * report as many problems as it can (for editors); without, it stops at the first syntax error.
  */
 export function analyze(source: string, options: ParseOptions & { readonly recover: boolean }): Analysis {
-  const limits = { ...DEFAULT_LIMITS, ...options.limits };
+  const limits = resolveLimits(options.limits);
   const fail = (diagnostic: Diagnostic, tokens: readonly IToken[] = []): Analysis => ({
     expression: undefined,
     diagnostics: [diagnostic],
@@ -84,11 +85,21 @@ export function analyze(source: string, options: ParseOptions & { readonly recov
   if (tooDeep !== undefined) return fail(tooDeep, tokens);
 
   const parser = options.recover ? recoveringParser : strictParser;
-  const { cst, lookahead } = parser.parseTokens(source, tokens);
-  const syntactic = parser.errors.map((error) => fromRecognitionException(source, tokens, error));
-
-  const builder = new AstBuilder(source, options.recover);
-  const built = syntactic.length === 0 || options.recover ? builder.build(cst) : undefined;
+  let parsed: ReturnType<typeof parser.parseTokens>;
+  let syntactic: Diagnostic[];
+  let built: ReturnType<AstBuilder["build"]> | undefined;
+  try {
+    parsed = parser.parseTokens(source, tokens);
+    const table = new TokenTable(tokens);
+    syntactic = parser.errors.map((error) => fromRecognitionException(source, table, error));
+    built = syntactic.length === 0 || options.recover ? new AstBuilder(source, options.recover).build(parsed.cst) : undefined;
+  } catch (error) {
+    // The nesting limit keeps the recursive phases well inside a normal stack; a caller already
+    // deep in its own stack still gets a diagnostic rather than a RangeError.
+    if (!isStackOverflow(error)) throw error;
+    return fail(stackDiagnostic(source), tokens);
+  }
+  const { lookahead } = parsed;
   const diagnostics = [...lexical, ...dropConsequences(syntactic, lexical), ...(built?.diagnostics ?? [])];
 
   if (built !== undefined && built.clauses > limits.maxClauses) {
@@ -136,14 +147,98 @@ function findExcessiveNesting(source: string, tokens: readonly IToken[], maxDept
 /**
  * A character the lexer could not read derails the parser after it, and a malformed number
  * (`1}`) makes it stumble inside the reported span; those complaints only repeat a problem
- * already reported, so they are left out.
+ * already reported, so they are left out. (Lexical diagnostics come sorted by start; each
+ * syntactic one is looked up by binary search, so thousands of both stay cheap.)
  */
 function dropConsequences(syntactic: Diagnostic[], lexical: Diagnostic[]): Diagnostic[] {
   const firstBadCharacter = lexical.find((d) => d.code === "unexpected_character" || d.code === "unterminated_string");
-  return syntactic.filter(
-    (d) =>
-      (firstBadCharacter === undefined || d.span.end <= firstBadCharacter.span.start) &&
-      !lexical.some((l) => d.span.start >= l.span.start && d.span.start < l.span.end),
+  // furthestEnd[k]: the furthest end among the first k + 1 lexical spans.
+  const furthestEnd: number[] = [];
+  for (const d of lexical) furthestEnd.push(Math.max(furthestEnd.at(-1) ?? -1, d.span.end));
+  const covered = (offset: number): boolean => {
+    let low = 0;
+    let high = lexical.length;
+    while (low < high) {
+      const middle = (low + high) >> 1;
+      if (lexical[middle]!.span.start <= offset) low = middle + 1;
+      else high = middle;
+    }
+    return low > 0 && furthestEnd[low - 1]! > offset;
+  };
+  return syntactic.filter((d) => (firstBadCharacter === undefined || d.span.end <= firstBadCharacter.span.start) && !covered(d.span.start));
+}
+
+/** The tokens of one source, with the lookups error reporting needs, each in logarithmic time. */
+class TokenTable {
+  readonly #innermost = new Map<TokenType, Int32Array>();
+
+  constructor(readonly tokens: readonly IToken[]) {}
+
+  /** How many tokens start before `offset` (tokens are in source order). */
+  countBefore(offset: number): number {
+    let low = 0;
+    let high = this.tokens.length;
+    while (low < high) {
+      const middle = (low + high) >> 1;
+      if (this.tokens[middle]!.startOffset < offset) low = middle + 1;
+      else high = middle;
+    }
+    return low;
+  }
+
+  /** The token before `token` in the source (undefined for the first, or a token recovery inserted). */
+  previous(token: IToken): IToken | undefined {
+    if (Number.isNaN(token.startOffset)) return undefined;
+    return this.tokens[this.countBefore(token.startOffset) - 1];
+  }
+
+  /** The innermost `opener` still open before offset `before` (a `closer` closes the innermost one). */
+  innermostOpen(before: number, opener: TokenType, closer: TokenType): IToken | undefined {
+    let innermost = this.#innermost.get(opener);
+    if (innermost === undefined) {
+      // innermost[i]: the index of the innermost open `opener` among the first i tokens, or -1.
+      innermost = new Int32Array(this.tokens.length + 1);
+      const open: number[] = [];
+      innermost[0] = -1;
+      this.tokens.forEach((token, i) => {
+        if (token.tokenType === opener) open.push(i);
+        else if (token.tokenType === closer) open.pop();
+        innermost![i + 1] = open.at(-1) ?? -1;
+      });
+      this.#innermost.set(opener, innermost);
+    }
+    const index = innermost[this.countBefore(before)]!;
+    return index === -1 ? undefined : this.tokens[index];
+  }
+}
+
+/** Throws the TypeError of a public entry point given something other than a filter string. */
+export function requireSource(source: unknown): asserts source is string {
+  if (typeof source !== "string") throw new TypeError(`the filter must be a string, got ${describeValue(source)}`);
+}
+
+/** How a wrong argument is named in a TypeError. */
+export function describeValue(value: unknown): string {
+  if (value === null || value === undefined) return String(value);
+  if (Array.isArray(value)) return "an array";
+  if (typeof value === "object") return "an object";
+  if (typeof value === "function") return "a function";
+  return `${typeof value} ${String(value).slice(0, 40)}`;
+}
+
+/** True for the RangeError V8 throws when the call stack is exhausted. */
+export function isStackOverflow(error: unknown): boolean {
+  return error instanceof RangeError && /call stack/i.test(error.message);
+}
+
+/** The diagnostic of a filter that exhausted the stack (only possible when called from deep in a program's own stack). */
+export function stackDiagnostic(source: string | undefined): Diagnostic {
+  return createDiagnostic(
+    source,
+    "nesting_too_deep",
+    "the filter nests too deeply for the stack space left to this call",
+    { start: 0, end: source?.length ?? 0 },
+    "remove redundant parentheses",
   );
 }
 
@@ -154,14 +249,14 @@ function unknownProblem(source: string): Diagnostic {
 const KEYWORD_WORDS = new Set(keywordTokens.map((type) => (type.PATTERN as RegExp).source));
 
 /** Turns a Chevrotain recognition exception into a diagnostic with a code and, where known, a fix. */
-function fromRecognitionException(source: string, tokens: readonly IToken[], error: IRecognitionException): Diagnostic {
+function fromRecognitionException(source: string, tokens: TokenTable, error: IRecognitionException): Diagnostic {
   const token = error.token;
   const atEnd = token.tokenType === EOF || Number.isNaN(token.startOffset);
   const span: Span = atEnd ? { start: source.length, end: source.length } : { start: token.startOffset, end: tokenEnd(token) };
   const message = error.message;
 
   if (message.startsWith('expected ")"')) {
-    const open = innermostOpen(tokens, atEnd ? source.length : token.startOffset, LParen, RParen);
+    const open = tokens.innermostOpen(atEnd ? source.length : token.startOffset, LParen, RParen);
     const where = open === undefined ? span : { start: open.startOffset, end: tokenEnd(open) };
     return createDiagnostic(source, "unmatched_parenthesis", atEnd ? "this ( is never closed" : message, where, 'add the missing ")"');
   }
@@ -171,7 +266,7 @@ function fromRecognitionException(source: string, tokens: readonly IToken[], err
   if (message.startsWith("an index must be")) return createDiagnostic(source, "invalid_index", message, span, 'write Meta["key"] or Meta.key, and Items.0 for a list index');
 
   if (message.startsWith('expected "]"')) {
-    const open = atEnd ? innermostOpen(tokens, source.length, LBracket, RBracket) : undefined;
+    const open = atEnd ? tokens.innermostOpen(source.length, LBracket, RBracket) : undefined;
     if (open !== undefined) return createDiagnostic(source, "unclosed_index", "this [ is never closed", { start: open.startOffset, end: tokenEnd(open) }, 'add the missing "]"');
     return createDiagnostic(source, "unclosed_index", message, span, 'add the missing "]"');
   }
@@ -180,13 +275,13 @@ function fromRecognitionException(source: string, tokens: readonly IToken[], err
   return createDiagnostic(source, code, message, span, suggestFor(source, tokens, token, error));
 }
 
-function suggestFor(source: string, tokens: readonly IToken[], token: IToken, error: IRecognitionException): string | undefined {
+function suggestFor(source: string, tokens: TokenTable, token: IToken, error: IRecognitionException): string | undefined {
   const lower = token.image.toLowerCase();
   if (token.tokenType === Identifier && lower !== token.image && KEYWORD_WORDS.has(lower)) {
     return `keywords are lower-case: write "${lower}", not "${token.image}"`;
   }
   if (token.tokenType === NumberLiteral && token.image.startsWith("-")) {
-    const previous = tokens[tokens.indexOf(token) - 1];
+    const previous = tokens.previous(token);
     if (previous !== undefined && tokenEnd(previous) === token.startOffset) {
       return `an unquoted value cannot contain "-": quote it, as in "${source.slice(previous.startOffset, tokenEnd(token))}"`;
     }
@@ -195,14 +290,10 @@ function suggestFor(source: string, tokens: readonly IToken[], token: IToken, er
     return 'join clauses with "and" or "or", and quote values that contain spaces';
   }
   if (token.tokenType === RBracket) return "an index is written Meta[\"key\"]";
-  const previous = tokens[tokens.indexOf(token) - 1];
+  const previous = tokens.previous(token);
   if (previous !== undefined && (previous.tokenType === Any || previous.tokenType === All)) {
     return `a collection can be combined with "and" or negated only inside parentheses: (${previous.image} … { … })`;
   }
   return undefined;
 }
 
-/** The innermost `opener` still open before offset `before`. */
-function innermostOpen(tokens: readonly IToken[], before: number, opener: TokenType, closer: TokenType): IToken | undefined {
-  return openBrackets(tokens, before, [[opener, closer]]).at(-1);
-}

@@ -86,7 +86,6 @@ function describeType(type: TokenType): string {
  */
 export class FilterParser extends CstParser {
   private lookahead: Lookahead = new Lookahead("", []);
-  private readonly tokenIndex = new Map<IToken, number>();
 
   constructor(recoveryEnabled: boolean) {
     // One token of lookahead decides almost everything, so errors are reported where they are,
@@ -98,31 +97,32 @@ export class FilterParser extends CstParser {
   /** Parses a token vector into a CST; errors are left in {@link CstParser.errors}. */
   parseTokens(source: string, tokens: IToken[]): { cst: unknown; lookahead: Lookahead } {
     this.lookahead = new Lookahead(source, tokens);
-    this.tokenIndex.clear();
-    tokens.forEach((token, i) => this.tokenIndex.set(token, i));
     this.input = tokens;
     const cst = this.filter();
     const lookahead = this.lookahead;
     this.lookahead = new Lookahead("", []);
-    this.tokenIndex.clear();
     return { cst, lookahead };
   }
 
-  private indexOf(token: IToken): number {
-    return this.tokenIndex.get(token) ?? -1;
+  /**
+   * The index in the token vector of the `k`-th next token (`LA(k)`): Chevrotain's current index
+   * (its lexer-state export, not in its typings) plus `k`.
+   */
+  private indexAhead(k: number): number {
+    return (this as unknown as { exportLexerState(): number }).exportLexerState() + k;
   }
 
   /** Gate: the `k`-th next token is `any`/`all` and starts a collection, not a match. */
   private collectionAhead(k: number): boolean {
     const token = this.LA(k);
-    return (token.tokenType === Any || token.tokenType === All) && this.lookahead.isCollectionStart(this.indexOf(token));
+    return (token.tokenType === Any || token.tokenType === All) && this.lookahead.isCollectionStart(this.indexAhead(k));
   }
 
   /** Gate: the next token is a unary `not` (a `!` is reported elsewhere and read as one). */
   private unaryNotAhead(): boolean {
     const token = this.LA(1);
     if (token.tokenType === Bang) return true;
-    return token.tokenType === Not && this.lookahead.isUnaryNot(this.indexOf(token));
+    return token.tokenType === Not && this.lookahead.isUnaryNot(this.indexAhead(1));
   }
 
   /** Gate: the next token touches the previous one (selector segments allow no whitespace). */

@@ -6,6 +6,8 @@
  * @module
  */
 import type { CollectionBinding, Expression, MatchExpression, Selector, Value } from "../ast.js";
+import { checkExpression } from "../ast-check.js";
+import { NESTING_DEPTH_CEILING } from "../limits.js";
 import { encodePointerLiteral, quoteDouble } from "../strings.js";
 
 const IDENTIFIER = /^[a-zA-Z][a-zA-Z0-9_/]*$/;
@@ -15,9 +17,10 @@ const NUMBER = /^-?(?:0|[1-9][0-9]*)(?:\.[0-9]+)?$/;
 /**
  * Prints an expression as filter source.
  *
- * @throws TypeError when a hand-built tree holds something the language cannot express (a
- * selector whose first segment is not a name and that no JSON pointer can spell, or a binding
- * name that is not an identifier).
+ * @throws TypeError when `expression` is not an expression tree, or when a hand-built tree holds
+ * something the language cannot express (a selector whose first segment is not a name and that
+ * no JSON pointer can spell, or a binding name that is not an identifier); FilterSyntaxError
+ * (`nesting_too_deep`) for a tree deeper than any filter within the nesting ceiling.
  * @example
  * ```ts
  * print(parse('Status=="running"  and("dc1" in Datacenters or x==5)'.replace("and(", "and ("))));
@@ -25,6 +28,7 @@ const NUMBER = /^-?(?:0|[1-9][0-9]*)(?:\.[0-9]+)?$/;
  * ```
  */
 export function print(expression: Expression): string {
+  checkExpression(expression, { maxNestingDepth: NESTING_DEPTH_CEILING, maxClauses: Infinity });
   return printNode(expression);
 }
 
@@ -79,7 +83,10 @@ function printMatch(node: MatchExpression): string {
   }
 }
 
-/** Text a backtick string shows as it is: printable (no control characters; raw strings drop CR), without a backtick. */
+/**
+ * Text a backtick string shows as it is: printable (no control characters; raw strings drop CR),
+ * without a backtick, and without surrogates (a lone one is kept by double-quoted strings only).
+ */
 const RAW_SAFE = /^[^`\u0000-\u001f\u007f-\u009f\ud800-\udfff]*$/;
 
 /**
@@ -126,5 +133,5 @@ function printBinding(binding: CollectionBinding): string {
 }
 
 function unreachable(value: never): never {
-  throw new Error(`unhandled node ${JSON.stringify(value)}`);
+  throw new TypeError(`not a filter expression: ${JSON.stringify(value)}`);
 }

@@ -133,7 +133,7 @@ describe("validate: properties", () => {
     );
   });
 
-  it("returns a diagnostic, not an exception, for a value that is not a string", () => {
-    expect(validate(42 as unknown as string)[0]?.code).toBe("empty_expression");
+  it("throws a TypeError that says so for a value that is not a string", () => {
+    expect(() => validate(42 as unknown as string)).toThrow(new TypeError("the filter must be a string, got number 42"));
   });
 });

@@ -34,7 +34,7 @@ describe("matches", () => {
     ["(a)\\1", "error parsing regexp: invalid escape sequence: `\\1`"],
     ["\\Z", "error parsing regexp: invalid escape sequence: `\\Z`"],
   ])("rejects %j as Go does: %s", (source, reason) => {
-    expect(compilePattern(source)).toEqual({ ok: false, reason });
+    expect(compilePattern(source)).toEqual({ ok: false, reason, tooLarge: false });
   });
 
   it.each([

@@ -23,3 +23,14 @@ export function evaluationErrorOf(source: string, value: unknown, options: Compi
   }
   throw new Error(`expected ${source} to fail, it gave ${result}`);
 }
+
+/** Runs `run` and returns what it throws (fails the test if it returns). */
+export function catchError(run: () => unknown): unknown {
+  let result: unknown;
+  try {
+    result = run();
+  } catch (error) {
+    return error;
+  }
+  throw new Error(`expected an error, got ${String(result)}`);
+}
