@@ -18,12 +18,36 @@ function parseNumber(text: string): number | bigint {
 }
 
 /**
- * Parses JSON text; integers outside the safe range become bigints.
+ * The deepest nesting of arrays and objects read (the parser recurses once per level; Go's
+ * decoder stops at 10,000, this well before the stack could run out).
+ */
+export const MAX_JSON_DEPTH = 1_000;
+
+/** Throws when `text` nests arrays and objects deeper than {@link MAX_JSON_DEPTH} (counted outside strings). */
+function checkDepth(text: string): void {
+  let depth = 0;
+  let inString = false;
+  for (let i = 0; i < text.length; i++) {
+    const ch = text.charCodeAt(i);
+    if (inString) {
+      if (ch === 0x5c) i++;
+      else if (ch === 0x22) inString = false;
+    } else if (ch === 0x22) inString = true;
+    else if (ch === 0x5b || ch === 0x7b) {
+      if (++depth > MAX_JSON_DEPTH) throw new SyntaxError(`JSON nested more than ${MAX_JSON_DEPTH} levels deep at position ${i}`);
+    } else if (ch === 0x5d || ch === 0x7d) depth--;
+  }
+}
+
+/**
+ * Parses JSON text; integers outside the safe range become bigints; of duplicate keys the last
+ * wins, as with `JSON.parse` and Go.
  *
- * @throws SyntaxError for malformed JSON.
+ * @throws SyntaxError for malformed JSON, or JSON nested deeper than {@link MAX_JSON_DEPTH}.
  */
 export function parseJson(text: string): unknown {
-  return parse(text, null, parseNumber);
+  checkDepth(text);
+  return parse(text, null, { parseNumber, onDuplicateKey: ({ newValue }) => newValue });
 }
 
 /**

@@ -9,6 +9,7 @@
  * @module
  */
 import { createHash, randomUUID, timingSafeEqual } from "node:crypto";
+import type { ObjectSchema } from "../evaluator/schema.js";
 import { Permissions, parsePolicy, PolicyError, type ParsedPolicy } from "./acl-policy.js";
 import { parseGoDuration } from "./duration.js";
 import { badRequest, notFound, permissionDenied } from "./http-errors.js";
@@ -84,6 +85,39 @@ export interface AclOptions {
   /** Longest TTL a created token may have, a Go duration (default `24h`, as the reference). */
   readonly tokenMaxExpirationTTL?: string;
 }
+
+/** The reference's `structs.ACLPolicy`, as `PUT /v1/acl/policy/<name>` bodies are decoded. */
+export const ACL_POLICY_BODY: ObjectSchema = {
+  kind: "object",
+  typeName: "ACLPolicy",
+  fields: { Name: "string", Description: "string", Rules: "string", JobACL: "any", CreateIndex: "uint", ModifyIndex: "uint" },
+};
+
+/**
+ * The reference's `structs.ACLToken`, as token bodies are decoded; `ExpirationTTL` is a Go
+ * duration string or a number of nanoseconds (the reference decodes it into `interface{}`).
+ */
+export const ACL_TOKEN_BODY: ObjectSchema = {
+  kind: "object",
+  typeName: "ACLToken",
+  fields: {
+    AccessorID: "string",
+    SecretID: "string",
+    Name: "string",
+    Type: "string",
+    Policies: { kind: "array", items: "string" },
+    Roles: "any",
+    Global: "bool",
+    CreateTime: "time",
+    ExpirationTime: "time",
+    ExpirationTTL: "any",
+    CreateIndex: "uint",
+    ModifyIndex: "uint",
+  },
+};
+
+/** The reference's `structs.ACLTokenBootstrapRequest` body. */
+export const BOOTSTRAP_BODY: ObjectSchema = { kind: "object", typeName: "ACLTokenBootstrapRequest", fields: { BootstrapSecret: "string" } };
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 const POLICY_NAME = /^[a-zA-Z0-9-]{1,128}$/;
@@ -378,10 +412,17 @@ export class AccessControl {
   }
 }
 
+/** The most nanoseconds a Go `time.Duration` holds. */
+const MAX_DURATION_NS = 2 ** 63;
+
 /** `ExpirationTTL` as milliseconds: a Go duration string or nanoseconds. */
 function parseTtl(value: unknown): number {
   if (value === undefined || value === null || value === "" || value === 0) return 0;
-  if (typeof value === "number") return value / 1e6;
+  if (typeof value === "number" || typeof value === "bigint") {
+    const nanoseconds = Number(value);
+    if (Math.abs(nanoseconds) >= MAX_DURATION_NS) throw badRequest(`json: cannot unmarshal number ${String(value)} into Go struct field ACLToken.ExpirationTTL of type time.Duration`);
+    return nanoseconds / 1e6;
+  }
   const ms = typeof value === "string" ? parseGoDuration(value) : undefined;
   if (ms === undefined) throw badRequest(`time: invalid duration ${JSON.stringify(value)}`);
   return ms;

@@ -7,21 +7,32 @@
  */
 import compress from "@fastify/compress";
 import Fastify, { LogController, type FastifyInstance, type FastifyReply, type FastifyRequest } from "fastify";
+import { createServer, type RequestListener } from "node:http";
+import type { Socket } from "node:net";
 import type { AccessControl } from "./acl.js";
 import type { Cluster } from "./cluster.js";
 import { HttpError } from "./http-errors.js";
 import { EMPTY_BODY_HEADER, sendText, TEXT, type HttpSettings, type RouteContext } from "./http.js";
 import type { Metrics } from "./metrics/index.js";
 import { aclRoutes } from "./routes-acl.js";
-import { jobRoutes } from "./routes-jobs.js";
+import { FilterCache, jobRoutes } from "./routes-jobs.js";
 import { metricsRoutes } from "./routes-metrics.js";
 import { namespaceRoutes } from "./routes-namespaces.js";
 
-export { FILTER_CACHE_SIZE } from "./routes-jobs.js";
 export type { HttpSettings } from "./http.js";
 
 /** Largest accepted request body (a job spec); larger bodies get 413. */
 export const MAX_BODY_BYTES = 4 * 1024 * 1024;
+
+/**
+ * Longest path parameter routed (`/v1/namespace/<name>`, `/v1/acl/policy/<name>`), in
+ * characters as sent (URL-encoded). Names may be 128 characters, and each can take three when
+ * encoded; fastify's default of 100 answered 404 for valid names of 101 to 128 characters.
+ */
+export const MAX_PATH_PARAM_LENGTH = 1_024;
+
+/** How often the server looks for requests that are taking too long to arrive. */
+const TIMEOUT_CHECK_INTERVAL_MS = 1_000;
 
 /** The agent's server, with the count of requests being answered (for a graceful close). */
 export interface AgentServer {
@@ -31,10 +42,27 @@ export interface AgentServer {
 
 /** Builds the agent's HTTP server (not yet listening). */
 export async function buildApp(cluster: Cluster, acl: AccessControl, settings: HttpSettings, metrics: Metrics): Promise<AgentServer> {
+  const { requestTimeoutMs } = settings.limits;
   const app = Fastify({
     logger: settings.logLevel === "silent" ? false : { level: settings.logLevel },
     exposeHeadRoutes: false,
     bodyLimit: MAX_BODY_BYTES,
+    routerOptions: { maxParamLength: MAX_PATH_PARAM_LENGTH },
+    // A client gets `requestTimeoutMs` to send its headers and body, checked every second (Node
+    // checks every 30 s by default, and fastify turns the timeout off).
+    serverFactory: (handler: RequestListener) =>
+      createServer({ requestTimeout: requestTimeoutMs, headersTimeout: requestTimeoutMs, connectionsCheckingInterval: TIMEOUT_CHECK_INTERVAL_MS }, handler),
+    // Malformed requests and requests too slow to arrive: a plain-text 4xx, then the connection closes.
+    clientErrorHandler: (error: Error & { code?: string }, socket: Socket) => {
+      if (!socket.writable) return socket.destroy();
+      const [status, reason] =
+        error.code === "ERR_HTTP_REQUEST_TIMEOUT"
+          ? ["408 Request Timeout", `the request was not received within ${requestTimeoutMs} ms`]
+          : error.code === "HPE_HEADER_OVERFLOW"
+            ? ["431 Request Header Fields Too Large", "the request's headers are too large"]
+            : ["400 Bad Request", "the request is not valid HTTP"];
+      socket.end(`HTTP/1.1 ${status}\r\nContent-Type: ${TEXT}\r\nContent-Length: ${Buffer.byteLength(reason)}\r\nConnection: close\r\n\r\n${reason}`);
+    },
     // One log line per request only at debug and trace levels.
     logController: new LogController({ disableRequestLogging: settings.logLevel !== "debug" && settings.logLevel !== "trace" }),
     // `Agent.close` answers in-flight requests first, then lingering connections are cut.
@@ -85,7 +113,7 @@ export async function buildApp(cluster: Cluster, acl: AccessControl, settings: H
   });
 
   const context: RouteContext = { cluster, acl, settings, metrics };
-  jobRoutes(app, context);
+  jobRoutes(app, context, new FilterCache(metrics, settings.limits.filterCacheBytes));
   metricsRoutes(app, context);
   aclRoutes(app, context);
   namespaceRoutes(app, context);

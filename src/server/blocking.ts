@@ -42,7 +42,7 @@ export interface BlockingObserver {
 /** A blocking read: what it watches and how long it may wait. */
 export interface BlockingRequest {
   readonly store: StateStore;
-  /** The tables whose writes wake it. */
+  /** The tables whose writes wake it (to run the query again). */
   readonly tables: readonly TableName[];
   /** `?index`: wait until the answer's index passes it (0: answer at once). */
   readonly minIndex: number;
@@ -53,31 +53,38 @@ export interface BlockingRequest {
   readonly observer?: BlockingObserver;
   /** The jitter's random source (for tests). */
   readonly random?: () => number;
+  /** When to stop waiting at the latest (epoch milliseconds), before the wait is over: when the caller's token expires. */
+  readonly until?: number;
 }
 
 /**
  * Runs `query` once, or, when `minIndex` is above 0, until the index it reports passes
  * `minIndex`, the wait is over, the client goes away, or the store closes. A timeout is not an
- * error: the current answer is returned, as the reference does.
+ * error: the current answer is returned, as the reference does. The query runs again after every
+ * wake, timeouts included, so what it checks (the caller's token) is checked again before anything
+ * is answered; it wakes on any write to `tables` after the state it last read, so writes that
+ * leave its index where it was (an ACL change) make it check again and go back to waiting.
  */
 export async function blockingQuery<A extends Answer>(request: BlockingRequest, query: () => A): Promise<A> {
   const { store, tables, minIndex, signal, observer } = request;
+  let seen = store.index;
   const run = (): A => {
     observer?.pass();
+    seen = store.index;
     return query();
   };
   let answer = run();
   if (minIndex <= 0 || answer.index > minIndex) return answer;
   const expiry = new AbortController();
-  const timer = setTimeout(() => expiry.abort(), blockingWait(request.waitMs, request.random));
+  const waitMs = blockingWait(request.waitMs, request.random);
+  const untilMs = request.until === undefined ? Infinity : Math.max(0, request.until - Date.now() + 1);
+  const timer = setTimeout(() => expiry.abort(), Math.min(waitMs, untilMs));
   const stop = AbortSignal.any([signal, expiry.signal]);
   observer?.parked();
   let failed = true;
   try {
-    // The query runs again on every wake, so a timeout answers with the current state (writes
-    // below `minIndex` do not wake it).
     while (answer.index <= minIndex && !stop.aborted && !store.closed) {
-      await store.waitForChange(tables, minIndex, stop);
+      await store.waitForChange(tables, seen, stop);
       answer = run();
     }
     failed = false;

@@ -1,11 +1,34 @@
 /**
- * The syntax check of Go's `json.Decoder.Decode`, which the reference runs on request bodies:
- * it reads the first JSON value and reports the first invalid byte with Go's own words
- * (`invalid character 'x' looking for beginning of value`, `unexpected EOF`), ignoring anything
- * after that value. Parsing proper is left to a JSON library; this only finds errors and the end.
+ * Request bodies read as the reference reads them with Go's `encoding/json`, in one place:
+ *
+ * - the syntax check of `json.Decoder.Decode`, which reads the first JSON value and reports the
+ *   first invalid byte in Go's words (`invalid character 'x' looking for beginning of value`,
+ *   `unexpected EOF`), ignoring anything after that value; it runs without recursion, and refuses
+ *   nesting deeper than {@link MAX_JSON_DEPTH} as Go refuses nesting deeper than 10,000;
+ * - decoding into a Go struct described by a schema: keys match fields exactly or
+ *   case-insensitively (the last one wins, as do duplicate keys), unknown keys are dropped,
+ *   `null` leaves the zero value, and a value of the wrong kind, or a number out of its field's
+ *   range, is Go's `cannot unmarshal` error.
+ *
+ * Numbers are read losslessly (their text is kept) so that each is converted by the rules of the
+ * field it lands in: Go's `ParseInt` for int fields, `ParseUint` for uint64, `ParseFloat` for
+ * floats; numbers in untyped (`interface{}`) places become JS numbers, or bigints for integers
+ * beyond 2^53.
  *
  * @module
  */
+import { isInteger, isSafeNumber, LosslessNumber, parse } from "lossless-json";
+import type { FieldSchema } from "../evaluator/schema.js";
+import { parseGoFloat, parseGoInt, parseGoUint } from "../evaluator/strconv.js";
+import { MAX_JSON_DEPTH } from "../json.js";
+import { badRequest } from "./http-errors.js";
+
+/**
+ * The deepest nesting of objects and arrays accepted in a body (`src/json.ts`). Go's decoder
+ * allows 10,000; the JSON and evaluation code here recurses once or twice per level, and a
+ * thousand levels keep it far from the stack's end (no job spec comes near: they nest about ten).
+ */
+export { MAX_JSON_DEPTH };
 
 /** Where the first value ends, or Go's error text for the body. */
 export interface ScanResult {
@@ -24,17 +47,18 @@ function quoteChar(ch: string): string {
   return `'${quoted.slice(1, -1)}'`;
 }
 
-/** Scans the first JSON value of `text` as Go's decoder does. */
-export function goJsonSyntaxError(text: string): ScanResult {
+const isSpace = (ch: string) => ch === " " || ch === "\t" || ch === "\r" || ch === "\n";
+const isDigit = (ch: string) => ch >= "0" && ch <= "9";
+
+/** Scans the first JSON value of `text` as Go's decoder does, without recursion. */
+export function goJsonSyntaxError(text: string, maxDepth = MAX_JSON_DEPTH): ScanResult {
   let i = 0;
-  const isSpace = (ch: string) => ch === " " || ch === "\t" || ch === "\r" || ch === "\n";
   const fail = (context: string): never => {
     throw new SyntaxFailure(i >= text.length ? "unexpected EOF" : `invalid character ${quoteChar(text.charAt(i))} ${context}`);
   };
   const skipSpace = () => {
     while (i < text.length && isSpace(text.charAt(i))) i++;
   };
-
   const literal = (word: string) => {
     for (let k = 1; k < word.length; k++) {
       i++;
@@ -42,7 +66,6 @@ export function goJsonSyntaxError(text: string): ScanResult {
     }
     i++;
   };
-
   const string = () => {
     i++; // the opening quote
     for (;;) {
@@ -69,101 +92,212 @@ export function goJsonSyntaxError(text: string): ScanResult {
       i++;
     }
   };
-
   const number = () => {
     if (text.charAt(i) === "-") {
       i++;
-      if (!/^[0-9]$/.test(text.charAt(i))) fail("in numeric literal");
+      if (!isDigit(text.charAt(i))) fail("in numeric literal");
     }
     if (text.charAt(i) === "0") i++;
-    else while (/^[0-9]$/.test(text.charAt(i))) i++;
+    else while (isDigit(text.charAt(i))) i++;
     if (text.charAt(i) === ".") {
       i++;
-      if (!/^[0-9]$/.test(text.charAt(i))) fail("after decimal point in numeric literal");
-      while (/^[0-9]$/.test(text.charAt(i))) i++;
+      if (!isDigit(text.charAt(i))) fail("after decimal point in numeric literal");
+      while (isDigit(text.charAt(i))) i++;
     }
     if (text.charAt(i) === "e" || text.charAt(i) === "E") {
       i++;
       if (text.charAt(i) === "+" || text.charAt(i) === "-") i++;
-      if (!/^[0-9]$/.test(text.charAt(i))) fail("in exponent of numeric literal");
-      while (/^[0-9]$/.test(text.charAt(i))) i++;
+      if (!isDigit(text.charAt(i))) fail("in exponent of numeric literal");
+      while (isDigit(text.charAt(i))) i++;
     }
   };
 
-  const value = (): void => {
+  /** The containers open around the current position: `{` or `[`. */
+  const open: string[] = [];
+  /** Reads one scalar, or opens a container (pushed on `open`); false when a container was opened. */
+  const startValue = (): boolean => {
     skipSpace();
     const ch = text.charAt(i);
-    switch (ch) {
-      case "{": {
-        i++;
-        skipSpace();
-        if (text.charAt(i) === "}") {
-          i++;
-          return;
-        }
-        for (;;) {
-          skipSpace();
-          if (text.charAt(i) !== '"') fail("looking for beginning of object key string");
-          string();
-          skipSpace();
-          if (text.charAt(i) !== ":") fail("after object key");
-          i++;
-          value();
-          skipSpace();
-          if (text.charAt(i) === ",") {
-            i++;
-            continue;
-          }
-          if (text.charAt(i) === "}") {
-            i++;
-            return;
-          }
-          fail("after object key:value pair");
-        }
-      }
-      case "[": {
-        i++;
-        skipSpace();
-        if (text.charAt(i) === "]") {
-          i++;
-          return;
-        }
-        for (;;) {
-          value();
-          skipSpace();
-          if (text.charAt(i) === ",") {
-            i++;
-            continue;
-          }
-          if (text.charAt(i) === "]") {
-            i++;
-            return;
-          }
-          fail("after array element");
-        }
-      }
-      case '"':
-        return string();
-      case "t":
-        return literal("true");
-      case "f":
-        return literal("false");
-      case "n":
-        return literal("null");
-      default:
-        if (ch === "-" || (ch >= "0" && ch <= "9")) return number();
-        fail("looking for beginning of value");
+    if (ch === "{" || ch === "[") {
+      if (open.length >= maxDepth) fail("exceeded max depth");
+      open.push(ch);
+      i++;
+      skipSpace();
+      return false;
     }
+    if (ch === '"') string();
+    else if (ch === "t") literal("true");
+    else if (ch === "f") literal("false");
+    else if (ch === "n") literal("null");
+    else if (ch === "-" || isDigit(ch)) number();
+    else fail("looking for beginning of value");
+    return true;
+  };
+  /** In an object, after `{` or `,`: a key and its colon. */
+  const key = () => {
+    skipSpace();
+    if (text.charAt(i) !== '"') fail("looking for beginning of object key string");
+    string();
+    skipSpace();
+    if (text.charAt(i) !== ":") fail("after object key");
+    i++;
   };
 
   skipSpace();
   // Only whitespace: the decoder reports io.EOF.
   if (i >= text.length) return { error: "EOF", end: 0 };
   try {
-    value();
-    return { error: undefined, end: i };
+    let complete = startValue();
+    for (;;) {
+      if (!complete) {
+        // A container was just opened: it may close at once, or holds its first element.
+        const container = open.at(-1)!;
+        if (text.charAt(i) === (container === "{" ? "}" : "]")) {
+          i++;
+          open.pop();
+          complete = true;
+        } else {
+          if (container === "{") key();
+          complete = startValue();
+          continue;
+        }
+      }
+      // A value is complete: close containers, or go on with the next element.
+      if (open.length === 0) return { error: undefined, end: i };
+      skipSpace();
+      const container = open.at(-1)!;
+      const ch = text.charAt(i);
+      if (ch === ",") {
+        i++;
+        if (container === "{") key();
+        complete = startValue();
+      } else if (ch === (container === "{" ? "}" : "]")) {
+        i++;
+        open.pop();
+        complete = true;
+      } else {
+        fail(container === "{" ? "after object key:value pair" : "after array element");
+      }
+    }
   } catch (error) {
     if (error instanceof SyntaxFailure) return { error: error.message, end: 0 };
     throw error;
   }
+}
+
+/**
+ * Decodes the JSON body of a request: Go's syntax errors, then the first value with every number
+ * kept as its text (a `LosslessNumber`) and duplicate keys resolved as Go does, the last one winning.
+ *
+ * @throws a 400 HttpError with the reference's text.
+ */
+export function decodeJsonBody(body: string): unknown {
+  if (body.length === 0) throw badRequest("Request body is empty");
+  const { error, end } = goJsonSyntaxError(body);
+  if (error !== undefined) throw badRequest(error);
+  return parse(body.slice(0, end), null, { onDuplicateKey: ({ newValue }) => newValue });
+}
+
+const GO_TYPES: Readonly<Record<string, string>> = { string: "string", int: "int", uint: "uint64", bool: "bool", float: "float64", time: "time.Time", any: "interface {}" };
+
+/** How Go names a JSON value in `cannot unmarshal` errors: `number 1.5` for numbers a field cannot hold. */
+function jsonKind(value: unknown, withText = false): string {
+  if (Array.isArray(value)) return "array";
+  if (value instanceof LosslessNumber) return withText ? `number ${value.value}` : "number";
+  return typeof value === "object" ? "object" : typeof value;
+}
+
+/** The Go type a schema stands for, as error messages write it. */
+export function goType(schema: FieldSchema): string {
+  if (typeof schema === "string") return GO_TYPES[schema] ?? "interface {}";
+  if (schema.kind === "array") return `[]${goType(schema.items)}`;
+  if (schema.kind === "map") return `map[string]${goType(schema.values)}`;
+  return `api.${schema.typeName ?? "struct"}`;
+}
+
+/** A JSON number's text as a JS number, or a bigint for an integer beyond 2^53. */
+function jsNumber(text: string): number | bigint {
+  return isInteger(text) && !isSafeNumber(text) ? BigInt(text) : Number(text);
+}
+
+/** An RFC 3339 time, as Go's `time.Time` reads it from JSON. */
+const RFC3339 = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d+)?(Z|[+-]\d{2}:\d{2})$/;
+
+/**
+ * Decodes `value` (a tree from {@link decodeJsonBody}) into the shape of `schema` as Go's
+ * `json.Unmarshal` does. `path` names the place for errors (`JobRegisterRequest.Job.Priority`);
+ * numbers come out as JS numbers (bigints beyond 2^53) once their field accepts them.
+ */
+export function decodeAs(value: unknown, schema: FieldSchema, path: string): unknown {
+  if (value === null) return null;
+  const mismatch = (withText = false) => badRequest(`json: cannot unmarshal ${jsonKind(value, withText)} into Go struct field ${path} of type ${goType(schema)}`);
+  if (schema === "any") return plainJson(value, path);
+  if (typeof schema === "string") {
+    switch (schema) {
+      case "string":
+        if (typeof value !== "string") throw mismatch();
+        return value;
+      case "time":
+        if (typeof value !== "string") throw mismatch();
+        if (!RFC3339.test(value)) throw badRequest(`parsing time ${JSON.stringify(JSON.stringify(value))} as "\\"2006-01-02T15:04:05Z07:00\\"": cannot parse ${JSON.stringify(`${value}"`)} as "2006"`);
+        return value;
+      case "bool":
+        if (typeof value !== "boolean") throw mismatch();
+        return value;
+      case "int":
+      case "uint":
+      case "float": {
+        if (!(value instanceof LosslessNumber)) throw mismatch();
+        // Go parses the literal for the field's type: a fraction, an exponent or an overflow is an error there.
+        const parsed = schema === "float" ? parseGoFloat(value.value) : (schema === "int" ? parseGoInt : parseGoUint)(value.value);
+        if (!parsed.ok || (schema !== "float" && !/^-?[0-9]+$/.test(value.value))) throw mismatch(true);
+        return typeof parsed.value === "bigint" ? (Number.isSafeInteger(Number(parsed.value)) ? Number(parsed.value) : parsed.value) : parsed.value;
+      }
+    }
+  }
+  if (schema.kind === "array") {
+    if (!Array.isArray(value)) throw mismatch();
+    return value.map((element) => decodeAs(element, schema.items, path));
+  }
+  if (typeof value !== "object" || Array.isArray(value) || value instanceof LosslessNumber) throw mismatch();
+  const entries = Object.entries(value as Record<string, unknown>);
+  if (schema.kind === "map") return Object.fromEntries(entries.map(([key, element]) => [key, decodeAs(element, schema.values, `${path}.${key}`)]));
+  const names = Object.keys(schema.fields);
+  const decoded: Record<string, unknown> = {};
+  for (const [key, element] of entries) {
+    const field = Object.hasOwn(schema.fields, key) ? key : names.find((name) => name.toLowerCase() === key.toLowerCase());
+    if (field === undefined) continue;
+    decoded[field] = decodeAs(element, schema.fields[field]!, `${path}.${field}`);
+  }
+  return decoded;
+}
+
+/**
+ * A tree from {@link decodeJsonBody} as plain JSON values, for places Go decodes into
+ * `interface{}`: numbers become JS numbers (bigints for integers beyond 2^53, kept exact where Go
+ * would round them to a float64); a number beyond float64's range is Go's error.
+ */
+export function plainJson(value: unknown, path: string): unknown {
+  if (value instanceof LosslessNumber) {
+    const converted = jsNumber(value.value);
+    if (typeof converted === "number" && !Number.isFinite(converted)) {
+      throw badRequest(`json: cannot unmarshal number ${value.value} into Go struct field ${path} of type float64`);
+    }
+    return converted;
+  }
+  if (Array.isArray(value)) return value.map((element) => plainJson(element, path));
+  if (typeof value === "object" && value !== null) {
+    return Object.fromEntries(Object.entries(value).map(([key, element]) => [key, plainJson(element, path)]));
+  }
+  return value;
+}
+
+/** Decodes a request body (text) into the Go struct `schema` describes, named `typeName` in errors. */
+export function decodeBody(body: string, schema: FieldSchema & { readonly kind: "object" }, typeName: string): Record<string, unknown> {
+  const value = decodeJsonBody(body);
+  if (value === null) return {};
+  if (typeof value !== "object" || Array.isArray(value) || value instanceof LosslessNumber) {
+    throw badRequest(`json: cannot unmarshal ${jsonKind(value)} into Go value of type ${typeName}`);
+  }
+  return decodeAs(value, schema, typeName.replace(/^api\.|^structs\./, "")) as Record<string, unknown>;
 }

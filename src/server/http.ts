@@ -6,14 +6,16 @@
  */
 import type { FastifyReply, FastifyRequest } from "fastify";
 import { stringifyJson } from "../json.js";
-import type { AccessControl } from "./acl.js";
+import type { AccessControl, Caller } from "./acl.js";
 import { blockingQuery, type Answer } from "./blocking.js";
 import type { Cluster } from "./cluster.js";
 import { badRequest, invalidMethod } from "./http-errors.js";
-import { decodeJsonBody } from "./json.js";
+import type { ObjectSchema } from "../evaluator/schema.js";
+import { decodeBody } from "./go-json.js";
 import type { JsonObject } from "./model.js";
 import type { MemberIdentity } from "./members.js";
 import type { Metrics } from "./metrics/index.js";
+import type { AgentLimits } from "./options.js";
 import type { QueryOptions } from "./query.js";
 import type { TableName } from "./store.js";
 
@@ -26,6 +28,7 @@ export const EMPTY_BODY_HEADER = "x-svc-empty";
 /** The agent's identity and settings the routes need. */
 export interface HttpSettings extends MemberIdentity {
   readonly logLevel: string;
+  readonly limits: Required<AgentLimits>;
 }
 
 /** What the routes share. */
@@ -70,19 +73,36 @@ export function clientGone(reply: FastifyReply): AbortSignal {
   return controller.signal;
 }
 
+/** Writes to these tables can take a caller's rights away. */
+const ACL_TABLES: readonly TableName[] = ["acl_token", "acl_policy"];
+
 /**
  * Runs a read as the request's blocking query (`?index`, `?wait`): it wakes on writes to
  * `tables`, stops when the client goes away, and is counted by the agent's metrics.
+ *
+ * The query is given the request's caller, authenticated afresh on every run: a blocking query
+ * wakes when a token or policy changes and when its token expires, and a token deleted, expired
+ * or stripped of its rights while the query waited gets `403`, not the data written meanwhile.
  */
 export function blockingRead<A extends Answer>(
   context: RouteContext,
   reply: FastifyReply,
   tables: readonly TableName[],
-  options: Pick<QueryOptions, "minQueryIndex" | "maxQueryTime">,
-  query: () => A,
+  options: Pick<QueryOptions, "minQueryIndex" | "maxQueryTime" | "token">,
+  query: (caller: Caller) => A,
 ): Promise<A> {
-  const request = { store: context.cluster.store, tables, minIndex: options.minQueryIndex, waitMs: options.maxQueryTime, signal: clientGone(reply), observer: context.metrics };
-  return blockingQuery(request, query);
+  const { acl } = context;
+  const expires = acl.enabled ? acl.authenticate(options.token).token?.ExpirationTime : null;
+  const request = {
+    store: context.cluster.store,
+    tables: acl.enabled ? [...tables, ...ACL_TABLES] : tables,
+    minIndex: options.minQueryIndex,
+    waitMs: options.maxQueryTime,
+    signal: clientGone(reply),
+    observer: context.metrics,
+    ...(typeof expires === "string" ? { until: Date.parse(expires) } : {}),
+  };
+  return blockingQuery(request, () => query(acl.authenticate(options.token)));
 }
 
 /** Writes a plain-text response (errors). */
@@ -119,11 +139,12 @@ export function bodyText(request: FastifyRequest): string {
   return typeof request.body === "string" ? request.body : "";
 }
 
-/** The body of a request as a JSON object (decoded with Go's error texts); anything else is a 400. */
-export function objectBody(request: FastifyRequest): JsonObject {
-  const body = decodeJsonBody(bodyText(request));
-  if (typeof body !== "object" || body === null || Array.isArray(body)) throw badRequest("the request body must be a JSON object");
-  return body as JsonObject;
+/**
+ * The body of a request decoded into the Go struct `schema` describes (named `typeName` in Go's
+ * error texts); a body that is not that struct is a 400 with Go's words.
+ */
+export function objectBody(request: FastifyRequest, schema: ObjectSchema, typeName: string): JsonObject {
+  return decodeBody(bodyText(request), schema, typeName);
 }
 
 /** A route for a path whose name part is empty (`/v1/acl/policy/`): every method is a 400 with `message`. */

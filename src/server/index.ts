@@ -22,10 +22,27 @@ import { loadDemo } from "./demo.js";
 import { Metrics } from "./metrics/index.js";
 import { OptionsError, resolveOptions, type AgentOptions, type ResolvedOptions } from "./options.js";
 
-export { DEFAULT_OPTIONS, LOG_LEVELS, MAX_METRICS_INTERVALS, MIN_METRICS_INTERVAL_MS, OptionsError, readConfigFile, type AgentOptions, type LogLevel } from "./options.js";
+export {
+  DEFAULT_LIMITS,
+  DEFAULT_OPTIONS,
+  FILTER_CACHE_BYTES,
+  FILTER_COST_PER_REQUEST,
+  LOG_LEVELS,
+  MAX_METRICS_INTERVALS,
+  MIN_METRICS_INTERVAL_MS,
+  OptionsError,
+  readConfigFile,
+  REQUEST_TIMEOUT_MS,
+  type AgentLimits,
+  type AgentOptions,
+  type LogLevel,
+} from "./options.js";
 export { DEFAULT_METRICS_OPTIONS, METRICS, RUNTIME_STATS_INTERVAL_MS, type MetricDefinition, type MetricsOptions, type MetricsSummary } from "./metrics/index.js";
 export { DEFAULT_WAIT_MS, JITTER_FRACTION, MAX_WAIT_MS } from "./blocking.js";
-export { FILTER_CACHE_SIZE, MAX_BODY_BYTES } from "./app.js";
+export { MAX_BODY_BYTES, MAX_PATH_PARAM_LENGTH } from "./app.js";
+export { MAX_JSON_DEPTH } from "./go-json.js";
+export { MAX_JOB_ALLOCATIONS } from "./register.js";
+export { MAX_POLICY_RULES_BYTES } from "./acl-policy.js";
 export type { AclOptions, AclPolicyConfig, AclTokenConfig } from "./acl.js";
 export type { ResolvedOptions } from "./options.js";
 export type { MetricType } from "./metrics/catalogue.js";
@@ -86,6 +103,7 @@ export async function startAgent(options: AgentOptions = {}): Promise<Agent> {
     advertiseAddress,
     version: VERSION,
     logLevel: resolved.logLevel,
+    limits: resolved.limits,
   };
   const metrics = new Metrics(resolved.metrics, settings, cluster);
   const { app, requestsInFlight } = await buildApp(cluster, acl, settings, metrics);

@@ -20,6 +20,37 @@ export const LOG_LEVELS = ["fatal", "error", "warn", "info", "debug", "trace", "
 /** A log level. */
 export type LogLevel = (typeof LOG_LEVELS)[number];
 
+/** The default of {@link AgentLimits.filterCacheBytes}: 64 MiB of compiled filters. */
+export const FILTER_CACHE_BYTES = 64 * 1024 * 1024;
+
+/**
+ * The default of {@link AgentLimits.filterCostPerRequest}: 20,000,000 cost units (see the
+ * README's "Cost model"), at most about 0.3 s of filtering for one request on a 2-core machine,
+ * and enough for a regular expression over 100,000 jobs.
+ */
+export const FILTER_COST_PER_REQUEST = 20_000_000;
+
+/** The default of {@link AgentLimits.requestTimeoutMs}: 30 seconds to send a request's headers and body. */
+export const REQUEST_TIMEOUT_MS = 30_000;
+
+/** Limits that protect the agent from clients that send too much, too slowly, or too costly. */
+export interface AgentLimits {
+  /** Memory the cache of compiled filters may hold, in bytes (default {@link FILTER_CACHE_BYTES}). */
+  readonly filterCacheBytes?: number;
+  /**
+   * Cost units the filter of one list request may spend over all its rows (default
+   * {@link FILTER_COST_PER_REQUEST}); beyond it the request is a 400. Each row also has the
+   * engine's own per-evaluation budget.
+   */
+  readonly filterCostPerRequest?: number;
+  /**
+   * Milliseconds a client has to send a whole request, headers and body (default
+   * {@link REQUEST_TIMEOUT_MS}); a slower one gets `408` and its connection is closed. Blocking
+   * queries are not affected: their request arrives at once, only the answer waits.
+   */
+  readonly requestTimeoutMs?: number;
+}
+
 /** Options of {@link startAgent}; every field is optional. */
 export interface AgentOptions {
   /** Address to listen on (default `127.0.0.1`). */
@@ -51,13 +82,24 @@ export interface AgentOptions {
   }[];
   /** Metrics: interval and retention of the JSON document, and whether Prometheus output is served. */
   readonly metrics?: MetricsOptions;
+  /** Limits against hostile clients (see {@link AgentLimits}). */
+  readonly limits?: AgentLimits;
 }
 
 /** Options with every default applied. */
-export type ResolvedOptions = { readonly [K in Exclude<keyof AgentOptions, "metrics">]-?: NonNullable<AgentOptions[K]> } & {
+export type ResolvedOptions = { readonly [K in Exclude<keyof AgentOptions, "metrics" | "limits">]-?: NonNullable<AgentOptions[K]> } & {
   /** The metrics options, each with its default applied. */
   readonly metrics: Required<MetricsOptions>;
+  /** The limits, each with its default applied. */
+  readonly limits: Required<AgentLimits>;
 };
+
+/** The default {@link AgentLimits}. */
+export const DEFAULT_LIMITS: Required<AgentLimits> = Object.freeze({
+  filterCacheBytes: FILTER_CACHE_BYTES,
+  filterCostPerRequest: FILTER_COST_PER_REQUEST,
+  requestTimeoutMs: REQUEST_TIMEOUT_MS,
+});
 
 /** The defaults of {@link AgentOptions}. */
 export const DEFAULT_OPTIONS: ResolvedOptions = Object.freeze({
@@ -72,6 +114,7 @@ export const DEFAULT_OPTIONS: ResolvedOptions = Object.freeze({
   acl: { enabled: false },
   namespaces: [],
   metrics: DEFAULT_METRICS_OPTIONS,
+  limits: DEFAULT_LIMITS,
 });
 
 const CHECKS: { readonly [K in keyof AgentOptions]-?: (value: unknown) => boolean } = {
@@ -86,6 +129,15 @@ const CHECKS: { readonly [K in keyof AgentOptions]-?: (value: unknown) => boolea
   acl: (value) => typeof value === "object" && value !== null && !Array.isArray(value),
   namespaces: (value) => Array.isArray(value) && value.every((entry) => typeof entry === "object" && entry !== null && typeof (entry as { Name?: unknown }).Name === "string"),
   metrics: (value) => typeof value === "object" && value !== null && !Array.isArray(value),
+  limits: (value) => typeof value === "object" && value !== null && !Array.isArray(value),
+};
+
+const isPositiveInteger = (value: unknown) => Number.isSafeInteger(value) && (value as number) > 0;
+
+const LIMITS_CHECKS: { readonly [K in keyof AgentLimits]-?: (value: unknown) => boolean } = {
+  filterCacheBytes: (value) => Number.isSafeInteger(value) && (value as number) >= 0,
+  filterCostPerRequest: isPositiveInteger,
+  requestTimeoutMs: isPositiveInteger,
 };
 
 const METRICS_CHECKS: { readonly [K in keyof MetricsOptions]-?: (value: unknown) => boolean } = {
@@ -112,6 +164,19 @@ function resolveMetricsOptions(options: MetricsOptions): Required<MetricsOptions
   return resolved as Required<MetricsOptions>;
 }
 
+/** The limits with their defaults, each checked. */
+function resolveLimits(options: AgentLimits): Required<AgentLimits> {
+  const resolved: Record<string, unknown> = { ...DEFAULT_LIMITS };
+  for (const [key, value] of Object.entries(options)) {
+    if (value === undefined) continue;
+    const check = LIMITS_CHECKS[key as keyof AgentLimits];
+    if (check === undefined) throw new OptionsError(`unknown option limits.${key}; known options: ${Object.keys(LIMITS_CHECKS).join(", ")}`);
+    if (!check(value)) throw new OptionsError(`invalid value for limits.${key}: ${JSON.stringify(value)} (a ${key === "filterCacheBytes" ? "non-negative" : "positive"} whole number)`);
+    resolved[key] = value;
+  }
+  return resolved as Required<AgentLimits>;
+}
+
 /** An option that is missing a valid value; the message names it. */
 export class OptionsError extends Error {
   /** Always `"OptionsError"`. */
@@ -126,7 +191,7 @@ export function resolveOptions(options: AgentOptions): ResolvedOptions {
     const check = CHECKS[key as keyof AgentOptions];
     if (check === undefined) throw new OptionsError(`unknown option ${JSON.stringify(key)}; known options: ${Object.keys(CHECKS).join(", ")}`);
     if (!check(value)) throw new OptionsError(`invalid value for ${key}: ${JSON.stringify(value)}`);
-    resolved[key] = key === "metrics" ? resolveMetricsOptions(value as MetricsOptions) : value;
+    resolved[key] = key === "metrics" ? resolveMetricsOptions(value as MetricsOptions) : key === "limits" ? resolveLimits(value as AgentLimits) : value;
   }
   return resolved as ResolvedOptions;
 }

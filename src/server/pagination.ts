@@ -1,11 +1,16 @@
 /**
  * The one list pipeline of the agent, as the reference's paginator runs it: skip to
- * `next_token`, filter, keep the permitted namespaces, count, and cut the page. The item after a
+ * `next_token`, keep the permitted namespaces, filter, count, and cut the page. The item after a
  * full page is not returned; its token becomes `X-Svc-Nexttoken`, so the next page starts with it.
+ *
+ * Unlike the reference, rows the caller may not see are dropped *before* the filter: a hidden row
+ * never reaches the filter, so its evaluation error (400) or its absence (200) cannot tell a
+ * caller that it exists.
  *
  * @module
  */
 import type { Filter } from "../evaluator/compile.js";
+import type { CostBudget } from "../evaluator/cost.js";
 
 /** How one list endpoint's rows are paged. */
 export interface PageSource<Row> {
@@ -27,6 +32,8 @@ export interface PageRequest {
   readonly nextToken: string;
   readonly reverse: boolean;
   readonly filter: Filter | undefined;
+  /** The cost budget of all the filter's evaluations for this page. */
+  readonly budget?: CostBudget;
 }
 
 /** One page: its rows, the token of the next page ("" on the last page), and how many rows the filter saw. */
@@ -37,12 +44,12 @@ export interface Page<Row> {
 }
 
 /**
- * Cuts one page. Filter errors (FilterEvaluationError) propagate to the caller; the reference
- * fails the whole request on them.
+ * Cuts one page. Filter errors (FilterEvaluationError, `cost_exceeded` when the budget runs out)
+ * propagate to the caller; the reference fails the whole request on them.
  */
 export function cutPage<Row>(source: PageSource<Row>, request: PageRequest): Page<Row> {
   const { rows, token, compare, filterTarget, permitted } = source;
-  const { perPage, nextToken, reverse, filter } = request;
+  const { perPage, nextToken, reverse, filter, budget } = request;
   const page: Row[] = [];
   let started = nextToken === "";
   let evaluated = 0;
@@ -54,11 +61,11 @@ export function cutPage<Row>(source: PageSource<Row>, request: PageRequest): Pag
       // Rows before the token (after it, in reverse) were on earlier pages.
       if (reverse ? order > 0 : order < 0) continue;
     }
+    if (!permitted(row)) continue;
     if (filter !== undefined) {
       evaluated++;
-      if (!filter.test(filterTarget(row))) continue;
+      if (!filter.test(filterTarget(row), budget)) continue;
     }
-    if (!permitted(row)) continue;
     started = true;
     if (perPage > 0 && page.length === perPage) return { rows: page, nextToken: rowToken, evaluated };
     page.push(row);

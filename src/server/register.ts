@@ -8,6 +8,7 @@
  */
 import type { FieldSchema, ObjectSchema } from "../evaluator/schema.js";
 import { jobSpecFields } from "../schemas.js";
+import { decodeBody } from "./go-json.js";
 import { badRequest } from "./http-errors.js";
 import type { JobSpec, JsonObject, TaskGroup } from "./model.js";
 
@@ -17,11 +18,52 @@ const TASK: ObjectSchema = {
   fields: { Name: "string", Driver: "string", User: "string", Config: "any", Env: { kind: "map", values: "string" }, Meta: { kind: "map", values: "string" }, Leader: "bool" },
 };
 
+/**
+ * The reference's `api.UpdateStrategy`; durations are int64 nanoseconds. The scheduler computes
+ * deadlines from them, so they are read with their Go types, never as untyped JSON.
+ */
+const UPDATE_STRATEGY: ObjectSchema = {
+  kind: "object",
+  typeName: "UpdateStrategy",
+  fields: {
+    Stagger: "int",
+    MaxParallel: "int",
+    HealthCheck: "string",
+    MinHealthyTime: "int",
+    HealthyDeadline: "int",
+    ProgressDeadline: "int",
+    Canary: "int",
+    AutoRevert: "bool",
+    AutoPromote: "bool",
+  },
+};
+
+/** The reference's `api.ScalingPolicy`, whose `Min` is a task group's count when it has none. */
+const SCALING_POLICY: ObjectSchema = {
+  kind: "object",
+  typeName: "ScalingPolicy",
+  fields: { ID: "string", Type: "string", Min: "int", Max: "int", Enabled: "bool", Policy: "any", Target: { kind: "map", values: "string" } },
+};
+
 /** The fields of the reference's `api.TaskGroup` that are type-checked. */
 const TASK_GROUP: ObjectSchema = {
   kind: "object",
-  fields: { Name: "string", Count: "int", Tasks: { kind: "array", items: TASK }, Meta: { kind: "map", values: "string" }, Scaling: "any" },
+  fields: {
+    Name: "string",
+    Count: "int",
+    Tasks: { kind: "array", items: TASK },
+    Meta: { kind: "map", values: "string" },
+    Scaling: SCALING_POLICY,
+    Update: UPDATE_STRATEGY,
+  },
 };
+
+/**
+ * The most allocations the simulated scheduler places for one job (the sum of its task groups'
+ * counts). The reference has no such limit; the mini-agent keeps every allocation in memory, so
+ * a count of a billion must be a client mistake, not an hour of work.
+ */
+export const MAX_JOB_ALLOCATIONS = 10_000;
 
 /** The reference's `api.Job`, for decoding: every field it has, with the kinds that are checked. */
 export const API_JOB: ObjectSchema = {
@@ -29,6 +71,7 @@ export const API_JOB: ObjectSchema = {
   typeName: "Job",
   fields: {
     ...jobSpecFields,
+    Update: UPDATE_STRATEGY,
     TaskGroups: { kind: "array", items: TASK_GROUP },
     Multiregion: "any",
     Periodic: "any",
@@ -57,59 +100,6 @@ const REGISTER_REQUEST: ObjectSchema = {
   },
 };
 
-const GO_TYPES: Readonly<Record<string, string>> = { string: "string", int: "int", uint: "uint64", bool: "bool", float: "float64" };
-
-function jsonKind(value: unknown): string {
-  if (Array.isArray(value)) return "array";
-  if (typeof value === "number" || typeof value === "bigint") return Number.isInteger(Number(value)) ? "number" : `number ${String(value)}`;
-  return typeof value === "object" ? "object" : typeof value;
-}
-
-function goType(schema: FieldSchema): string {
-  if (typeof schema === "string") return GO_TYPES[schema] ?? "interface {}";
-  if (schema.kind === "array") return `[]${goType(schema.items)}`;
-  if (schema.kind === "map") return `map[string]${goType(schema.values)}`;
-  return `api.${schema.typeName ?? "struct"}`;
-}
-
-/**
- * Decodes `value` into the shape of `schema` as Go's `json.Unmarshal` does: object keys match
- * fields exactly or case-insensitively (the last one wins), unknown keys are dropped, `null`
- * leaves the zero value, and a value of the wrong kind is Go's `cannot unmarshal` error.
- */
-function decodeAs(value: unknown, schema: FieldSchema, path: string): unknown {
-  if (value === null || schema === "any") return value;
-  const mismatch = () =>
-    badRequest(`json: cannot unmarshal ${jsonKind(value)} into Go struct field ${path} of type ${goType(schema)}`);
-  if (typeof schema === "string") {
-    const ok =
-      schema === "string" || schema === "time"
-        ? typeof value === "string"
-        : schema === "bool"
-          ? typeof value === "boolean"
-          : (typeof value === "number" || typeof value === "bigint") &&
-            Number.isInteger(Number(value)) &&
-            (schema !== "uint" || Number(value) >= 0);
-    if (!ok) throw mismatch();
-    return value;
-  }
-  if (schema.kind === "array") {
-    if (!Array.isArray(value)) throw mismatch();
-    return value.map((element) => decodeAs(element, schema.items, path));
-  }
-  if (typeof value !== "object" || Array.isArray(value)) throw mismatch();
-  const entries = Object.entries(value as JsonObject);
-  if (schema.kind === "map") return Object.fromEntries(entries.map(([key, element]) => [key, decodeAs(element, schema.values, `${path}.${key}`)]));
-  const names = Object.keys(schema.fields);
-  const decoded: JsonObject = {};
-  for (const [key, element] of entries) {
-    const field = Object.hasOwn(schema.fields, key) ? key : names.find((name) => name.toLowerCase() === key.toLowerCase());
-    if (field === undefined) continue;
-    decoded[field] = decodeAs(element, schema.fields[field]!, `${path}.${field}`);
-  }
-  return decoded;
-}
-
 /** A register request, decoded. */
 export interface RegisterRequest {
   readonly job: JsonObject;
@@ -122,15 +112,12 @@ export interface RegisterRequest {
 }
 
 /**
- * Decodes the body of `PUT /v1/jobs` and makes the agent's checks, in the reference's order.
+ * Decodes the body of `PUT /v1/jobs` (its text) and makes the agent's checks, in the reference's order.
  *
  * @throws a 400 HttpError with the reference's text.
  */
-export function decodeRegisterRequest(body: unknown): RegisterRequest {
-  if (body !== null && (typeof body !== "object" || Array.isArray(body))) {
-    throw badRequest(`json: cannot unmarshal ${jsonKind(body)} into Go value of type api.JobRegisterRequest`);
-  }
-  const request = (body === null ? {} : decodeAs(body, REGISTER_REQUEST, "JobRegisterRequest")) as JsonObject;
+export function decodeRegisterRequest(body: string): RegisterRequest {
+  const request = decodeBody(body, REGISTER_REQUEST, "api.JobRegisterRequest") as JsonObject;
   const job = request.Job as JsonObject | null | undefined;
   if (job === null || job === undefined) throw badRequest("Job must be specified");
   if (job.ID === null || job.ID === undefined) throw badRequest("Job ID hasn't been provided");
@@ -138,7 +125,7 @@ export function decodeRegisterRequest(body: unknown): RegisterRequest {
   if (job.Type === "system" && groups.some((group) => group.Scaling !== null && group.Scaling !== undefined)) {
     throw badRequest("Task groups with job type system do not support scaling blocks");
   }
-  const evalPriority = Number(request.EvalPriority ?? 0);
+  const evalPriority = integer(request.EvalPriority) ?? 0;
   if (evalPriority !== 0 && (evalPriority < 1 || evalPriority > 100)) {
     throw badRequest("Eval priority must be between 1 and 100 inclusively");
   }
@@ -181,11 +168,11 @@ export function canonicalizeJob(job: JsonObject, namespace: string, region: stri
   const meta = job.Meta !== null && typeof job.Meta === "object" && Object.keys(job.Meta).length > 0 ? (job.Meta as Record<string, string>) : null;
   const groups = ((job.TaskGroups ?? []) as JsonObject[]).map((group): TaskGroup => {
     const scaling = group.Scaling as JsonObject | null | undefined;
-    const count = typeof group.Count === "number" ? group.Count : typeof scaling?.Min === "number" ? scaling.Min : 1;
+    const count = integer(group.Count) ?? integer(scaling?.Min) ?? 1;
     return { ...group, Name: string(group.Name, ""), Count: count };
   });
   const periodic = job.Periodic === null || job.Periodic === undefined ? null : { Enabled: true, SpecType: "cron", ProhibitOverlap: false, TimeZone: "UTC", ...(job.Periodic as JsonObject) };
-  const priority = typeof job.Priority === "number" && job.Priority !== 0 ? job.Priority : 50;
+  const priority = integer(job.Priority) || 50;
   return {
     Stop: job.Stop === true,
     Region: region,
@@ -216,6 +203,14 @@ export function canonicalizeJob(job: JsonObject, namespace: string, region: stri
     VaultNamespace: string(job.VaultNamespace, ""),
     NomadTokenID: string(job.NomadTokenID, ""),
   };
+}
+
+/**
+ * A decoded integer field as a number (a bigint, beyond 2^53, only needs to be told apart from
+ * valid values, which are all small); undefined when the field is absent.
+ */
+function integer(value: unknown): number | undefined {
+  return typeof value === "number" ? value : typeof value === "bigint" ? Number(value) : undefined;
 }
 
 const JOB_TYPES = new Set(["_core", "service", "batch", "system", "sysbatch"]);
@@ -291,6 +286,10 @@ export function validateJob(job: JobSpec, namespaceExists: boolean): string[] {
   }
   if (job.Type === "_core") errors.push("job type cannot be core");
   if (job.Priority < 1 || job.Priority > 100) errors.push("job priority must be between [1, 100]");
+  const allocations = job.TaskGroups.reduce((sum, group) => sum + Math.max(0, group.Count), 0);
+  if (allocations > MAX_JOB_ALLOCATIONS) {
+    errors.push(`the task groups ask for ${allocations} allocations; the mini-agent places at most ${MAX_JOB_ALLOCATIONS} for one job`);
+  }
   if (!namespaceExists) errors.push(`job ${JSON.stringify(job.ID)} is in nonexistent namespace ${JSON.stringify(job.Namespace)}`);
   return errors;
 }

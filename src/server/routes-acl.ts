@@ -6,7 +6,7 @@
  * @module
  */
 import type { FastifyInstance, FastifyRequest } from "fastify";
-import { policyResponse, policyStub, requireManagement, tokenResponse, tokenStub, type AclToken } from "./acl.js";
+import { ACL_POLICY_BODY, ACL_TOKEN_BODY, BOOTSTRAP_BODY, policyResponse, policyStub, requireManagement, tokenResponse, tokenStub, type AclToken } from "./acl.js";
 import { badRequest, notFound } from "./http-errors.js";
 import { blockingRead, bodyText, byMethod, missingName, objectBody, param, queryOf, type Result, type RouteContext } from "./http.js";
 import { cutPage } from "./pagination.js";
@@ -26,7 +26,7 @@ export function aclRoutes(app: FastifyInstance, context: RouteContext): void {
   const bootstrap = async (request: FastifyRequest): Promise<Result> => {
     options(request);
     const text = bodyText(request);
-    const token = acl.bootstrap(text.trim() === "" ? {} : objectBody(request));
+    const token = acl.bootstrap(text.trim() === "" ? {} : objectBody(request, BOOTSTRAP_BODY, "structs.ACLTokenBootstrapRequest"));
     return { body: tokenResponse(token), index: token.CreateIndex };
   };
   app.all("/v1/acl/bootstrap", byMethod({ PUT: bootstrap, POST: bootstrap }));
@@ -36,12 +36,13 @@ export function aclRoutes(app: FastifyInstance, context: RouteContext): void {
     byMethod({
       GET: async (request, reply) => {
         const query = options(request);
-        const caller = acl.authenticate(query.token);
-        const held = new Set(caller.token?.Policies ?? ["anonymous"]);
-        const answer = await blockingRead(context, reply, ["acl_policy"], query, () => ({
-          index: cluster.store.tableIndex("acl_policy"),
-          policies: acl.policies.sorted().filter((p) => p.Name.startsWith(query.prefix) && (caller.management || held.has(p.Name))),
-        }));
+        const answer = await blockingRead(context, reply, ["acl_policy"], query, (caller) => {
+          const held = new Set(caller.token?.Policies ?? ["anonymous"]);
+          return {
+            index: cluster.store.tableIndex("acl_policy"),
+            policies: acl.policies.sorted().filter((p) => p.Name.startsWith(query.prefix) && (caller.management || held.has(p.Name))),
+          };
+        });
         return { body: answer.policies.map(policyStub), index: answer.index, read: true };
       },
     }),
@@ -50,7 +51,7 @@ export function aclRoutes(app: FastifyInstance, context: RouteContext): void {
   app.all("/v1/acl/policy/", missingName("Missing Policy Name"));
   const upsertPolicy = async (request: FastifyRequest): Promise<Result> => {
     management(request);
-    const body = objectBody(request);
+    const body = objectBody(request, ACL_POLICY_BODY, "structs.ACLPolicy");
     if (body.Name !== param(request, "name")) throw badRequest("ACL policy name does not match request path");
     return { index: await acl.upsertPolicy(body) };
   };
@@ -76,19 +77,22 @@ export function aclRoutes(app: FastifyInstance, context: RouteContext): void {
       GET: async (request, reply) => {
         const query = options(request);
         requireManagement(acl.authenticate(query.token));
-        const answer = await blockingRead(context, reply, ["acl_token"], query, () => ({
-          index: cluster.store.tableIndex("acl_token"),
-          page: cutPage<AclToken>(
-            {
-              rows: acl.tokens.sorted().filter((token) => token.AccessorID.startsWith(query.prefix)),
-              token: (token) => token.AccessorID,
-              compare: compareStrings,
-              filterTarget: (token) => token,
-              permitted: () => true,
-            },
-            { perPage: query.perPage, nextToken: query.nextToken, reverse: query.reverse, filter: undefined },
-          ),
-        }));
+        const answer = await blockingRead(context, reply, ["acl_token"], query, (caller) => {
+          requireManagement(caller);
+          return {
+            index: cluster.store.tableIndex("acl_token"),
+            page: cutPage<AclToken>(
+              {
+                rows: acl.tokens.sorted().filter((token) => token.AccessorID.startsWith(query.prefix)),
+                token: (token) => token.AccessorID,
+                compare: compareStrings,
+                filterTarget: (token) => token,
+                permitted: () => true,
+              },
+              { perPage: query.perPage, nextToken: query.nextToken, reverse: query.reverse, filter: undefined },
+            ),
+          };
+        });
         return { body: answer.page.rows.map(tokenStub), index: answer.index, nextToken: answer.page.nextToken, read: true };
       },
     }),
@@ -96,7 +100,7 @@ export function aclRoutes(app: FastifyInstance, context: RouteContext): void {
 
   const createToken = async (request: FastifyRequest): Promise<Result> => {
     management(request);
-    const body = objectBody(request);
+    const body = objectBody(request, ACL_TOKEN_BODY, "structs.ACLToken");
     const token = acl.upsertToken({ ...body, AccessorID: "" });
     return { body: tokenResponse(token), index: token.ModifyIndex };
   };
@@ -116,7 +120,7 @@ export function aclRoutes(app: FastifyInstance, context: RouteContext): void {
   app.all("/v1/acl/token/", missingName("Missing Token Accessor"));
   const updateToken = async (request: FastifyRequest): Promise<Result> => {
     management(request);
-    const body = objectBody(request);
+    const body = objectBody(request, ACL_TOKEN_BODY, "structs.ACLToken");
     if (body.AccessorID !== param(request, "accessor")) throw badRequest("ACL token accessor does not match request path");
     const token = acl.upsertToken(body);
     return { body: tokenResponse(token), index: token.ModifyIndex };

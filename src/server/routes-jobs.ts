@@ -7,30 +7,54 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
 import { FilterEvaluationError, FilterSyntaxError } from "../errors.js";
 import { compileFilter } from "../filter.js";
 import type { Filter } from "../evaluator/compile.js";
+import { CostBudget } from "../evaluator/cost.js";
 import { namespaceAccess } from "./acl.js";
 import { deploymentsEndpoint, jobsEndpoint, type ListEndpoint } from "./endpoints.js";
 import { badRequest, HttpError, permissionDenied } from "./http-errors.js";
 import { blockingRead, bodyText, byMethod, queryOf, type Result, type RouteContext } from "./http.js";
-import { decodeJsonBody } from "./json.js";
 import { membersResponse } from "./members.js";
 import { METRICS, type Metrics } from "./metrics/index.js";
 import { cutPage } from "./pagination.js";
 import { parseQueryOptions } from "./query.js";
 import { decodeRegisterRequest } from "./register.js";
 
-/** How many compiled filters are kept for reuse (polling clients send the same filter again and again). */
-export const FILTER_CACHE_SIZE = 256;
 
 /** The agent serves its own region only; others have no servers to forward to (as the reference, a 500). */
 export function checkRegion(region: string, context: RouteContext): void {
   if (region !== context.settings.region) throw new HttpError(500, "No path to region");
 }
 
-/** Compiled filters by endpoint and text, most recently used last; compilations are counted. */
-class FilterCache {
+/**
+ * Compiled filters by endpoint and text, most recently used last, bounded by the memory they hold
+ * (`Filter.memoryEstimate`), not by their number: a filter of a thousand large patterns weighs as
+ * much as thousands of simple ones. A filter larger than the whole cache is compiled for each
+ * request and never kept. Compilations are counted.
+ */
+export class FilterCache {
   readonly #entries = new Map<string, Filter>();
+  #bytes = 0;
 
-  constructor(readonly metrics: Metrics) {}
+  constructor(
+    readonly metrics: Metrics,
+    readonly maxBytes: number,
+  ) {
+    metrics.onCollect(() => this.#report());
+  }
+
+  #report(): void {
+    this.metrics.gauge(METRICS.filterCacheBytes, this.#bytes);
+    this.metrics.gauge(METRICS.filterCacheEntries, this.#entries.size);
+  }
+
+  /** The memory the cached filters hold (estimated). */
+  get bytes(): number {
+    return this.#bytes;
+  }
+
+  /** How many filters are cached. */
+  get size(): number {
+    return this.#entries.size;
+  }
 
   get(source: string, endpoint: Pick<ListEndpoint<unknown>, "name" | "schema">): Filter {
     const key = `${endpoint.name}\u0000${source}`;
@@ -51,8 +75,15 @@ class FilterCache {
       throw error;
     }
     this.metrics.counter(METRICS.filterCompiled, { endpoint: endpoint.name });
+    if (filter.memoryEstimate > this.maxBytes) return filter;
     this.#entries.set(key, filter);
-    if (this.#entries.size > FILTER_CACHE_SIZE) this.#entries.delete(this.#entries.keys().next().value!);
+    this.#bytes += filter.memoryEstimate;
+    for (const [oldest, evicted] of this.#entries) {
+      if (this.#bytes <= this.maxBytes) break;
+      this.#entries.delete(oldest);
+      this.#bytes -= evicted.memoryEstimate;
+    }
+    this.#report();
     return filter;
   }
 }
@@ -69,13 +100,16 @@ async function list<Row>(context: RouteContext, endpoint: ListEndpoint<Row>, fil
   const options = parseQueryOptions(query, request.headers, context.settings.region);
   const itemOptions = endpoint.itemOptions(query);
   checkRegion(options.region, context);
-  const caller = context.acl.authenticate(options.token);
-  const permitted = namespaceAccess(caller, options.namespace, [endpoint.capability]);
+  // Refused before the filter is read; checked again by every run of the query below.
+  namespaceAccess(context.acl.authenticate(options.token), options.namespace, [endpoint.capability]);
   if (options.filter !== "" && options.prefix !== "") throw badRequest("Filter expression cannot be used with other filter parameters");
   const filter = options.filter === "" ? undefined : filters.get(options.filter, endpoint);
 
   const labels = { endpoint: endpoint.name };
-  const answer = await blockingRead(context, reply, endpoint.tables, options, () => {
+  const answer = await blockingRead(context, reply, endpoint.tables, options, (caller) => {
+    const permitted = namespaceAccess(caller, options.namespace, [endpoint.capability]);
+    // One request's filtering is bounded, whatever the rows: each run of the query has a budget.
+    const budget = new CostBudget(context.settings.limits.filterCostPerRequest);
     try {
       const page = cutPage(
         {
@@ -85,7 +119,7 @@ async function list<Row>(context: RouteContext, endpoint: ListEndpoint<Row>, fil
           filterTarget: (row) => endpoint.filterTarget(row, cluster),
           permitted: (row) => permitted(endpoint.namespaceOf(row)),
         },
-        { perPage: options.perPage, nextToken: options.nextToken, reverse: options.reverse, filter },
+        { perPage: options.perPage, nextToken: options.nextToken, reverse: options.reverse, filter, budget },
       );
       if (filter !== undefined) metrics.counter(METRICS.filterEvaluations, labels, page.evaluated);
       return { index: cluster.store.tableIndex(...endpoint.tables), page };
@@ -110,7 +144,7 @@ async function register(context: RouteContext, request: FastifyRequest): Promise
   const query = queryOf(request);
   // Malformed query options are refused before the body is read, as the reference parses first.
   const options = parseQueryOptions(query, request.headers, context.settings.region);
-  const registration = decodeRegisterRequest(decodeJsonBody(bodyText(request)));
+  const registration = decodeRegisterRequest(bodyText(request));
   const { job } = registration;
   const namespace = query.get("namespace") || registration.namespace || (typeof job.Namespace === "string" && job.Namespace) || "default";
   let region = query.get("region") || registration.region || (typeof job.Region === "string" ? job.Region : "");
@@ -124,8 +158,7 @@ async function register(context: RouteContext, request: FastifyRequest): Promise
 }
 
 /** Registers the routes of jobs, deployments and members. */
-export function jobRoutes(app: FastifyInstance, context: RouteContext): void {
-  const filters = new FilterCache(context.metrics);
+export function jobRoutes(app: FastifyInstance, context: RouteContext, filters: FilterCache): void {
   const listOf =
     <Row>(endpoint: ListEndpoint<Row>) =>
     (request: FastifyRequest, reply: FastifyReply) =>

@@ -5,12 +5,31 @@
  * @module
  */
 import type { FastifyInstance, FastifyRequest } from "fastify";
+import type { ObjectSchema } from "../evaluator/schema.js";
 import { requireManagement } from "./acl.js";
 import { badRequest, notFound, permissionDenied } from "./http-errors.js";
 import { blockingRead, byMethod, missingName, objectBody, param, queryOf, type Result, type RouteContext } from "./http.js";
 import type { JsonObject, Namespace } from "./model.js";
 import { parseQueryOptions } from "./query.js";
 import { formatErrors } from "./register.js";
+
+/** The reference's `structs.Namespace`, as namespace bodies are decoded. */
+export const NAMESPACE_BODY: ObjectSchema = {
+  kind: "object",
+  typeName: "Namespace",
+  fields: {
+    Name: "string",
+    Description: "string",
+    Quota: "string",
+    Capabilities: "any",
+    NodePoolConfiguration: "any",
+    VaultConfiguration: "any",
+    ConsulConfiguration: "any",
+    Meta: { kind: "map", values: "string" },
+    CreateIndex: "uint",
+    ModifyIndex: "uint",
+  },
+};
 
 const NAMESPACE_NAME = /^[a-zA-Z0-9-]{1,128}$/;
 const MAX_DESCRIPTION = 256;
@@ -54,8 +73,7 @@ export function namespaceRoutes(app: FastifyInstance, context: RouteContext): vo
     byMethod({
       GET: async (request, reply) => {
         const query = parseQueryOptions(queryOf(request), request.headers, context.settings.region);
-        const who = acl.authenticate(query.token);
-        const answer = await blockingRead(context, reply, ["namespaces"], query, () => ({
+        const answer = await blockingRead(context, reply, ["namespaces"], query, (who) => ({
           index: cluster.store.tableIndex("namespaces"),
           namespaces: cluster.namespaces
             .sorted()
@@ -68,7 +86,7 @@ export function namespaceRoutes(app: FastifyInstance, context: RouteContext): vo
 
   const create = async (request: FastifyRequest, name?: string): Promise<Result> => {
     requireManagement(caller(request));
-    const body = objectBody(request);
+    const body = objectBody(request, NAMESPACE_BODY, "structs.Namespace");
     if (name !== undefined && body.Name !== name) throw badRequest("Namespace name does not match request path");
     return { index: cluster.putNamespace(validateNamespace(body)) };
   };

@@ -72,6 +72,10 @@ export const METRICS = Object.freeze({
   filterCompileErrors: counter("svc.svc.filter.compile_errors", ["endpoint"], "filters", "filters refused with a syntax error (400)"),
   /** Counter `svc.svc.filter.evaluations`: objects filters were evaluated on (`Sum`), over query runs (`Count`), by `endpoint`. */
   filterEvaluations: counter("svc.svc.filter.evaluations", ["endpoint"], "objects", "objects a filter was evaluated on; `Count` is the number of query runs, `Sum` the objects"),
+  /** Gauge `svc.svc.filter.cache_bytes`: memory held by the cache of compiled filters (estimated). */
+  filterCacheBytes: gauge("svc.svc.filter.cache_bytes", [], "bytes", "memory held by the cache of compiled filters (their estimate); at most `limits.filterCacheBytes`; set when it changes, and every second"),
+  /** Gauge `svc.svc.filter.cache_entries`: compiled filters in the cache. */
+  filterCacheEntries: gauge("svc.svc.filter.cache_entries", [], "filters", "compiled filters in the cache; set when it changes, and every second"),
   /** Counter `svc.svc.filter.evaluation_errors`: queries failed by a filter's evaluation error (400), by `endpoint`. */
   filterEvaluationErrors: counter("svc.svc.filter.evaluation_errors", ["endpoint"], "queries", "queries failed by a filter's evaluation error (400)"),
   /** Gauge `svc.svc.job_status.pending`: jobs with status `pending`, by `namespace`, collected every second. */

@@ -59,6 +59,7 @@ export class Metrics implements BlockingObserver {
   readonly #cluster: Cluster;
   readonly #eventLoop: IntervalHistogram;
   readonly #timer: NodeJS.Timeout;
+  readonly #collectors: (() => void)[] = [];
   #waiting = 0;
 
   constructor(options: Required<MetricsOptions>, identity: MetricsIdentity, cluster: Cluster) {
@@ -128,8 +129,15 @@ export class Metrics implements BlockingObserver {
     this.counter(METRICS.blockingWoken, { reason });
   }
 
-  /** Collects the runtime and job-status gauges (every second, and at start). */
+  /** Adds gauges to collect every second (besides whenever their owner sets them). */
+  onCollect(collector: () => void): void {
+    this.#collectors.push(collector);
+    collector();
+  }
+
+  /** Collects the runtime and job-status gauges, and those given to {@link Metrics.onCollect} (every second, and at start). */
   collect(): void {
+    for (const collector of this.#collectors) collector();
     const memory = process.memoryUsage();
     this.gauge(METRICS.heapUsed, memory.heapUsed);
     this.gauge(METRICS.heapTotal, memory.heapTotal);
