@@ -100,6 +100,8 @@ export class Filter<T = unknown> {
   readonly #slots: number;
   readonly #metered: boolean;
   readonly #reason: string;
+  /** What is left of the budget once the fixed cost is charged. */
+  readonly #startBudget: number;
   readonly #patternSizes: ReadonlyMap<MatchExpression, number>;
   /** The environment of collection bindings, reused between evaluations that do not overlap. */
   readonly #env: { readonly slots: unknown[]; busy: boolean };
@@ -115,22 +117,26 @@ export class Filter<T = unknown> {
     this.#slots = parts.slots;
     this.#metered = parts.metered;
     this.#reason = costExceededReason(parts.maxCost, false);
+    this.#startBudget = parts.maxCost - parts.fixedCost;
     this.#patternSizes = parts.patternSizes;
     this.#env = { slots: parts.slots === 0 ? NO_BINDINGS : new Array<unknown>(parts.slots), busy: false };
     Object.freeze(this);
   }
 
-  /** Runs `evaluate` with an environment: the shared one, or a fresh one if it is in use (re-entry). */
-  #withEnvironment<R>(evaluate: (env: unknown[]) => R): R {
+  /**
+   * The environment of one evaluation: the shared one, marked busy, or a fresh one if it is in use
+   * (a value's getter evaluating this filter again). Give it back with {@link Filter.#release}.
+   */
+  #acquire(): unknown[] {
     const shared = this.#env;
-    if (this.#slots === 0) return evaluate(NO_BINDINGS);
-    if (shared.busy) return evaluate(new Array<unknown>(this.#slots));
+    if (this.#slots === 0) return NO_BINDINGS;
+    if (shared.busy) return this.#metered ? [0, this.#reason] : new Array<unknown>(this.#slots);
     shared.busy = true;
-    try {
-      return evaluate(shared.slots);
-    } finally {
-      shared.busy = false;
-    }
+    return shared.slots;
+  }
+
+  #release(env: unknown[]): void {
+    if (env === this.#env.slots) this.#env.busy = false;
   }
 
   /**
@@ -146,16 +152,20 @@ export class Filter<T = unknown> {
       }
       return this.#predicate(value, env);
     }
-    const shared = budget !== undefined && budget.remaining < this.maxCost;
+    if (budget === undefined) {
+      env[BUDGET_SLOT] = this.maxCost - fixed;
+      env[REASON_SLOT] = this.#reason;
+      return this.#predicate(value, env);
+    }
+    const shared = budget.remaining < this.maxCost;
     const limit = shared ? budget.remaining : this.maxCost;
     const reason = shared ? costExceededReason(budget.limit, true) : this.#reason;
     if (limit < fixed) {
-      budget?.charge(fixed);
+      budget.charge(fixed);
       throw costExceeded(reason, this.expression.span, this.source);
     }
     env[BUDGET_SLOT] = limit - fixed;
     env[REASON_SLOT] = reason;
-    if (budget === undefined) return this.#predicate(value, env);
     try {
       return this.#predicate(value, env);
     } finally {
@@ -172,8 +182,28 @@ export class Filter<T = unknown> {
    * does not support…), and `cost_exceeded` when the evaluation would spend more than its budget.
    */
   test(value: T, budget?: CostBudget): boolean {
-    if (this.#slots === 0 && budget === undefined) return this.#predicate(value, NO_BINDINGS);
-    return this.#withEnvironment((env) => this.#evaluate(value, env, budget));
+    if (budget === undefined) {
+      if (this.#slots === 0) return this.#predicate(value, NO_BINDINGS);
+      // The common case, kept short: the shared environment, the filter's own budget.
+      const shared = this.#env;
+      if (!shared.busy) {
+        shared.busy = true;
+        const env = shared.slots;
+        env[BUDGET_SLOT] = this.#startBudget;
+        env[REASON_SLOT] = this.#reason;
+        try {
+          return this.#predicate(value, env);
+        } finally {
+          shared.busy = false;
+        }
+      }
+    }
+    const env = this.#acquire();
+    try {
+      return this.#evaluate(value, env, budget);
+    } finally {
+      this.#release(env);
+    }
   }
 
   /**
@@ -186,19 +216,20 @@ export class Filter<T = unknown> {
   filter<U extends T>(values: Iterable<U>, budget?: CostBudget): U[] {
     const predicate = this.#predicate;
     if (this.#slots === 0 && budget === undefined && Array.isArray(values)) return filterArray(values, predicate);
-    return this.#withEnvironment((env) => {
-      const accepted: U[] = [];
-      let index = 0;
-      try {
-        for (const value of values) {
-          if (this.#evaluate(value, env, budget)) accepted.push(value);
-          index++;
-        }
-      } catch (error) {
-        throw error instanceof FilterEvaluationError ? error.atIndex(index) : error;
+    const env = this.#acquire();
+    const accepted: U[] = [];
+    let index = 0;
+    try {
+      for (const value of values) {
+        if (this.#evaluate(value, env, budget)) accepted.push(value);
+        index++;
       }
-      return accepted;
-    });
+    } catch (error) {
+      throw error instanceof FilterEvaluationError ? error.atIndex(index) : error;
+    } finally {
+      this.#release(env);
+    }
+    return accepted;
   }
 
   /**
@@ -352,9 +383,9 @@ export function compileExpression<T = unknown>(expression: Expression, options: 
     throw new FilterSyntaxError(options.source, context.diagnostics);
   }
   const fixed = fixedCost(expression);
-  // Without a meter the fixed cost is the whole cost: a filter over its budget can only fail.
+  // A filter whose fixed cost alone is over its budget can only fail.
   const predicate: Predicate =
-    !metered && fixed > limits.maxCost
+    fixed > limits.maxCost
       ? () => {
           throw costExceeded(costExceededReason(limits.maxCost, false), expression.span, options.source);
         }
