@@ -48,7 +48,7 @@ export const NESTING_DEPTH_CEILING = 128;
  * collections and regular expressions, which depends on the data, is bounded by
  * {@link MAX_EVALUATION_COST}.
  */
-export const MAX_CLAUSES = 10_000;
+export const MAX_CLAUSES = 6_000;
 
 /**
  * Largest total size of the regular expressions of one filter, in program instructions (each

@@ -43,7 +43,7 @@ import {
   UnterminatedString,
 } from "../lexer/tokens.js";
 import { resolveLimits, type Limits } from "../limits.js";
-import { strictParser } from "../parser/build-ast.js";
+import { strictParser } from "../parser/parser.js";
 import { requireSource } from "../parser/parse.js";
 import { quoteDouble, unquoteDouble, unquoteRaw } from "../strings.js";
 

@@ -1,7 +1,7 @@
 /**
- * A literal decoded once, at compile time, into every kind it may meet at evaluation time.
- * The reference re-parses the literal text for every object; we parse it once per kind and keep
- * the outcome, error included, so evaluation only compares.
+ * A literal decoded once into each kind it meets at evaluation time. The reference re-parses the
+ * literal text for every object; we parse it once per kind, on first use, and keep the outcome,
+ * error included, so evaluation only compares.
  *
  * @module
  */
@@ -37,16 +37,41 @@ function toIntegerLiteral(parsed: Parsed<bigint>): Parsed<IntegerLiteral> {
   return { ok: true, value: { big, safe: Number.isSafeInteger(asNumber) ? asNumber : undefined } };
 }
 
-/** Coerces `raw` to every kind. */
+/**
+ * A literal converted to each kind the first time that kind is asked for, then kept: a clause
+ * meets one or two kinds of value, and compiling a filter should not pay for the others.
+ */
+class CoercedLiteral implements Literal {
+  readonly bytes: Uint8Array | undefined;
+  #int: Parsed<IntegerLiteral> | undefined;
+  #uint: Parsed<IntegerLiteral> | undefined;
+  #float: Parsed<number> | undefined;
+  #bool: Parsed<boolean> | undefined;
+
+  constructor(readonly raw: string) {
+    this.bytes = escapedBytes(raw);
+  }
+
+  get int(): Parsed<IntegerLiteral> {
+    return (this.#int ??= toIntegerLiteral(parseGoInt(this.raw)));
+  }
+
+  get uint(): Parsed<IntegerLiteral> {
+    return (this.#uint ??= toIntegerLiteral(parseGoUint(this.raw)));
+  }
+
+  get float(): Parsed<number> {
+    return (this.#float ??= parseGoFloat(this.raw));
+  }
+
+  get bool(): Parsed<boolean> {
+    return (this.#bool ??= parseGoBool(this.raw));
+  }
+}
+
+/** The literal `raw`, to be coerced to the kinds it meets. */
 export function createLiteral(raw: string): Literal {
-  return Object.freeze({
-    raw,
-    bytes: escapedBytes(raw),
-    int: toIntegerLiteral(parseGoInt(raw)),
-    uint: toIntegerLiteral(parseGoUint(raw)),
-    float: parseGoFloat(raw),
-    bool: parseGoBool(raw),
-  });
+  return new CoercedLiteral(raw);
 }
 
 /** `value` (a number or bigint holding an integer) equals the literal exactly. */

@@ -178,59 +178,38 @@ function planSteps(
   return { steps, schema };
 }
 
-/** The interpreter of a step list, starting at `start` (the root or a bound element). */
-function createWalker(
-  steps: readonly Step[],
-  site: Site,
-  basePath: readonly PathPart[],
-  disposable: boolean,
-): (start: unknown, env: unknown[]) => unknown {
-  const last = steps.length - 1;
-  const pathAt = (env: unknown[]): string[] => [
-    ...basePath.map((part) => (typeof part === "string" ? part : String(env[part.slot]))),
-    ...steps.map((step) => step.key),
-  ];
-  const partOf = (i: number) => basePath.length + i;
-  const notFound = (env: unknown[], i: number, key: string): never =>
-    fail(site, "missing_key", `error finding value in datum: ${pointerText(pathAt(env))} at part ${partOf(i)}: couldn't find key ${goQuote(key)}`);
-  const badKind = (env: unknown[], i: number, kindName: string): never =>
-    fail(site, "invalid_path", `error finding value in datum: ${pointerText(pathAt(env))}: at part ${partOf(i)}, invalid value kind: ${kindName}`);
+/**
+ * The interpreter of a step list, starting at the root or a bound element. A class, so that a
+ * clause holds one small object (its methods are shared) rather than a set of closures.
+ */
+class Walker {
+  readonly #last: number;
 
-  const lookupJson = (current: unknown, env: unknown[], i: number, key: string): unknown => {
-    if (Array.isArray(current)) return lookupIndex(current, env, i, key);
-    if (typeof current !== "object" || current === null) return badKind(env, i, jsonTypeOf(current).kindName);
-    const value = ownValue(current, key);
-    if (value !== undefined) return value;
-    return i === last && disposable ? NOT_PRESENT : notFound(env, i, key);
-  };
+  constructor(
+    private readonly steps: readonly Step[],
+    private readonly site: Site,
+    private readonly basePath: readonly PathPart[],
+    private readonly disposable: boolean,
+  ) {
+    this.#last = steps.length - 1;
+  }
 
-  const lookupIndex = (list: readonly unknown[] | null, env: unknown[], i: number, key: string): unknown => {
-    const length = list === null ? 0 : list.length;
-    // The reference's pointer library converts the segment like Go's ParseInt(s, 0, 64), "" being 0.
-    const parsed = key === "" ? ({ ok: true, value: 0n } as const) : parseGoInt(key);
-    if (!parsed.ok) {
-      return fail(site, "index_out_of_range", `error finding value in datum: ${pointerText(pathAt(env))} at part ${partOf(i)}: couldn't convert ${goQuote(key)} to type int`);
-    }
-    const index = Number(parsed.value);
-    if (index < 0 || index >= length) {
-      return fail(site, "index_out_of_range", `error finding value in datum: ${pointerText(pathAt(env))} at part ${partOf(i)}: index ${index} is out of range (length = ${length})`);
-    }
-    return list![index];
-  };
-
-  return (start, env) => {
+  /** The value at the end of the path from `start`, or {@link NOT_PRESENT}; throws where the reference errors. */
+  walk(start: unknown, env: unknown[]): unknown {
+    const { steps, disposable } = this;
+    const last = this.#last;
     let current = start;
     for (let i = 0; i <= last; i++) {
       const step = steps[i]!;
       switch (step.type) {
         case "json":
-          current = lookupJson(current, env, i, step.key);
+          current = this.#lookupJson(current, env, i, step.key);
           break;
         case "field": {
           // A nil pointer to a struct has no fields: the reference reports the kind "invalid".
-          if (current === null || current === undefined) return badKind(env, i, "invalid");
+          if (current === null || current === undefined) return this.#badKind(env, i, "invalid");
           if (typeof current !== "object" || Array.isArray(current)) {
-            current = lookupJson(current, env, i, step.key);
+            current = this.#lookupJson(current, env, i, step.key);
             break;
           }
           // An absent field holds its zero value; the operators read null as that zero value.
@@ -242,25 +221,68 @@ function createWalker(
           if (current === null || current === undefined) {
             // A nil map has no keys.
             if (i === last && disposable) return NOT_PRESENT;
-            return notFound(env, i, step.key);
+            return this.#notFound(env, i, step.key);
           }
-          current = lookupJson(current, env, i, step.key);
+          current = this.#lookupJson(current, env, i, step.key);
           break;
         }
         case "index":
-          if (current === null || current === undefined) return lookupIndex(null, env, i, step.key);
-          current = lookupJson(current, env, i, step.key);
+          if (current === null || current === undefined) return this.#lookupIndex(null, env, i, step.key);
+          current = this.#lookupJson(current, env, i, step.key);
           break;
         case "unknownField":
-          if (current === null || current === undefined) return badKind(env, i, "invalid");
-          return fail(site, "missing_field", `error finding value in datum: ${pointerText(pathAt(env))} at part ${partOf(i)}: couldn't find struct field with name ${goQuote(step.key)}`);
+          if (current === null || current === undefined) return this.#badKind(env, i, "invalid");
+          return this.#fail(env, i, "missing_field", `couldn't find struct field with name ${goQuote(step.key)}`);
         case "scalar":
-          return badKind(env, i, step.kindName);
+          return this.#badKind(env, i, step.kindName);
       }
       if (current === NOT_PRESENT) return NOT_PRESENT;
     }
     return current;
-  };
+  }
+
+  #lookupJson(current: unknown, env: unknown[], i: number, key: string): unknown {
+    if (Array.isArray(current)) return this.#lookupIndex(current, env, i, key);
+    if (typeof current !== "object" || current === null) return this.#badKind(env, i, jsonTypeOf(current).kindName);
+    const value = ownValue(current, key);
+    if (value !== undefined) return value;
+    return i === this.#last && this.disposable ? NOT_PRESENT : this.#notFound(env, i, key);
+  }
+
+  #lookupIndex(list: readonly unknown[] | null, env: unknown[], i: number, key: string): unknown {
+    const length = list === null ? 0 : list.length;
+    // The reference's pointer library converts the segment like Go's ParseInt(s, 0, 64), "" being 0.
+    const parsed = key === "" ? ({ ok: true, value: 0n } as const) : parseGoInt(key);
+    if (!parsed.ok) return this.#fail(env, i, "index_out_of_range", `couldn't convert ${goQuote(key)} to type int`);
+    const index = Number(parsed.value);
+    if (index < 0 || index >= length) return this.#fail(env, i, "index_out_of_range", `index ${index} is out of range (length = ${length})`);
+    return list![index];
+  }
+
+  #notFound(env: unknown[], i: number, key: string): never {
+    return this.#fail(env, i, "missing_key", `couldn't find key ${goQuote(key)}`);
+  }
+
+  #badKind(env: unknown[], i: number, kindName: string): never {
+    const { site } = this;
+    return fail(site, "invalid_path", `error finding value in datum: ${pointerText(this.#pathAt(env))}: at part ${this.basePath.length + i}, invalid value kind: ${kindName}`);
+  }
+
+  /** The reference's `error finding value in datum: /a/b at part N: …`. */
+  #fail(env: unknown[], i: number, code: EvaluationErrorCode, what: string): never {
+    return fail(this.site, code, `error finding value in datum: ${pointerText(this.#pathAt(env))} at part ${this.basePath.length + i}: ${what}`);
+  }
+
+  /** The full path, with the keys the enclosing loops are at. */
+  #pathAt(env: unknown[]): string[] {
+    return [...this.basePath.map((part) => (typeof part === "string" ? part : String(env[part.slot]))), ...this.steps.map((step) => step.key)];
+  }
+}
+
+/** The interpreter of a step list, starting at `start` (the root or a bound element). */
+function createWalker(steps: readonly Step[], site: Site, basePath: readonly PathPart[], disposable: boolean): (start: unknown, env: unknown[]) => unknown {
+  const walker = new Walker(steps, site, basePath, disposable);
+  return (start, env) => walker.walk(start, env);
 }
 
 /**

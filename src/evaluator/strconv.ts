@@ -19,12 +19,30 @@ const INT64_MIN = -(2n ** 63n);
 const INT64_MAX = 2n ** 63n - 1n;
 const UINT64_MAX = 2n ** 64n - 1n;
 
+/**
+ * A failed conversion. Its text is built only when read: a literal is converted to every kind when
+ * it is compiled, and most of those conversions fail without their error ever being shown.
+ */
+class Failure {
+  readonly ok = false;
+
+  constructor(
+    private readonly fn: string,
+    private readonly input: string,
+    readonly syntax: boolean,
+  ) {}
+
+  get error(): string {
+    return `strconv.${this.fn}: parsing ${goQuote(this.input)}: ${this.syntax ? "invalid syntax" : "value out of range"}`;
+  }
+}
+
 function syntaxError(fn: string, input: string): Parsed<never> {
-  return { ok: false, error: `strconv.${fn}: parsing ${goQuote(input)}: invalid syntax`, syntax: true };
+  return new Failure(fn, input, true);
 }
 
 function rangeError(fn: string, input: string): Parsed<never> {
-  return { ok: false, error: `strconv.${fn}: parsing ${goQuote(input)}: value out of range`, syntax: false };
+  return new Failure(fn, input, false);
 }
 
 

@@ -1,10 +1,12 @@
 /**
- * Builds the AST from the parser's CST, normalising as it goes (flat `and`/`or`, folded `not not`,
- * `contains` as `In`, decoded strings and pointers) and reporting what the grammar rules leave to
- * it: required whitespace, string escapes, quoted strings used as selectors.
+ * The semantic actions of the parser: they build the AST as the rules are recognised,
+ * normalising as they go (flat `and`/`or`, folded `not not`, `contains` as `In`, decoded strings
+ * and pointers) and reporting what the grammar rules leave to them: required whitespace, string
+ * escapes, quoted strings used as selectors.
  *
- * It tolerates the partial trees that error recovery produces, so it can report problems past
- * the first syntax error.
+ * They tolerate the partial results error recovery produces (a missing token, a sub-rule that
+ * gave up): an incomplete node is `undefined`, and in partial mode the operands of `and`/`or` that
+ * are incomplete are left out, so that the rest of the tree can still be checked.
  *
  * @module
  */
@@ -23,55 +25,37 @@ import type {
 import { createDiagnostic, type Diagnostic } from "../errors.js";
 import { isWhitespaceAt, tokenEnd } from "../lexer/lexer.js";
 import { Contains, DoubleString, Matches, Nil, NotEqual, NumberLiteral, RawString, UnterminatedString } from "../lexer/tokens.js";
-import type {
-  AndExpressionCstChildren,
-  BindingCstChildren,
-  CollectionCstChildren,
-  ComparisonCstChildren,
-  EmptinessCstChildren,
-  FilterCstChildren,
-  GroupCstChildren,
-  IndexCstChildren,
-  MatchCstChildren,
-  MembershipCstChildren,
-  NotExpressionCstChildren,
-  OperandCstChildren,
-  OrExpressionCstChildren,
-  PathCstChildren,
-  PrimaryCstChildren,
-  SegmentCstChildren,
-} from "./cst.js";
-import { FilterParser } from "./parser.js";
 import { decodePointerLiteral, isPointerLiteral, unquoteDouble, unquoteRaw } from "../strings.js";
 
 /** An operand before its place decides whether it is a selector or a value. */
-type Operand =
+export type Operand =
   | { readonly form: "path"; readonly path: string[]; readonly span: Span }
   | { readonly form: "token"; readonly token: IToken; readonly span: Span };
 
-/** The parser instances: one that stops at the first error, one that recovers to find more. */
-export const strictParser = new FilterParser(false);
-export const recoveringParser = new FilterParser(true);
-
-const BaseVisitor = strictParser.getBaseCstVisitorConstructor();
-
-/** What the builder produced: the tree (if the CST was complete enough) and its findings. */
-export interface BuildResult {
-  readonly expression: Expression | undefined;
-  readonly diagnostics: Diagnostic[];
-  /** Match and collection clauses seen. */
-  readonly clauses: number;
+/** A path segment: its decoded name and where it ends. */
+export interface Segment {
+  readonly name: string;
+  readonly end: number;
 }
 
 /** What a comparison operator means, and how it was written. */
-interface Comparison {
+export interface Comparison {
   readonly operator: BinaryMatchOperator;
   readonly spelling: "in" | "contains";
   readonly word: string;
 }
 
-/** Visits one CST; create one per source. */
-export class AstBuilder extends BaseVisitor {
+/** What `is [not] empty|nil` means, and where it ends. */
+export interface Emptiness {
+  readonly operator: UnaryMatchOperator;
+  readonly end: number;
+}
+
+/** Thrown inside an action when recovery left out a part the node needs; the action then gives undefined. */
+class IncompleteTree extends Error {}
+
+/** The actions of one parse; create one per source. */
+export class AstBuilder {
   readonly diagnostics: Diagnostic[] = [];
   clauses = 0;
 
@@ -82,88 +66,81 @@ export class AstBuilder extends BaseVisitor {
   constructor(
     private readonly source: string,
     private readonly partial = false,
-  ) {
-    super();
-  }
+  ) {}
 
-  /** Builds the AST of a `filter` CST node. */
-  build(cst: unknown): BuildResult {
-    let expression: Expression | undefined;
+  /** Runs one action; an incomplete node is undefined. */
+  build<T>(action: () => T): T | undefined {
     try {
-      expression = cst === undefined ? undefined : (this.visit(cst as never) as Expression | undefined);
+      return action();
     } catch (error) {
-      // A CST cut short by a syntax error can lack any child; its problem is already reported.
-      if (!(error instanceof IncompleteTree)) throw error;
-      expression = undefined;
+      if (error instanceof IncompleteTree) return undefined;
+      throw error;
     }
-    return { expression, diagnostics: this.diagnostics, clauses: this.clauses };
   }
 
-  filter(children: FilterCstChildren): Expression {
-    return this.expression(children.orExpression?.[0]);
+  /** `a or b or …`, or the collection standing alone. */
+  orExpression(operators: readonly IToken[], operands: readonly (Expression | undefined)[]): Expression {
+    for (const operator of operators) this.requireSpaceAround(operator, "or");
+    return this.chain("Or", this.complete(operands));
   }
 
-  orExpression(children: OrExpressionCstChildren): Expression {
-    const alone = children.alone?.[0];
-    if (alone !== undefined) return this.visit(alone) as CollectionExpression;
-    for (const operator of children.operators ?? []) this.requireSpaceAround(operator, "or");
-    return this.chain("Or", this.operands([...(children.operands ?? []), ...(children.last ?? [])]));
+  /** `a and b and …`. */
+  andExpression(operators: readonly IToken[], operands: readonly (Expression | undefined)[]): Expression {
+    for (const operator of operators) this.requireSpaceAround(operator, "and");
+    return this.chain("And", this.complete(operands));
   }
 
-  andExpression(children: AndExpressionCstChildren): Expression {
-    for (const operator of children.operators ?? []) this.requireSpaceAround(operator, "and");
-    return this.chain("And", this.operands(children.operands ?? []));
-  }
-
-  notExpression(children: NotExpressionCstChildren): Expression {
-    let expression = this.expression(children.primary?.[0]);
-    // Each `not` applied to a `not` cancels it (`not not e` and `not (not e)` are `e`), as in the reference.
-    for (const not of [...(children.nots ?? [])].reverse()) {
+  /** `not … not e`: each `not` applied to a `not` cancels it (`not not e` is `e`), as in the reference. */
+  notExpression(nots: readonly IToken[], operand: Expression | undefined): Expression {
+    let expression = present(operand);
+    for (let i = nots.length - 1; i >= 0; i--) {
+      const not = nots[i]!;
       expression = expression.kind === "Not" ? expression.operand : { kind: "Not", operand: expression, span: { start: not.startOffset, end: expression.span.end } };
     }
     return expression;
   }
 
-  primary(children: PrimaryCstChildren): Expression {
-    return this.expression(children.group?.[0] ?? children.match?.[0]);
+  /** `( e )`: the parentheses belong to the grouped expression's span, so enclosing spans cover them. */
+  group(open: IToken, inner: Expression | undefined, close: IToken): Expression {
+    const expression = present(inner);
+    const opened = real(open);
+    const closed = this.partial && Number.isNaN(close.startOffset) ? undefined : real(close);
+    return { ...expression, span: { start: opened.startOffset, end: closed === undefined ? expression.span.end : tokenEnd(closed) } };
   }
 
-  group(children: GroupCstChildren): Expression {
-    const inner = this.expression(children.orExpression?.[0]);
-    // The parentheses belong to the grouped expression's span, so enclosing spans cover them.
-    const open = last(children.LParen);
-    const close = this.partial ? children.RParen?.find((token) => !Number.isNaN(token.startOffset)) : last(children.RParen);
-    return { ...inner, span: { start: open.startOffset, end: close === undefined ? inner.span.end : tokenEnd(close) } };
-  }
-
-  match(children: MatchCstChildren): MatchExpression {
+  /** `Selector op Value`. */
+  comparisonMatch(left: Operand | undefined, comparison: Comparison | undefined, right: Operand | undefined): MatchExpression {
     this.clauses++;
-    const left = this.operandOf(children.left?.[0]);
-    const comparison = children.comparison?.[0];
-    const emptiness = children.emptiness?.[0];
-    const membership = children.membership?.[0];
-    if (comparison !== undefined) {
-      const { operator, spelling, word } = this.visit(comparison) as Comparison;
-      const value = this.value(this.operandOf(children.right?.[0]));
-      const selector = this.selector(left, word);
-      return { kind: "Match", operator, selector, value, spelling, span: joinSpans(left.span, value.span) };
-    }
-    if (emptiness !== undefined) {
-      const { operator, end } = this.visit(emptiness) as { operator: UnaryMatchOperator; end: number };
-      const selector = this.selector(left, "is");
-      return { kind: "Match", operator, selector, span: { start: left.span.start, end } };
-    }
-    if (membership === undefined) throw new IncompleteTree();
-    const operator = this.visit(membership) as "In" | "NotIn";
-    const right = this.operandOf(children.right?.[0]);
-    const selector = this.selector(right, operator === "In" ? "in" : "not in");
-    const value = this.value(left);
-    return { kind: "Match", operator, selector, value, spelling: "in", span: joinSpans(left.span, right.span) };
+    const { operator, spelling, word } = present(comparison);
+    const leftOperand = present(left);
+    const value = this.value(present(right));
+    const selector = this.selector(leftOperand, word);
+    return { kind: "Match", operator, selector, value, spelling, span: joinSpans(leftOperand.span, value.span) };
   }
 
-  comparison(children: ComparisonCstChildren): Comparison {
-    const token = last(children.operator);
-    const negation = children.negation?.[0];
+  /** `Selector is [not] empty|nil`. */
+  emptinessMatch(left: Operand | undefined, emptiness: Emptiness | undefined): MatchExpression {
+    this.clauses++;
+    const leftOperand = present(left);
+    const { operator, end } = present(emptiness);
+    const selector = this.selector(leftOperand, "is");
+    return { kind: "Match", operator, selector, span: { start: leftOperand.span.start, end } };
+  }
+
+  /** `Value [not] in Selector`. */
+  membershipMatch(left: Operand | undefined, operator: "In" | "NotIn" | undefined, right: Operand | undefined): MatchExpression {
+    this.clauses++;
+    const membership = present(operator);
+    const rightOperand = present(right);
+    const selector = this.selector(rightOperand, membership === "In" ? "in" : "not in");
+    const leftOperand = present(left);
+    const value = this.value(leftOperand);
+    return { kind: "Match", operator: membership, selector, value, spelling: "in", span: joinSpans(leftOperand.span, rightOperand.span) };
+  }
+
+  /** `==`, `!=`, `[not] contains`, `[not] matches`. */
+  comparison(operatorToken: IToken, negation: IToken | undefined): Comparison {
+    const token = real(operatorToken);
     const word = negation === undefined ? token.image : `not ${token.image}`;
     if (token.tokenType === Contains || token.tokenType === Matches) {
       this.requireSpaceBefore(negation ?? token, word);
@@ -174,50 +151,46 @@ export class AstBuilder extends BaseVisitor {
     return { operator: token.tokenType === NotEqual ? "NotEqual" : "Equal", spelling: "in", word };
   }
 
-  emptiness(children: EmptinessCstChildren): { operator: UnaryMatchOperator; end: number } {
-    const is = last(children.Is);
-    const token = last(children.operator);
-    const negated = children.negation !== undefined;
-    this.requireSpaceBefore(is, "is");
-    const operator: UnaryMatchOperator =
-      token.tokenType === Nil ? (negated ? "IsNotNil" : "IsNil") : negated ? "IsNotEmpty" : "IsEmpty";
+  /** `is [not] empty|nil`. */
+  emptiness(is: IToken, negation: IToken | undefined, operatorToken: IToken): Emptiness {
+    const token = real(operatorToken);
+    this.requireSpaceBefore(real(is), "is");
+    const negated = negation !== undefined;
+    const operator: UnaryMatchOperator = token.tokenType === Nil ? (negated ? "IsNotNil" : "IsNil") : negated ? "IsNotEmpty" : "IsEmpty";
     return { operator, end: tokenEnd(token) };
   }
 
-  membership(children: MembershipCstChildren): "In" | "NotIn" {
-    const token = last(children.operator);
-    const negation = children.negation?.[0];
+  /** `in`, `not in`. */
+  membership(negation: IToken | undefined, operatorToken: IToken): "In" | "NotIn" {
+    const token = real(operatorToken);
     this.requireSpaceBefore(negation ?? token, negation === undefined ? "in" : "not in");
     this.requireSpaceAfter(token, negation === undefined ? "in" : "not in");
     return negation === undefined ? "In" : "NotIn";
   }
 
-  operand(children: OperandCstChildren): Operand {
-    const path = children.path?.[0];
-    if (path !== undefined) return this.visit(path) as Operand;
-    const token = children.string?.[0] ?? children.number?.[0];
-    if (token === undefined) throw new IncompleteTree();
-    return { form: "token", token, span: spanOf(token) };
+  /** A string or a number, before its place decides its meaning. */
+  tokenOperand(token: IToken): Operand {
+    const operand = real(token);
+    return { form: "token", token: operand, span: spanOf(operand) };
   }
 
-  path(children: PathCstChildren): Operand {
-    const head = last(children.head);
+  /** A path: its head and decoded segments. */
+  path(headToken: IToken, segments: readonly (Segment | undefined)[]): Operand {
+    const head = real(headToken);
     const path = [head.image];
     let end = tokenEnd(head);
-    for (const segment of children.segment ?? []) {
-      const { name, end: segmentEnd } = this.visit(segment) as { name: string; end: number };
+    for (const segment of segments) {
+      const { name, end: segmentEnd } = present(segment);
       path.push(name);
       end = segmentEnd;
     }
     return { form: "path", path, span: { start: head.startOffset, end } };
   }
 
-  segment(children: SegmentCstChildren): { name: string; end: number } {
-    const index = children.index?.[0];
-    if (index !== undefined) return this.visit(index) as { name: string; end: number };
-    const dot = last(children.Dot);
-    const token = children.name?.[0] ?? children.digits?.[0];
-    if (token === undefined) throw new IncompleteTree();
+  /** `.name` or `.0`. */
+  dotSegment(dotToken: IToken, nameToken: IToken): Segment {
+    const dot = real(dotToken);
+    const token = real(nameToken);
     // Only whitespace can separate them here (a bad character in between is reported by the lexer).
     if (isWhitespaceAt(this.source, tokenEnd(dot))) {
       this.report("unexpected_token", "a selector cannot contain whitespace", spanOf(token), `write ".${token.image}" without the space`);
@@ -225,42 +198,35 @@ export class AstBuilder extends BaseVisitor {
     return { name: token.image, end: tokenEnd(token) };
   }
 
-  index(children: IndexCstChildren): { name: string; end: number } {
-    const key = last(children.key);
-    const close = last(children.RBracket);
-    return { name: this.decodeString(key), end: tokenEnd(close) };
+  /** `["key"]`. */
+  index(key: IToken, close: IToken): Segment {
+    return { name: this.decodeString(real(key)), end: tokenEnd(real(close)) };
   }
 
-  collection(children: CollectionCstChildren): CollectionExpression {
+  /** `any|all Selector as binding { body }`. */
+  collection(quantifierToken: IToken, target: Operand | undefined, asToken: IToken, binding: CollectionBinding | undefined, body: Expression | undefined, closeToken: IToken): CollectionExpression {
     this.clauses++;
-    const quantifier = last(children.quantifier);
+    const quantifier = real(quantifierToken);
     this.requireSpaceAfter(quantifier, quantifier.image);
-    const as = last(children.As);
-    this.requireSpaceAround(as, "as");
-    const selector = this.selector(this.operandOf(children.target?.[0]), quantifier.image);
-    const binding = this.visit(children.binding?.[0] ?? missing()) as CollectionBinding;
-    const body = this.expression(children.body?.[0]);
-    const close = last(children.RBrace);
+    this.requireSpaceAround(real(asToken), "as");
+    const selector = this.selector(present(target), quantifier.image);
+    const close = real(closeToken);
     return {
       kind: "Collection",
       quantifier: quantifier.image === "any" ? "Any" : "All",
       selector,
-      binding,
-      body,
+      binding: present(binding),
+      body: present(body),
       span: { start: quantifier.startOffset, end: tokenEnd(close) },
     };
   }
 
-  binding(children: BindingCstChildren): CollectionBinding {
-    const first = children.first?.[0];
-    const second = children.second?.[0];
-    if (first === undefined) {
-      if (second === undefined) throw new IncompleteTree();
-      return { mode: "Value", value: second.image };
-    }
-    if (second !== undefined) return { mode: "IndexAndValue", index: first.image, value: second.image };
-    if (children.secondBlank !== undefined) return { mode: "Index", index: first.image };
-    return { mode: "Default", name: first.image };
+  /** `as x`, `as i, v`, `as i, _`, `as _, v`. */
+  binding(first: IToken | undefined, second: IToken | undefined, secondBlank: boolean): CollectionBinding {
+    if (first === undefined) return { mode: "Value", value: real(present(second)).image };
+    if (second !== undefined) return { mode: "IndexAndValue", index: real(first).image, value: real(second).image };
+    if (secondBlank) return { mode: "Index", index: real(first).image };
+    return { mode: "Default", name: real(first).image };
   }
 
   /** The operand as a selector: a path, or a double-quoted string in JSON-pointer form. */
@@ -303,27 +269,10 @@ export class AstBuilder extends BaseVisitor {
     return decoded.ok ? decoded.value : token.image.slice(1, -1);
   }
 
-  private operandOf(node: unknown): Operand {
-    if (node === undefined) throw new IncompleteTree();
-    return this.visit(node as never) as Operand;
-  }
-
-  private expression(node: unknown): Expression {
-    if (node === undefined) throw new IncompleteTree();
-    return this.visit(node as never) as Expression;
-  }
-
   /** The operands of an `and`/`or`; in partial mode, the incomplete ones (already reported) are left out. */
-  private operands(nodes: readonly unknown[]): Expression[] {
-    if (!this.partial) return nodes.map((node) => this.expression(node));
-    return nodes.flatMap((node) => {
-      try {
-        return [this.expression(node)];
-      } catch (error) {
-        if (error instanceof IncompleteTree) return [];
-        throw error;
-      }
-    });
+  private complete(operands: readonly (Expression | undefined)[]): Expression[] {
+    if (this.partial) return operands.filter((operand): operand is Expression => operand !== undefined);
+    return operands.map(present);
   }
 
   /** One operand, or an `And`/`Or` over the operands with nested ones of the same kind flattened. */
@@ -362,18 +311,17 @@ export class AstBuilder extends BaseVisitor {
 
 /** Stand-in tokens (`&&`, `||`) were reported by the lexer; only real keywords need whitespace. */
 function isWordToken(token: IToken): boolean {
-  return /^[a-z]+$/.test(token.image);
+  return !Number.isNaN(token.startOffset) && /^[a-z]+$/.test(token.image);
 }
 
-/** Thrown inside the builder when recovery left a node without a required child. */
-class IncompleteTree extends Error {}
-
-function missing(): never {
-  throw new IncompleteTree();
+/** A part recovery may have left out. */
+function present<T>(value: T | undefined): T {
+  if (value === undefined) throw new IncompleteTree();
+  return value;
 }
 
-function last(tokens: IToken[] | undefined): IToken {
-  const token = tokens?.[tokens.length - 1];
+/** A token that is in the source (recovery inserts tokens that are not: their offset is NaN). */
+function real(token: IToken | undefined): IToken {
   if (token === undefined || Number.isNaN(token.startOffset)) throw new IncompleteTree();
   return token;
 }

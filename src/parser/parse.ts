@@ -10,7 +10,7 @@ import { createDiagnostic, FilterSyntaxError, type Diagnostic } from "../errors.
 import { openBrackets, tokenize, tokenEnd } from "../lexer/lexer.js";
 import { All, Any, Identifier, keywordTokens, LBrace, LBracket, LParen, NumberLiteral, RBrace, RParen, QuotedString, RBracket } from "../lexer/tokens.js";
 import { resolveLimits, type Limits } from "../limits.js";
-import { AstBuilder, recoveringParser, strictParser } from "./build-ast.js";
+import { recoveringParser, strictParser, type ParseOutcome } from "./parser.js";
 
 /** Options of {@link parse}. */
 export interface ParseOptions {
@@ -85,14 +85,12 @@ export function analyze(source: string, options: ParseOptions & { readonly recov
   if (tooDeep !== undefined) return fail(tooDeep, tokens);
 
   const parser = options.recover ? recoveringParser : strictParser;
-  let parsed: ReturnType<typeof parser.parseTokens>;
+  let parsed: ParseOutcome;
   let syntactic: Diagnostic[];
-  let built: ReturnType<AstBuilder["build"]> | undefined;
   try {
     parsed = parser.parseTokens(source, tokens);
     const table = new TokenTable(tokens);
     syntactic = parser.errors.map((error) => fromRecognitionException(source, table, error));
-    built = syntactic.length === 0 || options.recover ? new AstBuilder(source, options.recover).build(parsed.cst) : undefined;
   } catch (error) {
     // The nesting limit keeps the recursive phases well inside a normal stack; a caller already
     // deep in its own stack still gets a diagnostic rather than a RangeError.
@@ -100,6 +98,9 @@ export function analyze(source: string, options: ParseOptions & { readonly recov
     return fail(stackDiagnostic(source), tokens);
   }
   const { lookahead } = parsed;
+  // Without recovery, what the actions found before a syntax error is not reported: the first
+  // syntax error is the problem to fix.
+  const built = syntactic.length === 0 || options.recover ? parsed : undefined;
   const diagnostics = [...lexical, ...dropConsequences(syntactic, lexical), ...(built?.diagnostics ?? [])];
 
   if (built !== undefined && built.clauses > limits.maxClauses) {

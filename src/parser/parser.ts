@@ -1,14 +1,17 @@
 /**
- * The grammar of the filter language as a Chevrotain CST parser: rules only, no semantics.
- * The AST is built from the CST by `build-ast.ts`; the EBNF in `grammar/filter.ebnf` and the
- * railroad diagrams in `grammar/` describe the same rules.
+ * The grammar of the filter language as a Chevrotain parser whose rules build the AST as they
+ * recognise it (embedded actions: no concrete syntax tree is built, then walked). The actions are
+ * in `build-ast.ts`, run through `ACTION` so that Chevrotain's grammar recording skips them; the
+ * EBNF in `grammar/filter.ebnf` and the railroad diagrams in `grammar/` describe the same rules.
  *
  * Two decisions cannot be made by LL(k) lookahead because the reference grammar is a backtracking
  * PEG without reserved words; gates ask {@link Lookahead} for those (unary `not`, collections).
  *
  * @module
  */
-import { CstParser, type IParserErrorMessageProvider, type IToken, type TokenType, EOF } from "chevrotain";
+import type { CollectionBinding, CollectionExpression, Expression, MatchExpression } from "../ast.js";
+import type { Diagnostic } from "../errors.js";
+import { EmbeddedActionsParser, type IParserErrorMessageProvider, type IToken, type TokenType, EOF } from "chevrotain";
 import {
   All,
   allTokens,
@@ -40,6 +43,7 @@ import {
   RParen,
   Underscore,
 } from "../lexer/tokens.js";
+import { AstBuilder, type Comparison, type Emptiness, type Operand, type Segment } from "./build-ast.js";
 import { Lookahead } from "./lookahead.js";
 
 /** Human wording for what the parser expected and what it found. */
@@ -80,28 +84,43 @@ function describeType(type: TokenType): string {
   return type.LABEL ?? type.name;
 }
 
+/** What one parse produced. */
+export interface ParseOutcome {
+  /** The AST, when the tokens (or, recovering, enough of them) form a filter. */
+  readonly expression: Expression | undefined;
+  /** What the actions found: required whitespace, escapes, quoted selectors. */
+  readonly diagnostics: Diagnostic[];
+  /** Match and collection clauses seen. */
+  readonly clauses: number;
+  readonly lookahead: Lookahead;
+}
+
 /**
  * The parser. One instance is reused (Chevrotain parsers are built once and fed new input);
- * {@link FilterParser.parseTokens} sets up the lookahead for each input.
+ * {@link FilterParser.parseTokens} sets up the lookahead and the actions for each input.
  */
-export class FilterParser extends CstParser {
+export class FilterParser extends EmbeddedActionsParser {
   private lookahead: Lookahead = new Lookahead("", []);
+  private builder: AstBuilder = new AstBuilder("");
 
-  constructor(recoveryEnabled: boolean) {
+  constructor(private readonly recovering: boolean) {
     // One token of lookahead decides almost everything, so errors are reported where they are,
     // not at the start of the alternative; the one LL(2) decision says so itself.
-    super([...allTokens], { recoveryEnabled, maxLookahead: 1, errorMessageProvider: errorMessages });
+    super([...allTokens], { recoveryEnabled: recovering, maxLookahead: 1, errorMessageProvider: errorMessages });
     this.performSelfAnalysis();
   }
 
-  /** Parses a token vector into a CST; errors are left in {@link CstParser.errors}. */
-  parseTokens(source: string, tokens: IToken[]): { cst: unknown; lookahead: Lookahead } {
+  /** Parses a token vector into an AST; errors are left in {@link FilterParser.errors}. */
+  parseTokens(source: string, tokens: IToken[]): ParseOutcome {
     this.lookahead = new Lookahead(source, tokens);
+    const builder = new AstBuilder(source, this.recovering);
+    this.builder = builder;
     this.input = tokens;
-    const cst = this.filter();
+    const expression = this.filter();
     const lookahead = this.lookahead;
     this.lookahead = new Lookahead("", []);
-    return { cst, lookahead };
+    this.builder = new AstBuilder("");
+    return { expression, diagnostics: builder.diagnostics, clauses: builder.clauses, lookahead };
   }
 
   /**
@@ -132,205 +151,249 @@ export class FilterParser extends CstParser {
     return token.startOffset === previous.startOffset + previous.image.length;
   }
 
+  /** Runs an action of `build-ast.ts` (not while Chevrotain records the grammar); an incomplete node is undefined. */
+  private act<T>(action: (builder: AstBuilder) => T): T | undefined {
+    return this.ACTION(() => this.builder.build(() => action(this.builder)));
+  }
+
   // filter := orExpression EOF
-  public filter = this.RULE("filter", () => {
-    this.SUBRULE(this.orExpression);
-  });
+  public filter = this.RULE("filter", (): Expression | undefined => this.SUBRULE(this.orExpression));
 
   // orExpression := collection | andExpression ("or" andExpression)* ("or" collection)?
   // A collection may only stand alone or end an or-chain, as in the reference.
-  private orExpression = this.RULE("orExpression", () => {
+  private orExpression = this.RULE("orExpression", (): Expression | undefined => {
+    let alone: CollectionExpression | undefined;
+    const operands: (Expression | undefined)[] = [];
+    const operators: IToken[] = [];
     this.OR([
       {
         GATE: () => this.collectionAhead(1),
         IGNORE_AMBIGUITIES: true,
-        ALT: () => this.SUBRULE(this.collection, { LABEL: "alone" }),
+        ALT: () => {
+          alone = this.SUBRULE(this.collection);
+        },
       },
       {
         ALT: () => {
-          this.SUBRULE(this.andExpression, { LABEL: "operands" });
+          operands.push(this.SUBRULE(this.andExpression));
           this.MANY({
             GATE: () => !this.collectionAhead(2),
             DEF: () => {
-              this.CONSUME(Or, { LABEL: "operators" });
-              this.SUBRULE2(this.andExpression, { LABEL: "operands" });
+              operators.push(this.CONSUME(Or));
+              operands.push(this.SUBRULE2(this.andExpression));
             },
           });
           this.OPTION(() => {
-            this.CONSUME2(Or, { LABEL: "operators" });
-            this.SUBRULE2(this.collection, { LABEL: "last" });
+            operators.push(this.CONSUME2(Or));
+            operands.push(this.SUBRULE2(this.collection));
           });
         },
       },
     ]);
+    return alone ?? this.act((builder) => builder.orExpression(operators, operands));
   });
 
   // andExpression := notExpression ("and" notExpression)*
-  private andExpression = this.RULE("andExpression", () => {
-    this.SUBRULE(this.notExpression, { LABEL: "operands" });
+  private andExpression = this.RULE("andExpression", (): Expression | undefined => {
+    const operands: (Expression | undefined)[] = [this.SUBRULE(this.notExpression)];
+    const operators: IToken[] = [];
     this.MANY(() => {
-      this.CONSUME(And, { LABEL: "operators" });
-      this.SUBRULE2(this.notExpression, { LABEL: "operands" });
+      operators.push(this.CONSUME(And));
+      operands.push(this.SUBRULE2(this.notExpression));
     });
+    return this.act((builder) => builder.andExpression(operators, operands));
   });
 
-  // notExpression := "not"* primary      (a "not" only where it is the unary operator)
-  private notExpression = this.RULE("notExpression", () => {
+  // notExpression := "not"* (group | match)      (a "not" only where it is the unary operator)
+  private notExpression = this.RULE("notExpression", (): Expression | undefined => {
+    const nots: IToken[] = [];
     this.MANY({
       GATE: () => this.unaryNotAhead(),
-      DEF: () => this.CONSUME(Not, { LABEL: "nots" }),
+      DEF: () => {
+        nots.push(this.CONSUME(Not));
+      },
     });
-    this.SUBRULE(this.primary);
-  });
-
-  // primary := "(" orExpression ")" | match
-  private primary = this.RULE("primary", () => {
-    this.OR([
-      { ALT: () => this.SUBRULE(this.group) },
-      { ALT: () => this.SUBRULE(this.match) },
-    ]);
+    const operand = this.OR([{ ALT: () => this.SUBRULE(this.group) }, { ALT: () => this.SUBRULE(this.match) }]);
+    return this.act((builder) => builder.notExpression(nots, operand));
   });
 
   // group := "(" orExpression ")"
-  private group = this.RULE("group", () => {
-    this.CONSUME(LParen);
-    this.SUBRULE(this.orExpression);
-    this.CONSUME(RParen);
+  private group = this.RULE("group", (): Expression | undefined => {
+    const open = this.CONSUME(LParen);
+    const inner = this.SUBRULE(this.orExpression);
+    const close = this.CONSUME(RParen);
+    return this.act((builder) => builder.group(open, inner, close));
   });
 
   // match := operand ( comparison operand | emptiness | membership operand )
-  private match = this.RULE("match", () => {
-    this.SUBRULE(this.operand, { LABEL: "left" });
+  private match = this.RULE("match", (): MatchExpression | undefined => {
+    const left = this.SUBRULE(this.operand);
     // `not contains` / `not matches` versus `not in` needs the second token.
-    this.OR({ MAX_LOOKAHEAD: 2, DEF: [
-      {
-        ALT: () => {
-          this.SUBRULE(this.comparison);
-          this.SUBRULE2(this.operand, { LABEL: "right" });
+    return this.OR({
+      MAX_LOOKAHEAD: 2,
+      DEF: [
+        {
+          ALT: () => {
+            const comparison = this.SUBRULE(this.comparison);
+            const right = this.SUBRULE2(this.operand);
+            return this.act((builder) => builder.comparisonMatch(left, comparison, right));
+          },
         },
-      },
-      { ALT: () => this.SUBRULE(this.emptiness) },
-      {
-        ALT: () => {
-          this.SUBRULE(this.membership);
-          this.SUBRULE3(this.operand, { LABEL: "right" });
+        {
+          ALT: () => {
+            const emptiness = this.SUBRULE(this.emptiness);
+            return this.act((builder) => builder.emptinessMatch(left, emptiness));
+          },
         },
-      },
-    ]});
-  });
-
-  // comparison := "==" | "!=" | "contains" | "not" "contains" | "matches" | "not" "matches"
-  private comparison = this.RULE("comparison", () => {
-    this.OR([
-      { ALT: () => this.CONSUME(Equal, { LABEL: "operator" }) },
-      { ALT: () => this.CONSUME(NotEqual, { LABEL: "operator" }) },
-      { ALT: () => this.CONSUME(Contains, { LABEL: "operator" }) },
-      { ALT: () => this.CONSUME(Matches, { LABEL: "operator" }) },
-      {
-        ALT: () => {
-          this.CONSUME(Not, { LABEL: "negation" });
-          this.OR2([
-            { ALT: () => this.CONSUME2(Contains, { LABEL: "operator" }) },
-            { ALT: () => this.CONSUME2(Matches, { LABEL: "operator" }) },
-          ]);
+        {
+          ALT: () => {
+            const membership = this.SUBRULE(this.membership);
+            const right = this.SUBRULE3(this.operand);
+            return this.act((builder) => builder.membershipMatch(left, membership, right));
+          },
         },
-      },
-    ]);
-  });
-
-  // emptiness := "is" "not"? ("empty" | "nil")
-  private emptiness = this.RULE("emptiness", () => {
-    this.CONSUME(Is);
-    this.OPTION(() => this.CONSUME(Not, { LABEL: "negation" }));
-    this.OR([
-      { ALT: () => this.CONSUME(Empty, { LABEL: "operator" }) },
-      { ALT: () => this.CONSUME(Nil, { LABEL: "operator" }) },
-    ]);
-  });
-
-  // membership := "in" | "not" "in"
-  private membership = this.RULE("membership", () => {
-    this.OPTION(() => this.CONSUME(Not, { LABEL: "negation" }));
-    this.CONSUME(In, { LABEL: "operator" });
-  });
-
-  // operand := path | string | number       (which of them is allowed depends on its place)
-  private operand = this.RULE("operand", () => {
-    this.OR([
-      { ALT: () => this.SUBRULE(this.path) },
-      { ALT: () => this.CONSUME(QuotedString, { LABEL: "string" }) },
-      { ALT: () => this.CONSUME(NumberLiteral, { LABEL: "number" }) },
-    ]);
-  });
-
-  // path := name segment*        (segments touch each other: no whitespace inside a path)
-  private path = this.RULE("path", () => {
-    this.CONSUME(Name, { LABEL: "head" });
-    this.MANY({
-      GATE: () => this.touchesPrevious(),
-      DEF: () => this.SUBRULE(this.segment),
+      ],
     });
   });
 
+  // comparison := "==" | "!=" | "contains" | "not" "contains" | "matches" | "not" "matches"
+  private comparison = this.RULE("comparison", (): Comparison | undefined => {
+    let negation: IToken | undefined;
+    const operator = this.OR([
+      { ALT: () => this.CONSUME(Equal) },
+      { ALT: () => this.CONSUME(NotEqual) },
+      { ALT: () => this.CONSUME(Contains) },
+      { ALT: () => this.CONSUME(Matches) },
+      {
+        ALT: () => {
+          negation = this.CONSUME(Not);
+          return this.OR2([{ ALT: () => this.CONSUME2(Contains) }, { ALT: () => this.CONSUME2(Matches) }]);
+        },
+      },
+    ]);
+    return this.act((builder) => builder.comparison(operator, negation));
+  });
+
+  // emptiness := "is" "not"? ("empty" | "nil")
+  private emptiness = this.RULE("emptiness", (): Emptiness | undefined => {
+    const is = this.CONSUME(Is);
+    const negation = this.OPTION(() => this.CONSUME(Not));
+    const operator = this.OR([{ ALT: () => this.CONSUME(Empty) }, { ALT: () => this.CONSUME(Nil) }]);
+    return this.act((builder) => builder.emptiness(is, negation, operator));
+  });
+
+  // membership := "in" | "not" "in"
+  private membership = this.RULE("membership", (): "In" | "NotIn" | undefined => {
+    const negation = this.OPTION(() => this.CONSUME(Not));
+    const operator = this.CONSUME(In);
+    return this.act((builder) => builder.membership(negation, operator));
+  });
+
+  // operand := path | string | number       (which of them is allowed depends on its place)
+  private operand = this.RULE("operand", (): Operand | undefined =>
+    this.OR([
+      { ALT: () => this.SUBRULE(this.path) },
+      {
+        ALT: () => {
+          const token = this.CONSUME(QuotedString);
+          return this.act((builder) => builder.tokenOperand(token));
+        },
+      },
+      {
+        ALT: () => {
+          const token = this.CONSUME(NumberLiteral);
+          return this.act((builder) => builder.tokenOperand(token));
+        },
+      },
+    ]),
+  );
+
+  // path := name segment*        (segments touch each other: no whitespace inside a path)
+  private path = this.RULE("path", (): Operand | undefined => {
+    const head = this.CONSUME(Name);
+    const segments: (Segment | undefined)[] = [];
+    this.MANY({
+      GATE: () => this.touchesPrevious(),
+      DEF: () => {
+        segments.push(this.SUBRULE(this.segment));
+      },
+    });
+    return this.act((builder) => builder.path(head, segments));
+  });
+
   // segment := "." name | "." digits | index
-  private segment = this.RULE("segment", () => {
+  private segment = this.RULE("segment", (): Segment | undefined =>
     this.OR([
       {
         ALT: () => {
-          this.CONSUME(Dot);
-          this.OR2([
-            { ALT: () => this.CONSUME2(Name, { LABEL: "name" }) },
-            { ALT: () => this.CONSUME(Digits, { LABEL: "digits" }) },
-          ]);
+          const dot = this.CONSUME(Dot);
+          const name = this.OR2([{ ALT: () => this.CONSUME2(Name) }, { ALT: () => this.CONSUME(Digits) }]);
+          return this.act((builder) => builder.dotSegment(dot, name));
         },
       },
       { ALT: () => this.SUBRULE(this.index) },
-    ]);
-  });
+    ]),
+  );
 
   // index := "[" string "]"
-  private index = this.RULE("index", () => {
+  private index = this.RULE("index", (): Segment | undefined => {
     this.CONSUME(LBracket);
-    this.CONSUME(QuotedString, { LABEL: "key" });
-    this.CONSUME(RBracket);
+    const key = this.CONSUME(QuotedString);
+    const close = this.CONSUME(RBracket);
+    return this.act((builder) => builder.index(key, close));
   });
 
   // collection := ("any" | "all") operand "as" binding "{" orExpression "}"
-  private collection = this.RULE("collection", () => {
-    this.OR([
-      { ALT: () => this.CONSUME(Any, { LABEL: "quantifier" }) },
-      { ALT: () => this.CONSUME(All, { LABEL: "quantifier" }) },
-    ]);
-    this.SUBRULE(this.operand, { LABEL: "target" });
-    this.CONSUME(As);
-    this.SUBRULE(this.binding);
+  private collection = this.RULE("collection", (): CollectionExpression | undefined => {
+    const quantifier = this.OR([{ ALT: () => this.CONSUME(Any) }, { ALT: () => this.CONSUME(All) }]);
+    const target = this.SUBRULE(this.operand);
+    const as = this.CONSUME(As);
+    const binding = this.SUBRULE(this.binding);
     this.CONSUME(LBrace);
-    this.SUBRULE(this.orExpression, { LABEL: "body" });
-    this.CONSUME(RBrace);
+    const body = this.SUBRULE(this.orExpression);
+    const close = this.CONSUME(RBrace);
+    return this.act((builder) => builder.collection(quantifier, target, as, binding, body, close));
   });
 
   // binding := name ("," (name | "_"))? | "_" "," name
-  private binding = this.RULE("binding", () => {
+  private binding = this.RULE("binding", (): CollectionBinding | undefined => {
+    let first: IToken | undefined;
+    let second: IToken | undefined;
+    let secondBlank = false;
     this.OR([
       {
         ALT: () => {
-          this.CONSUME(Name, { LABEL: "first" });
+          first = this.CONSUME(Name);
           this.OPTION(() => {
             this.CONSUME(Comma);
             this.OR2([
-              { ALT: () => this.CONSUME2(Name, { LABEL: "second" }) },
-              { ALT: () => this.CONSUME(Underscore, { LABEL: "secondBlank" }) },
+              {
+                ALT: () => {
+                  second = this.CONSUME2(Name);
+                },
+              },
+              {
+                ALT: () => {
+                  this.CONSUME(Underscore);
+                  secondBlank = true;
+                },
+              },
             ]);
           });
         },
       },
       {
         ALT: () => {
-          this.CONSUME2(Underscore, { LABEL: "firstBlank" });
+          this.CONSUME2(Underscore);
           this.CONSUME2(Comma);
-          this.CONSUME3(Name, { LABEL: "second" });
+          second = this.CONSUME3(Name);
         },
       },
     ]);
+    return this.act((builder) => builder.binding(first, second, secondBlank));
   });
 }
+
+/** The parser instances: one that stops at the first error, one that recovers to find more. */
+export const strictParser = new FilterParser(false);
+export const recoveringParser = new FilterParser(true);
