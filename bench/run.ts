@@ -5,8 +5,14 @@
  * Each measurement is the median of several timed passes after warm-up passes. Figures are
  * printed, never asserted: speed is measured here, not in tests.
  */
+import { writeFileSync } from "node:fs";
+import { cpus } from "node:os";
 import { compileFilter, parse } from "../src/index.js";
 import { jobListItems } from "./data.js";
+import { benchLimits } from "./limits.js";
+
+/** Where the figures are written, for the README's tables and for comparing runs. */
+const RESULTS_PATH = "bench/results.json";
 
 const OBJECTS = 100_000;
 const WARMUP_PASSES = 5;
@@ -79,6 +85,11 @@ function loop(jobs: readonly Job[], predicate: (job: Job) => boolean): number {
 }
 
 function main(): void {
+  const results: Record<string, unknown> = {
+    machine: { node: process.version, cpu: cpus()[0]?.model ?? "unknown", cores: cpus().length, date: new Date().toISOString() },
+  };
+  const evaluation: Record<string, unknown> = {};
+  const compile: Record<string, unknown> = {};
   const jobs = jobListItems(OBJECTS);
   console.log(`bexpr benchmark: ${OBJECTS.toLocaleString("en")} job list items, Node ${process.version}, median of ${TIMED_PASSES} passes\n`);
   console.log("evaluation (ns per object): bexpr filter.filter(jobs) against jobs.filter(predicate),");
@@ -105,6 +116,7 @@ function main(): void {
       `${(viaTest / viaPredicate).toFixed(2)}×`.padStart(7),
     ];
     console.log(cells.join(" "));
+    evaluation[c.name] = { filterNs: viaFilter, arrayFilterNs: viaArray, testNs: viaTest, predicateNs: viaPredicate };
   }
 
   console.log("\nparse and compile (µs per filter)");
@@ -117,7 +129,12 @@ function main(): void {
       for (let i = 0; i < 200; i++) compileFilter(c.filter);
     }, 200 * 1000);
     console.log(`${c.name.padEnd(11)} ${parseTime.toFixed(1).padStart(6)}   ${compileTime.toFixed(1).padStart(12)}`);
+    compile[c.name] = { parseUs: parseTime, compileUs: compileTime };
   }
+
+  Object.assign(results, { evaluation, compile, limits: benchLimits() });
+  writeFileSync(RESULTS_PATH, `${JSON.stringify(results, null, 2)}\n`);
+  console.log(`\nwrote ${RESULTS_PATH}`);
 }
 
 main();

@@ -136,13 +136,14 @@ export abstract class FilterError extends Error {
   readonly line: number;
   /** 1-based column of `span.start`, in code points (1 when the source is unknown). */
   readonly column: number;
-  /** The filter source the span points into, when known. */
-  readonly source: string | undefined;
+  /** The filter source the span points into, when known (not enumerable, so logs stay short). */
+  declare readonly source: string | undefined;
 
   protected constructor(message: string, span: Span, source: string | undefined) {
     super(message);
     this.span = span;
-    this.source = source;
+    // Not enumerable: logging an error should not print a filter of 128 KiB.
+    Object.defineProperty(this, "source", { value: source, enumerable: false, writable: false });
     const position = source === undefined ? { line: 1, column: 1 } : locate(source, span.start);
     this.line = position.line;
     this.column = position.column;

@@ -66,8 +66,9 @@ export const MAX_PATTERN_SIZE = 10_000;
  * The cost budget of one evaluation (one value tested), in cost units: one unit is one selector
  * step or comparison, one list element or collection element visited, 16 characters of text
  * searched, or one regular-expression instruction run over one character (see the README's
- * "Cost model"). The worst unit takes about 40 ns on a 2-core machine, so the default stops any
- * evaluation within about 10 ms; realistic filters on a job cost tens to a few thousand units.
+ * "Cost model"). The slowest unit takes about 17 ns on a 2-core machine (`npm run bench`), so the
+ * default stops any evaluation within about 10 ms; realistic filters on a job cost tens to a few
+ * hundred units.
  * An evaluation that would exceed it fails with the `cost_exceeded` evaluation error.
  */
 export const MAX_EVALUATION_COST = 500_000;

@@ -29,3 +29,17 @@ describe("the README's operator table", () => {
     expect(compileFilter(failing).test(job)).toBe(false);
   });
 });
+
+describe("the README's cost model", () => {
+  const model = readme.slice(readme.indexOf("## Cost model"), readme.indexOf("## The mini-agent"));
+  const claims = [...model.matchAll(/compileFilter\('([^']+)'\)\.(cost\(job\)|worstCaseCost\(\{ length: (\d+), textLength: (\d+) \}\));\s*\/\/ (\d+)/g)];
+
+  it("gives figures for the example job", () => {
+    expect(claims.length).toBeGreaterThanOrEqual(3);
+  });
+
+  it.each(claims.map((claim) => [claim[1]!, claim[2]!, claim[3], claim[4], Number(claim[5])] as const))("%s: %s is %s", (source, call, length, textLength, units) => {
+    const filter = compileFilter(source);
+    expect(call.startsWith("cost") ? filter.cost(job) : filter.worstCaseCost({ length: Number(length), textLength: Number(textLength) })).toBe(units);
+  });
+});

@@ -12,13 +12,13 @@
  * | each key of a map listed (by `any` / `all`, or `is empty`) | 16 |
  * | each map entry visited by `any` / `all`, before its body | 2 |
  * | text searched by `in` / `contains` on a string, or by a literal `matches` | 1 + length / 4 |
- * | a regular expression run over a text | 16 + size × (length + 1) |
+ * | a regular expression run over a text | 40 + size × (length + 1) |
  *
  * The clauses outside collections are the *fixed* cost, charged once when an evaluation starts
  * (every clause, even one that short-circuiting skips). A collection charges, for every element it
  * visits, one unit plus the fixed cost of its body; lists scanned by `in`, texts and patterns are
  * charged when met. The weights were measured (`npm run bench`) so that no unit takes more than
- * about 50 ns on a 2-core machine, and most take 5 to 15 ns.
+ * about 17 ns on a 2-core machine once the code is warm, and most take 4 to 15 ns.
  *
  * @module
  */
@@ -38,8 +38,8 @@ export const KEY_LIST_COST = 16;
 /** The units of visiting one map entry with `any`/`all` (a list element costs 1): it is looked up and bound. */
 export const MAP_ENTRY_COST = 2;
 
-/** The units of calling a compiled regular expression at all, whatever the text (re2js sets up a match). */
-export const PATTERN_CALL_COST = 16;
+/** The units of calling a compiled regular expression at all, whatever the text (re2js sets up a match: about 400 ns). */
+export const PATTERN_CALL_COST = 40;
 
 /** The units of searching a text of `length` characters for a substring. */
 export function textCost(length: number): number {
