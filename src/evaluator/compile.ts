@@ -12,6 +12,7 @@
  * @module
  */
 import type { CollectionExpression, Expression, MatchExpression, Selector } from "../ast.js";
+import { forEachClause } from "../ast-walk.js";
 import { createDiagnostic, FilterEvaluationError, FilterSyntaxError, type Diagnostic } from "../errors.js";
 import { resolveLimits, type Limits } from "../limits.js";
 import { suggestName } from "../suggest.js";
@@ -310,30 +311,11 @@ function survey(expression: Expression): Survey {
   let metered = false;
   let clauses = 0;
   let segments = 0;
-  const stack: Expression[] = [expression];
-  while (stack.length > 0) {
-    const node = stack.pop()!;
-    switch (node.kind) {
-      case "Or":
-      case "And":
-        stack.push(...node.operands);
-        break;
-      case "Not":
-        stack.push(node.operand);
-        break;
-      case "Collection":
-        metered = true;
-        clauses++;
-        segments += node.selector.path.length;
-        stack.push(node.body);
-        break;
-      case "Match":
-        clauses++;
-        segments += node.selector.path.length;
-        if (node.operator !== "Equal" && node.operator !== "NotEqual" && node.operator !== "IsNil" && node.operator !== "IsNotNil") metered = true;
-        break;
-    }
-  }
+  forEachClause(expression, (clause) => {
+    clauses++;
+    segments += clause.selector.path.length;
+    if (clause.kind === "Collection" || (clause.operator !== "Equal" && clause.operator !== "NotEqual" && clause.operator !== "IsNil" && clause.operator !== "IsNotNil")) metered = true;
+  });
   return { metered, clauses, segments };
 }
 

@@ -23,6 +23,7 @@
  * @module
  */
 import type { Expression, MatchExpression } from "../ast.js";
+import { forEachClause } from "../ast-walk.js";
 import { FilterEvaluationError } from "../errors.js";
 
 /** How many characters of searched text cost one unit. */
@@ -62,23 +63,7 @@ export function clauseCost(node: { readonly selector: { readonly path: readonly 
  */
 export function fixedCost(expression: Expression): number {
   let total = 0;
-  const stack: Expression[] = [expression];
-  while (stack.length > 0) {
-    const node = stack.pop()!;
-    switch (node.kind) {
-      case "Or":
-      case "And":
-        stack.push(...node.operands);
-        break;
-      case "Not":
-        stack.push(node.operand);
-        break;
-      case "Match":
-      case "Collection":
-        total += clauseCost(node);
-        break;
-    }
-  }
+  forEachClause(expression, (clause) => (total += clauseCost(clause)), false);
   return total;
 }
 

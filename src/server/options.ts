@@ -146,35 +146,47 @@ const METRICS_CHECKS: { readonly [K in keyof MetricsOptions]-?: (value: unknown)
   prometheus: (value) => typeof value === "boolean",
 };
 
-/** The metrics options with their defaults, each checked; retention holds 1 to MAX_METRICS_INTERVALS intervals. */
-function resolveMetricsOptions(options: MetricsOptions): Required<MetricsOptions> {
-  const resolved: Record<string, unknown> = { ...DEFAULT_METRICS_OPTIONS };
-  for (const [key, value] of Object.entries(options)) {
+/**
+ * `given` over `defaults`, each given value checked by its key's check. `prefix` names the group
+ * in messages (`metrics.`); `expects` says what a key accepts, when the check alone does not.
+ */
+function resolveGroup<T extends object>(
+  given: object,
+  defaults: T,
+  checks: Readonly<Record<string, (value: unknown) => boolean>>,
+  prefix = "",
+  expects: (key: string) => string | undefined = () => undefined,
+): T {
+  const resolved: Record<string, unknown> = { ...(defaults as Record<string, unknown>) };
+  for (const [key, value] of Object.entries(given)) {
     if (value === undefined) continue;
-    const check = METRICS_CHECKS[key as keyof MetricsOptions];
-    if (check === undefined) throw new OptionsError(`unknown option metrics.${key}; known options: ${Object.keys(METRICS_CHECKS).join(", ")}`);
-    if (!check(value)) throw new OptionsError(`invalid value for metrics.${key}: ${JSON.stringify(value)}`);
+    const check = checks[key];
+    if (check === undefined) throw new OptionsError(`unknown option ${prefix}${key}; known options: ${Object.keys(checks).join(", ")}`);
+    if (!check(value)) {
+      const hint = expects(key);
+      throw new OptionsError(`invalid value for ${prefix}${key}: ${JSON.stringify(value)}${hint === undefined ? "" : ` (${hint})`}`);
+    }
     resolved[key] = value;
   }
-  const { intervalMs, retentionMs } = resolved as Required<MetricsOptions>;
+  return resolved as T;
+}
+
+/** The metrics options with their defaults, each checked; retention holds 1 to MAX_METRICS_INTERVALS intervals. */
+function resolveMetricsOptions(options: MetricsOptions): Required<MetricsOptions> {
+  const resolved = resolveGroup<Required<MetricsOptions>>(options, DEFAULT_METRICS_OPTIONS, METRICS_CHECKS, "metrics.");
+  const { intervalMs, retentionMs } = resolved;
   const intervals = Math.floor(retentionMs / intervalMs);
   if (intervals < 1 || intervals > MAX_METRICS_INTERVALS) {
     throw new OptionsError(`metrics.retentionMs must hold 1 to ${MAX_METRICS_INTERVALS} intervals of metrics.intervalMs (${retentionMs} / ${intervalMs} gives ${intervals})`);
   }
-  return resolved as Required<MetricsOptions>;
+  return resolved;
 }
 
 /** The limits with their defaults, each checked. */
 function resolveLimits(options: AgentLimits): Required<AgentLimits> {
-  const resolved: Record<string, unknown> = { ...DEFAULT_LIMITS };
-  for (const [key, value] of Object.entries(options)) {
-    if (value === undefined) continue;
-    const check = LIMITS_CHECKS[key as keyof AgentLimits];
-    if (check === undefined) throw new OptionsError(`unknown option limits.${key}; known options: ${Object.keys(LIMITS_CHECKS).join(", ")}`);
-    if (!check(value)) throw new OptionsError(`invalid value for limits.${key}: ${JSON.stringify(value)} (a ${key === "filterCacheBytes" ? "non-negative" : "positive"} whole number)`);
-    resolved[key] = value;
-  }
-  return resolved as Required<AgentLimits>;
+  return resolveGroup<Required<AgentLimits>>(options, DEFAULT_LIMITS, LIMITS_CHECKS, "limits.", (key) =>
+    key === "filterCacheBytes" ? "a non-negative whole number" : "a positive whole number",
+  );
 }
 
 /** An option that is missing a valid value; the message names it. */
@@ -185,15 +197,12 @@ export class OptionsError extends Error {
 
 /** Applies the defaults to `options`, checking each given value. */
 export function resolveOptions(options: AgentOptions): ResolvedOptions {
-  const resolved: Record<string, unknown> = { ...DEFAULT_OPTIONS };
-  for (const [key, value] of Object.entries(options)) {
-    if (value === undefined) continue;
-    const check = CHECKS[key as keyof AgentOptions];
-    if (check === undefined) throw new OptionsError(`unknown option ${JSON.stringify(key)}; known options: ${Object.keys(CHECKS).join(", ")}`);
-    if (!check(value)) throw new OptionsError(`invalid value for ${key}: ${JSON.stringify(value)}`);
-    resolved[key] = key === "metrics" ? resolveMetricsOptions(value as MetricsOptions) : key === "limits" ? resolveLimits(value as AgentLimits) : value;
-  }
-  return resolved as ResolvedOptions;
+  const resolved = resolveGroup<ResolvedOptions>(options, DEFAULT_OPTIONS, CHECKS);
+  return {
+    ...resolved,
+    metrics: options.metrics === undefined ? resolved.metrics : resolveMetricsOptions(options.metrics),
+    limits: options.limits === undefined ? resolved.limits : resolveLimits(options.limits),
+  };
 }
 
 /** Reads a JSON config file holding {@link AgentOptions}. */
