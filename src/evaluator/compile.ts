@@ -19,7 +19,7 @@ import { suggestName } from "../suggest.js";
 import { CostBudget, costExceeded, costExceededReason, fixedCost, KEY_LIST_COST, MAP_ENTRY_COST, patternCost, textCost, worstCaseCost, type ValueSizes } from "./cost.js";
 import { createLiteral, equalsInteger, type Literal } from "./literal.js";
 import { OPERATORS, testEmpty, testEqual, testIn, testMatches, testNil } from "./operators.js";
-import { compilePattern, dfaBytesFor, type Pattern } from "./regex.js";
+import { compilePattern, dfaBytesFor, patternBudget, type Pattern, type PatternBudget } from "./regex.js";
 import {
   compileSelector,
   fail,
@@ -336,8 +336,8 @@ interface CompileContext {
   slots: number;
   /** The filter's patterns by their text, each compiled once. */
   readonly patterns: Map<string, Pattern>;
-  /** What is left of {@link Limits.maxPatternSize}. */
-  patternBudget: number;
+  /** What is left of {@link Limits.maxPatternSize}, and of the compiling it allows. */
+  readonly patternBudget: PatternBudget;
   /** The pattern size of each `matches` clause, for the worst-case cost. */
   readonly patternSizes: Map<MatchExpression, number>;
 }
@@ -356,7 +356,7 @@ export function compileExpression<T = unknown>(expression: Expression, options: 
     diagnostics: [],
     slots: metered ? METER_SLOTS : 0,
     patterns: new Map(),
-    patternBudget: limits.maxPatternSize,
+    patternBudget: patternBudget(limits.maxPatternSize),
     patternSizes: new Map(),
   };
   const compiled = compileNode(expression, [], context);
@@ -512,7 +512,6 @@ function compileMatchPattern(raw: string, node: MatchExpression, context: Compil
   const compiled = compilePattern(raw, context.patternBudget);
   if (compiled.ok) {
     context.patterns.set(raw, compiled.pattern);
-    context.patternBudget -= compiled.pattern.size;
     return compiled.pattern;
   }
   const span = "value" in node ? node.value.span : node.span;

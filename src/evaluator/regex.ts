@@ -72,11 +72,24 @@ export const DFA_BYTES_PER_INSTRUCTION = 1024;
 const MIN_DFA_BYTES = 16 * 1024;
 
 /**
- * A compiled pattern's size can be above the upper bound computed from its text only if that
- * bound is wrong; compiling is refused when the bound is more than this many times what is left,
- * so the work of compiling stays proportional to the limit.
+ * How many instructions a filter may compile, as a multiple of what its patterns may hold: the
+ * patterns refused for their size were compiled too, before their size was known. Past it, every
+ * pattern is refused without being compiled, so compiling a filter stays proportional to the limit.
  */
-const BOUND_SLACK = 2;
+const COMPILE_WORK_FACTOR = 2;
+
+/** What a filter's patterns may still hold, and how much compiling they may still do (instructions). */
+export interface PatternBudget {
+  /** Instructions the filter's accepted patterns may still hold. */
+  size: number;
+  /** Instructions that may still be compiled, patterns refused afterwards included. */
+  work: number;
+}
+
+/** The budget of a filter whose patterns may hold `maxSize` instructions. */
+export function patternBudget(maxSize: number): PatternBudget {
+  return { size: maxSize, work: COMPILE_WORK_FACTOR * maxSize };
+}
 
 /** The re2js internals read to size a program and to hold its DFA to its share (checked by a test). */
 interface Re2Internals {
@@ -99,17 +112,24 @@ export function programSize(re: RE2JS): number {
 }
 
 /**
- * Compiles `source` with RE2 rules, refusing it when its size is above `maxSize` (what is left of
- * the filter's pattern budget).
+ * Compiles `source` with RE2 rules, within what is left of the filter's pattern `budget` (which it
+ * charges): a pattern whose size is above `budget.size` is refused, and so is, without being
+ * compiled, one whose size read from its text is above what may still be compiled.
  */
-export function compilePattern(source: string, maxSize = Infinity): CompiledPattern {
+export function compilePattern(source: string, budget: PatternBudget = patternBudget(Infinity)): CompiledPattern {
   // Go's regexp reads patterns as UTF-8 and rejects bytes that are not.
   if (escapedBytes(source) !== undefined) return { ok: false, reason: `error parsing regexp: invalid UTF-8: ${goQuote(source)}`, tooLarge: false };
   const literal = literalPattern(source);
   if (literal !== undefined) return { ok: true, pattern: literalMatcher(literal) };
 
   const bound = patternSizeBound(source);
-  if (bound > BOUND_SLACK * maxSize) return tooLarge(bound, maxSize, "up to ");
+  if (bound > budget.work) {
+    const reason =
+      bound > COMPILE_WORK_FACTOR * budget.size
+        ? `the regular expression compiles to up to ${bound} instructions; the filter's patterns may hold ${budget.size} more`
+        : "the filter's regular expressions are too large: compiling them stopped at twice what they may hold";
+    return { ok: false, tooLarge: true, reason };
+  }
   let re: RE2JS;
   try {
     re = RE2JS.compile(source);
@@ -117,7 +137,9 @@ export function compilePattern(source: string, maxSize = Infinity): CompiledPatt
     return { ok: false, reason: error instanceof Error ? error.message : String(error), tooLarge: false };
   }
   const size = programSize(re);
-  if (size > maxSize) return tooLarge(size, maxSize, "");
+  budget.work -= size;
+  if (size > budget.size) return { ok: false, tooLarge: true, reason: `the regular expression compiles to ${size} instructions; the filter's patterns may hold ${budget.size} more` };
+  budget.size -= size;
   let capped = false;
   return {
     ok: true,
@@ -146,14 +168,6 @@ export function capDfa(re: RE2JS, bytes: number): boolean {
   if (dfa === undefined || typeof dfa.stateBudget !== "number") return false;
   if (dfa.stateBudget > bytes) dfa.stateBudget = dfa.memBudget = bytes;
   return true;
-}
-
-function tooLarge(size: number, maxSize: number, qualifier: string): CompiledPattern {
-  return {
-    ok: false,
-    tooLarge: true,
-    reason: `the regular expression compiles to ${qualifier}${size} instructions; the filter's patterns may hold ${Math.max(0, maxSize)} more`,
-  };
 }
 
 function literalMatcher({ text: wanted, start, end }: { text: string; start: boolean; end: boolean }): Pattern {
