@@ -6,6 +6,7 @@
  * @module
  */
 import type { Span } from "./ast.js";
+import { MAX_DIAGNOSTICS } from "./limits.js";
 import { locate, renderExcerpt } from "./source.js";
 
 /** Codes of {@link FilterSyntaxError} diagnostics. */
@@ -47,7 +48,9 @@ export type SyntaxErrorCode =
   /** More clauses than {@link Limits.maxClauses}. */
   | "too_many_clauses"
   /** The regular expressions are larger than {@link Limits.maxPatternSize} (in program instructions). */
-  | "pattern_too_large";
+  | "pattern_too_large"
+  /** More problems than {@link MAX_DIAGNOSTICS}: the rest were not looked for. */
+  | "too_many_errors";
 
 /** Codes of {@link FilterEvaluationError}. */
 export type EvaluationErrorCode =
@@ -111,6 +114,28 @@ export function createDiagnostic(
   return suggestion === undefined
     ? { code, severity, message, span, line, column }
     : { code, severity, message, span, line, column, suggestion };
+}
+
+/**
+ * Keeps the first {@link MAX_DIAGNOSTICS} of a list sorted by position and, when more were found
+ * or the search stopped early (`stopped`, or a `too_many_errors` already in the list), ends it with
+ * one `too_many_errors` diagnostic spanning the rest of the source.
+ */
+export function capDiagnostics(source: string, sorted: readonly Diagnostic[], stopped = false): Diagnostic[] {
+  const found = sorted.filter((d) => d.code !== "too_many_errors");
+  if (!stopped && found.length === sorted.length && found.length <= MAX_DIAGNOSTICS) return found;
+  const kept = found.slice(0, MAX_DIAGNOSTICS);
+  const start = found[MAX_DIAGNOSTICS]?.span.start ?? kept.at(-1)?.span.end ?? 0;
+  kept.push(
+    createDiagnostic(
+      source,
+      "too_many_errors",
+      `more than ${MAX_DIAGNOSTICS} problems; the rest of the filter was not checked`,
+      { start, end: source.length },
+      "fix the problems above, then check again",
+    ),
+  );
+  return kept;
 }
 
 /** Formats a problem for a message: position, text, excerpt with carets, and an optional hint. */

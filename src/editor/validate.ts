@@ -5,7 +5,7 @@
  */
 import type { IToken } from "chevrotain";
 import type { Span } from "../ast.js";
-import { createDiagnostic, FilterSyntaxError, type Diagnostic } from "../errors.js";
+import { capDiagnostics, createDiagnostic, FilterSyntaxError, type Diagnostic } from "../errors.js";
 import { compileExpression } from "../evaluator/compile.js";
 import type { FieldSchema } from "../evaluator/schema.js";
 import { openBrackets, tokenEnd } from "../lexer/lexer.js";
@@ -55,7 +55,8 @@ export function validate(source: string, options: ValidateOptions = {}): Diagnos
     }
   }
   diagnostics.push(...unclosedBrackets(source, analysis.tokens, diagnostics));
-  return diagnostics.sort((a, b) => a.span.start - b.span.start || a.span.end - b.span.end);
+  diagnostics.sort((a, b) => a.span.start - b.span.start || a.span.end - b.span.end);
+  return capDiagnostics(source, diagnostics);
 }
 
 /** A limit was hit: the analysis stopped early, and nothing more should be checked. */
@@ -74,8 +75,11 @@ function unclosedBrackets(source: string, tokens: readonly IToken[], found: read
     [LParen, RParen],
     [LBracket, RBracket],
   ]);
-  // The parser reports an unclosed index where the `]` should be, and an unclosed group at its `(`.
-  const reported = (code: Diagnostic["code"], span: Span) => found.some((d) => d.code === code && d.span.start >= span.start);
+  // The parser reports an unclosed index where the `]` should be, and an unclosed group at its `(`:
+  // a bracket is reported when a diagnostic of its code starts at it or after it.
+  const lastStart = new Map<Diagnostic["code"], number>();
+  for (const d of found) lastStart.set(d.code, Math.max(lastStart.get(d.code) ?? -1, d.span.start));
+  const reported = (code: Diagnostic["code"], span: Span) => (lastStart.get(code) ?? -1) >= span.start;
   return open.flatMap((token) => {
     const span = { start: token.startOffset, end: tokenEnd(token) };
     if (reported(token.tokenType === LParen ? "unmatched_parenthesis" : "unclosed_index", span)) return [];

@@ -6,7 +6,7 @@
  */
 import { EOF, type IRecognitionException, type IToken, type TokenType } from "chevrotain";
 import type { Expression, Span } from "../ast.js";
-import { createDiagnostic, FilterSyntaxError, type Diagnostic } from "../errors.js";
+import { capDiagnostics, createDiagnostic, FilterSyntaxError, type Diagnostic } from "../errors.js";
 import { openBrackets, tokenize, tokenEnd } from "../lexer/lexer.js";
 import { All, Any, Identifier, keywordTokens, LBrace, LBracket, LParen, NumberLiteral, RBrace, RParen, QuotedString, RBracket } from "../lexer/tokens.js";
 import { resolveLimits, type Limits } from "../limits.js";
@@ -87,6 +87,10 @@ export function analyze(source: string, options: ParseOptions & { readonly recov
   const parser = options.recover ? recoveringParser : strictParser;
   let parsed: ParseOutcome;
   let syntactic: Diagnostic[];
+  // Chevrotain signals each syntax error with an exception, and recovery may meet tens of
+  // thousands in a hostile filter: their stack traces, never read, would cost most of the time.
+  const stackTraceLimit = Error.stackTraceLimit;
+  Error.stackTraceLimit = 0;
   try {
     parsed = parser.parseTokens(source, tokens);
     const table = new TokenTable(tokens);
@@ -96,6 +100,8 @@ export function analyze(source: string, options: ParseOptions & { readonly recov
     // deep in its own stack still gets a diagnostic rather than a RangeError.
     if (!isStackOverflow(error)) throw error;
     return fail(stackDiagnostic(source), tokens);
+  } finally {
+    Error.stackTraceLimit = stackTraceLimit;
   }
   const { lookahead } = parsed;
   // Without recovery, what the actions found before a syntax error is not reported: the first
@@ -117,7 +123,7 @@ export function analyze(source: string, options: ParseOptions & { readonly recov
   diagnostics.sort((a, b) => a.span.start - b.span.start);
   return {
     expression: built?.expression,
-    diagnostics,
+    diagnostics: capDiagnostics(source, diagnostics, parsed.stopped),
     lookaheadSteps: lookahead.steps,
     tokens,
   };

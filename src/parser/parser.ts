@@ -43,6 +43,7 @@ import {
   RParen,
   Underscore,
 } from "../lexer/tokens.js";
+import { MAX_DIAGNOSTICS } from "../limits.js";
 import { AstBuilder, type Comparison, type Emptiness, type Operand, type Segment } from "./build-ast.js";
 import { Lookahead } from "./lookahead.js";
 
@@ -84,6 +85,9 @@ function describeType(type: TokenType): string {
   return type.LABEL ?? type.name;
 }
 
+/** Stops a recovering parse that has found more than {@link MAX_DIAGNOSTICS} problems. */
+class TooManyErrors extends Error {}
+
 /** What one parse produced. */
 export interface ParseOutcome {
   /** The AST, when the tokens (or, recovering, enough of them) form a filter. */
@@ -93,6 +97,8 @@ export interface ParseOutcome {
   /** Match and collection clauses seen. */
   readonly clauses: number;
   readonly lookahead: Lookahead;
+  /** Recovery stopped after more than {@link MAX_DIAGNOSTICS} syntax errors; the rest of the input was not read. */
+  readonly stopped: boolean;
 }
 
 /**
@@ -108,6 +114,15 @@ export class FilterParser extends EmbeddedActionsParser {
     // not at the start of the alternative; the one LL(2) decision says so itself.
     super([...allTokens], { recoveryEnabled: recovering, maxLookahead: 1, errorMessageProvider: errorMessages });
     this.performSelfAnalysis();
+    // Recovery stops once it has found enough problems (Chevrotain records each through SAVE_ERROR,
+    // which its typings do not show).
+    const self = this as unknown as { SAVE_ERROR(error: unknown): unknown };
+    const save = self.SAVE_ERROR.bind(this);
+    self.SAVE_ERROR = (error) => {
+      const saved = save(error);
+      if (this.errors.length > MAX_DIAGNOSTICS) throw new TooManyErrors();
+      return saved;
+    };
   }
 
   /** Parses a token vector into an AST; errors are left in {@link FilterParser.errors}. */
@@ -116,11 +131,18 @@ export class FilterParser extends EmbeddedActionsParser {
     const builder = new AstBuilder(source, this.recovering);
     this.builder = builder;
     this.input = tokens;
-    const expression = this.filter();
+    let expression: Expression | undefined;
+    let stopped = false;
+    try {
+      expression = this.filter();
+    } catch (error) {
+      if (!(error instanceof TooManyErrors)) throw error;
+      stopped = true;
+    }
     const lookahead = this.lookahead;
     this.lookahead = new Lookahead("", []);
     this.builder = new AstBuilder("");
-    return { expression, diagnostics: builder.diagnostics, clauses: builder.clauses, lookahead };
+    return { expression, diagnostics: builder.diagnostics, clauses: builder.clauses, lookahead, stopped };
   }
 
   /**

@@ -13,12 +13,15 @@ import {
   complete,
   format,
   FilterSyntaxError,
+  MAX_DIAGNOSTICS,
   NESTING_DEPTH_CEILING,
   parse,
   print,
   validate,
   type Expression,
 } from "../../src/index.js";
+import { tokenize } from "../../src/lexer/lexer.js";
+import { recoveringParser } from "../../src/parser/parser.js";
 import { catchError } from "../support/errors.js";
 
 const nested = (depth: number) => `${"(".repeat(depth)}a == 1${")".repeat(depth)}`;
@@ -144,5 +147,49 @@ describe("formatting keeps every code point", () => {
       }),
       { numRuns: 5_000 },
     );
+  });
+});
+
+describe(`at most ${MAX_DIAGNOSTICS} problems`, () => {
+  // Before the cap, validate found 80,000 problems in "a[ " × 40,000 and took two seconds or more.
+  it.each([
+    ["unclosed indexes", "a[ ", 40_000],
+    ["single quotes", "a == 'x' or ", 10_000],
+    ["unquoted dashes", "a == web-api or ", 8_000],
+  ])("%s: validate lists the first ones and says the rest were not checked", (_name, unit, times) => {
+    const many = validate(unit.repeat(times));
+    expect(many).toHaveLength(MAX_DIAGNOSTICS + 1);
+    const last = many.at(-1)!;
+    expect(last).toMatchObject({ code: "too_many_errors", severity: "error", message: `more than ${MAX_DIAGNOSTICS} problems; the rest of the filter was not checked` });
+    expect(last.span).toEqual({ start: many.at(-2)!.span.end, end: unit.length * times });
+    expect(many.filter((d) => d.code === "too_many_errors")).toHaveLength(1);
+  });
+
+  it("reports a few problems in full, without the note", () => {
+    const few = validate("a == 'x' or ".repeat(10) + "b == 1");
+    expect(few.length).toBeGreaterThan(10);
+    expect(few.length).toBeLessThanOrEqual(MAX_DIAGNOSTICS);
+    expect(few.some((d) => d.code === "too_many_errors")).toBe(false);
+  });
+
+  it("stops the recovering parser once it has found too many syntax errors", () => {
+    const source = "a[ ".repeat(40_000);
+    const outcome = recoveringParser.parseTokens(source, tokenize(source).tokens);
+    expect(outcome.stopped).toBe(true);
+    expect(outcome.expression).toBeUndefined();
+    // (Without the stop it records 80,000; a re-synchronisation in progress may add one more.)
+    expect(recoveringParser.errors.length).toBeGreaterThan(MAX_DIAGNOSTICS);
+    expect(recoveringParser.errors.length).toBeLessThanOrEqual(MAX_DIAGNOSTICS + 2);
+    // The parser is reused: the next parse starts afresh.
+    expect(validate("a[ b ]").map((d) => d.code)).toEqual(["invalid_index"]);
+    expect(validate("Status == 1")).toEqual([]);
+  });
+
+  it("caps the problems a FilterSyntaxError carries, and its message", () => {
+    const error = catchError(() => parse("a == 'x' or ".repeat(10_000))) as FilterSyntaxError;
+    expect(error).toBeInstanceOf(FilterSyntaxError);
+    expect(error.diagnostics).toHaveLength(MAX_DIAGNOSTICS + 1);
+    expect(error.diagnostics.at(-1)!.code).toBe("too_many_errors");
+    expect(error.message.length).toBeLessThan(1_000);
   });
 });
