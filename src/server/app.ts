@@ -31,6 +31,13 @@ export const MAX_BODY_BYTES = 4 * 1024 * 1024;
  */
 export const MAX_PATH_PARAM_LENGTH = 1_024;
 
+/**
+ * The most bytes of request line and headers, Go's `http.DefaultMaxHeaderBytes` as the reference
+ * serves: a filter of `MAX_SOURCE_LENGTH` characters fits in a query string even percent-encoded.
+ * Node's default of 16 KiB answered 431 to any filter longer than about 16,000 characters.
+ */
+export const MAX_HEADER_BYTES = 1_048_576;
+
 /** How often the server looks for requests that are taking too long to arrive. */
 const TIMEOUT_CHECK_INTERVAL_MS = 1_000;
 
@@ -51,7 +58,7 @@ export async function buildApp(cluster: Cluster, acl: AccessControl, settings: H
     // A client gets `requestTimeoutMs` to send its headers and body, checked every second (Node
     // checks every 30 s by default, and fastify turns the timeout off).
     serverFactory: (handler: RequestListener) =>
-      createServer({ requestTimeout: requestTimeoutMs, headersTimeout: requestTimeoutMs, connectionsCheckingInterval: TIMEOUT_CHECK_INTERVAL_MS }, handler),
+      createServer({ maxHeaderSize: MAX_HEADER_BYTES, requestTimeout: requestTimeoutMs, headersTimeout: requestTimeoutMs, connectionsCheckingInterval: TIMEOUT_CHECK_INTERVAL_MS }, handler),
     // Malformed requests and requests too slow to arrive: a plain-text 4xx, then the connection closes.
     clientErrorHandler: (error: Error & { code?: string }, socket: Socket) => {
       if (!socket.writable) return socket.destroy();

@@ -39,7 +39,7 @@ export {
 } from "./options.js";
 export { DEFAULT_METRICS_OPTIONS, METRICS, RUNTIME_STATS_INTERVAL_MS, type MetricDefinition, type MetricsOptions, type MetricsSummary } from "./metrics/index.js";
 export { DEFAULT_WAIT_MS, JITTER_FRACTION, MAX_WAIT_MS } from "./blocking.js";
-export { MAX_BODY_BYTES, MAX_PATH_PARAM_LENGTH } from "./app.js";
+export { MAX_BODY_BYTES, MAX_HEADER_BYTES, MAX_PATH_PARAM_LENGTH } from "./app.js";
 export { MAX_JSON_DEPTH } from "./go-json.js";
 export { MAX_JOB_ALLOCATIONS } from "./register.js";
 export { MAX_POLICY_RULES_BYTES } from "./acl-policy.js";

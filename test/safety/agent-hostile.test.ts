@@ -4,9 +4,9 @@
  */
 import { connect } from "node:net";
 import { describe, expect, it } from "vitest";
-import { MAX_EVALUATION_COST } from "../../src/index.js";
+import { MAX_EVALUATION_COST, MAX_SOURCE_LENGTH } from "../../src/index.js";
 import { globMatches } from "../../src/server/acl-policy.js";
-import { MAX_JOB_ALLOCATIONS, MAX_JSON_DEPTH, MAX_PATH_PARAM_LENGTH, MAX_POLICY_RULES_BYTES } from "../../src/server/index.js";
+import { MAX_HEADER_BYTES, MAX_JOB_ALLOCATIONS, MAX_JSON_DEPTH, MAX_PATH_PARAM_LENGTH, MAX_POLICY_RULES_BYTES } from "../../src/server/index.js";
 import { job, useAgent, type TestAgent } from "../agent/support.js";
 
 const ROOT = "00000000-0000-4000-8000-0000000000a1";
@@ -41,6 +41,16 @@ describe("finding 2: filters that cost too much", () => {
     const response = await agent.get(`/v1/jobs?filter=${encodeURIComponent(filter)}`);
     expect(response.status).toBe(400);
     expect(response.text).toMatch(/^failed to create result paginator: failed to read filter expression: 1:\d+: the regular expression compiles to/);
+  });
+
+  it("receives the issue's 16 KB filter whole (Node's 16 KiB header limit answered 431) and answers 400", async () => {
+    const clauses: string[] = [];
+    for (let k = 0; clauses.join(" or ").length < 16_384; k++) clauses.push(`Name matches ".{1000}|i_${k}"`);
+    const filter = clauses.join(" or ");
+    expect(filter.length).toBeGreaterThanOrEqual(16_384);
+    const response = await agent.get(`/v1/jobs?filter=${encodeURIComponent(filter)}`);
+    expect(response.status).toBe(400);
+    expect(response.text).toMatch(/^failed to create result paginator: failed to read filter expression: 1:\d+: the (regular expression compiles to|filter's regular expressions are too large)/);
   });
 
   it("answers the issue's nested collections with 400 and the engine's message", async () => {
@@ -287,6 +297,30 @@ describe("finding 8: slow and heavy bodies", () => {
     const response = await as(agent, ROOT, "/v1/acl/policy/big", "PUT", { Name: "big", Rules: rules });
     expect(response.status).toBe(400);
     expect(response.text).toContain(`failed to parse rules: the rules are ${Buffer.byteLength(rules)} bytes long; the limit is ${MAX_POLICY_RULES_BYTES}`);
+  });
+});
+
+describe(`request lines and headers up to ${MAX_HEADER_BYTES} bytes, as Go's server`, () => {
+  const agent = useAgent({ demo: true, placementDelayMs: 60_000 });
+
+  it(`reads a filter of ${MAX_SOURCE_LENGTH} characters from the query string`, async () => {
+    const filter = `Name == "web"${" ".repeat(MAX_SOURCE_LENGTH - 13)}`;
+    const response = await agent.get(`/v1/jobs?filter=${encodeURIComponent(filter)}`);
+    expect(response.status, response.text).toBe(200);
+    expect(response.json<{ Name: string }[]>().map((row) => row.Name)).toEqual(["web"]);
+  });
+
+  it("answers 431 with a plain-text reason past the limit", async () => {
+    const answer = await new Promise<string>((resolve, reject) => {
+      const socket = connect(agent.agent.port, "127.0.0.1");
+      let received = "";
+      socket.on("data", (chunk) => (received += chunk.toString()));
+      socket.on("close", () => resolve(received));
+      socket.on("error", (error: NodeJS.ErrnoException) => (error.code === "ECONNRESET" || error.code === "EPIPE" ? resolve(received) : reject(error)));
+      socket.write(`GET /v1/jobs?filter=${"x".repeat(MAX_HEADER_BYTES)} HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n`);
+    });
+    expect(answer.split("\r\n")[0]).toBe("HTTP/1.1 431 Request Header Fields Too Large");
+    expect(answer.endsWith("the request's headers are too large")).toBe(true);
   });
 });
 
