@@ -44,7 +44,7 @@ import {
 } from "../lexer/tokens.js";
 import { resolveLimits, type Limits } from "../limits.js";
 import { strictParser } from "../parser/parser.js";
-import { requireSource } from "../parser/parse.js";
+import { findExcessiveNesting, requireSource } from "../parser/parse.js";
 import { quoteDouble, unquoteDouble, unquoteRaw } from "../strings.js";
 
 /** The most values offered for one field (distinct values seen in the samples). */
@@ -156,8 +156,11 @@ export function completeOrThrow(source: string, offset: number, options: Complet
   const limits = resolveLimits(options.limits);
   if (source.length > limits.maxSourceLength) return [];
   const cursor = Math.max(0, Math.min(Number.isInteger(offset) ? offset : source.length, source.length));
-  const completer = new Completer(source, cursor, options);
-  return completer.depth > limits.maxNestingDepth ? [] : completer.run();
+  const { tokens } = tokenize(source);
+  // As `parse`, nothing when any part of the filter nests too deep, not only where the cursor is;
+  // checked in one pass before anything that looks at the open groups.
+  if (findExcessiveNesting(source, tokens, limits.maxNestingDepth) !== undefined) return [];
+  return new Completer(source, tokens, cursor, options).run();
 }
 
 class Completer {
@@ -175,21 +178,17 @@ class Completer {
 
   constructor(
     private readonly source: string,
+    tokens: IToken[],
     private readonly cursor: number,
     private readonly options: CompleteOptions,
   ) {
-    this.#tokens = tokenize(source).tokens;
+    this.#tokens = tokens;
     this.#string = this.#tokens.find((token) => isString(token) && token.startOffset < cursor && (cursor < tokenEnd(token) || (token.tokenType === UnterminatedString && cursor === tokenEnd(token))));
     this.#word = this.#string === undefined ? this.#tokens.find((token) => isWord(token) && token.startOffset < cursor && cursor <= tokenEnd(token)) : undefined;
     this.#splits = this.#tokens.find((token) => !isString(token) && !isWord(token) && token.startOffset < cursor && cursor < tokenEnd(token));
     const start = (this.#string ?? this.#word)?.startOffset ?? cursor;
     this.#before = this.#tokens.filter((token) => tokenEnd(token) <= start);
     this.#open = openGroups(this.#before);
-  }
-
-  /** How deeply the cursor is nested in parentheses and collection bodies. */
-  get depth(): number {
-    return this.#open.length;
   }
 
   run(): Completion[] {
@@ -445,7 +444,41 @@ export function equivalentPrefix(tokens: readonly IToken[], open: readonly numbe
     else if (depth === 0 && (type === And || type === Or) && joinsClauses(tokens, i)) joint = i;
   }
   const group = innermost === undefined ? [] : tokens[innermost]!.tokenType === LParen ? SYNTHETIC_GROUP : SYNTHETIC_BODY;
-  return joint === -1 ? [...group, ...tokens.slice(start)] : [...group, ...SYNTHETIC_CLAUSE, ...tokens.slice(joint)];
+  return joint === -1 ? [...group, ...collapseGroups(tokens, start)] : [...group, ...SYNTHETIC_CLAUSE, ...collapseGroups(tokens, joint)];
+}
+
+/**
+ * `tokens` from `from` on, with the inside of every group or collection body closed again before
+ * the end replaced by one clause: what may follow a closed `( … )` or `{ … }` does not depend on
+ * what it holds, and a deep nesting closed just before the cursor would otherwise cost content
+ * assist time that grows with the square of its depth.
+ */
+function collapseGroups(tokens: readonly IToken[], from: number): IToken[] {
+  const kept: IToken[] = [];
+  for (let i = from; i < tokens.length; i++) {
+    const token = tokens[i]!;
+    kept.push(token);
+    if (token.tokenType !== LParen && token.tokenType !== LBrace) continue;
+    const close = matchingCloser(tokens, i);
+    if (close === undefined) continue;
+    kept.push(...SYNTHETIC_CLAUSE, tokens[close]!);
+    i = close;
+  }
+  return kept;
+}
+
+/** The index of the `)` or `}` that closes the opener at `open` (counted as the prefix scan counts), if any. */
+function matchingCloser(tokens: readonly IToken[], open: number): number | undefined {
+  let depth = 0;
+  for (let i = open; i < tokens.length; i++) {
+    const type = tokens[i]!.tokenType;
+    if (type === LParen || type === LBrace) depth++;
+    else if (type === RParen || type === RBrace) {
+      depth--;
+      if (depth === 0) return i;
+    }
+  }
+  return undefined;
 }
 
 /** Tokens after which a match clause can be complete: a value, a closed group or body, `empty`, `nil`. */

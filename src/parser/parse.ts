@@ -130,7 +130,7 @@ export function analyze(source: string, options: ParseOptions & { readonly recov
 }
 
 /** The first `(` or `{` that opens more levels than allowed, found without recursion. */
-function findExcessiveNesting(source: string, tokens: readonly IToken[], maxDepth: number): Diagnostic | undefined {
+export function findExcessiveNesting(source: string, tokens: readonly IToken[], maxDepth: number): Diagnostic | undefined {
   let depth = 0;
   for (const token of tokens) {
     if (token.tokenType === LParen || token.tokenType === LBrace) {

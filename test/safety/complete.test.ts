@@ -37,6 +37,22 @@ describe("complete: bounded work", () => {
     expect(complete(source, source.length)).toEqual([]);
   });
 
+  it("stands one clause for each group or body closed before the cursor, however deep", () => {
+    const deep = `${"(".repeat(MAX_NESTING_DEPTH)}a == 1${")".repeat(MAX_NESTING_DEPTH)}`;
+    expect(equivalentPrefix(tokenize(deep).tokens).map((token) => token.image)).toEqual(["(", "x", "==", "x", ")"]);
+    const body = `not ${"any L as x { ".repeat(MAX_NESTING_DEPTH)}x == 1${" }".repeat(MAX_NESTING_DEPTH)}`;
+    expect(equivalentPrefix(tokenize(body).tokens).map((token) => token.image)).toEqual(["not", "any", "L", "as", "x", "{", "x", "==", "x", "}"]);
+    expect(complete(deep + " ", deep.length + 1).map((c) => c.label)).toEqual(["and", "or"]);
+  });
+
+  it.each([
+    ["parentheses", `${"(".repeat(MAX_NESTING_DEPTH + 1)}a == 1${")".repeat(MAX_NESTING_DEPTH + 1)} `],
+    ["collection bodies", `${"any L as x { ".repeat(MAX_NESTING_DEPTH + 1)}x == 1${" }".repeat(MAX_NESTING_DEPTH + 1)} `],
+    ["20,000 ( closed by }", `${"(".repeat(20_000)}${"}".repeat(20_000)}`],
+  ])("offers nothing when %s nest past the limit anywhere, even closed before the cursor (as parse refuses it)", (_name, source) => {
+    expect(complete(source, source.length)).toEqual([]);
+  });
+
   it(`offers nothing for a source longer than ${MAX_SOURCE_LENGTH} characters, and completes one at the limit`, () => {
     const atLimit = `${" ".repeat(MAX_SOURCE_LENGTH - 7)}Status `;
     expect(complete(atLimit, atLimit.length).map((c) => c.label)).toContain("==");
