@@ -17,7 +17,7 @@
  *
  * @module
  */
-import { isInteger, isSafeNumber, LosslessNumber, parse } from "lossless-json";
+import { isInteger, isSafeNumber, LosslessNumber } from "lossless-json";
 import type { FieldSchema } from "../evaluator/schema.js";
 import { parseGoFloat, parseGoInt, parseGoUint } from "../evaluator/strconv.js";
 import { MAX_JSON_DEPTH } from "../json.js";
@@ -47,17 +47,43 @@ function quoteChar(ch: string): string {
   return `'${quoted.slice(1, -1)}'`;
 }
 
-const isSpace = (ch: string) => ch === " " || ch === "\t" || ch === "\r" || ch === "\n";
-const isDigit = (ch: string) => ch >= "0" && ch <= "9";
+const isSpace = (code: number) => code === 0x20 || code === 0x09 || code === 0x0d || code === 0x0a;
+const isDigit = (code: number) => code >= 0x30 && code <= 0x39;
+const isHex = (code: number) => isDigit(code) || (code >= 0x41 && code <= 0x46) || (code >= 0x61 && code <= 0x66);
+/** The escapes Go accepts after a backslash, besides `\u`: `"`, `\`, `/`, `b`, `f`, `n`, `r`, `t`. */
+const SIMPLE_ESCAPES = new Set([0x22, 0x5c, 0x2f, 0x62, 0x66, 0x6e, 0x72, 0x74]);
+
+/** The longest string (quotes included) taken as a slice of the body: V8 copies slices shorter than 13 characters. */
+const SHORT_SLICE = 12;
+
+/** A container being read: its value, and for an object the key awaiting its value. */
+interface OpenContainer {
+  readonly value: Record<string, unknown> | unknown[];
+  readonly isObject: boolean;
+  key: string;
+}
 
 /** Scans the first JSON value of `text` as Go's decoder does, without recursion. */
 export function goJsonSyntaxError(text: string, maxDepth = MAX_JSON_DEPTH): ScanResult {
+  const { error, end } = readJson(text, maxDepth, false);
+  return { error, end };
+}
+
+/**
+ * Reads the first JSON value of `text` in one pass without recursion: Go's error for the first
+ * invalid byte, or (when `build`) the value, with numbers as {@link LosslessNumber}s and the last
+ * of duplicate keys winning. Strings are decoded one by one by `JSON.parse`, so each is a flat
+ * string of its own: a decoder that builds them character by character leaves chains of
+ * one-character pieces, about 32 bytes a character (a 4 MiB string kept 128 MiB).
+ */
+function readJson(text: string, maxDepth: number, build: boolean): ScanResult & { readonly value?: unknown } {
   let i = 0;
+  const length = text.length;
   const fail = (context: string): never => {
-    throw new SyntaxFailure(i >= text.length ? "unexpected EOF" : `invalid character ${quoteChar(text.charAt(i))} ${context}`);
+    throw new SyntaxFailure(i >= length ? "unexpected EOF" : `invalid character ${quoteChar(text.charAt(i))} ${context}`);
   };
   const skipSpace = () => {
-    while (i < text.length && isSpace(text.charAt(i))) i++;
+    while (i < length && isSpace(text.charCodeAt(i))) i++;
   };
   const literal = (word: string) => {
     for (let k = 1; k < word.length; k++) {
@@ -66,117 +92,142 @@ export function goJsonSyntaxError(text: string, maxDepth = MAX_JSON_DEPTH): Scan
     }
     i++;
   };
-  const string = () => {
+  /** Reads a string from its opening quote; its decoded text when building. */
+  const string = (): string => {
+    const start = i;
+    let escaped = false;
     i++; // the opening quote
     for (;;) {
-      if (i >= text.length) fail("");
-      const ch = text.charAt(i);
-      if (ch === '"') {
+      if (i >= length) fail("");
+      const code = text.charCodeAt(i);
+      if (code === 0x22) {
         i++;
-        return;
+        if (!build) return "";
+        // V8 copies a short slice; a longer one would keep the whole body alive, so it is copied by JSON.parse.
+        return escaped || i - start > SHORT_SLICE ? (JSON.parse(text.slice(start, i)) as string) : text.slice(start + 1, i - 1);
       }
-      if (ch === "\\") {
+      if (code === 0x5c) {
+        escaped = true;
         i++;
-        const escape = text.charAt(i);
-        if (escape === "u") {
+        const escape = text.charCodeAt(i);
+        if (escape === 0x75) {
           for (let k = 0; k < 4; k++) {
             i++;
-            if (!/^[0-9a-fA-F]$/.test(text.charAt(i))) fail("in \\u hexadecimal character escape");
+            if (!isHex(text.charCodeAt(i))) fail("in \\u hexadecimal character escape");
           }
-        } else if (!'"\\/bfnrt'.includes(escape) || escape === "") {
+        } else if (!SIMPLE_ESCAPES.has(escape)) {
           fail("in string escape code");
         }
-      } else if (ch.charCodeAt(0) < 0x20) {
+      } else if (code < 0x20) {
         fail("in string literal");
       }
       i++;
     }
   };
-  const number = () => {
-    if (text.charAt(i) === "-") {
+  const number = (): LosslessNumber | undefined => {
+    const start = i;
+    if (text.charCodeAt(i) === 0x2d) {
       i++;
-      if (!isDigit(text.charAt(i))) fail("in numeric literal");
+      if (!isDigit(text.charCodeAt(i))) fail("in numeric literal");
     }
-    if (text.charAt(i) === "0") i++;
-    else while (isDigit(text.charAt(i))) i++;
-    if (text.charAt(i) === ".") {
+    if (text.charCodeAt(i) === 0x30) i++;
+    else while (isDigit(text.charCodeAt(i))) i++;
+    if (text.charCodeAt(i) === 0x2e) {
       i++;
-      if (!isDigit(text.charAt(i))) fail("after decimal point in numeric literal");
-      while (isDigit(text.charAt(i))) i++;
+      if (!isDigit(text.charCodeAt(i))) fail("after decimal point in numeric literal");
+      while (isDigit(text.charCodeAt(i))) i++;
     }
-    if (text.charAt(i) === "e" || text.charAt(i) === "E") {
+    const e = text.charCodeAt(i);
+    if (e === 0x65 || e === 0x45) {
       i++;
-      if (text.charAt(i) === "+" || text.charAt(i) === "-") i++;
-      if (!isDigit(text.charAt(i))) fail("in exponent of numeric literal");
-      while (isDigit(text.charAt(i))) i++;
+      const sign = text.charCodeAt(i);
+      if (sign === 0x2b || sign === 0x2d) i++;
+      if (!isDigit(text.charCodeAt(i))) fail("in exponent of numeric literal");
+      while (isDigit(text.charCodeAt(i))) i++;
     }
+    return build ? new LosslessNumber(text.slice(start, i)) : undefined;
   };
 
-  /** The containers open around the current position: `{` or `[`. */
-  const open: string[] = [];
+  /** The containers open around the current position, innermost last. */
+  const open: OpenContainer[] = [];
+  /** The value read last (when building). */
+  let value: unknown;
+  /** Puts `element` into the innermost container. */
+  const place = (element: unknown) => {
+    const container = open.at(-1);
+    if (container === undefined) value = element;
+    else if (!container.isObject) (container.value as unknown[]).push(element);
+    else if (container.key === "__proto__") Object.defineProperty(container.value, "__proto__", { value: element, enumerable: true, writable: true, configurable: true });
+    else (container.value as Record<string, unknown>)[container.key] = element;
+  };
   /** Reads one scalar, or opens a container (pushed on `open`); false when a container was opened. */
   const startValue = (): boolean => {
     skipSpace();
-    const ch = text.charAt(i);
-    if (ch === "{" || ch === "[") {
+    const code = text.charCodeAt(i);
+    if (code === 0x7b || code === 0x5b) {
       if (open.length >= maxDepth) fail("exceeded max depth");
-      open.push(ch);
+      const isObject = code === 0x7b;
+      const container: OpenContainer = { value: isObject ? {} : [], isObject, key: "" };
+      if (build) place(container.value);
+      open.push(container);
       i++;
       skipSpace();
       return false;
     }
-    if (ch === '"') string();
-    else if (ch === "t") literal("true");
-    else if (ch === "f") literal("false");
-    else if (ch === "n") literal("null");
-    else if (ch === "-" || isDigit(ch)) number();
+    let scalar: unknown;
+    if (code === 0x22) scalar = string();
+    else if (code === 0x74) (literal("true"), (scalar = true));
+    else if (code === 0x66) (literal("false"), (scalar = false));
+    else if (code === 0x6e) (literal("null"), (scalar = null));
+    else if (code === 0x2d || isDigit(code)) scalar = number();
     else fail("looking for beginning of value");
+    if (build) place(scalar);
     return true;
   };
   /** In an object, after `{` or `,`: a key and its colon. */
-  const key = () => {
+  const key = (container: OpenContainer) => {
     skipSpace();
-    if (text.charAt(i) !== '"') fail("looking for beginning of object key string");
-    string();
+    if (text.charCodeAt(i) !== 0x22) fail("looking for beginning of object key string");
+    container.key = string();
     skipSpace();
-    if (text.charAt(i) !== ":") fail("after object key");
+    if (text.charCodeAt(i) !== 0x3a) fail("after object key");
     i++;
   };
 
   skipSpace();
   // Only whitespace: the decoder reports io.EOF.
-  if (i >= text.length) return { error: "EOF", end: 0 };
+  if (i >= length) return { error: "EOF", end: 0 };
   try {
     let complete = startValue();
     for (;;) {
       if (!complete) {
         // A container was just opened: it may close at once, or holds its first element.
         const container = open.at(-1)!;
-        if (text.charAt(i) === (container === "{" ? "}" : "]")) {
+        if (text.charCodeAt(i) === (container.isObject ? 0x7d : 0x5d)) {
           i++;
           open.pop();
           complete = true;
         } else {
-          if (container === "{") key();
+          if (container.isObject) key(container);
           complete = startValue();
           continue;
         }
       }
       // A value is complete: close containers, or go on with the next element.
-      if (open.length === 0) return { error: undefined, end: i };
+      if (open.length === 0) return { error: undefined, end: i, value };
       skipSpace();
       const container = open.at(-1)!;
-      const ch = text.charAt(i);
-      if (ch === ",") {
+      const code = text.charCodeAt(i);
+      if (code === 0x2c) {
         i++;
-        if (container === "{") key();
+        if (container.isObject) key(container);
         complete = startValue();
-      } else if (ch === (container === "{" ? "}" : "]")) {
+      } else if (code === (container.isObject ? 0x7d : 0x5d)) {
         i++;
         open.pop();
         complete = true;
       } else {
-        fail(container === "{" ? "after object key:value pair" : "after array element");
+        fail(container.isObject ? "after object key:value pair" : "after array element");
       }
     }
   } catch (error) {
@@ -193,9 +244,9 @@ export function goJsonSyntaxError(text: string, maxDepth = MAX_JSON_DEPTH): Scan
  */
 export function decodeJsonBody(body: string): unknown {
   if (body.length === 0) throw badRequest("Request body is empty");
-  const { error, end } = goJsonSyntaxError(body);
+  const { error, value } = readJson(body, MAX_JSON_DEPTH, true);
   if (error !== undefined) throw badRequest(error);
-  return parse(body.slice(0, end), null, { onDuplicateKey: ({ newValue }) => newValue });
+  return value;
 }
 
 const GO_TYPES: Readonly<Record<string, string>> = { string: "string", int: "int", uint: "uint64", bool: "bool", float: "float64", time: "time.Time", any: "interface {}" };
@@ -222,6 +273,23 @@ function jsNumber(text: string): number | bigint {
 
 /** An RFC 3339 time, as Go's `time.Time` reads it from JSON. */
 const RFC3339 = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d+)?(Z|[+-]\d{2}:\d{2})$/;
+
+const foldedCache = new WeakMap<object, ReadonlyMap<string, string>>();
+
+/**
+ * A struct's fields by their lower-case names (the first of those that fold alike, as Go's
+ * case-insensitive match finds it), built once per schema: a body of many unknown keys costs one
+ * lookup a key, not one comparison a key and field.
+ */
+function foldedFields(schema: { readonly fields: Readonly<Record<string, FieldSchema>> }): ReadonlyMap<string, string> {
+  let folded = foldedCache.get(schema);
+  if (folded === undefined) {
+    const map = new Map<string, string>();
+    for (const name of Object.keys(schema.fields)) if (!map.has(name.toLowerCase())) map.set(name.toLowerCase(), name);
+    foldedCache.set(schema, (folded = map));
+  }
+  return folded;
+}
 
 /**
  * Decodes `value` (a tree from {@link decodeJsonBody}) into the shape of `schema` as Go's
@@ -262,10 +330,10 @@ export function decodeAs(value: unknown, schema: FieldSchema, path: string): unk
   if (typeof value !== "object" || Array.isArray(value) || value instanceof LosslessNumber) throw mismatch();
   const entries = Object.entries(value as Record<string, unknown>);
   if (schema.kind === "map") return Object.fromEntries(entries.map(([key, element]) => [key, decodeAs(element, schema.values, `${path}.${key}`)]));
-  const names = Object.keys(schema.fields);
+  const folded = foldedFields(schema);
   const decoded: Record<string, unknown> = {};
   for (const [key, element] of entries) {
-    const field = Object.hasOwn(schema.fields, key) ? key : names.find((name) => name.toLowerCase() === key.toLowerCase());
+    const field = Object.hasOwn(schema.fields, key) ? key : folded.get(key.toLowerCase());
     if (field === undefined) continue;
     decoded[field] = decodeAs(element, schema.fields[field]!, `${path}.${field}`);
   }
