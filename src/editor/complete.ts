@@ -441,10 +441,49 @@ export function equivalentPrefix(tokens: readonly IToken[], open: readonly numbe
     const type = tokens[i]!.tokenType;
     if (type === LParen || type === LBrace) depth++;
     else if ((type === RParen || type === RBrace) && depth > 0) depth--;
-    else if (depth === 0 && (type === And || type === Or) && joinsClauses(tokens, i)) joint = i;
+    // (`&&` and `||` are reported mistakes the grammar reads as `and` and `or`.)
+    else if (depth === 0 && (tokenMatcher(tokens[i]!, And) || tokenMatcher(tokens[i]!, Or)) && joinsClauses(tokens, i)) joint = i;
   }
   const group = innermost === undefined ? [] : tokens[innermost]!.tokenType === LParen ? SYNTHETIC_GROUP : SYNTHETIC_BODY;
-  return joint === -1 ? [...group, ...collapseGroups(tokens, start)] : [...group, ...SYNTHETIC_CLAUSE, ...collapseGroups(tokens, joint)];
+  return joint === -1 ? [...group, ...collapseRuns(collapseGroups(tokens, start))] : [...group, ...SYNTHETIC_CLAUSE, ...collapseRuns(collapseGroups(tokens, joint))];
+}
+
+/**
+ * Shortens what repeats without changing what may follow: a run of `not` to two, and a path's
+ * segments (`.name`, `.0`, `["key"]`) to the last one. A clause of 30,000 `not` or of a
+ * 60,000-segment path would otherwise cost content assist more than half a second.
+ */
+function collapseRuns(tokens: readonly IToken[]): IToken[] {
+  const kept: IToken[] = [];
+  /** The length of the path segment `kept` ends with, or 0. */
+  let lastSegment = 0;
+  for (let i = 0; i < tokens.length; ) {
+    const token = tokens[i]!;
+    const segment = segmentLength(tokens, i);
+    if (segment > 0) {
+      // The first segment after the path's head is kept; each later one replaces the one before.
+      if (lastSegment > 0) kept.length -= lastSegment;
+      kept.push(...tokens.slice(i, i + segment));
+      lastSegment = segment;
+      i += segment;
+      continue;
+    }
+    lastSegment = 0;
+    i++;
+    if (token.tokenType === Not && kept.at(-1)?.tokenType === Not && kept.at(-2)?.tokenType === Not) continue;
+    kept.push(token);
+  }
+  return kept;
+}
+
+/** The number of tokens of the path segment starting at `i` (`.name`, `.0`, `["key"]`), or 0. */
+function segmentLength(tokens: readonly IToken[], i: number): number {
+  const first = tokens[i];
+  const second = tokens[i + 1];
+  if (first === undefined || second === undefined || i === 0) return 0;
+  if (first.tokenType === Dot && (tokenMatcher(second, Name) || second.tokenType === Digits)) return 2;
+  if (first.tokenType === LBracket && isString(second) && second.tokenType !== UnterminatedString && tokens[i + 2]?.tokenType === RBracket) return 3;
+  return 0;
 }
 
 /**

@@ -46,6 +46,15 @@ describe("complete: bounded work", () => {
   });
 
   it.each([
+    ["`&&` joining clauses (read as `and`)", "x == 1 && ".repeat(10_000), ["x", "==", "x", "&&"]],
+    ["30,000 `not`", `${"not ".repeat(30_000)}x `, ["not", "not", "x"]],
+    ["a path of 60,000 segments", `x${".y".repeat(60_000)} `, ["x", ".", "y"]],
+    ["a path of 25,000 indexes", `x${'["a"]'.repeat(25_000)} `, ["x", "[", '"a"', "]"]],
+  ])("hands content assist a few tokens for %s", (_name, source, expected) => {
+    expect(equivalentPrefix(tokenize(source).tokens).map((token) => token.image)).toEqual(expected);
+  });
+
+  it.each([
     ["parentheses", `${"(".repeat(MAX_NESTING_DEPTH + 1)}a == 1${")".repeat(MAX_NESTING_DEPTH + 1)} `],
     ["collection bodies", `${"any L as x { ".repeat(MAX_NESTING_DEPTH + 1)}x == 1${" }".repeat(MAX_NESTING_DEPTH + 1)} `],
     ["20,000 ( closed by }", `${"(".repeat(20_000)}${"}".repeat(20_000)}`],
