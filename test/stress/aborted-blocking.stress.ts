@@ -12,7 +12,7 @@
 import { Agent as UndiciAgent } from "undici";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startAgent, type Agent } from "../../src/server/index.js";
-import { call, gauges, job, mib, printTable, since, until, within } from "./support.js";
+import { call, job, mib, printTable, since, until, within } from "./support.js";
 
 const TOTAL = 10_000;
 const BATCH = 500;
@@ -37,14 +37,12 @@ describe(`${TOTAL} blocking queries aborted by their clients`, () => {
   async function snapshot(label: string): Promise<{ timeouts: number; sockets: number }> {
     gc?.();
     const counts = resources();
-    const metrics = await gauges(agent.url);
     const row = {
       moment: label,
       "blocking queries": agent.blockingQueries,
       Timeout: counts.Timeout ?? 0,
       TCPSocketWrap: counts.TCPSocketWrap ?? 0,
       "all resources": Object.values(counts).reduce((a, b) => a + b, 0),
-      "svc.runtime.active_handles (sampled each second)": metrics["svc.runtime.active_handles"],
       RSS: mib(process.memoryUsage().rss),
       "heap used": mib(process.memoryUsage().heapUsed),
     };
