@@ -6,13 +6,20 @@ import { connect } from "node:net";
 import { describe, expect, it } from "vitest";
 import { MAX_EVALUATION_COST, MAX_SOURCE_LENGTH } from "../../src/index.js";
 import { globMatches } from "../../src/server/acl-policy.js";
-import { MAX_HEADER_BYTES, MAX_JOB_ALLOCATIONS, MAX_JSON_DEPTH, MAX_PATH_PARAM_LENGTH, MAX_POLICY_RULES_BYTES } from "../../src/server/index.js";
+import { MAX_HEADER_BYTES, MAX_JOB_ALLOCATIONS, MAX_JSON_DEPTH, MAX_PATH_PARAM_LENGTH, MAX_POLICY_RULES_BYTES, type AgentOptions } from "../../src/server/index.js";
 import { job, useAgent, type TestAgent } from "../agent/support.js";
 
 const ROOT = "00000000-0000-4000-8000-0000000000a1";
 const PROD_READER = "00000000-0000-4000-8000-0000000000a2";
 const as = (target: TestAgent, token: string | undefined, path: string, method = "GET", body?: unknown) =>
   target.get(path, { method, headers: token === undefined ? {} : { "x-svc-token": token }, body: body === undefined ? undefined : typeof body === "string" ? body : JSON.stringify(body) });
+
+/** An agent with ACLs, a `prod` namespace and a `prod-read` policy, plus `acl`'s settings. */
+const withProdReaders = (acl: Partial<NonNullable<AgentOptions["acl"]>>): AgentOptions => ({
+  demo: false,
+  namespaces: [{ Name: "prod" }],
+  acl: { enabled: true, bootstrapToken: ROOT, policies: [{ Name: "prod-read", Rules: 'namespace "prod" { policy = "read" }' }], ...acl },
+});
 
 /** The gauge of the filter cache, from the metrics document. */
 async function cacheBytes(target: TestAgent): Promise<number> {
@@ -108,16 +115,7 @@ describe("finding 4: namespace globs", () => {
 });
 
 describe("finding 5: rows a token may not read never change a response", () => {
-  const agent = useAgent({
-    demo: false,
-    namespaces: [{ Name: "prod" }],
-    acl: {
-      enabled: true,
-      bootstrapToken: ROOT,
-      policies: [{ Name: "prod-read", Rules: 'namespace "prod" { policy = "read" }' }],
-      tokens: [{ SecretID: PROD_READER, Policies: ["prod-read"] }],
-    },
-  });
+  const agent = useAgent(withProdReaders({ tokens: [{ SecretID: PROD_READER, Policies: ["prod-read"] }] }));
 
   const probes = ['Namespace == "default" and ID matches "^w" and ID.x == 1', 'Namespace == "default" and Datacenters.9 == "x"', "Nope == 1"];
 
@@ -139,16 +137,7 @@ describe("finding 5: rows a token may not read never change a response", () => {
 });
 
 describe("finding 6: revocation reaches waiting queries", () => {
-  const agent = useAgent({
-    demo: false,
-    namespaces: [{ Name: "prod" }],
-    acl: {
-      enabled: true,
-      bootstrapToken: ROOT,
-      tokenMinExpirationTTL: "1ms",
-      policies: [{ Name: "prod-read", Rules: 'namespace "prod" { policy = "read" }' }],
-    },
-  });
+  const agent = useAgent(withProdReaders({ tokenMinExpirationTTL: "1ms" }));
 
   async function token(ttl?: string): Promise<{ AccessorID: string; SecretID: string }> {
     const body = { Name: "watcher", Type: "client", Policies: ["prod-read"], ...(ttl === undefined ? {} : { ExpirationTTL: ttl }) };
