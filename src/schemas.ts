@@ -1,7 +1,9 @@
 /**
- * Schemas of the objects the scheduler's API returns, for typed-mode evaluation (and editor
- * support): the job list item (spec 2.2) and the deployment (spec 2.3), with the Go kinds of the
- * reference's structs (`uint64` indexes, pointer structs, `time.Time`).
+ * Schemas of the objects the scheduler's API filters, for typed-mode evaluation and editor
+ * support, with the Go kinds of the reference's structs (`uint64` indexes, pointer structs,
+ * `time.Time`). One source: the agent reads registrations with the same blocks
+ * (`src/server/register.ts`) and filters `/v1/jobs` and `/v1/deployments` on exactly
+ * {@link schemas}`.job` and `.deployment`; a test holds the schemas and the agent's rows together.
  *
  * @module
  */
@@ -30,8 +32,56 @@ const jobSummary: ObjectSchema = {
   },
 };
 
+/** The reference's `Task`: the fields the agent reads and keeps (others are dropped when a job is registered). */
+export const taskSchema: ObjectSchema = {
+  kind: "object",
+  typeName: "structs.Task",
+  fields: { Name: "string", Driver: "string", User: "string", Config: "any", Env: stringMap, Meta: stringMap, Leader: "bool" },
+};
+
+/**
+ * The reference's `UpdateStrategy`; durations are int64 nanoseconds. The scheduler computes
+ * deadlines from them, so they are read with their Go types, never as untyped JSON.
+ */
+export const updateStrategySchema: ObjectSchema = {
+  kind: "object",
+  typeName: "structs.UpdateStrategy",
+  fields: {
+    Stagger: "int",
+    MaxParallel: "int",
+    HealthCheck: "string",
+    MinHealthyTime: "int",
+    HealthyDeadline: "int",
+    ProgressDeadline: "int",
+    Canary: "int",
+    AutoRevert: "bool",
+    AutoPromote: "bool",
+  },
+};
+
+/** The reference's `ScalingPolicy`, whose `Min` is a task group's count when it has none. */
+export const scalingPolicySchema: ObjectSchema = {
+  kind: "object",
+  typeName: "structs.ScalingPolicy",
+  fields: { ID: "string", Type: "string", Min: "int", Max: "int", Enabled: "bool", Policy: "any", Target: stringMap },
+};
+
+/** The reference's `TaskGroup`: the fields the agent reads and keeps. */
+export const taskGroupSchema: ObjectSchema = {
+  kind: "object",
+  typeName: "structs.TaskGroup",
+  fields: {
+    Name: "string",
+    Count: "int",
+    Tasks: { kind: "array", items: taskSchema },
+    Meta: stringMap,
+    Scaling: scalingPolicySchema,
+    Update: updateStrategySchema,
+  },
+};
+
 /** `structs.Multiregion` (a pointer; null for single-region jobs). */
-const multiregion: ObjectSchema = {
+export const multiregionSchema: ObjectSchema = {
   kind: "object",
   typeName: "structs.Multiregion",
   fields: {
@@ -44,8 +94,9 @@ const multiregion: ObjectSchema = {
 };
 
 /**
- * An element of the job list (spec 2.2, the reference's `JobListStub`). `Meta` is present with
- * `?meta=true`; `NodePool` is the reference's (the spec's table leaves it out).
+ * An element of the job list as the reference's `JobListStub` types it (spec 2.2). `Meta` is
+ * present with `?meta=true`; `NodePool` is the reference's (the spec's table leaves it out). The
+ * golden scenarios' typed mode uses it; the agent filters on {@link jobFilterTarget}.
  */
 export const jobListItem: ObjectSchema = {
   kind: "object",
@@ -57,7 +108,7 @@ export const jobListItem: ObjectSchema = {
     Namespace: "string",
     Datacenters: { kind: "array", items: "string" },
     NodePool: "string",
-    Multiregion: multiregion,
+    Multiregion: multiregionSchema,
     Type: "string",
     Priority: "int",
     Periodic: "bool",
@@ -158,27 +209,35 @@ export const jobSpecFields: { readonly [name: string]: FieldSchema } = {
 };
 
 /**
- * What the agent filters `/v1/jobs` on: the stored job (the reference's `structs.Job`) with the
- * list item's fields laid over it (`Periodic` and `ParameterizedJob` become booleans, `JobSummary`
- * is added), so every field a user sees in the list, and every field of the job spec, can be
- * filtered. Nested spec blocks (task groups, constraints…) are untyped JSON.
+ * What the agent filters `/v1/jobs` on, shipped as `schemas.job`: the stored job (the reference's
+ * `structs.Job`, as registered and defaulted) with the list item's fields laid over it
+ * (`Periodic` and `ParameterizedJob` become booleans, `JobSummary` is added), so every field a
+ * user sees in the list, and every field of the job spec, can be filtered.
  */
 export const jobFilterTarget: ObjectSchema = {
   kind: "object",
   typeName: "structs.Job",
+  // The list's fields first, in its order (editors offer fields in schema order), then the spec's.
   fields: {
-    ...jobSpecFields,
-    TaskGroups: { kind: "array", items: "any" },
-    Multiregion: multiregion,
+    ...jobListItem.fields,
+    ...Object.fromEntries(Object.entries(jobSpecFields).filter(([name]) => !Object.hasOwn(jobListItem.fields, name))),
+    TaskGroups: { kind: "array", items: taskGroupSchema },
+    Update: updateStrategySchema,
+    Multiregion: multiregionSchema,
     Periodic: "bool",
     ParameterizedJob: "bool",
     JobSummary: jobSummary,
   },
 };
 
-/** The shipped schemas, for `compileFilter(source, { schema: schemas.job })`. */
+/**
+ * The shipped schemas, for `compileFilter(source, { schema: schemas.job })`: exactly what the
+ * agent filters on. Fields the job list does not show (`Version`, `TaskGroups`…) are zero values
+ * when the list's JSON is filtered on the client (`curl …/v1/jobs | bexpr eval --schema job …`).
+ */
 export const schemas = Object.freeze({
-  /** An element of the job list (`GET /v1/jobs`, the reference's `structs.JobListStub`). */
-  job: jobListItem,
+  /** What `GET /v1/jobs?filter=` is evaluated on: the stored job with the list item's fields laid over it. */
+  job: jobFilterTarget,
+  /** What `GET /v1/deployments?filter=` is evaluated on: the deployment (`structs.Deployment`). */
   deployment,
 });

@@ -26,7 +26,7 @@ export const DEPLOYMENT_DESCRIPTIONS = {
 } as const;
 
 const ACTIVE_DEPLOYMENT = new Set(["running", "paused", "blocked", "unblocking", "initializing", "pending"]);
-const EMPTY_GROUP_SUMMARY: TaskGroupSummary = { Queued: 0, Complete: 0, Failed: 0, Running: 0, Starting: 0, Lost: 0 };
+const EMPTY_GROUP_SUMMARY: TaskGroupSummary = { Queued: 0, Complete: 0, Failed: 0, Running: 0, Starting: 0, Lost: 0, Unknown: 0 };
 
 /** The key of a namespaced row. */
 export function namespacedKey(namespace: string, id: string): string {
@@ -217,7 +217,7 @@ export class Cluster {
         if (deployment.Namespace !== job.Namespace || deployment.JobID !== job.ID || !ACTIVE_DEPLOYMENT.has(deployment.Status)) continue;
         if (job.Stop || deployment.JobVersion < job.Version) {
           const description = job.Stop ? DEPLOYMENT_DESCRIPTIONS.stoppedJob : DEPLOYMENT_DESCRIPTIONS.newerJob;
-          this.deployments.put(deployment.ID, { ...deployment, Status: "cancelled", StatusDescription: description, ModifyIndex: index });
+          this.deployments.put(deployment.ID, { ...deployment, Status: "cancelled", StatusDescription: description, ModifyIndex: index, ModifyTime: nowNanoseconds() });
         }
       }
       if (!job.Stop && !current.some((a) => a.JobVersion === job.Version)) {
@@ -281,6 +281,7 @@ export class Cluster {
       };
     }
     if (Object.keys(groups).length === 0) return undefined;
+    const now = nowNanoseconds();
     const deployment: Deployment = {
       ID: randomUUID(),
       Namespace: job.Namespace,
@@ -296,6 +297,8 @@ export class Cluster {
       EvalPriority: evaluation.Priority,
       CreateIndex: index,
       ModifyIndex: index,
+      CreateTime: now,
+      ModifyTime: now,
     };
     this.deployments.put(deployment.ID, deployment);
     return deployment.ID;
@@ -340,7 +343,7 @@ export class Cluster {
     const deployment = deploymentId === undefined ? undefined : this.deployments.get(deploymentId);
     if (deployment === undefined || !ACTIVE_DEPLOYMENT.has(deployment.Status)) return;
     const groups = Object.fromEntries(Object.entries(deployment.TaskGroups).map(([name, state]) => [name, change(state)]));
-    this.deployments.put(deployment.ID, { ...deployment, ...status, TaskGroups: groups, ModifyIndex: index });
+    this.deployments.put(deployment.ID, { ...deployment, ...status, TaskGroups: groups, ModifyIndex: index, ModifyTime: nowNanoseconds() });
   }
 
   /** Creates or updates a namespace. */

@@ -263,7 +263,8 @@ export function goType(schema: FieldSchema): string {
   if (typeof schema === "string") return GO_TYPES[schema] ?? "interface {}";
   if (schema.kind === "array") return `[]${goType(schema.items)}`;
   if (schema.kind === "map") return `map[string]${goType(schema.values)}`;
-  return `api.${schema.typeName ?? "struct"}`;
+  // The schemas name the server's structs (`structs.TaskGroup`); a body is decoded into the API's (`api.TaskGroup`).
+  return `api.${(schema.typeName ?? "struct").replace(/^structs\./, "")}`;
 }
 
 /** A JSON number's text as a JS number, or a bigint for an integer beyond 2^53. */

@@ -67,6 +67,8 @@ export interface TaskGroupSummary {
   readonly Running: number;
   readonly Starting: number;
   readonly Lost: number;
+  /** Allocations on clients that lost contact (never, in the mini-agent; the reference reports it). */
+  readonly Unknown: number;
 }
 
 /** A job's allocation counts per task group, and its children's by state. */
@@ -112,6 +114,10 @@ export interface Deployment {
   readonly EvalPriority: number;
   readonly CreateIndex: number;
   readonly ModifyIndex: number;
+  /** Nanoseconds since the epoch, a bigint (as the reference's `CreateTime`). */
+  readonly CreateTime: bigint;
+  /** Nanoseconds since the epoch of the last change. */
+  readonly ModifyTime: bigint;
 }
 
 /** An evaluation: the scheduler's work item for a job change. */

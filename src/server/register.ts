@@ -6,57 +6,11 @@
  *
  * @module
  */
-import type { FieldSchema, ObjectSchema } from "../evaluator/schema.js";
-import { jobSpecFields } from "../schemas.js";
+import type { ObjectSchema } from "../evaluator/schema.js";
+import { jobSpecFields, multiregionSchema, taskGroupSchema, updateStrategySchema } from "../schemas.js";
 import { decodeBody } from "./go-json.js";
 import { badRequest } from "./http-errors.js";
 import type { JobSpec, JsonObject, TaskGroup } from "./model.js";
-
-/** The fields of the reference's `api.Task` that are type-checked. */
-const TASK: ObjectSchema = {
-  kind: "object",
-  fields: { Name: "string", Driver: "string", User: "string", Config: "any", Env: { kind: "map", values: "string" }, Meta: { kind: "map", values: "string" }, Leader: "bool" },
-};
-
-/**
- * The reference's `api.UpdateStrategy`; durations are int64 nanoseconds. The scheduler computes
- * deadlines from them, so they are read with their Go types, never as untyped JSON.
- */
-const UPDATE_STRATEGY: ObjectSchema = {
-  kind: "object",
-  typeName: "UpdateStrategy",
-  fields: {
-    Stagger: "int",
-    MaxParallel: "int",
-    HealthCheck: "string",
-    MinHealthyTime: "int",
-    HealthyDeadline: "int",
-    ProgressDeadline: "int",
-    Canary: "int",
-    AutoRevert: "bool",
-    AutoPromote: "bool",
-  },
-};
-
-/** The reference's `api.ScalingPolicy`, whose `Min` is a task group's count when it has none. */
-const SCALING_POLICY: ObjectSchema = {
-  kind: "object",
-  typeName: "ScalingPolicy",
-  fields: { ID: "string", Type: "string", Min: "int", Max: "int", Enabled: "bool", Policy: "any", Target: { kind: "map", values: "string" } },
-};
-
-/** The fields of the reference's `api.TaskGroup` that are type-checked. */
-const TASK_GROUP: ObjectSchema = {
-  kind: "object",
-  fields: {
-    Name: "string",
-    Count: "int",
-    Tasks: { kind: "array", items: TASK },
-    Meta: { kind: "map", values: "string" },
-    Scaling: SCALING_POLICY,
-    Update: UPDATE_STRATEGY,
-  },
-};
 
 /**
  * The most allocations the simulated scheduler places for one job (the sum of its task groups'
@@ -71,9 +25,9 @@ export const API_JOB: ObjectSchema = {
   typeName: "Job",
   fields: {
     ...jobSpecFields,
-    Update: UPDATE_STRATEGY,
-    TaskGroups: { kind: "array", items: TASK_GROUP },
-    Multiregion: "any",
+    Update: updateStrategySchema,
+    TaskGroups: { kind: "array", items: taskGroupSchema },
+    Multiregion: multiregionSchema,
     Periodic: "any",
     ParameterizedJob: "any",
     Reschedule: "any",

@@ -137,7 +137,7 @@ describe("GET /v1/deployments", () => {
     const [deployment] = (await agent.get("/v1/deployments")).json<Record<string, unknown>[]>();
     expect(Object.keys(deployment!)).toEqual([
       "ID", "Namespace", "JobID", "JobVersion", "JobModifyIndex", "JobSpecModifyIndex", "JobCreateIndex", "IsMultiregion",
-      "TaskGroups", "Status", "StatusDescription", "EvalPriority", "CreateIndex", "ModifyIndex",
+      "TaskGroups", "Status", "StatusDescription", "EvalPriority", "CreateIndex", "ModifyIndex", "CreateTime", "ModifyTime",
     ]);
     expect(Object.keys(Object.values(deployment!.TaskGroups as object)[0])).toEqual([
       "AutoRevert", "AutoPromote", "ProgressDeadline", "RequireProgressBy", "Promoted", "PlacedCanaries",

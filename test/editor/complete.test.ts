@@ -41,6 +41,7 @@ describe("complete: where an expression starts", () => {
     expect(at("sta", job).map((c) => [c.label, c.range])).toEqual([
       ["Status", { start: 0, end: 3 }],
       ["StatusDescription", { start: 0, end: 3 }],
+      ["Stable", { start: 0, end: 3 }],
     ]);
     // In the middle of a word, the whole word is replaced.
     const [status] = at("Sta|tu == 1", job);
@@ -58,7 +59,7 @@ describe("complete: where an expression starts", () => {
     for (const source of ['Stop == true and ', 'Stop == true or ', "not ", "("]) {
       expect(labels(at(`${source}Ty`, job)), source).toEqual(["Type"]);
     }
-    expect(labels(at("Stop == true and n", job))).toEqual(["Name", "Namespace", "NodePool", "not"]);
+    expect(labels(at("Stop == true and n", job))).toEqual(["Name", "Namespace", "NodePool", "NomadTokenID", "not"]);
   });
 
   it("offers only fields after in, and only lists and maps after any or all", () => {
@@ -66,6 +67,11 @@ describe("complete: where an expression starts", () => {
     expect(at("any ", job).map((c) => [c.label, c.detail])).toEqual([
       ["Datacenters", "list of string"],
       ["Meta", "map of string"],
+      ["Constraints", "any"],
+      ["Affinities", "any"],
+      ["Spreads", "any"],
+      ["Payload", "any"],
+      ["TaskGroups", "list of structs.TaskGroup"],
     ]);
     expect(labels(at("all M", job))).toEqual(["Meta"]);
   });
