@@ -50,7 +50,11 @@ export type SyntaxErrorCode =
   /** The regular expressions are larger than {@link Limits.maxPatternSize} (in program instructions). */
   | "pattern_too_large"
   /** More problems than {@link MAX_DIAGNOSTICS}: the rest were not looked for. */
-  | "too_many_errors";
+  | "too_many_errors"
+  /** Strict typed mode: a value that never converts to its field's kind (`Priority == "high"`). */
+  | "invalid_literal"
+  /** `Status == null`: compares with the text "null"; `is nil` tests for a missing value (a warning). */
+  | "null_literal";
 
 /** Codes of {@link FilterEvaluationError}. */
 export type EvaluationErrorCode =
@@ -215,17 +219,20 @@ export class FilterEvaluationError extends FilterError {
   readonly reason: string;
   /** With {@link Filter.filter}: the index of the value that failed. */
   readonly index: number | undefined;
+  /** What the reason means and how to fix the filter, when known (shown as the message's hint). */
+  readonly suggestion: string | undefined;
 
-  constructor(code: EvaluationErrorCode, reason: string, span: Span, source: string | undefined, index?: number) {
+  constructor(code: EvaluationErrorCode, reason: string, span: Span, source: string | undefined, index?: number, suggestion?: string) {
     const where = index === undefined ? "" : ` (value at index ${index})`;
-    super(formatProblem(source, span, reason + where), span, source);
+    super(formatProblem(source, span, reason + where, suggestion), span, source);
     this.code = code;
     this.reason = reason;
     this.index = index;
+    this.suggestion = suggestion;
   }
 
   /** The same error, recorded against the value at `index` of a list. */
   atIndex(index: number): FilterEvaluationError {
-    return new FilterEvaluationError(this.code, this.reason, this.span, this.source, index);
+    return new FilterEvaluationError(this.code, this.reason, this.span, this.source, index, this.suggestion);
   }
 }

@@ -22,7 +22,7 @@ Options:
                           in the config file: "acl": {"enabled": true, "bootstrapToken": "<uuid>"})
   --placement-delay MS    milliseconds until a new deployment is healthy (default 2000)
   --config FILE           a JSON file of options: bind, port, region, datacenter, nodeName,
-                          demo, placementDelayMs, logLevel, acl, namespaces, metrics
+                          demo, placementDelayMs, logLevel, logFormat, acl, namespaces, metrics
                           ("metrics": {"intervalMs": 10000, "retentionMs": 60000,
                           "prometheus": true}); flags override it
   --log-level LEVEL       ${LOG_LEVELS.join(", ")} (default info)
@@ -78,8 +78,12 @@ export function agentOptions(args: readonly string[]): AgentOptions | "help" | "
     acl: values.acl ? { ...fromFile.acl, enabled: true } : undefined,
   };
   const defined = Object.fromEntries(Object.entries(flags).filter(([, value]) => value !== undefined));
-  return { ...fromFile, ...defined };
+  // People read the command's log: one line of text per event, unless the config asks for JSON.
+  return { logFormat: "text", ...fromFile, ...defined };
 }
+
+/** Errors of `listen` that a user fixes with another --bind or --port. */
+const LISTEN_ERRORS: ReadonlySet<string> = new Set(["EADDRINUSE", "EADDRNOTAVAIL", "EACCES", "ENOTFOUND", "EAI_AGAIN", "EAI_FAIL", "EAI_NONAME", "EINVAL"]);
 
 /** `bexpr agent`: runs until SIGINT or SIGTERM. */
 export async function runAgent(args: readonly string[], io: Pick<Io, "stdout">): Promise<Outcome> {
@@ -89,8 +93,11 @@ export async function runAgent(args: readonly string[], io: Pick<Io, "stdout">):
     if (options === "help" || options === "version") return options;
     agent = await startAgent(options);
   } catch (error) {
-    // A bad option or a taken port is the user's to fix: one line, exit status 1.
-    if (error instanceof OptionsError || (error as NodeJS.ErrnoException).code === "EADDRINUSE") throw new CommandError((error as Error).message);
+    // A bad option, a taken port or an address that cannot be listened on is the user's to fix:
+    // one line, exit status 1.
+    if (error instanceof OptionsError) throw new CommandError(error.message);
+    const code = (error as NodeJS.ErrnoException).code;
+    if (code !== undefined && LISTEN_ERRORS.has(code)) throw new CommandError(`cannot listen: ${(error as Error).message}`);
     throw error;
   }
   const { region, datacenter, demo, acl } = agent.options;

@@ -91,7 +91,9 @@ function printDiagnostics(source: string, diagnostics: readonly Diagnostic[], st
   const styles = stylesFor(stream);
   stream.write(diagnostics.map((diagnostic) => renderDiagnostic(source, diagnostic, styles)).join("\n"));
   const errors = diagnostics.filter((d) => d.severity === "error").length;
-  stream.write(`\n${errors} ${errors === 1 ? "error" : "errors"}\n`);
+  const warnings = diagnostics.length - errors;
+  const counts = [errors > 0 || warnings === 0 ? `${errors} ${errors === 1 ? "error" : "errors"}` : "", warnings > 0 ? `${warnings} ${warnings === 1 ? "warning" : "warnings"}` : ""];
+  stream.write(`\n${counts.filter((count) => count !== "").join(", ")}\n`);
 }
 
 /** `bexpr check`. */

@@ -18,7 +18,7 @@ import { resolveLimits, type Limits } from "../limits.js";
 import { suggestName } from "../suggest.js";
 import { CostBudget, costExceeded, costExceededReason, fixedCost, KEY_LIST_COST, MAP_ENTRY_COST, patternCost, textCost, worstCaseCost, type ValueSizes } from "./cost.js";
 import { createLiteral, equalsInteger, type Literal } from "./literal.js";
-import { OPERATORS, testEmpty, testEqual, testIn, testMatches, testNil } from "./operators.js";
+import { explainConversion, OPERATORS, testEmpty, testEqual, testIn, testMatches, testNil } from "./operators.js";
 import { compilePattern, dfaBytesFor, patternBudget, type Pattern, type PatternBudget } from "./regex.js";
 import {
   compileSelector,
@@ -467,6 +467,7 @@ function compileMatch(node: MatchExpression, scope: readonly Binding[], context:
 
   const positive = positiveTest(rule.test, literal, pattern, site);
   const { negated, missing } = rule;
+  if (context.options.strict && literal !== undefined && rule.test === "equal") checkLiteral(node, schema, literal, site, context);
   const view = schema === undefined ? undefined : viewOf(schema);
   const typeOf: (value: unknown) => ValueType = view === undefined ? jsonTypeOf : view.typeOf;
   const zero = view === undefined ? undefined : view.zero;
@@ -489,6 +490,26 @@ function compileMatch(node: MatchExpression, scope: readonly Binding[], context:
   const items = typeof schema === "object" && schema.kind === "array" ? schema.items : undefined;
   const stringLists = items === undefined || items === "string" || items === "any";
   return specialiseMatch(rule.test, negated, literal, pattern, stringLists, resolve, decide, site) ?? general;
+}
+
+/**
+ * Strict typed mode: a value compared with a number or bool field must convert to its kind, or
+ * every object reaching the clause fails (the reference's `strconv` error); reported when compiling.
+ */
+function checkLiteral(node: MatchExpression, schema: FieldSchema | undefined, literal: Literal, site: Site, context: CompileContext): void {
+  const parsed = schema === "int" ? literal.int : schema === "uint" ? literal.uint : schema === "float" ? literal.float : schema === "bool" ? literal.bool : undefined;
+  if (parsed === undefined || parsed.ok) return;
+  const kinds = { int: "integers", uint: "unsigned integers", float: "numbers", bool: "true or false" } as const;
+  const span = "value" in node ? node.value.span : node.span;
+  context.diagnostics.push(
+    createDiagnostic(
+      context.options.source,
+      "invalid_literal",
+      `${site.selectorText} holds ${kinds[schema as keyof typeof kinds]}, and ${JSON.stringify(literal.raw)} never converts to one: every object would fail here (${parsed.error})`,
+      span,
+      parsed.error.endsWith("value out of range") ? "the value is beyond what the field can hold" : explainConversion(parsed.error, site.selectorText)?.replace(/^.*?: /, ""),
+    ),
+  );
 }
 
 /** What the data costs an operator beyond its clause (see `cost.ts`): lists and texts searched, patterns run. */

@@ -39,10 +39,27 @@ export const OPERATORS: { readonly [operator in MatchOperator]: OperatorRule } =
   IsNotNil: { test: "nil", negated: true, missing: false }, // a missing key has no value
 };
 
-/** The literal coerced to an integer, float or bool kind, or the reference's error. */
+/** The literal coerced to an integer, float or bool kind, or the reference's error (with what it means). */
 function coerced<T>(parsed: Parsed<T>, site: Site): T {
   if (parsed.ok) return parsed.value;
-  return fail(site, "invalid_literal", `error getting match value in expression: ${parsed.error}`);
+  return fail(site, "invalid_literal", `error getting match value in expression: ${parsed.error}`, explainConversion(parsed.error, site.selectorText));
+}
+
+/**
+ * What a failed conversion of the literal means, from the reference's `strconv` error: the kind
+ * the field holds, and what to compare it with (the literal is read as that kind, quoted or not).
+ */
+export function explainConversion(error: string, selector: string): string | undefined {
+  const range = error.endsWith("value out of range");
+  if (error.startsWith("strconv.ParseInt")) {
+    return range ? `${selector} holds 64-bit integers, and the value is out of their range` : `${selector} holds integers: compare it with a whole number, such as 50`;
+  }
+  if (error.startsWith("strconv.ParseUint")) {
+    return range ? `${selector} holds unsigned 64-bit integers, and the value is out of their range` : `${selector} holds unsigned integers: compare it with a whole number from 0`;
+  }
+  if (error.startsWith("strconv.ParseFloat")) return `${selector} holds numbers: compare it with a number, such as 1.5`;
+  if (error.startsWith("strconv.ParseBool")) return `${selector} holds true or false: compare it with true or false`;
+  return undefined;
 }
 
 /** The literal coerced to the kind of `type`; strings and containers take the raw text. */

@@ -28,8 +28,8 @@ export interface Site {
 }
 
 /** Throws the evaluation error of a clause. */
-export function fail(site: Site, code: EvaluationErrorCode, reason: string): never {
-  throw new FilterEvaluationError(code, reason, site.span, site.source);
+export function fail(site: Site, code: EvaluationErrorCode, reason: string, suggestion?: string): never {
+  throw new FilterEvaluationError(code, reason, site.span, site.source, undefined, suggestion);
 }
 
 /** One part of a full path: a fixed segment, or the key or index a collection loop is at. */

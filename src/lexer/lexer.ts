@@ -4,19 +4,24 @@
  *
  * @module
  */
-import { Lexer, type IToken, type TokenType } from "chevrotain";
+import { Lexer, tokenMatcher, type IToken, type TokenType } from "chevrotain";
 import { createDiagnostic, type Diagnostic } from "../errors.js";
+import { parseGoInt } from "../evaluator/strconv.js";
 import { unquoteDouble } from "../strings.js";
 import {
   allTokens,
+  And,
   AndAnd,
   Bang,
   DoubleString,
   LParen,
+  Name,
   Not,
   NumberLiteral,
+  Or,
   Ordering,
   OrOr,
+  RParen,
   SingleEqual,
   UnterminatedString,
 } from "./tokens.js";
@@ -40,7 +45,7 @@ export function tokenize(source: string): LexResult {
     describeUnexpectedCharacters(source, error.offset, error.length),
   );
   result.tokens.forEach((token, i) => {
-    const problem = describeTokenProblem(source, token);
+    const problem = token.tokenType === Bang ? describeBang(source, result.tokens, i) : describeTokenProblem(source, token);
     if (problem !== undefined) diagnostics.push(problem);
     // `not(` is never valid: as an operator `not` needs a space, and a name is never followed by `(`.
     const next = result.tokens[i + 1];
@@ -107,8 +112,6 @@ function describeTokenProblem(source: string, token: IToken): Diagnostic | undef
       return unsupported(source, span, '"&&" is not an operator of the filter language', 'write "and"');
     case OrOr:
       return unsupported(source, span, '"||" is not an operator of the filter language', 'write "or"');
-    case Bang:
-      return unsupported(source, span, '"!" is not an operator of the filter language', 'write "not " (with a space)');
     case SingleEqual:
       return unsupported(source, span, '"=" is not an operator of the filter language', 'compare with "=="');
     case Ordering:
@@ -121,6 +124,26 @@ function describeTokenProblem(source: string, token: IToken): Diagnostic | undef
     default:
       return undefined;
   }
+}
+
+/**
+ * `!`: not an operator. Before a field alone (`!Stop`), the fix is a comparison, since `not Stop`
+ * is no more valid; otherwise `not ` with a space.
+ */
+function describeBang(source: string, tokens: readonly IToken[], i: number): Diagnostic {
+  const token = tokens[i]!;
+  const span = { start: token.startOffset, end: tokenEnd(token) };
+  const message = '"!" is not an operator of the filter language';
+  let end = i + 1;
+  const touching = (k: number) => tokens[k] !== undefined && tokenEnd(tokens[k - 1]!) === tokens[k]!.startOffset;
+  if (tokens[end] !== undefined && tokenMatcher(tokens[end]!, Name)) {
+    while (touching(end + 1)) end++;
+    const after = tokens[end + 1];
+    if (after === undefined || after.tokenType === RParen || tokenMatcher(after, And) || tokenMatcher(after, Or)) {
+      return unsupported(source, span, message, `write ${source.slice(tokens[i + 1]!.startOffset, tokenEnd(tokens[end]!))} == false`);
+    }
+  }
+  return unsupported(source, span, message, 'write "not " (with a space)');
 }
 
 function unsupported(source: string, span: { start: number; end: number }, message: string, suggestion: string) {
@@ -142,6 +165,8 @@ function checkNumberBoundary(source: string, token: IToken): Diagnostic | undefi
   let end = after;
   while (!isNumberBoundaryAt(source, end) && source.charAt(end) !== "(") end++;
   const text = source.slice(token.startOffset, end);
+  const goInteger = describeGoInteger(text);
+  if (goInteger !== undefined) return createDiagnostic(source, "invalid_number", goInteger.message, { start: token.startOffset, end }, goInteger.suggestion);
   const next = source.charAt(after);
   const suggestion =
     next === "}" || next === "]" || next === ","
@@ -156,6 +181,25 @@ function checkNumberBoundary(source: string, token: IToken): Diagnostic | undefi
     { start: token.startOffset, end },
     suggestion,
   );
+}
+
+/**
+ * `0x32`, `0o62`, `0b110010`, `062`, `5_0`: Go integer syntax, which the language does not read
+ * unquoted (a number is decimal, without prefix, leading zero or `_`). Quoted, an integer field
+ * reads it as Go's `ParseInt(s, 0, 64)` does, so the advice gives both ways.
+ */
+function describeGoInteger(text: string): { message: string; suggestion: string } | undefined {
+  if (!/^-?(0[xXoObB_]|0[0-9]|[1-9][0-9]*_)/.test(text)) return undefined;
+  const parsed = parseGoInt(text);
+  if (!parsed.ok) return undefined;
+  const decimal = parsed.value.toString();
+  const leadingZero = /^-?0[0-9_]/.test(text);
+  const message = `"${text}" is not a number the filter language reads: numbers are written in decimal, without a base prefix, a leading zero or "_"`;
+  if (leadingZero) {
+    const plain = text.replace(/_/g, "").replace(/^(-?)0+(?=[0-9])/, "$1");
+    return { message, suggestion: `write ${plain}; quoted ("${text}"), an integer field reads it as Go does, as octal: ${decimal}` };
+  }
+  return { message, suggestion: `write ${decimal}, or quote it ("${text}"): an integer field reads it as Go does` };
 }
 
 const WORD_CHARS = /[A-Za-z0-9_/.\-]/;
@@ -180,6 +224,11 @@ function describeUnexpectedCharacters(source: string, offset: number, length: nu
       );
     }
     return createDiagnostic(source, "unexpected_character", 'unexpected "-"', span, "a negative number is written -5, with no space");
+  }
+  if (first === "+" && /[0-9]/.test(source.charAt(offset + 1))) {
+    let end = offset + 1;
+    while (/[0-9.]/.test(source.charAt(end))) end++;
+    return createDiagnostic(source, "unexpected_character", 'a number has no "+" sign', span, `write ${source.slice(offset + 1, end)}`);
   }
   if (first === "'") {
     return createDiagnostic(

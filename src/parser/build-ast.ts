@@ -113,8 +113,22 @@ export class AstBuilder {
     this.clauses++;
     const { operator, spelling, word } = present(comparison);
     const leftOperand = present(left);
-    const value = this.value(present(right));
+    const rightOperand = present(right);
+    const value = this.value(rightOperand);
     const selector = this.selector(leftOperand, word);
+    if ((operator === "Equal" || operator === "NotEqual") && rightOperand.form === "path" && NULL_WORDS.has(this.source.slice(rightOperand.span.start, rightOperand.span.end))) {
+      const field = this.source.slice(leftOperand.span.start, leftOperand.span.end);
+      this.diagnostics.push(
+        createDiagnostic(
+          this.source,
+          "null_literal",
+          `${value.raw} here is the text "${value.raw}": the filter language has no null value`,
+          value.span,
+          `to test for a missing or null field, write ${field} ${operator === "Equal" ? "is nil" : "is not nil"}; to compare with the text, quote it`,
+          "warning",
+        ),
+      );
+    }
     return { kind: "Match", operator, selector, value, spelling, span: joinSpans(leftOperand.span, value.span) };
   }
 
@@ -308,6 +322,9 @@ export class AstBuilder {
     this.diagnostics.push(createDiagnostic(this.source, code, message, span, suggestion));
   }
 }
+
+/** Unquoted words people write for null, which the language reads as text. */
+const NULL_WORDS: ReadonlySet<string> = new Set(["null", "nil", "NULL", "None", "undefined"]);
 
 /** Stand-in tokens (`&&`, `||`) were reported by the lexer; only real keywords need whitespace. */
 function isWordToken(token: IToken): boolean {

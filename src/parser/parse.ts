@@ -4,11 +4,11 @@
  *
  * @module
  */
-import { EOF, type IRecognitionException, type IToken, type TokenType } from "chevrotain";
+import { EOF, tokenMatcher, type IRecognitionException, type IToken, type TokenType } from "chevrotain";
 import type { Expression, Span } from "../ast.js";
 import { capDiagnostics, createDiagnostic, FilterSyntaxError, type Diagnostic } from "../errors.js";
 import { openBrackets, tokenize, tokenEnd } from "../lexer/lexer.js";
-import { All, Any, Identifier, keywordTokens, LBrace, LBracket, LParen, NumberLiteral, RBrace, RParen, QuotedString, RBracket } from "../lexer/tokens.js";
+import { All, Any, Bang, Comma, Digits, Dot, Equal, Identifier, In, keywordTokens, LBrace, LBracket, LParen, Name, Not, NotEqual, NumberLiteral, RBrace, RParen, QuotedString, RBracket } from "../lexer/tokens.js";
 import { resolveLimits, type Limits } from "../limits.js";
 import { recoveringParser, strictParser, type ParseOutcome } from "./parser.js";
 
@@ -282,8 +282,81 @@ function fromRecognitionException(source: string, tokens: TokenTable, error: IRe
   return createDiagnostic(source, code, message, span, suggestFor(source, tokens, token, error));
 }
 
+/** Words for null in other languages, after `is`. */
+const NULL_SPELLINGS: ReadonlySet<string> = new Set(["null", "none", "undefined", "nul"]);
+
+const SELECTOR_PUNCTUATION: readonly TokenType[] = [Dot, Digits, LBracket, RBracket];
+
+/**
+ * A field written alone where a comparison belongs (`Stop`, `not Stop`, `!Stop`): what to write,
+ * `Stop == true` or, negated, `Stop == false` (a field is never a condition by itself).
+ */
+function fieldAlone(source: string, tokens: TokenTable, token: IToken): string | undefined {
+  const all = tokens.tokens;
+  // Tokens `i - 1` and `i` touch and are both parts of one selector (`Meta["x"].y`).
+  const part = (t: IToken) => t.tokenType !== Bang && (tokenMatcher(t, Name) || SELECTOR_PUNCTUATION.includes(t.tokenType) || tokenMatcher(t, QuotedString));
+  const touching = (i: number) => i > 0 && i < all.length && tokenEnd(all[i - 1]!) === all[i]!.startOffset && part(all[i - 1]!) && part(all[i]!);
+  const at = Number.isNaN(token.startOffset) || token.tokenType === EOF ? all.length : tokens.countBefore(token.startOffset);
+  // `not Stop`: `not` was read as a field name, and the field is the one reported.
+  const previous = all[at - 1];
+  if (previous !== undefined && tokenMatcher(previous, Not) && at < all.length && tokenMatcher(token, Name)) {
+    let end = at;
+    while (end + 1 < all.length && touching(end + 1)) end++;
+    return `a field alone is not a condition: write ${source.slice(token.startOffset, tokenEnd(all[end]!))} == false`;
+  }
+  // `Stop` or `!Stop` before the end, `)`, `and` or `or` (not `any`/`all`, which start a collection).
+  if (previous === undefined || !tokenMatcher(previous, Name) || previous.tokenType === Any || previous.tokenType === All) return undefined;
+  let start = at - 1;
+  while (touching(start)) start--;
+  const field = source.slice(all[start]!.startOffset, tokenEnd(previous));
+  const before = all[start - 1];
+  if (before !== undefined && tokenMatcher(before, Not)) return `a field alone is not a condition: write ${field} == false`;
+  return `a field alone is not a condition: compare it, as in ${field} == true`;
+}
+
+/**
+ * A list of values where one value belongs (`Status in ["running", "pending"]`): the language has
+ * no lists, so the advice spells out one clause per value, joined by `or` (`and` when negated).
+ */
+function valueList(source: string, tokens: TokenTable, bracket: IToken): string | undefined {
+  const all = tokens.tokens;
+  const at = tokens.countBefore(bracket.startOffset);
+  const operator = all[at - 1];
+  if (operator === undefined) return undefined;
+  const negated = operator.tokenType === NotEqual || (operator.tokenType === In && all[at - 2] !== undefined && tokenMatcher(all[at - 2]!, Not));
+  if (operator.tokenType !== In && operator.tokenType !== Equal && operator.tokenType !== NotEqual) return undefined;
+  // The field: the tokens before the operator (and its `not`), back to the start of the clause.
+  const fieldEnd = negated && operator.tokenType === In ? at - 2 : at - 1;
+  const field = all[fieldEnd - 1];
+  if (field === undefined) return undefined;
+  let fieldStart = fieldEnd - 1;
+  while (fieldStart > 0 && tokenEnd(all[fieldStart - 1]!) === all[fieldStart]!.startOffset) fieldStart--;
+  const selector = source.slice(all[fieldStart]!.startOffset, tokenEnd(field));
+  // The values: literals separated by commas, up to the closing bracket.
+  const values: string[] = [];
+  let i = at + 1;
+  for (; i < all.length && values.length < 4; i += 2) {
+    const value = all[i]!;
+    if (!tokenMatcher(value, QuotedString) && value.tokenType !== NumberLiteral && !tokenMatcher(value, Name)) return undefined;
+    values.push(value.image);
+    const separator = all[i + 1];
+    if (separator?.tokenType === RBracket) break;
+    if (separator?.tokenType !== Comma) return undefined;
+  }
+  if (values.length === 0 || all[i + 1]?.tokenType !== RBracket) return "the filter language has no lists: write one clause per value, joined by \"or\"";
+  const clauses = values.map((value) => `${selector} ${negated ? "!=" : "=="} ${value}`).join(negated ? " and " : " or ");
+  return `the filter language has no lists: write ${values.length > 1 && !negated ? `(${clauses})` : clauses}`;
+}
+
 function suggestFor(source: string, tokens: TokenTable, token: IToken, error: IRecognitionException): string | undefined {
+  if (error.message.startsWith("expected an operator")) {
+    const alone = fieldAlone(source, tokens, token);
+    if (alone !== undefined) return alone;
+  }
   const lower = token.image.toLowerCase();
+  if (error.message.includes('after "is"') && NULL_SPELLINGS.has(lower)) {
+    return `nil is the filter language's null: write "${error.message.includes('"not nil"') && tokens.previous(token)?.tokenType === Not ? "is not nil" : "is nil"}"`;
+  }
   if (token.tokenType === Identifier && lower !== token.image && KEYWORD_WORDS.has(lower)) {
     return `keywords are lower-case: write "${lower}", not "${token.image}"`;
   }
@@ -295,6 +368,10 @@ function suggestFor(source: string, tokens: TokenTable, token: IToken, error: IR
   }
   if (error.name === "NotAllInputParsedException" && (token.tokenType === Identifier || token.tokenType.CATEGORIES?.includes(QuotedString))) {
     return 'join clauses with "and" or "or", and quote values that contain spaces';
+  }
+  if (token.tokenType === LBracket) {
+    const list = valueList(source, tokens, token);
+    if (list !== undefined) return list;
   }
   if (token.tokenType === RBracket) return "an index is written Meta[\"key\"]";
   const previous = tokens.previous(token);

@@ -41,6 +41,35 @@ export const MAX_HEADER_BYTES = 1_048_576;
 /** How often the server looks for requests that are taking too long to arrive. */
 const TIMEOUT_CHECK_INTERVAL_MS = 1_000;
 
+const LEVEL_NAMES: Readonly<Record<number, string>> = { 10: "TRACE", 20: "DEBUG", 30: "INFO", 40: "WARN", 50: "ERROR", 60: "FATAL" };
+
+/**
+ * A destination for pino (fastify's logger) that writes each event as one line of text: time,
+ * level, message, then the request or error it is about. Written here rather than taken from
+ * pino-pretty, whose thirteen dependencies would serve a handful of lines; fastify's own
+ * "Server listening at" is left out, since `bexpr agent` prints its address itself.
+ */
+function textLog(out: NodeJS.WritableStream): { write(line: string): void } {
+  return {
+    write(line: string): void {
+      let event: { level?: number; time?: number; msg?: string; reqId?: string; req?: { method?: string; url?: string }; res?: { statusCode?: number }; responseTime?: number; err?: { stack?: string; message?: string } };
+      try {
+        event = JSON.parse(line) as typeof event;
+      } catch {
+        out.write(line);
+        return;
+      }
+      if (event.msg?.startsWith("Server listening at ")) return;
+      const time = new Date(event.time ?? Date.now()).toISOString().slice(11, 23);
+      const id = event.reqId === undefined ? "" : ` ${event.reqId}`;
+      const request = event.req === undefined ? "" : ` ${event.req.method ?? ""} ${event.req.url ?? ""}`;
+      const response = event.res?.statusCode === undefined ? "" : ` ${event.res.statusCode}${event.responseTime === undefined ? "" : ` in ${event.responseTime.toFixed(1)} ms`}`;
+      const error = event.err?.stack === undefined ? "" : `\n${event.err.stack}`;
+      out.write(`${time} ${LEVEL_NAMES[event.level ?? 30] ?? "INFO"} ${event.msg ?? ""}${id}${request}${response}${error}\n`);
+    },
+  };
+}
+
 /** The agent's server, with the count of requests being answered (for a graceful close). */
 export interface AgentServer {
   readonly app: FastifyInstance;
@@ -51,7 +80,7 @@ export interface AgentServer {
 export async function buildApp(cluster: Cluster, acl: AccessControl, settings: HttpSettings, metrics: Metrics): Promise<AgentServer> {
   const { requestTimeoutMs } = settings.limits;
   const app = Fastify({
-    logger: settings.logLevel === "silent" ? false : { level: settings.logLevel },
+    logger: settings.logLevel === "silent" ? false : { level: settings.logLevel, ...(settings.logFormat === "text" ? { stream: textLog(process.stdout) } : {}) },
     exposeHeadRoutes: false,
     bodyLimit: MAX_BODY_BYTES,
     routerOptions: { maxParamLength: MAX_PATH_PARAM_LENGTH },

@@ -28,6 +28,7 @@ export const EMPTY_BODY_HEADER = "x-svc-empty";
 /** The agent's identity and settings the routes need. */
 export interface HttpSettings extends MemberIdentity {
   readonly logLevel: string;
+  readonly logFormat: "json" | "text";
   readonly limits: Required<AgentLimits>;
 }
 

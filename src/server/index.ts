@@ -27,6 +27,7 @@ export {
   DEFAULT_OPTIONS,
   FILTER_CACHE_BYTES,
   FILTER_COST_PER_REQUEST,
+  LOG_FORMATS,
   LOG_LEVELS,
   MAX_METRICS_INTERVALS,
   MIN_METRICS_INTERVAL_MS,
@@ -35,6 +36,7 @@ export {
   REQUEST_TIMEOUT_MS,
   type AgentLimits,
   type AgentOptions,
+  type LogFormat,
   type LogLevel,
 } from "./options.js";
 export { DEFAULT_METRICS_OPTIONS, METRICS, RUNTIME_STATS_INTERVAL_MS, type MetricDefinition, type MetricsOptions, type MetricsSummary } from "./metrics/index.js";
@@ -103,6 +105,7 @@ export async function startAgent(options: AgentOptions = {}): Promise<Agent> {
     advertiseAddress,
     version: VERSION,
     logLevel: resolved.logLevel,
+    logFormat: resolved.logFormat,
     limits: resolved.limits,
   };
   const metrics = new Metrics(resolved.metrics, settings, cluster);

@@ -20,6 +20,12 @@ export const LOG_LEVELS = ["fatal", "error", "warn", "info", "debug", "trace", "
 /** A log level. */
 export type LogLevel = (typeof LOG_LEVELS)[number];
 
+/** How log lines are written: pino's JSON (for log collectors), or one line of text per event (for people). */
+export const LOG_FORMATS = ["json", "text"] as const;
+
+/** A log format. */
+export type LogFormat = (typeof LOG_FORMATS)[number];
+
 /** The default of {@link AgentLimits.filterCacheBytes}: 64 MiB of compiled filters. */
 export const FILTER_CACHE_BYTES = 64 * 1024 * 1024;
 
@@ -69,6 +75,8 @@ export interface AgentOptions {
   readonly placementDelayMs?: number;
   /** Log level (default `info`; `silent` for test suites). */
   readonly logLevel?: LogLevel;
+  /** Log format (default `json`; the `bexpr agent` command writes `text`). */
+  readonly logFormat?: LogFormat;
   /** ACLs: off by default, as the reference's dev agent (see {@link AclOptions}). */
   readonly acl?: AclOptions;
   /** Namespaces created at start, besides `default` (`[{ "Name": "prod" }]`). */
@@ -111,6 +119,7 @@ export const DEFAULT_OPTIONS: ResolvedOptions = Object.freeze({
   demo: true,
   placementDelayMs: 2000,
   logLevel: "info",
+  logFormat: "json",
   acl: { enabled: false },
   namespaces: [],
   metrics: DEFAULT_METRICS_OPTIONS,
@@ -126,10 +135,28 @@ const CHECKS: { readonly [K in keyof AgentOptions]-?: (value: unknown) => boolea
   demo: (value) => typeof value === "boolean",
   placementDelayMs: (value) => typeof value === "number" && Number.isFinite(value) && value >= 0,
   logLevel: (value) => (LOG_LEVELS as readonly unknown[]).includes(value),
+  logFormat: (value) => (LOG_FORMATS as readonly unknown[]).includes(value),
   acl: (value) => typeof value === "object" && value !== null && !Array.isArray(value),
   namespaces: (value) => Array.isArray(value) && value.every((entry) => typeof entry === "object" && entry !== null && typeof (entry as { Name?: unknown }).Name === "string"),
   metrics: (value) => typeof value === "object" && value !== null && !Array.isArray(value),
   limits: (value) => typeof value === "object" && value !== null && !Array.isArray(value),
+};
+
+/** What each option accepts, for the message when a value is refused. */
+const EXPECTS: { readonly [K in keyof AgentOptions]-?: string } = {
+  bind: "an address or host name to listen on, such as 127.0.0.1",
+  port: "a whole number from 0 to 65535 (0 picks a free port)",
+  region: "letters, digits, _ and -",
+  datacenter: "a non-empty name",
+  nodeName: "a non-empty name",
+  demo: "true or false",
+  placementDelayMs: "a number of milliseconds, 0 or more",
+  logLevel: `one of ${LOG_LEVELS.join(", ")}`,
+  logFormat: `one of ${LOG_FORMATS.join(", ")}`,
+  acl: 'an object such as {"enabled": true}',
+  namespaces: 'a list of objects with a Name, such as [{"Name": "prod"}]',
+  metrics: 'an object such as {"intervalMs": 10000}',
+  limits: 'an object such as {"requestTimeoutMs": 30000}',
 };
 
 const isPositiveInteger = (value: unknown) => Number.isSafeInteger(value) && (value as number) > 0;
@@ -164,7 +191,7 @@ function resolveGroup<T extends object>(
     if (check === undefined) throw new OptionsError(`unknown option ${prefix}${key}; known options: ${Object.keys(checks).join(", ")}`);
     if (!check(value)) {
       const hint = expects(key);
-      throw new OptionsError(`invalid value for ${prefix}${key}: ${JSON.stringify(value)}${hint === undefined ? "" : ` (${hint})`}`);
+      throw new OptionsError(`invalid value for ${prefix}${key}: ${JSON.stringify(value)}${hint === undefined ? "" : `; expected ${hint}`}`);
     }
     resolved[key] = value;
   }
@@ -173,7 +200,9 @@ function resolveGroup<T extends object>(
 
 /** The metrics options with their defaults, each checked; retention holds 1 to MAX_METRICS_INTERVALS intervals. */
 function resolveMetricsOptions(options: MetricsOptions): Required<MetricsOptions> {
-  const resolved = resolveGroup<Required<MetricsOptions>>(options, DEFAULT_METRICS_OPTIONS, METRICS_CHECKS, "metrics.");
+  const resolved = resolveGroup<Required<MetricsOptions>>(options, DEFAULT_METRICS_OPTIONS, METRICS_CHECKS, "metrics.", (key) =>
+    key === "intervalMs" ? `a whole number of milliseconds, at least ${MIN_METRICS_INTERVAL_MS}` : key === "retentionMs" ? "a positive whole number of milliseconds" : "true or false",
+  );
   const { intervalMs, retentionMs } = resolved;
   const intervals = Math.floor(retentionMs / intervalMs);
   if (intervals < 1 || intervals > MAX_METRICS_INTERVALS) {
@@ -197,7 +226,7 @@ export class OptionsError extends Error {
 
 /** Applies the defaults to `options`, checking each given value. */
 export function resolveOptions(options: AgentOptions): ResolvedOptions {
-  const resolved = resolveGroup<ResolvedOptions>(options, DEFAULT_OPTIONS, CHECKS);
+  const resolved = resolveGroup<ResolvedOptions>(options, DEFAULT_OPTIONS, CHECKS, "", (key) => EXPECTS[key as keyof AgentOptions]);
   return {
     ...resolved,
     metrics: options.metrics === undefined ? resolved.metrics : resolveMetricsOptions(options.metrics),

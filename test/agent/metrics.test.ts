@@ -367,10 +367,10 @@ describe("Prometheus", () => {
 
 describe("options", () => {
   it.each([
-    [{ intervalMs: 9 }, "invalid value for metrics.intervalMs: 9"],
+    [{ intervalMs: 9 }, "invalid value for metrics.intervalMs: 9; expected a whole number of milliseconds, at least 10"],
     [{ intervalMs: 1.5 }, "invalid value for metrics.intervalMs: 1.5"],
     [{ retentionMs: 0 }, "invalid value for metrics.retentionMs: 0"],
-    [{ prometheus: "yes" }, 'invalid value for metrics.prometheus: "yes"'],
+    [{ prometheus: "yes" }, 'invalid value for metrics.prometheus: "yes"; expected true or false'],
     [{ colour: "blue" }, "unknown option metrics.colour; known options: intervalMs, retentionMs, prometheus"],
     [{ intervalMs: 10_000, retentionMs: 9_999 }, "metrics.retentionMs must hold 1 to 1000 intervals of metrics.intervalMs (9999 / 10000 gives 0)"],
     [{ intervalMs: 10, retentionMs: 10_010 }, "metrics.retentionMs must hold 1 to 1000 intervals of metrics.intervalMs (10010 / 10 gives 1001)"],

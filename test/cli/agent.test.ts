@@ -33,6 +33,26 @@ describe("bexpr agent", () => {
     expect(output).toMatch(/demo data loaded/);
   });
 
+  it("logs text for people, one line per event, and JSON when the config asks for it", async () => {
+    const agent = await startCli(["--port", "0", "--log-level", "debug"]);
+    expect((await send(`${agent.url}/v1/jobs`)).status).toBe(200);
+    const { output } = await agent.stop();
+    const lines = output.trim().split("\n");
+    expect(lines.filter((line) => line.startsWith("{"))).toEqual([]);
+    expect(lines.some((line) => /^\d\d:\d\d:\d\d\.\d{3} INFO incoming request req-\d+ GET \/v1\/jobs$/.test(line)), output).toBe(true);
+    expect(lines.some((line) => /^\d\d:\d\d:\d\d\.\d{3} INFO request completed req-\d+ 200 in \d+\.\d ms$/.test(line)), output).toBe(true);
+    // At the default level, only the command's own lines.
+    const quiet = await startCli(["--port", "0"]);
+    expect((await quiet.stop()).output).toMatch(/^bexpr agent listening on \S+ \([^)]*\)\nbexpr agent stopping\n$/);
+    const directory = mkdtempSync(join(tmpdir(), "bexpr-"));
+    const config = join(directory, "agent.json");
+    writeFileSync(config, JSON.stringify({ logFormat: "json", logLevel: "debug" }));
+    const json = await startCli(["--config", config, "--port", "0", "--no-demo"]);
+    await send(`${json.url}/v1/jobs`);
+    const logged = (await json.stop()).output.split("\n").filter((line) => line.startsWith("{"));
+    expect(logged.map((line) => (JSON.parse(line) as { msg: string }).msg)).toContain("request completed");
+  });
+
   it("takes options from a JSON config file, flags overriding it", async () => {
     const directory = mkdtempSync(join(tmpdir(), "bexpr-"));
     const config = join(directory, "agent.json");
@@ -57,7 +77,9 @@ describe("bexpr agent", () => {
   it.each([
     [["agent", "--port", "abc"], 2, '--port needs a whole number, got "abc"'],
     [["agent", "--bogus"], 2, "Unknown option '--bogus'"],
-    [["agent", "--log-level", "loud"], 1, 'invalid value for logLevel: "loud"'],
+    [["agent", "--log-level", "loud"], 1, 'invalid value for logLevel: "loud"; expected one of fatal, error, warn, info, debug, trace, silent'],
+    [["agent", "--port", "99999"], 1, "invalid value for port: 99999; expected a whole number from 0 to 65535 (0 picks a free port)"],
+    [["agent", "--bind", "no-such-host.invalid", "--no-demo"], 1, "cannot listen: getaddrinfo "],
     [["agent", "--config", "/nonexistent.json"], 1, "cannot read config file /nonexistent.json"],
     [["agent", "--config", "test/fixtures/bad-metrics.json"], 1, "invalid value for metrics.intervalMs: 5"],
     [["frobnicate"], 2, 'unknown command "frobnicate"'],

@@ -31,7 +31,24 @@ describe("validate: one diagnostic per kind of mistake, with its exact span and 
     ["an unclosed raw string", "Status == `run", [["unterminated_string", 10, 14]]],
     ["an invalid escape", 'Name == "a\\qb"', [["invalid_string", 10, 12]]],
     ["an exponent", "Priority == 1e3", [["invalid_number", 12, 15, 'quote the value: "1e3"']]],
-    ["a leading zero", "Priority == 050", [["invalid_number", 12, 15, 'quote the value: "050"']]],
+    ["a leading zero", "Priority == 050", [["invalid_number", 12, 15, 'write 50; quoted ("050"), an integer field reads it as Go does, as octal: 40']]],
+    ["a hexadecimal number at the end", "Priority == 0x32", [["invalid_number", 12, 16, 'write 50, or quote it ("0x32"): an integer field reads it as Go does']]],
+    ["an octal number", "Priority == 0o62 and Stop == true", [["invalid_number", 12, 16, 'write 50, or quote it ("0o62"): an integer field reads it as Go does']]],
+    ["a binary number", "Priority == 0b110010", [["invalid_number", 12, 20, /^write 50,/]]],
+    ["a number with _", "Priority == 5_0", [["invalid_number", 12, 15, 'write 50, or quote it ("5_0"): an integer field reads it as Go does']]],
+    ["an octal number with a leading zero", "Priority == 062", [["invalid_number", 12, 15, 'write 62; quoted ("062"), an integer field reads it as Go does, as octal: 50']]],
+    ["a number with a + sign", "Priority == +50", [["unexpected_character", 12, 13, "write 50"]]],
+    ["a field alone after not", "not Stop", [["unexpected_token", 4, 8, "a field alone is not a condition: write Stop == false"]]],
+    ["a field alone", 'Meta["x"].y and Stop == true', [["unexpected_token", 12, 15, 'a field alone is not a condition: compare it, as in Meta["x"].y == true']]],
+    ["! before a field", "!Stop", [["unsupported_operator", 0, 1, "write Stop == false"], ["unexpected_end", 5, 5, "a field alone is not a condition: write Stop == false"]]],
+    ["! before a group", "!(Stop == true)", [["unsupported_operator", 0, 1, 'write "not " (with a space)']]],
+    ["a list of values", 'Status in ["running", "pending"]', [["unexpected_token", 10, 11, 'the filter language has no lists: write (Status == "running" or Status == "pending")']]],
+    ["a list of values, negated", 'Status not in ["a", "b"]', [["unexpected_token", 14, 15, 'the filter language has no lists: write Status != "a" and Status != "b"']]],
+    ["is null", "Status is null", [["unexpected_token", 10, 14, `nil is the filter language's null: write "is nil"`]]],
+    ["is not null", "Status is not null", [["unexpected_token", 14, 18, `nil is the filter language's null: write "is not nil"`]]],
+    ["text where an integer field is compared", 'Priority == "high"', [["invalid_literal", 12, 18, "compare it with a whole number, such as 50"]], { schema: schemas.job }],
+    ["text where a bool field is compared", "Stop != yes", [["invalid_literal", 8, 11, "compare it with true or false"]], { schema: schemas.job }],
+    ["a negative index", "CreateIndex == -1", [["invalid_literal", 15, 17, "compare it with a whole number from 0"]], { schema: schemas.job }],
     ["and without spaces", '(Status == "a")and(Name == "b")', [["missing_whitespace", 15, 18, 'write " and " with spaces around it']]],
     ["not( without a space", "not(Stop == true)", [["missing_whitespace", 0, 4, 'write "not (" with a space']]],
     [">=", "Version >= 3", [["unsupported_operator", 8, 10, /no ordering|"=="/]]],
@@ -55,6 +72,26 @@ describe("validate: one diagnostic per kind of mistake, with its exact span and 
     ["a source over the length limit", "x".repeat(131_073), [["source_too_long", 131_072, 131_073]]],
     ["nesting over the limit", `${"(".repeat(200)}a == 1${")".repeat(200)}`, [["nesting_too_deep", 128, 129, "remove redundant parentheses"]]],
   ])("reports %s", (_name, source, expected, options) => check(source, expected, options));
+
+  it.each([
+    ["Status == null", "is nil"],
+    ["Status != null", "is not nil"],
+    ["Meta.owner == nil", "is nil"],
+  ])("warns that %s compares with a text, and points at %s", (source, operator) => {
+    const [warning, ...rest] = validate(source);
+    expect(rest).toEqual([]);
+    expect(warning).toMatchObject({ code: "null_literal", severity: "warning" });
+    expect(warning!.suggestion).toContain(`write ${source.split(" ")[0]} ${operator}`);
+    // A warning does not make the filter invalid.
+    expect(() => compileFilter(source)).not.toThrow();
+    expect(validate(source.replace(/(null|nil)$/, '"$1"'))).toEqual([]);
+  });
+
+  it("accepts a quoted value that converts to its field's kind, base prefixes included", () => {
+    expect(validate('Priority == "0x32" and Stop == "true" and CreateIndex == 7', { schema: schemas.job })).toEqual([]);
+    // Without a schema nothing is known of the field: no diagnostic, as before.
+    expect(validate('Priority == "high"')).toEqual([]);
+  });
 
   it("reports too many clauses over the whole filter", () => {
     const source = Array.from({ length: 10_001 }, (_, i) => `a == ${i}`).join(" or ");
@@ -126,8 +163,8 @@ describe("validate: properties", () => {
         } catch (error) {
           expect(error).toBeInstanceOf(FilterSyntaxError);
         }
-        // Valid exactly when it compiles; when it does not, the first error is among those reported.
-        expect(diagnostics.length === 0).toBe(compiled !== undefined);
+        // Valid (no errors; warnings allowed) exactly when it compiles.
+        expect(diagnostics.every((d) => d.severity === "warning")).toBe(compiled !== undefined);
       }),
       { numRuns: 5000 },
     );

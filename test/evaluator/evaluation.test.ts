@@ -247,3 +247,17 @@ describe("compiling an AST", () => {
     expect(Object.isFrozen(filter)).toBe(true);
   });
 });
+
+describe("evaluation errors explain themselves", () => {
+  it.each<[string, unknown, string, string]>([
+    ['Priority == "high"', { Priority: 50 }, 'error getting match value in expression: strconv.ParseInt: parsing "high": invalid syntax', "Priority holds integers: compare it with a whole number, such as 50"],
+    ["Stop == yes", { Stop: true }, 'error getting match value in expression: strconv.ParseBool: parsing "yes": invalid syntax', "Stop holds true or false: compare it with true or false"],
+    ["Ratio == x", { Ratio: 0.5 }, 'error getting match value in expression: strconv.ParseFloat: parsing "x": invalid syntax', "Ratio holds numbers: compare it with a number, such as 1.5"],
+  ])("%s: the reference's reason, and a hint", (source, value, reason, hint) => {
+    const error = evaluationErrorOf(source, value);
+    expect(error.reason).toBe(reason);
+    expect(error.suggestion).toBe(hint);
+    expect(error.message).toContain(`hint: ${hint}`);
+    expect(error.atIndex(3).suggestion).toBe(hint);
+  });
+});
