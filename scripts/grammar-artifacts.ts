@@ -16,14 +16,35 @@ import {
   Terminal,
   type IProduction,
 } from "chevrotain";
+import { readFileSync } from "node:fs";
+import { createRequire } from "node:module";
+import { dirname, join } from "node:path";
 import { strictParser } from "../src/parser/parser.js";
 
 export const EBNF_PATH = "grammar/filter.ebnf";
 export const DIAGRAMS_PATH = "grammar/diagrams.html";
 
-/** A standalone HTML page drawing every rule as a railroad diagram. */
+/** Chevrotain's diagram scripts and stylesheet, which its page would load from a CDN. */
+const DIAGRAMS_DIR = join(dirname(createRequire(import.meta.url).resolve("chevrotain")), "../../diagrams");
+
+/** Where the page refers to a file of DIAGRAMS_DIR, until the file is inlined. */
+const RESOURCE_BASE = "chevrotain-diagrams:";
+
+/**
+ * A standalone HTML page drawing every rule as a railroad diagram. Chevrotain's scripts and
+ * stylesheet are inlined, so the page works from file:// with no network.
+ */
 export function diagramsHtml(): string {
-  return createSyntaxDiagramsCode(strictParser.getSerializedGastProductions());
+  const html = createSyntaxDiagramsCode(strictParser.getSerializedGastProductions(), {
+    resourceBase: RESOURCE_BASE,
+    css: `${RESOURCE_BASE}diagrams.css`,
+  });
+  const resource = (path: string) => readFileSync(join(DIAGRAMS_DIR, path), "utf8").trimEnd();
+  const inlined = html
+    .replace(/<link rel='stylesheet' href='chevrotain-diagrams:([^']+)'>/g, (_, path: string) => `<style>\n${resource(path)}\n</style>`)
+    .replace(/<script src='chevrotain-diagrams:([^']+)'><\/script>/g, (_, path: string) => `<script>\n${resource(path).replaceAll("</script", "<\\/script")}\n</script>`);
+  if (inlined.includes(RESOURCE_BASE)) throw new Error("a diagrams resource was not inlined");
+  return inlined;
 }
 
 /** What the EBNF says before its rules: notation, whitespace, and the reference's two decisions. */

@@ -9,6 +9,7 @@
  * ```
  *
  * @packageDocumentation
+ * @module bexpr
  */
 export type * from "./ast.js";
 export {

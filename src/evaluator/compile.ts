@@ -107,7 +107,7 @@ export class Filter<T = unknown> {
   /** The environment of collection bindings, reused between evaluations that do not overlap. */
   readonly #env: { readonly slots: unknown[]; busy: boolean };
 
-  /** @internal Use `compileFilter`. */
+  /** @hidden Use `compileFilter`. */
   constructor(parts: FilterParts) {
     this.expression = parts.expression;
     this.source = parts.source;

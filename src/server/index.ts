@@ -9,6 +9,7 @@
  * ```
  *
  * @packageDocumentation
+ * @module bexpr/server
  */
 import { randomUUID } from "node:crypto";
 import type { AddressInfo } from "node:net";

@@ -7,8 +7,14 @@ import { MAX_BODY_BYTES } from "../../src/server/index.js";
 import { runCli } from "../support/cli.js";
 import { send, useAgent } from "../agent/support.js";
 
+/** Polls `check` every 20 ms until it holds or `timeoutMs` passes. */
+async function until(check: () => boolean, timeoutMs: number): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (!check() && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 20));
+}
+
 /** Starts `bexpr agent` with `args`; resolves with the URL it prints, and a way to stop it. */
-function startCli(args: string[]): Promise<{ url: string; stop: () => Promise<{ code: number | null; output: string }> }> {
+function startCli(args: string[]): Promise<{ url: string; output: () => string; stop: () => Promise<{ code: number | null; output: string }> }> {
   const child = spawn(process.execPath, ["dist/cli.js", "agent", ...args], { stdio: ["ignore", "pipe", "pipe"] });
   let output = "";
   const exited = new Promise<{ code: number | null; output: string }>((resolve) => child.on("exit", (code) => resolve({ code, output })));
@@ -16,7 +22,7 @@ function startCli(args: string[]): Promise<{ url: string; stop: () => Promise<{ 
     child.stdout.on("data", (chunk: Buffer) => {
       output += chunk.toString();
       const match = /listening on (http:\/\/\S+)/.exec(output);
-      if (match) resolve({ url: match[1]!, stop: () => (child.kill("SIGTERM"), exited) });
+      if (match) resolve({ url: match[1]!, output: () => output, stop: () => (child.kill("SIGTERM"), exited) });
     });
     child.stderr.on("data", (chunk: Buffer) => (output += chunk.toString()));
     void exited.then(({ code }) => reject(new Error(`the agent exited with ${code}: ${output}`)));
@@ -36,6 +42,8 @@ describe("bexpr agent", () => {
   it("logs text for people, one line per event, and JSON when the config asks for it", async () => {
     const agent = await startCli(["--port", "0", "--log-level", "debug"]);
     expect((await send(`${agent.url}/v1/jobs`)).status).toBe(200);
+    // The line is written once the answer has gone, which the client may see first.
+    await until(() => agent.output().includes("request completed"), 10_000);
     const { output } = await agent.stop();
     const lines = output.trim().split("\n");
     expect(lines.filter((line) => line.startsWith("{"))).toEqual([]);
@@ -49,6 +57,7 @@ describe("bexpr agent", () => {
     writeFileSync(config, JSON.stringify({ logFormat: "json", logLevel: "debug" }));
     const json = await startCli(["--config", config, "--port", "0", "--no-demo"]);
     await send(`${json.url}/v1/jobs`);
+    await until(() => json.output().includes("request completed"), 10_000);
     const logged = (await json.stop()).output.split("\n").filter((line) => line.startsWith("{"));
     expect(logged.map((line) => (JSON.parse(line) as { msg: string }).msg)).toContain("request completed");
   });

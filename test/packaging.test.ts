@@ -1,0 +1,340 @@
+/**
+ * The published package, tested from outside with the real tools: `npm pack` of a copy of the
+ * project (its prepack script builds it there, so the tests running beside this one keep their
+ * dist/), the tarball's contents, and a fresh consumer project that installs the tarball from the
+ * npm cache `npm ci` filled (no network), requires and imports it, runs its command, and
+ * type-checks against it under each `moduleResolution`.
+ */
+import { spawnSync, type SpawnSyncReturns } from "node:child_process";
+import { cpSync, existsSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, symlinkSync, unlinkSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join, posix, relative, resolve, sep } from "node:path";
+import semver from "semver";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+
+const ROOT = resolve(import.meta.dirname, "..");
+const project = JSON.parse(readFileSync(join(ROOT, "package.json"), "utf8")) as PackageJson;
+const projectLock = JSON.parse(readFileSync(join(ROOT, "package-lock.json"), "utf8")) as PackageLock;
+
+interface PackageJson {
+  name: string;
+  version: string;
+  license: string;
+  engines: { node: string };
+  exports: Record<string, string | Record<string, string>>;
+  types: string;
+  typesVersions?: Record<string, Record<string, string[]>>;
+  bin: Record<string, string>;
+  scripts?: Record<string, string>;
+  dependencies: Record<string, string>;
+  overrides?: unknown;
+}
+
+interface PackageLock {
+  packages: Record<string, { dev?: boolean } & Record<string, unknown>>;
+}
+
+/** What `npm pack --json` reports of one tarball. */
+interface PackResult {
+  filename: string;
+  integrity: string;
+}
+
+/** Top-level paths not copied into the staging copy: installed, built or generated. */
+const NOT_STAGED = new Set(["node_modules", ".git", "dist", "dist-tools", "coverage", "scratch", join("docs", "api")]);
+
+/**
+ * The environment of the npm and node commands run here: without the variables npm sets for the
+ * script running these tests (npm_config_local_prefix would point them back at this project), but
+ * with the cache and user config that `npm ci` used.
+ */
+function childEnv(): NodeJS.ProcessEnv {
+  const env: NodeJS.ProcessEnv = {};
+  for (const [name, value] of Object.entries(process.env)) {
+    const isNpmVariable = /^npm_/i.test(name) || name === "INIT_CWD";
+    if (!isNpmVariable || (/^npm_config_/i.test(name) && !/^npm_config_(local|global)_prefix$/i.test(name))) env[name] = value;
+  }
+  return env;
+}
+
+function run(command: string, args: readonly string[], cwd: string): SpawnSyncReturns<string> {
+  return spawnSync(command, args, { cwd, env: childEnv(), encoding: "utf8", timeout: 60_000 });
+}
+
+/** Runs a command that must succeed; its output, or an error with everything it printed. */
+function runOk(command: string, args: readonly string[], cwd: string): SpawnSyncReturns<string> {
+  const result = run(command, args, cwd);
+  if (result.status !== 0) throw new Error(`${command} ${args.join(" ")} exited with ${result.status}\n${result.stdout}\n${result.stderr}`);
+  return result;
+}
+
+function filesUnder(directory: string): string[] {
+  return readdirSync(directory, { recursive: true, withFileTypes: true })
+    .filter((entry) => entry.isFile())
+    .map((entry) => relative(directory, join(entry.parentPath, entry.name)).split(sep).join("/"));
+}
+
+let work: string;
+let tarball: PackResult;
+/** The unpacked tarball (`package/`). */
+let unpacked: string;
+let shipped: Set<string>;
+let consumer: string;
+let install: SpawnSyncReturns<string>;
+
+beforeAll(() => {
+  work = mkdtempSync(join(tmpdir(), "bexpr-packaging-"));
+  const stage = join(work, "project");
+  cpSync(ROOT, stage, { recursive: true, filter: (path) => !NOT_STAGED.has(relative(ROOT, path)) });
+  // The build in prepack needs tsc and the type packages: the project's own, linked from outside it.
+  symlinkSync(join(ROOT, "node_modules"), join(stage, "node_modules"), "dir");
+  try {
+    const pack = runOk("npm", ["pack", "--json", "--pack-destination", work], stage);
+    [tarball] = JSON.parse(pack.stdout) as [PackResult];
+  } finally {
+    unlinkSync(join(stage, "node_modules"));
+  }
+
+  unpacked = join(work, "unpacked");
+  mkdirSync(unpacked);
+  runOk("tar", ["-xzf", join(work, tarball.filename), "-C", unpacked], work);
+  unpacked = join(unpacked, "package");
+  shipped = new Set(filesUnder(unpacked));
+
+  consumer = join(work, "consumer");
+  mkdirSync(consumer);
+  writeConsumerProject(consumer, `file:../${tarball.filename}`, tarball.integrity);
+  install = run("npm", ["ci", "--offline", "--engine-strict", "--no-audit", "--no-fund"], consumer);
+}, 120_000);
+
+afterAll(() => {
+  if (work !== undefined) rmSync(work, { recursive: true, force: true });
+});
+
+/**
+ * A consumer that depends on the tarball alone. `npm install` of a new dependency reads full
+ * package documents from the registry, which `npm ci` does not cache; so the consumer gets a
+ * lockfile, made of the project's production entries (the tree npm resolved for bexpr's
+ * dependencies, as it would for a consumer while package.json has no overrides), which `npm ci`
+ * installs from the cache alone.
+ */
+function writeConsumerProject(directory: string, spec: string, integrity: string): void {
+  const manifest = { name: "consumer", version: "1.0.0", private: true, dependencies: { bexpr: spec } };
+  const packages: PackageLock["packages"] = {
+    "": manifest,
+    "node_modules/bexpr": {
+      version: project.version,
+      resolved: spec,
+      integrity,
+      license: project.license,
+      dependencies: project.dependencies,
+      bin: project.bin,
+      engines: project.engines,
+    },
+  };
+  for (const [path, entry] of Object.entries(projectLock.packages)) {
+    if (path !== "" && entry.dev !== true) packages[path] = entry;
+  }
+  writeFileSync(join(directory, "package.json"), JSON.stringify(manifest, null, 2));
+  writeFileSync(join(directory, "package-lock.json"), JSON.stringify({ name: "consumer", version: "1.0.0", lockfileVersion: 3, requires: true, packages }, null, 2));
+}
+
+describe("npm pack", () => {
+  it("ships LICENSE with the full text of the license package.json names (MPL-2.0)", () => {
+    expect(project.license).toBe("MPL-2.0");
+    const license = readFileSync(join(unpacked, "LICENSE"), "utf8");
+    expect(license).toMatch(/^Mozilla Public License Version 2\.0\n/);
+    expect(license).toContain("Exhibit B - \"Incompatible With Secondary Licenses\" Notice");
+  });
+
+  it("ships the README and the CHANGELOG", () => {
+    expect(shipped).toContain("README.md");
+    expect(shipped).toContain("CHANGELOG.md");
+  });
+
+  it("ships every file package.json points at: exports, types, typesVersions, bin", () => {
+    const conditions = Object.values(project.exports).flatMap((target) => (typeof target === "string" ? [target] : Object.values(target)));
+    const typesVersions = Object.values(project.typesVersions ?? {}).flatMap((paths) => Object.values(paths).flat());
+    const pointedAt = [...conditions, project.types, ...typesVersions, ...Object.values(project.bin)];
+    for (const path of pointedAt) expect(shipped, path).toContain(posix.normalize(path));
+  });
+
+  it("ships its build, made by prepack from a copy without dist/", () => {
+    expect([...shipped].filter((path) => path.startsWith("dist/")).length).toBeGreaterThan(20);
+    expect(shipped).toContain("dist/index.js");
+  });
+
+  it("ships no source map or sourceMappingURL that points at a file it does not ship", () => {
+    const problems: string[] = [];
+    for (const path of shipped) {
+      const text = readFileSync(join(unpacked, path), "utf8");
+      if (path.endsWith(".map")) {
+        const { sources } = JSON.parse(text) as { sources: string[] };
+        for (const source of sources) {
+          const target = posix.join(posix.dirname(path), source);
+          if (!shipped.has(target)) problems.push(`${path} → ${target}`);
+        }
+      }
+      for (const [, url] of text.matchAll(/^\/\/# sourceMappingURL=(\S+)$/gm)) {
+        const target = posix.join(posix.dirname(path), url!);
+        if (!shipped.has(target)) problems.push(`${path} → ${target}`);
+      }
+    }
+    expect(problems).toEqual([]);
+  });
+
+  it("strips @internal members from every .d.ts", () => {
+    const declarations = [...shipped].filter((path) => path.endsWith(".d.ts"));
+    expect(declarations).toContain("dist/index.d.ts");
+    const withInternal = declarations.filter((path) => readFileSync(join(unpacked, path), "utf8").includes("@internal"));
+    expect(withInternal).toEqual([]);
+  });
+
+  it("has no script that npm runs when a consumer installs it (prepare, preinstall, install, postinstall)", () => {
+    const shippedPackage = JSON.parse(readFileSync(join(unpacked, "package.json"), "utf8")) as PackageJson;
+    const installScripts = Object.keys(shippedPackage.scripts ?? {}).filter((name) => /^(pre|post)?(install|prepare)$/.test(name));
+    expect(installScripts).toEqual([]);
+  });
+
+  it("ships grammar/diagrams.html with its scripts and stylesheet inlined, so it works offline", () => {
+    const html = readFileSync(join(unpacked, "grammar/diagrams.html"), "utf8");
+    expect(html).not.toMatch(/<script[^>]*\ssrc=/i);
+    expect(html).not.toMatch(/<link[^>]*stylesheet/i);
+    expect(html).toContain("drawDiagramsFromSerializedGrammar");
+    expect(html).toContain("railroad");
+  });
+});
+
+describe("a fresh consumer project that installs the tarball", () => {
+  it("gets the project's resolution of bexpr's dependencies, which is a consumer's only while package.json has no overrides", () => {
+    // npm applies overrides only in the project that declares them, never for its consumers.
+    expect(project.overrides).toBeUndefined();
+  });
+
+  it("installs it offline from the npm cache, with engine-strict and no EBADENGINE warning", () => {
+    expect(install.stderr).not.toMatch(/EBADENGINE/);
+    // ENOTCACHED here means the npm cache lacks a package of the lockfile: run npm ci first.
+    expect(install.status, install.stderr).toBe(0);
+    expect(existsSync(join(consumer, "node_modules/bexpr/dist/index.js"))).toBe(true);
+  });
+
+  it("requires bexpr and bexpr/server from CommonJS", () => {
+    const script = `
+      const { compileFilter } = require("bexpr");
+      const { startAgent } = require("bexpr/server");
+      console.log(compileFilter('Status == "running"').test({ Status: "running" }), typeof startAgent);`;
+    const result = runOk(process.execPath, ["-e", script], consumer);
+    expect(result.stdout.trim()).toBe("true function");
+  });
+
+  it("imports bexpr/server and serves the API on a real socket", () => {
+    const script = `
+      const { startAgent } = await import("bexpr/server");
+      const agent = await startAgent({ port: 0, logLevel: "silent" });
+      try {
+        const response = await fetch(agent.url + "/v1/jobs?filter=" + encodeURIComponent('Status == "running"'));
+        console.log(response.status, (await response.json()).length > 0);
+      } finally {
+        await agent.close();
+      }`;
+    const result = runOk(process.execPath, ["--input-type=module", "-e", script], consumer);
+    expect(result.stdout.trim()).toBe("200 true");
+  });
+
+  it("cannot be required where require(esm) is off, as before Node 20.19 and 22.12", () => {
+    const result = run(process.execPath, ["--no-experimental-require-module", "-e", 'require("bexpr")'], consumer);
+    expect(result.status).not.toBe(0);
+    expect(result.stderr).toContain("ERR_REQUIRE_ESM");
+  });
+
+  it("runs the bexpr command it installs", () => {
+    const result = runOk(join(consumer, "node_modules/.bin/bexpr"), ["fmt", 'Status=="running"'], consumer);
+    expect(result.stdout.trim()).toBe('Status == "running"');
+  });
+
+  /** Uses of both entry points, with errors the types must catch (so `any` would fail the check). */
+  const USES = `
+import { compileFilter, Filter, FilterSyntaxError } from "bexpr";
+import { startAgent, type Agent } from "bexpr/server";
+
+interface Job { Status: string }
+export const running: Filter<Job> = compileFilter<Job>('Status == "running"');
+export const accepted: boolean = running.test({ Status: "running" });
+export const agent: Promise<Agent> = startAgent({ port: 0, logLevel: "silent" });
+export const isSyntaxError = (error: unknown): boolean => error instanceof FilterSyntaxError;
+// @ts-expect-error: a filter is source text or an AST
+compileFilter(42);
+// @ts-expect-error: startAgent takes options, not a port
+startAgent(4646);
+// @ts-expect-error: a Filter comes from compileFilter
+new Filter();
+`;
+
+  /** A CommonJS module under node16: bexpr is ESM, so it comes through import(). */
+  const DYNAMIC_IMPORT = `
+export async function isRunning(job: { Status: string }): Promise<boolean> {
+  const { compileFilter } = await import("bexpr");
+  const { startAgent } = await import("bexpr/server");
+  // @ts-expect-error: a filter is source text or an AST
+  compileFilter(42);
+  return typeof startAgent === "function" && compileFilter('Status == "running"').test(job);
+}
+`;
+
+  /** A CommonJS module under nodenext, where TypeScript (5.8 on) allows require() of ESM as Node 20.19 does. */
+  const REQUIRE = `
+import bexpr = require("bexpr");
+import server = require("bexpr/server");
+export const accepted: boolean = bexpr.compileFilter('Status == "running"').test({ Status: "running" });
+export const start: typeof server.startAgent = server.startAgent;
+// @ts-expect-error: a filter is source text or an AST
+bexpr.compileFilter(42);
+`;
+
+  // One setting also checks the declarations (skipLibCheck false): a stripped @internal type that a
+  // public one still names would be an error there. That takes seconds, so the others skip it.
+  it.each([
+    { resolution: "node16", module: "node16", files: { "uses.mts": USES, "dynamic.cts": DYNAMIC_IMPORT }, checkDeclarations: false },
+    { resolution: "nodenext", module: "nodenext", files: { "uses.mts": USES, "require.cts": REQUIRE }, checkDeclarations: true },
+    { resolution: "bundler", module: "esnext", files: { "uses.ts": USES }, checkDeclarations: false },
+    { resolution: "node10", module: "commonjs", files: { "uses.ts": USES }, checkDeclarations: false },
+  ])("type-checks imports of bexpr and bexpr/server under moduleResolution $resolution", ({ resolution, module, files, checkDeclarations }) => {
+    const directory = join(consumer, `ts-${resolution}`);
+    mkdirSync(directory);
+    for (const [name, text] of Object.entries(files)) writeFileSync(join(directory, name), text);
+    const compilerOptions = {
+      module,
+      moduleResolution: resolution,
+      target: "ES2022",
+      strict: true,
+      esModuleInterop: true,
+      noEmit: true,
+      skipLibCheck: !checkDeclarations,
+      types: ["node"],
+      typeRoots: [join(ROOT, "node_modules/@types")],
+    };
+    writeFileSync(join(directory, "tsconfig.json"), JSON.stringify({ compilerOptions, files: Object.keys(files) }, null, 2));
+    const result = run(join(ROOT, "node_modules/.bin/tsc"), ["-p", directory], directory);
+    expect(result.stdout + result.stderr).toBe("");
+    expect(result.status).toBe(0);
+  }, 60_000);
+});
+
+describe("engines", () => {
+  // The package is ESM; require() of it works unflagged from Node 20.19 and 22.12 (and 23).
+  it.each([
+    ["20.18.3", false],
+    ["20.19.0", true],
+    ["21.7.3", false],
+    ["22.11.0", false],
+    ["22.12.0", true],
+    ["24.0.0", true],
+  ])("Node %s satisfies engines: %s", (version, expected) => {
+    expect(semver.satisfies(version, project.engines.node)).toBe(expected);
+  });
+
+  it("accepts the Node running these tests, which can require() ESM", () => {
+    expect(semver.satisfies(process.version, project.engines.node)).toBe(true);
+    expect(process.features.require_module).toBe(true);
+  });
+});
