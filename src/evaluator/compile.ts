@@ -15,6 +15,7 @@ import type { CollectionExpression, Expression, MatchExpression, Selector } from
 import { forEachClause } from "../ast-walk.js";
 import { createDiagnostic, FilterEvaluationError, FilterSyntaxError, type Diagnostic } from "../errors.js";
 import { resolveLimits, type Limits } from "../limits.js";
+import { goQuote } from "../strings.js";
 import { suggestName } from "../suggest.js";
 import { CostBudget, costExceeded, costExceededReason, fixedCost, KEY_LIST_COST, MAP_ENTRY_COST, patternCost, textCost, worstCaseCost, type ValueSizes } from "./cost.js";
 import { createLiteral, equalsInteger, type Literal } from "./literal.js";
@@ -548,9 +549,9 @@ function compileMatchPattern(raw: string, node: MatchExpression, context: Compil
       : createDiagnostic(
           context.options.source,
           "invalid_regex",
-          `failed to compile regular expression ${JSON.stringify(raw)}: ${compiled.reason}`,
+          `failed to compile regular expression ${goQuote(raw)}: ${compiled.reason}`,
           span,
-          "patterns use RE2 syntax: no lookaround or backreferences; backtick strings avoid double escaping",
+          "patterns use Go's regexp (RE2) syntax: no lookaround or backreferences; backtick strings avoid double escaping",
         ),
   );
   return { size: 0, test: () => false };

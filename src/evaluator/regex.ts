@@ -1,6 +1,20 @@
 /**
- * Regular expressions for `matches`: RE2 syntax and semantics (leftmost-first, unanchored,
- * code-point based, no lookaround or backreferences), in linear time, through re2js.
+ * Regular expressions for `matches`: the dialect of Go 1.23's `regexp` (RE2 syntax and semantics:
+ * leftmost-first, unanchored, code-point based, no lookaround or backreferences), matched in
+ * linear time by re2js.
+ *
+ * re2js accepts a slightly different language than Go 1.23 does (it follows later Go releases and
+ * Unicode 17), so a pattern never reaches it as written. {@link translatePattern} first reads it as
+ * Go's `regexp/syntax` parser does (`parse.go`), which gives Go's verdict and, for an invalid
+ * pattern, Go's exact error; it then rewrites it into a form whose meaning does not depend on
+ * re2js's dialect or tables:
+ *
+ * - `\p{…}` classes become explicit ranges from Go's Unicode 15.0.0 tables (`unicode.Categories`
+ *   and `unicode.Scripts`, plus `Any`), and case-insensitive (`(?i)`) literals and classes become
+ *   explicit sets folded with Go's simple case folding orbits, the `i` flag being dropped;
+ * - every bracketed class becomes its explicit ranges;
+ * - named groups `(?P<name>…)` and `(?<name>…)` become plain groups (names are never used, and Go
+ *   allows a name twice).
  *
  * Patterns that are plain text, optionally anchored (`^web`, `-api$`, `\.example\.com$`), are
  * answered with string operations instead and never compiled: for them RE2's answer is exactly
@@ -11,10 +25,15 @@
  * what matching it costs per character of text (see `cost.ts`), and the memory of the lazy DFA
  * re2js builds while matching (see {@link DFA_BYTES_PER_INSTRUCTION}).
  *
+ * Two of Go's limits are not reproduced to the instruction: Go's `expression too large` (over
+ * 3,355,443 instructions or 33,554,432 class runes) is far above the filter's pattern budget, which
+ * refuses such patterns first (`pattern_too_large`); `expression nests too deeply` (a parse tree
+ * over 1,000 levels) is re2js's verdict on the translated pattern, whose tree has the same height.
+ *
  * @module
  */
-import { RE2JS } from "re2js";
-import { escapedBytes, goQuote } from "../strings.js";
+import { RE2JS, RE2JSSyntaxException } from "re2js";
+import { goErrorText, translatePattern } from "./go-regexp.js";
 
 /** A compiled pattern. */
 export interface Pattern {
@@ -112,17 +131,23 @@ export function programSize(re: RE2JS): number {
 }
 
 /**
- * Compiles `source` with RE2 rules, within what is left of the filter's pattern `budget` (which it
- * charges): a pattern whose size is above `budget.size` is refused, and so is, without being
- * compiled, one whose size read from its text is above what may still be compiled.
+ * Compiles `source` with Go 1.23's rules, within what is left of the filter's pattern `budget`
+ * (which it charges): a pattern Go rejects gets Go's error; a pattern whose size is above
+ * `budget.size` is refused, and so is, without being compiled, one whose size read from its text
+ * is above what may still be compiled.
+ *
+ * @example
+ * ```ts
+ * compilePattern("\\p{Cn}"); // { ok: false, reason: "error parsing regexp: invalid character class range: `\\p{Cn}`", tooLarge: false }
+ * ```
  */
 export function compilePattern(source: string, budget: PatternBudget = patternBudget(Infinity)): CompiledPattern {
-  // Go's regexp reads patterns as UTF-8 and rejects bytes that are not.
-  if (escapedBytes(source) !== undefined) return { ok: false, reason: `error parsing regexp: invalid UTF-8: ${goQuote(source)}`, tooLarge: false };
+  const translation = translatePattern(source);
+  if (!translation.ok) return { ok: false, reason: translation.reason, tooLarge: false };
   const literal = literalPattern(source);
   if (literal !== undefined) return { ok: true, pattern: literalMatcher(literal) };
 
-  const bound = patternSizeBound(source);
+  const bound = translation.bound;
   if (bound > budget.work) {
     const reason =
       bound > COMPILE_WORK_FACTOR * budget.size
@@ -132,9 +157,9 @@ export function compilePattern(source: string, budget: PatternBudget = patternBu
   }
   let re: RE2JS;
   try {
-    re = RE2JS.compile(source);
+    re = RE2JS.compile(translation.pattern());
   } catch (error) {
-    return { ok: false, reason: error instanceof Error ? error.message : String(error), tooLarge: false };
+    return re2jsRefusal(source, error);
   }
   const size = programSize(re);
   budget.work -= size;
@@ -152,6 +177,19 @@ export function compilePattern(source: string, budget: PatternBudget = patternBu
       },
     },
   };
+}
+
+/**
+ * Why re2js refused a translated pattern that Go's grammar accepts: a tree over 1,000 levels (Go's
+ * own `expression nests too deeply`, worded as Go words it), or a program over re2js's size limit
+ * (1,398,101 instructions, below Go's 3,355,443: only reachable with a raised pattern budget).
+ */
+function re2jsRefusal(source: string, error: unknown): CompiledPattern {
+  if (error instanceof RE2JSSyntaxException && error.error === "expression nests too deeply") {
+    return { ok: false, reason: goErrorText("expression nests too deeply", source), tooLarge: false };
+  }
+  const detail = error instanceof Error ? error.message : String(error);
+  return { ok: false, tooLarge: true, reason: `the regular expression is too large to compile (${detail})` };
 }
 
 /** The lazy-DFA memory a pattern of `size` may use. */
@@ -182,153 +220,16 @@ function literalMatcher({ text: wanted, start, end }: { text: string; start: boo
   return { size: 0, test };
 }
 
-const REPEAT = /^\{([0-9]+)(,([0-9]*))?\}/;
-
 /**
  * An upper bound on the number of instructions RE2 compiles `source` to, read from its syntax
  * without compiling it: every atom is one instruction, a capturing group two more, each `|`, `*`,
- * `+` or `?` one more, and a counted repetition as many copies as RE2 expands it to. It exists so
- * that `\pL{1000}` written a thousand times is refused before a million instructions are built.
+ * `+` or `?` one more, and a counted repetition as many copies as RE2 expands it to. A class that
+ * the translation spells out from Unicode tables (`\pL`, or a class under `(?i)`) counts one more
+ * for every 8 ranges it may hold. It exists so that `\pL{1000}` written a thousand times is refused
+ * before a million instructions are built, or its ranges written out. Infinity for a pattern Go
+ * rejects.
  */
 export function patternSizeBound(source: string): number {
-  interface Frame {
-    /** Completed alternatives and their bars. */
-    alternatives: number;
-    /** Completed atoms of the current alternative, `last` excepted. */
-    sum: number;
-    /** The latest atom (what a repetition applies to). */
-    last: number;
-    readonly capture: boolean;
-  }
-  const frames: Frame[] = [{ alternatives: 0, sum: 0, last: 0, capture: false }];
-  const top = () => frames[frames.length - 1]!;
-  const atom = (size: number) => {
-    const frame = top();
-    frame.sum += frame.last;
-    frame.last = size;
-  };
-  // As RE2 expands them: `x{n}` is n copies, `x{n,m}` m copies of which m - n optional, `x{n,}`
-  // n + 1 copies and a loop. A loop or an option adds an instruction, and up to two more when `x`
-  // can match the empty string (the compiler then guards the loop).
-  const repeat = (low: number, high: number | undefined) => {
-    const frame = top();
-    const size = frame.last;
-    frame.last = high === undefined ? (low + 1) * size + 3 : Math.max(low, high) * size + 3 * Math.max(0, high - low);
-  };
-  let i = 0;
-  while (i < source.length) {
-    const ch = source.charAt(i);
-    switch (ch) {
-      case "\\": {
-        const next = source.charAt(i + 1);
-        if (next === "Q") {
-          const end = source.indexOf("\\E", i + 2);
-          const quoted = end === -1 ? source.length - i - 2 : end - i - 2;
-          for (let k = 0; k < quoted; k++) atom(1);
-          i = end === -1 ? source.length : end + 2;
-          continue;
-        }
-        const braced = (next === "p" || next === "P" || next === "x") && source.charAt(i + 2) === "{";
-        i = braced ? skipPast(source, i + 3, "}") : i + 2;
-        atom(1);
-        continue;
-      }
-      case "[":
-        i = skipClass(source, i);
-        atom(1);
-        continue;
-      case "(": {
-        if (source.startsWith("(?", i) && !source.startsWith("(?P<", i) && !source.startsWith("(?<", i)) {
-          const close = source.indexOf(")", i);
-          const colon = source.indexOf(":", i);
-          if (colon === -1 || (close !== -1 && close < colon)) {
-            // `(?i)`: flags only, no group.
-            i = close === -1 ? source.length : close + 1;
-            continue;
-          }
-          frames.push({ alternatives: 0, sum: 0, last: 0, capture: false });
-          i = colon + 1;
-          continue;
-        }
-        frames.push({ alternatives: 0, sum: 0, last: 0, capture: true });
-        i = source.startsWith("(?", i) ? skipPast(source, i, ">") : i + 1;
-        continue;
-      }
-      case ")": {
-        if (frames.length > 1) {
-          const frame = frames.pop()!;
-          atom(frame.alternatives + frame.sum + frame.last + (frame.capture ? 2 : 0));
-        }
-        i++;
-        continue;
-      }
-      case "|": {
-        const frame = top();
-        frame.alternatives += frame.sum + frame.last + 1;
-        frame.sum = 0;
-        frame.last = 0;
-        i++;
-        continue;
-      }
-      case "*":
-      case "+":
-      case "?":
-        repeat(0, 1);
-        i += source.charAt(i + 1) === "?" ? 2 : 1;
-        continue;
-      case "{": {
-        const match = REPEAT.exec(source.slice(i, i + 24));
-        if (match === null) {
-          atom(1);
-          i++;
-          continue;
-        }
-        const low = Number(match[1]);
-        repeat(low, match[2] === undefined ? low : match[3] === "" ? undefined : Number(match[3]));
-        i += match[0].length;
-        if (source.charAt(i) === "?") i++;
-        continue;
-      }
-      default:
-        atom(1);
-        i += source.codePointAt(i)! > 0xffff ? 2 : 1;
-    }
-  }
-  let size = 0;
-  while (frames.length > 0) {
-    const frame = frames.pop()!;
-    size += frame.alternatives + frame.sum + frame.last + (frame.capture ? 2 : 0);
-  }
-  // The program's FAIL and MATCH instructions, and the loop of an unanchored search.
-  return size + 4;
-}
-
-/** The offset just past the next `close` at or after `from` (the end when there is none). */
-function skipPast(source: string, from: number, close: string): number {
-  const at = source.indexOf(close, from);
-  return at === -1 ? source.length : at + 1;
-}
-
-/** The offset just past the character class opening at `start` (`[^]a-z[:alpha:]\]]`). */
-function skipClass(source: string, start: number): number {
-  let i = start + 1;
-  if (source.charAt(i) === "^") i++;
-  // A `]` first in the class is a literal.
-  if (source.charAt(i) === "]") i++;
-  while (i < source.length) {
-    const ch = source.charAt(i);
-    if (ch === "]") return i + 1;
-    if (ch === "\\") {
-      const next = source.charAt(i + 1);
-      i = (next === "p" || next === "P" || next === "x") && source.charAt(i + 2) === "{" ? skipPast(source, i + 3, "}") : i + 2;
-      continue;
-    }
-    if (source.startsWith("[:", i)) {
-      const end = source.indexOf(":]", i + 2);
-      i = end === -1 ? i + 2 : end + 2;
-      continue;
-    }
-    i++;
-  }
-  return source.length;
+  const translation = translatePattern(source);
+  return translation.ok ? translation.bound : Infinity;
 }

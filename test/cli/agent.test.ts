@@ -17,7 +17,8 @@ async function until(check: () => boolean, timeoutMs: number): Promise<void> {
 function startCli(args: string[]): Promise<{ url: string; output: () => string; stop: () => Promise<{ code: number | null; output: string }> }> {
   const child = spawn(process.execPath, ["dist/cli.js", "agent", ...args], { stdio: ["ignore", "pipe", "pipe"] });
   let output = "";
-  const exited = new Promise<{ code: number | null; output: string }>((resolve) => child.on("exit", (code) => resolve({ code, output })));
+  // "close", not "exit": the output is read to its end before the result is taken.
+  const exited = new Promise<{ code: number | null; output: string }>((resolve) => child.on("close", (code) => resolve({ code, output })));
   return new Promise((resolve, reject) => {
     child.stdout.on("data", (chunk: Buffer) => {
       output += chunk.toString();

@@ -12,6 +12,7 @@ describe("matches", () => {
     ["\\p{Lu}", "É", true],
     ["[[:alpha:]]", "a", true],
     ["(?P<name>web)", "web", true],
+    ["(?P<n>w)(?P<n>eb)", "web", true],
     ["\\Aweb\\z", "web", true],
     ["\\bweb\\b", "a web b", true],
     ["a.c", "a\nc", false],
@@ -33,6 +34,11 @@ describe("matches", () => {
     ["(?=x)", "error parsing regexp: invalid or unsupported Perl syntax: `(?=`"],
     ["(a)\\1", "error parsing regexp: invalid escape sequence: `\\1`"],
     ["\\Z", "error parsing regexp: invalid escape sequence: `\\Z`"],
+    // Go 1.23 knows no \p{Cn} (Go 1.25 added it); the whole dialect is in regex-dialect.test.ts.
+    ["\\p{Cn}", "error parsing regexp: invalid character class range: `\\p{Cn}`"],
+    ["abc\\", "error parsing regexp: trailing backslash at end of expression: ``"],
+    // A byte that is not UTF-8 (from a "\xff" escape) is quoted from where Go reads it.
+    ["a\udcffb", "error parsing regexp: invalid UTF-8: `\\xffb`"],
   ])("rejects %j as Go does: %s", (source, reason) => {
     expect(compilePattern(source)).toEqual({ ok: false, reason, tooLarge: false });
   });

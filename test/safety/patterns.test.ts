@@ -8,6 +8,7 @@ import { RE2JS } from "re2js";
 import { describe, expect, it } from "vitest";
 import { compileFilter, FilterEvaluationError, FilterSyntaxError, MAX_PATTERN_SIZE } from "../../src/index.js";
 import { capDfa, compilePattern, dfaBytesFor, patternBudget, patternSizeBound, programSize } from "../../src/evaluator/regex.js";
+import { patternArb } from "../support/arbitraries.js";
 import { catchError } from "../support/errors.js";
 
 const LETTERS = "abcdefghijklmnopqrstuvwxyz";
@@ -86,19 +87,11 @@ describe("the pattern budget of a filter", () => {
 });
 
 describe("the size bound read from a pattern's text", () => {
-  const atom = fc.constantFrom("a", ".", "\\d", "[a-z]", "\\pL", "(?i)b", "\\b", "^", "$", "\\Qx.y\\E", "[^]a]");
-  const pattern: fc.Arbitrary<string> = fc.letrec<{ re: string }>((tie) => ({
-    re: fc.oneof(
-      { depthSize: "small", withCrossShrink: true },
-      atom,
-      fc.tuple(tie("re"), tie("re")).map(([a, b]) => a + b),
-      fc.tuple(tie("re"), tie("re")).map(([a, b]) => `${a}|${b}`),
-      tie("re").map((a) => `(${a})`),
-      tie("re").map((a) => `(?:${a})`),
-      tie("re").map((a) => `(?P<n>${a})`),
-      fc.tuple(tie("re"), fc.constantFrom("*", "+", "?", "*?", "{3}", "{2,5}", "{4,}", "{0,2}?")).map(([a, q]) => `(?:${a})${q}`),
-    ),
-  })).re;
+  const pattern = patternArb(
+    ["a", ".", "\\d", "[a-z]", "\\pL", "(?i)b", "\\b", "^", "$", "\\Qx.y\\E", "[^]a]"],
+    ["(", "(?:", "(?P<n>"],
+    ["*", "+", "?", "*?", "{3}", "{2,5}", "{4,}", "{0,2}?"],
+  );
 
   it("is never below the program RE2 compiles", () => {
     fc.assert(

@@ -190,3 +190,20 @@ export const sourceArb: fc.Arbitrary<string> = fc.oneof(
   fc.array(fragment, { maxLength: 40 }).map((parts) => parts.join("")),
   fc.string({ maxLength: 60 }),
 );
+
+/**
+ * Regular expressions built from `atoms`: sequences, alternations, the groups `opens` start
+ * (each closed by `)`) and `quantifiers` applied to a non-capturing group.
+ */
+export function patternArb(atoms: readonly string[], opens: readonly string[], quantifiers: readonly string[]): fc.Arbitrary<string> {
+  return fc.letrec<{ re: string }>((tie) => ({
+    re: fc.oneof(
+      { depthSize: "small", withCrossShrink: true },
+      fc.constantFrom(...atoms),
+      fc.tuple(tie("re"), tie("re")).map(([a, b]) => a + b),
+      fc.tuple(tie("re"), tie("re")).map(([a, b]) => `${a}|${b}`),
+      fc.tuple(fc.constantFrom(...opens), tie("re")).map(([open, a]) => `${open}${a})`),
+      fc.tuple(tie("re"), fc.constantFrom(...quantifiers)).map(([a, q]) => `(?:${a})${q}`),
+    ),
+  })).re;
+}
