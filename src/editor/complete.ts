@@ -97,7 +97,7 @@ const OPERATORS: readonly (readonly [string, string])[] = [
   ["not in", "value is not an element, key or substring of the selector"],
   ["contains", "the list, map or string contains the value"],
   ["not contains", "the list, map or string does not contain the value"],
-  ["matches", "matches a regular expression (RE2)"],
+  ["matches", "matches a regular expression (Go's regexp, RE2 syntax)"],
   ["not matches", "does not match a regular expression"],
   ["is empty", "empty string, list or map, or missing"],
   ["is not empty", "not empty"],

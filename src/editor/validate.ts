@@ -31,7 +31,7 @@ export interface ValidateOptions extends ParseOptions {
  * into `source`), the 1-based `line` and `column` of its start, and a `suggestion` where a fix is
  * known: an unquoted value with `-`, `AND` for `and`, `>=` (the language has no ordering), an
  * unclosed string, bracket or parenthesis, a field the schema lacks (with the nearest name), an
- * invalid regular expression (with RE2's reason).
+ * invalid regular expression (with Go's reason).
  *
  * @example
  * ```ts

@@ -64,7 +64,7 @@ describe("validate: one diagnostic per kind of mistake, with its exact span and 
     ["an extra )", 'Status == "running")', [["unmatched_parenthesis", 19, 20, /remove it/]]],
     ["a clause without and", 'Status == "a" Name == "b"', [["unexpected_token", 14, 18, /join clauses with "and" or "or"/]]],
     ["is without empty or nil", "Status is maybe", [["unexpected_token", 10, 15]]],
-    ["an invalid regex, with RE2's reason", 'Name matches "(["', [["invalid_regex", 13, 17, /RE2/]]],
+    ["an invalid regex, with Go's reason", 'Name matches "(["', [["invalid_regex", 13, 17, /Go's regexp \(RE2\) syntax/]]],
     ["lookahead, which RE2 lacks", 'Name matches "(?=x)"', [["invalid_regex", 13, 20, /no lookaround/]]],
     ["a field the schema lacks", 'Stauts == "running"', [["unknown_field", 0, 6, 'did you mean "Status"?']], { schema: schemas.job }],
     ["a nested field the schema lacks", 'JobSummary.Sumary["x"].Running == 1', [["unknown_field", 0, 30, 'did you mean "Summary"?']], { schema: schemas.job }],
