@@ -461,7 +461,7 @@ function reportUnknownField(context: CompileContext) {
 function compileMatch(node: MatchExpression, scope: readonly Binding[], context: CompileContext): Predicate {
   const rule = OPERATORS[node.operator];
   const site = siteOf(node, context);
-  const { resolve, schema } = compileTarget(node.selector, scope, site, context);
+  const { resolve, schema, typeOf: untypedTypeOf = jsonTypeOf } = compileTarget(node.selector, scope, site, context);
   const literal = "value" in node ? createLiteral(node.value.raw) : undefined;
   const pattern = rule.test === "matches" && literal !== undefined ? compileMatchPattern(literal.raw, node, context) : undefined;
   if (pattern !== undefined) context.patternSizes.set(node, pattern.size);
@@ -470,7 +470,7 @@ function compileMatch(node: MatchExpression, scope: readonly Binding[], context:
   const { negated, missing } = rule;
   if (context.options.strict && literal !== undefined && rule.test === "equal") checkLiteral(node, schema, literal, site, context);
   const view = schema === undefined ? undefined : viewOf(schema);
-  const typeOf: (value: unknown) => ValueType = view === undefined ? jsonTypeOf : view.typeOf;
+  const typeOf: (value: unknown) => ValueType = view === undefined ? untypedTypeOf : view.typeOf;
   const zero = view === undefined ? undefined : view.zero;
   const dataCost = dataCostOf(rule.test, pattern);
 

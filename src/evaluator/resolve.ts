@@ -12,7 +12,7 @@
  */
 import type { Selector, Span } from "../ast.js";
 import { FilterEvaluationError, type EvaluationErrorCode } from "../errors.js";
-import { jsonTypeOf, schemaType, type FieldSchema } from "./schema.js";
+import { keyTypeOf, pathKindName, schemaType, type FieldSchema, type ValueType } from "./schema.js";
 import { goQuote } from "../strings.js";
 import { parseGoInt } from "./strconv.js";
 
@@ -68,6 +68,8 @@ export interface CompiledSelector {
   readonly schema: FieldSchema | undefined;
   /** The selector's full path from the root (for messages and nested collections). */
   readonly fullPath: readonly PathPart[];
+  /** How an untyped value looks to the operators when not as decoded JSON (a bound list index is Go's `int`). */
+  readonly typeOf?: (value: unknown) => ValueType;
 }
 
 type Step =
@@ -110,7 +112,7 @@ export function compileSelector(
       return { resolve: (_root, env) => fail(site, "invalid_binding_path", reason(env)), schema: undefined, fullPath: selector.path };
     }
     const slot = binding.keySlot;
-    return { resolve: (_root, env) => env[slot], schema: binding.keySchema, fullPath: selector.path };
+    return { resolve: (_root, env) => env[slot], schema: binding.keySchema, fullPath: selector.path, typeOf: keyTypeOf };
   };
   const asElement = (): CompiledSelector => {
     const { steps, schema } = planSteps(rest, binding.schema, unknown);
@@ -243,7 +245,7 @@ class Walker {
 
   #lookupJson(current: unknown, env: unknown[], i: number, key: string): unknown {
     if (Array.isArray(current)) return this.#lookupIndex(current, env, i, key);
-    if (typeof current !== "object" || current === null) return this.#badKind(env, i, jsonTypeOf(current).kindName);
+    if (typeof current !== "object" || current === null) return this.#badKind(env, i, pathKindName(current));
     const value = ownValue(current, key);
     if (value !== undefined) return value;
     return i === this.#last && this.disposable ? NOT_PRESENT : this.#notFound(env, i, key);
@@ -253,7 +255,7 @@ class Walker {
     const length = list === null ? 0 : list.length;
     // The reference's pointer library converts the segment like Go's ParseInt(s, 0, 64), "" being 0.
     const parsed = key === "" ? ({ ok: true, value: 0n } as const) : parseGoInt(key);
-    if (!parsed.ok) return this.#fail(env, i, "index_out_of_range", `couldn't convert ${goQuote(key)} to type int`);
+    if (!parsed.ok) return this.#fail(env, i, "index_out_of_range", `couldn't convert value ${goQuote(key)} to type int`);
     const index = Number(parsed.value);
     if (index < 0 || index >= length) return this.#fail(env, i, "index_out_of_range", `index ${index} is out of range (length = ${length})`);
     return list![index];

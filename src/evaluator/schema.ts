@@ -73,6 +73,22 @@ export const JSON_TYPES = {
   invalid: { kind: "invalid", kindName: "invalid", typeName: "invalid" },
 } as const satisfies Record<string, ValueType>;
 
+/** Go's `int`: the type of a list index bound by `any`/`all` (`as i, v`), and of `int` fields. */
+export const INT_TYPE: ValueType = { kind: "int", kindName: "int", typeName: "int" };
+
+/** The type of a key bound by `any`/`all` over untyped data: an index is Go's `int`, a map key a string. */
+export function keyTypeOf(key: unknown): ValueType {
+  return typeof key === "number" ? INT_TYPE : JSON_TYPES.string;
+}
+
+/**
+ * The `reflect.Kind` the reference's pointer library reports for a decoded JSON value a path
+ * cannot go through: a number is a `json.Number`, whose kind is `string`.
+ */
+export function pathKindName(value: unknown): string {
+  return typeof value === "number" || typeof value === "bigint" ? "string" : jsonTypeOf(value).kindName;
+}
+
 const INT64_LOW = -(2 ** 63);
 const INT64_HIGH = 2 ** 63;
 
@@ -102,7 +118,7 @@ export function schemaType(schema: FieldSchema): ValueType {
       case "string":
         return JSON_TYPES.string;
       case "int":
-        return { kind: "int", kindName: "int", typeName: "int" };
+        return INT_TYPE;
       case "uint":
         return { kind: "uint", kindName: "uint64", typeName: "uint64" };
       case "float":

@@ -20,6 +20,11 @@ describe("evaluation errors", () => {
     ["Status.length == 1", "invalid_path", "error finding value in datum: /Status/length: at part 1, invalid value kind: string"],
     ["Multiregion.Strategy == 1", "invalid_path", "error finding value in datum: /Multiregion/Strategy: at part 1, invalid value kind: invalid"],
     ["Datacenters.5 == x", "index_out_of_range", "error finding value in datum: /Datacenters/5 at part 1: index 5 is out of range (length = 1)"],
+    // pointerstructure's ErrConvert reads "couldn't convert value", then the segment as %#v.
+    ["Datacenters.x == x", "index_out_of_range", 'error finding value in datum: /Datacenters/x at part 1: couldn\'t convert value "x" to type int'],
+    // With UseNumber a JSON number is a json.Number, whose kind is string, when a path goes through it.
+    ["Priority.x == 1", "invalid_path", "error finding value in datum: /Priority/x: at part 1, invalid value kind: string"],
+    ["Datacenters.0.x == 1", "invalid_path", "error finding value in datum: /Datacenters/0/x: at part 2, invalid value kind: string"],
     ["Priority == 50.0", "invalid_literal", 'error getting match value in expression: strconv.ParseInt: parsing "50.0": invalid syntax'],
     ["Priority == 99999999999999999999", "invalid_literal", 'error getting match value in expression: strconv.ParseInt: parsing "99999999999999999999": value out of range'],
     ['"5" in Priority', "unsupported_operand", 'cannot perform in/contains operations on type int64 for selector: "Priority"'],
@@ -34,6 +39,10 @@ describe("evaluation errors", () => {
     ["any Datacenters as d, d { d == 1 }", "duplicate_binding", '"d" cannot be used as a placeholder for both the index and the value'],
     ["any Meta as k { k.x == 1 }", "invalid_binding_path", "/k references a string so /k/x is invalid"],
     ["any Datacenters as i, _ { i.x == 1 }", "invalid_binding_path", "/i references a int so /i/x is invalid"],
+    // A bound list index is Go's int, not int64.
+    ["any Datacenters as i, _ { i is empty }", "unsupported_operand", 'cannot perform is-empty operations on type int for selector: "i"'],
+    ["any Datacenters as i, _ { i matches x }", "unsupported_operand", "value of type int is not convertible to []byte"],
+    ['any Datacenters as i, _ { "0" in i }', "unsupported_operand", 'cannot perform in/contains operations on type int for selector: "i"'],
     ["any TaskGroups as _, tg { tg.Nope.X == 1 }", "missing_key", 'error finding value in datum: /TaskGroups/web/Nope/X at part 2: couldn\'t find key "Nope"'],
   ])("%s fails with %s: %s", (filter, code, reason) => {
     const error = evaluationErrorOf(filter, job);
