@@ -102,8 +102,7 @@ export async function runAgent(args: readonly string[], io: Pick<Io, "stdout">):
   }
   const { region, datacenter, demo, acl } = agent.options;
   const notes = [`region ${region}`, `datacenter ${datacenter}`, ...(demo ? ["demo data loaded"] : []), ...(acl.enabled ? ["ACLs enforced"] : [])];
-  io.stdout.write(`bexpr agent listening on ${agent.url} (${notes.join(", ")})\n`);
-  await new Promise<void>((resolve) => {
+  const stopped = new Promise<void>((resolve) => {
     const stop = () => {
       io.stdout.write("bexpr agent stopping\n");
       void agent.close().then(resolve);
@@ -111,6 +110,9 @@ export async function runAgent(args: readonly string[], io: Pick<Io, "stdout">):
     process.once("SIGINT", stop);
     process.once("SIGTERM", stop);
   });
+  // Only once the handlers are in place: whoever reads this line may signal at once.
+  io.stdout.write(`bexpr agent listening on ${agent.url} (${notes.join(", ")})\n`);
+  await stopped;
   return 0;
 }
 
