@@ -35,7 +35,7 @@ const RESOURCE_BASE = "chevrotain-diagrams:";
  * stylesheet are inlined, so the page works from file:// with no network.
  */
 export function diagramsHtml(): string {
-  const html = createSyntaxDiagramsCode(strictParser.getSerializedGastProductions(), {
+  const html = createSyntaxDiagramsCode(strictParser().getSerializedGastProductions(), {
     resourceBase: RESOURCE_BASE,
     css: `${RESOURCE_BASE}diagrams.css`,
   });
@@ -141,7 +141,7 @@ function rule(name: string, definition: readonly IProduction[], isStart: boolean
 
 /** The grammar in EBNF, one production per parser rule, generated from the parser itself. */
 export function ebnf(): string {
-  const rules = Object.entries(strictParser.getGAstProductions()).map(([name, production], i) => {
+  const rules = Object.entries(strictParser().getGAstProductions()).map(([name, production], i) => {
     const note = RULE_NOTES[name];
     const text = rule(name, production.definition, i === 0);
     return note === undefined ? text : `\n${note}\n${text}`;

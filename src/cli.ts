@@ -41,8 +41,18 @@ const COMMANDS: Readonly<Record<string, () => Promise<Command>>> = {
   eval: async () => ({ run: runEval, usage: EVAL_USAGE }),
   fmt: async () => ({ run: runFmt, usage: FMT_USAGE }),
   agent: async () => {
-    const { AGENT_USAGE, runAgent } = await import("./cli/agent.js");
-    return { run: runAgent, usage: AGENT_USAGE };
+    try {
+      const { AGENT_USAGE, runAgent } = await import("./cli/agent.js");
+      return { run: runAgent, usage: AGENT_USAGE };
+    } catch (error) {
+      // The agent's packages are optional dependencies: an install with --omit=optional has the engine only.
+      if ((error as NodeJS.ErrnoException).code !== "ERR_MODULE_NOT_FOUND") throw error;
+      const missing = /Cannot find package '([^']+)'/.exec((error as Error).message)?.[1] ?? "a package";
+      const fail = () => {
+        throw new CommandError(`the agent needs its optional dependencies, and ${missing} is not installed: run npm install bexpr without --omit=optional`);
+      };
+      return { run: fail, usage: "" };
+    }
   },
 };
 

@@ -27,6 +27,7 @@ interface PackageJson {
   bin: Record<string, string>;
   scripts?: Record<string, string>;
   dependencies: Record<string, string>;
+  optionalDependencies: Record<string, string>;
   overrides?: unknown;
 }
 
@@ -128,6 +129,7 @@ function writeConsumerProject(directory: string, spec: string, integrity: string
       integrity,
       license: project.license,
       dependencies: project.dependencies,
+      optionalDependencies: project.optionalDependencies,
       bin: project.bin,
       engines: project.engines,
     },
@@ -246,6 +248,26 @@ describe("a fresh consumer project that installs the tarball", () => {
     expect(result.status).not.toBe(0);
     expect(result.stderr).toContain("ERR_REQUIRE_ESM");
   });
+
+  it("installs the engine alone with --omit=optional: the agent's packages are optional dependencies", () => {
+    const engineOnly = join(work, "engine-only");
+    mkdirSync(engineOnly);
+    writeConsumerProject(engineOnly, `file:../${tarball.filename}`, tarball.integrity);
+    runOk("npm", ["ci", "--offline", "--omit=optional", "--no-audit", "--no-fund"], engineOnly);
+    const installed = readdirSync(join(engineOnly, "node_modules"), { withFileTypes: true })
+      .filter((entry) => entry.isDirectory() && !entry.name.startsWith("."))
+      .flatMap((entry) => (entry.name.startsWith("@") ? readdirSync(join(engineOnly, "node_modules", entry.name)).map((name) => `${entry.name}/${name}`) : [entry.name]));
+    expect(installed).not.toContain("fastify");
+    // bexpr, and what the declarations name: chevrotain (with its own packages), re2js, lossless-json.
+    expect(installed.length).toBeLessThanOrEqual(10);
+    const script = `import("bexpr").then(({ compileFilter }) => console.log(compileFilter('Status == "running"').test({ Status: "running" })))`;
+    expect(runOk(process.execPath, ["-e", script], engineOnly).stdout.trim()).toBe("true");
+    const bin = join(engineOnly, "node_modules/.bin/bexpr");
+    expect(runOk(bin, ["check", 'Status == "running"'], engineOnly).stdout).toBe("ok\n");
+    const agent = run(bin, ["agent", "--port", "0"], engineOnly);
+    expect(agent.status).toBe(1);
+    expect(agent.stderr).toMatch(/the agent needs its optional dependencies, and \S+ is not installed/);
+  }, 120_000);
 
   it("runs the bexpr command it installs", () => {
     const result = runOk(join(consumer, "node_modules/.bin/bexpr"), ["fmt", 'Status=="running"'], consumer);

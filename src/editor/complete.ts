@@ -404,7 +404,7 @@ function openGroups(tokens: readonly IToken[]): number[] {
 /** The token types the grammar allows after `tokens` (Chevrotain's content assist). */
 export function nextTokenTypes(tokens: IToken[]): Set<TokenType> {
   const types = new Set<TokenType>();
-  for (const path of strictParser.computeContentAssist("filter", tokens)) types.add(path.nextTokenType);
+  for (const path of strictParser().computeContentAssist("filter", tokens)) types.add(path.nextTokenType);
   return types;
 }
 

@@ -26,10 +26,13 @@ import {
   UnterminatedString,
 } from "./tokens.js";
 
-const lexer = new Lexer([...allTokens], {
-  positionTracking: "onlyOffset",
-  ensureOptimizations: true,
-});
+/**
+ * The lexer's settings. Chevrotain's checks of the token definitions are skipped: they cost
+ * milliseconds at every start, and test/parser/grammar-checks.test.ts runs them instead.
+ */
+export const LEXER_CONFIG = { positionTracking: "onlyOffset", ensureOptimizations: true, skipValidations: true } as const;
+
+let lexer: Lexer | undefined;
 
 /** The tokens of a source and the lexical problems found in it. */
 export interface LexResult {
@@ -40,7 +43,8 @@ export interface LexResult {
 
 /** Tokenizes `source`. Never throws on bad input. */
 export function tokenize(source: string): LexResult {
-  const result = lexer.tokenize(source);
+  // Built on first use, so that importing the library costs no analysis of the tokens.
+  const result = (lexer ??= new Lexer([...allTokens], LEXER_CONFIG)).tokenize(source);
   const diagnostics: Diagnostic[] = result.errors.map((error) =>
     describeUnexpectedCharacters(source, error.offset, error.length),
   );

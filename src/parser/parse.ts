@@ -84,7 +84,7 @@ export function analyze(source: string, options: ParseOptions & { readonly recov
   const tooDeep = findExcessiveNesting(source, tokens, limits.maxNestingDepth);
   if (tooDeep !== undefined) return fail(tooDeep, tokens);
 
-  const parser = options.recover ? recoveringParser : strictParser;
+  const parser = options.recover ? recoveringParser() : strictParser();
   let parsed: ParseOutcome;
   let syntactic: Diagnostic[];
   // Chevrotain signals each syntax error with an exception, and recovery may meet tens of

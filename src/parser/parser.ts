@@ -109,10 +109,18 @@ export class FilterParser extends EmbeddedActionsParser {
   private lookahead: Lookahead = new Lookahead("", []);
   private builder: AstBuilder = new AstBuilder("");
 
-  constructor(private readonly recovering: boolean) {
+  /**
+   * @param recovering - whether the parser recovers from errors to report more of them.
+   * @param validate - whether Chevrotain checks the grammar while building the parser (milliseconds
+   * at every start; test/parser/grammar-checks.test.ts does it, so the library skips it).
+   */
+  constructor(
+    private readonly recovering: boolean,
+    validate = false,
+  ) {
     // One token of lookahead decides almost everything, so errors are reported where they are,
     // not at the start of the alternative; the one LL(2) decision says so itself.
-    super([...allTokens], { recoveryEnabled: recovering, maxLookahead: 1, errorMessageProvider: errorMessages });
+    super([...allTokens], { recoveryEnabled: recovering, maxLookahead: 1, errorMessageProvider: errorMessages, skipValidations: !validate });
     this.performSelfAnalysis();
     // Recovery stops once it has found enough problems (Chevrotain records each through SAVE_ERROR,
     // which its typings do not show).
@@ -416,6 +424,15 @@ export class FilterParser extends EmbeddedActionsParser {
   });
 }
 
-/** The parser instances: one that stops at the first error, one that recovers to find more. */
-export const strictParser = new FilterParser(false);
-export const recoveringParser = new FilterParser(true);
+let strict: FilterParser | undefined;
+let recovering: FilterParser | undefined;
+
+/** The parser that stops at the first error (compiling, completion), built on first use. */
+export function strictParser(): FilterParser {
+  return (strict ??= new FilterParser(false));
+}
+
+/** The parser that recovers to find more errors (editor validation), built on first use. */
+export function recoveringParser(): FilterParser {
+  return (recovering ??= new FilterParser(true));
+}
