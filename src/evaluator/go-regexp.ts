@@ -137,6 +137,16 @@ interface Frame {
   lastProduct: number;
 }
 
+/** The bound of the current alternative of a group: an empty one compiles to a no-op instruction. */
+function alternativeSize(frame: Frame): number {
+  return Math.max(1, frame.sum + frame.last);
+}
+
+/** The bound of a whole group: its alternatives, their bars, and a capture's two instructions. */
+function frameSize(frame: Frame): number {
+  return frame.alternatives + alternativeSize(frame) + (frame.capture ? 2 : 0);
+}
+
 /** One part of a class: a range, a Perl or POSIX class (`\d`, `[:alpha:]`), or a Unicode table (`\pL`). */
 type ClassItem =
   | { readonly kind: "range"; readonly lo: number; readonly hi: number }
@@ -205,7 +215,7 @@ class GoPatternReader {
   /** The bound of the translated program's size (see {@link patternSizeBound}). */
   bound(): number {
     let size = 0;
-    for (const frame of this.frames) size += frame.alternatives + frame.sum + frame.last + (frame.capture ? 2 : 0);
+    for (const frame of this.frames) size += frameSize(frame);
     // The program's FAIL and MATCH instructions, and the loop of an unanchored search.
     return size + 4;
   }
@@ -349,14 +359,14 @@ class GoPatternReader {
     const frame = this.frames.pop()!;
     this.flags = frame.flags;
     // An empty group is Go's empty match, an operand all the same.
-    this.operand(frame.alternatives + frame.sum + frame.last + (frame.capture ? 2 : 0), Math.max(1, frame.product, frame.lastProduct));
+    this.operand(frameSize(frame), Math.max(1, frame.product, frame.lastProduct));
     this.parts.push(")");
   }
 
   /** `|`: Go's `parseVerticalBar` leaves the bar, not an operand, on top. */
   private alternate(): void {
     const frame = this.top;
-    frame.alternatives += frame.sum + frame.last + 1;
+    frame.alternatives += alternativeSize(frame) + 1;
     frame.sum = 0;
     frame.last = 0;
     frame.product = Math.max(frame.product, frame.lastProduct);
