@@ -10,7 +10,7 @@ import { resolveLimits } from "./limits.js";
 import { describeValue, parse, type ParseOptions } from "./parser/parse.js";
 
 /** Options of {@link compileFilter}. */
-export interface CompileOptions extends ParseOptions, Omit<EvaluatorOptions, "generalOnly"> {}
+export interface CompileOptions extends ParseOptions, Omit<EvaluatorOptions, "generalOnly" | "tierUpAfter"> {}
 
 /**
  * Compiles a filter once, to evaluate it on many values.

@@ -9,7 +9,7 @@ import { readdirSync, readFileSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { describe, expect, it } from "vitest";
-import { compileFilter, FilterEvaluationError, FilterSyntaxError, type Filter } from "../src/index.js";
+import { compileFilter, FilterEvaluationError, FilterSyntaxError, type CompileOptions, type Filter } from "../src/index.js";
 import { parseJson } from "../src/json.js";
 import { deploymentSchema, jobSchema } from "./golden/schemas.js";
 
@@ -57,9 +57,13 @@ describe("golden data", () => {
   });
 });
 
-describe.each(scenarios)("%s", (_file, scenario) => {
+// Every scenario runs on the filter compiled to JavaScript (the default) and on the closures.
+// (tierUpAfter, internal: the generated code from the first evaluation.)
+const paths = [["generated code", { tierUpAfter: 0 } as CompileOptions], ["closures", { codegen: false }]] as const;
+
+describe.each(scenarios.flatMap(([file, scenario]) => paths.map(([path, pathOptions]) => [`${file} (${path})`, scenario, pathOptions] as const)))("%s", (_name, scenario, pathOptions) => {
   const items = data[scenario.data];
-  const options = scenario.mode === "typed" ? { schema: schemas[scenario.data] } : {};
+  const options = { ...pathOptions, ...(scenario.mode === "typed" ? { schema: schemas[scenario.data] } : {}) };
 
   it.each(scenario.cases.map((c) => [c.filter, c] as const))("%s", (_filter, c: Case) => {
     if ("expect" in c) {

@@ -19,6 +19,7 @@ import { goQuote } from "../strings.js";
 import { suggestName } from "../suggest.js";
 import { CostBudget, costExceeded, costExceededReason, fixedCost, KEY_LIST_COST, MAP_ENTRY_COST, patternCost, textCost, worstCaseCost, type ValueSizes } from "./cost.js";
 import { createLiteral, equalsInteger, type Literal } from "./literal.js";
+import { generateEntry, TIER_UP_EVALUATIONS, type EntryFactory, type FastClause, type Predicate } from "./codegen.js";
 import { explainConversion, OPERATORS, testEmpty, testEqual, testIn, testMatches, testNil } from "./operators.js";
 import { compilePattern, dfaBytesFor, patternBudget, type Pattern, type PatternBudget } from "./regex.js";
 import {
@@ -50,12 +51,18 @@ export interface EvaluatorOptions {
   readonly source?: string;
   /** Overrides of the limits; the compiler applies `maxPatternSize` and `maxCost`. */
   readonly limits?: Partial<Limits>;
+  /**
+   * Compile the filter to JavaScript with `new Function` (the default where the environment
+   * allows it), or `false` to evaluate with closures only: for pages whose Content-Security-Policy
+   * forbids `unsafe-eval` (detected by itself), or to compare the two. Both give the same results.
+   */
+  readonly codegen?: boolean;
   /** @internal Disable the fast paths, so tests can compare them with the general code. */
   readonly generalOnly?: boolean;
+  /** @internal Evaluations before the code is generated (default {@link TIER_UP_EVALUATIONS}); 0 generates it at once, for tests. */
+  readonly tierUpAfter?: number;
 }
 
-/** A predicate over one root value, with the environment of collection bindings and the budget. */
-type Predicate = (root: unknown, env: unknown[]) => boolean;
 
 const NO_BINDINGS: unknown[] = [];
 
@@ -77,6 +84,10 @@ interface FilterParts {
   readonly patternSizes: ReadonlyMap<MatchExpression, number>;
   readonly source: string | undefined;
   readonly memoryEstimate: number;
+  /** The filter compiled to JavaScript, when it was (see `codegen.ts`). */
+  readonly entry: EntryFactory | undefined;
+  /** Evaluations before the generated code takes over. */
+  readonly tierUpAfter: number;
 }
 
 /**
@@ -98,7 +109,9 @@ export class Filter<T = unknown> {
    * memory grows with use, to a bounded share): for caches of compiled filters bounded by memory.
    */
   readonly memoryEstimate: number;
-  readonly #predicate: Predicate;
+  /** The closures' predicate, then the generated one once the filter has tiered up. */
+  #predicate: Predicate;
+  readonly #entry: EntryFactory | undefined;
   readonly #slots: number;
   readonly #metered: boolean;
   readonly #reason: string;
@@ -115,14 +128,55 @@ export class Filter<T = unknown> {
     this.maxCost = parts.maxCost;
     this.fixedCost = parts.fixedCost;
     this.memoryEstimate = parts.memoryEstimate;
-    this.#predicate = parts.predicate;
     this.#slots = parts.slots;
     this.#metered = parts.metered;
     this.#reason = costExceededReason(parts.maxCost, false);
     this.#startBudget = parts.maxCost - parts.fixedCost;
     this.#patternSizes = parts.patternSizes;
     this.#env = { slots: parts.slots === 0 ? NO_BINDINGS : new Array<unknown>(parts.slots), busy: false };
-    Object.freeze(this);
+    this.#entry = parts.entry;
+    this.#predicate = parts.predicate;
+    // Every field is read-only. With generated code to come, test and filter are own properties
+    // that count evaluations, and are replaced by the generated ones (see #tierUp).
+    for (const key of Object.keys(this)) Object.defineProperty(this, key, { writable: false, configurable: false });
+    if (parts.entry !== undefined && parts.tierUpAfter <= 0) {
+      this.#tierUp();
+    } else if (parts.entry !== undefined) {
+      let remaining = parts.tierUpAfter;
+      const { test, filter } = Filter.prototype;
+      this.#own("test", (value: T, budget?: CostBudget) => {
+        if (--remaining === 0) this.#tierUp();
+        return test.call(this, value, budget);
+      });
+      this.#own("filter", (values: Iterable<T>, budget?: CostBudget) => {
+        if (Array.isArray(values) && (remaining -= values.length) <= 0 && remaining + values.length > 0) return this.#tierUp().filter(values, budget);
+        return filter.call(this, values, budget);
+      });
+    }
+    Object.preventExtensions(this);
+  }
+
+  /** Sets a read-only own property that only {@link Filter.#tierUp} replaces. */
+  #own(key: "test" | "filter", value: Filter<T>["test"] | Filter<T>["filter"]): void {
+    Object.defineProperty(this, key, { value, writable: false, configurable: true, enumerable: false });
+  }
+
+  /**
+   * Replaces test and filter with the filter's generated code: the common cases inline, the rest
+   * through the prototype's methods. Own properties, so that a caller's loop calls this filter's
+   * own code, which V8 optimises for it alone.
+   */
+  #tierUp(): this {
+    const { test, filter } = Filter.prototype;
+    const entry = this.#entry!({
+      env: this.#env,
+      slowTest: (value, budget) => test.call(this, value as T, budget as CostBudget | undefined),
+      slowFilter: (values, budget) => filter.call(this, values as Iterable<T>, budget as CostBudget | undefined),
+    });
+    this.#predicate = entry.predicate;
+    this.#own("test", entry.test as Filter<T>["test"]);
+    this.#own("filter", entry.filter as Filter<T>["filter"]);
+    return this;
   }
 
   /**
@@ -272,6 +326,8 @@ export class Filter<T = unknown> {
       patternSizes: this.#patternSizes,
       source: this.source,
       memoryEstimate: this.memoryEstimate,
+      entry: this.#entry,
+      tierUpAfter: TIER_UP_EVALUATIONS,
     };
   }
 }
@@ -341,6 +397,9 @@ interface CompileContext {
   readonly patternBudget: PatternBudget;
   /** The pattern size of each `matches` clause, for the worst-case cost. */
   readonly patternSizes: Map<MatchExpression, number>;
+  /** For code generation: the clauses whose fast path it writes out, and the compiled predicate of every clause. */
+  readonly fast: Map<MatchExpression, FastClause>;
+  readonly clauses: Map<Expression, Predicate>;
 }
 
 /**
@@ -359,6 +418,8 @@ export function compileExpression<T = unknown>(expression: Expression, options: 
     patterns: new Map(),
     patternBudget: patternBudget(limits.maxPatternSize),
     patternSizes: new Map(),
+    fast: new Map(),
+    clauses: new Map(),
   };
   const compiled = compileNode(expression, [], context);
   if (context.diagnostics.length > 0) {
@@ -377,6 +438,13 @@ export function compileExpression<T = unknown>(expression: Expression, options: 
   for (const pattern of context.patterns.values()) {
     if (pattern.size > 0) memoryEstimate += BYTES_PER_PATTERN + BYTES_PER_INSTRUCTION * pattern.size + dfaBytesFor(pattern.size);
   }
+  const entry =
+    options.codegen === false || fixed > limits.maxCost
+      ? undefined
+      : generateEntry(
+          { expression, fast: context.fast, clauses: context.clauses, metered, startBudget: limits.maxCost - fixed, reason: costExceededReason(limits.maxCost, false) },
+          clauses,
+        );
   return new Filter<T>({
     expression,
     predicate,
@@ -387,6 +455,8 @@ export function compileExpression<T = unknown>(expression: Expression, options: 
     patternSizes: context.patternSizes,
     source: options.source,
     memoryEstimate,
+    entry,
+    tierUpAfter: options.tierUpAfter ?? TIER_UP_EVALUATIONS,
   });
 }
 
@@ -400,10 +470,16 @@ function compileNode(node: Expression, scope: readonly Binding[], context: Compi
       const operand = compileNode(node.operand, scope, context);
       return (root, env) => !operand(root, env);
     }
-    case "Match":
-      return compileMatch(node, scope, context);
-    case "Collection":
-      return compileCollection(node, scope, context);
+    case "Match": {
+      const predicate = compileMatch(node, scope, context);
+      context.clauses.set(node, predicate);
+      return predicate;
+    }
+    case "Collection": {
+      const predicate = compileCollection(node, scope, context);
+      context.clauses.set(node, predicate);
+      return predicate;
+    }
     default:
       return unreachable(node);
   }
@@ -461,7 +537,7 @@ function reportUnknownField(context: CompileContext) {
 function compileMatch(node: MatchExpression, scope: readonly Binding[], context: CompileContext): Predicate {
   const rule = OPERATORS[node.operator];
   const site = siteOf(node, context);
-  const { resolve, schema, typeOf: untypedTypeOf = jsonTypeOf } = compileTarget(node.selector, scope, site, context);
+  const { resolve, schema, typeOf: untypedTypeOf = jsonTypeOf, plainPath } = compileTarget(node.selector, scope, site, context);
   const literal = "value" in node ? createLiteral(node.value.raw) : undefined;
   const pattern = rule.test === "matches" && literal !== undefined ? compileMatchPattern(literal.raw, node, context) : undefined;
   if (pattern !== undefined) context.patternSizes.set(node, pattern.size);
@@ -490,7 +566,25 @@ function compileMatch(node: MatchExpression, scope: readonly Binding[], context:
   // Only untyped lists (and typed lists of strings) compare their string elements as strings.
   const items = typeof schema === "object" && schema.kind === "array" ? schema.items : undefined;
   const stringLists = items === undefined || items === "string" || items === "any";
-  return specialiseMatch(rule.test, negated, literal, pattern, stringLists, resolve, decide, site) ?? general;
+  const fast = specialiseMatch(rule.test, negated, literal, pattern, stringLists, resolve, decide, site);
+  if (fast === undefined) return general;
+  if (plainPath !== undefined && (rule.test === "equal" || rule.test === "in" || rule.test === "matches")) {
+    // The same fast path, for the generated code to write out.
+    context.fast.set(node, {
+      test: rule.test,
+      negated,
+      ...plainPath,
+      raw: literal.raw,
+      int: rule.test === "equal" && literal.int.ok ? { safe: literal.int.value.safe } : undefined,
+      bool: rule.test === "equal" && literal.bool.ok ? literal.bool.value : undefined,
+      pattern,
+      stringLists,
+      general,
+      decide,
+      site,
+    });
+  }
+  return fast;
 }
 
 /**

@@ -79,6 +79,51 @@ export function literalPattern(source: string): { text: string; start: boolean; 
   return { text, start, end };
 }
 
+/** ASCII punctuation, which `\\` makes literal in Go. */
+const PUNCTUATION = /^[!-/:-@[-`{-~]$/;
+/** ASCII characters that stand for themselves outside a class. */
+const PLAIN = /^[ -~]$/;
+
+/**
+ * A JavaScript `RegExp` with exactly the matches of `source` (read as Go reads it), for the
+ * patterns V8 matches an order of magnitude faster than re2js while staying linear: no repetition
+ * and no group, so backtracking tries each alternative once per starting position (time at most
+ * the text's length times the pattern's). Allowed: `^`, `$`, `|`, `.` (any character but a
+ * newline, as in Go), printable ASCII, escaped punctuation, and classes of ASCII characters and
+ * ranges. Anything else (flags, repetition, groups, `\d`, negated classes, non-ASCII) is
+ * undefined and left to re2js. Call it only on a pattern Go accepts.
+ *
+ * @example
+ * ```ts
+ * nativeProgram("^dc[12]$")?.test("dc1"); // true
+ * nativeProgram("^dc[0-9]+$"); // undefined: a repetition
+ * ```
+ */
+export function nativeProgram(source: string): RegExp | undefined {
+  const literal = (ch: string) => `\\u{${ch.charCodeAt(0).toString(16)}}`;
+  let out = "";
+  for (let i = 0; i < source.length; i++) {
+    const ch = source.charAt(i);
+    if (ch === "^" || ch === "$" || ch === "|") out += ch;
+    else if (ch === ".") out += "[^\\n]";
+    else if (ch === "\\") {
+      const next = source.charAt(++i);
+      if (!PUNCTUATION.test(next)) return undefined;
+      out += literal(next);
+    } else if (ch === "[") {
+      const end = source.indexOf("]", i + 2);
+      if (end < 0) return undefined;
+      const members = source.slice(i + 1, end);
+      // `[]a]`, `[^a]`, `[-a]`, `[a-]`, `[[:alpha:]]`, escapes: left to re2js.
+      if (!/^[A-Za-z0-9](?:-[A-Za-z0-9])?(?:[A-Za-z0-9](?:-[A-Za-z0-9])?)*$/.test(members)) return undefined;
+      out += `[${members.replace(/[A-Za-z0-9]/g, literal)}]`;
+      i = end;
+    } else if (PLAIN.test(ch) && !META.has(ch)) out += literal(ch);
+    else return undefined;
+  }
+  return new RegExp(out, "u");
+}
+
 /**
  * How much lazy-DFA memory (bytes, as re2js counts them) a pattern may use per unit of its size.
  * re2js allows 8 MiB per pattern; a filter may hold thousands of small patterns, so their DFAs
@@ -165,6 +210,9 @@ export function compilePattern(source: string, budget: PatternBudget = patternBu
   budget.work -= size;
   if (size > budget.size) return { ok: false, tooLarge: true, reason: `the regular expression compiles to ${size} instructions; the filter's patterns may hold ${budget.size} more` };
   budget.size -= size;
+  // The size (and so the cost) is always re2js's program's; V8 may run it when that is as safe.
+  const native = nativeProgram(source);
+  if (native !== undefined) return { ok: true, pattern: { size, test: (text) => native.test(text) } };
   let capped = false;
   return {
     ok: true,

@@ -70,6 +70,8 @@ export interface CompiledSelector {
   readonly fullPath: readonly PathPart[];
   /** How an untyped value looks to the operators when not as decoded JSON (a bound list index is Go's `int`). */
   readonly typeOf?: (value: unknown) => ValueType;
+  /** For a path of object keys from the root: the keys, and whether an absent one holds null (its zero value). */
+  readonly plainPath?: { readonly keys: readonly string[]; readonly absentIsZero: readonly boolean[] };
 }
 
 type Step =
@@ -99,7 +101,7 @@ export function compileSelector(
   if (binding === undefined) {
     const { steps, schema } = planSteps(selector.path, rootSchema, (index, known) => onUnknownField?.(selector, index, known));
     const walk = createWalker(steps, site, [], selector.path.length >= 2);
-    return { resolve: specialise(steps, walk), schema, fullPath: selector.path };
+    return { resolve: specialise(steps, walk), schema, fullPath: selector.path, plainPath: plainPathOf(steps) };
   }
 
   const unknown = (index: number, known: readonly string[]) => onUnknownField?.(selector, index + 1, known);
@@ -294,9 +296,9 @@ function createWalker(steps: readonly Step[], site: Site, basePath: readonly Pat
  * starts again from the root and applies every rule.
  */
 function specialise(steps: readonly Step[], general: (root: unknown, env: unknown[]) => unknown): (root: unknown, env: unknown[]) => unknown {
-  if (!steps.every((step) => (step.type === "json" || step.type === "field" || step.type === "mapKey") && step.key !== "__proto__")) return general;
-  const keys = steps.map((step) => step.key);
-  const absentIsZero = steps.map((step) => step.type === "field");
+  const plain = plainPathOf(steps);
+  if (plain === undefined) return general;
+  const { keys, absentIsZero } = plain;
   const count = keys.length;
   if (count === 1) {
     const key = keys[0]!;
@@ -326,6 +328,12 @@ function specialise(steps: readonly Step[], general: (root: unknown, env: unknow
     }
     return current;
   };
+}
+
+/** The keys of a path that only reads object keys (the fast path), and where an absent key holds null. */
+function plainPathOf(steps: readonly Step[]): CompiledSelector["plainPath"] {
+  if (!steps.every((step) => (step.type === "json" || step.type === "field" || step.type === "mapKey") && step.key !== "__proto__")) return undefined;
+  return { keys: steps.map((step) => step.key), absentIsZero: steps.map((step) => step.type === "field") };
 }
 
 /**

@@ -1,6 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { compileFilter, FilterEvaluationError, FilterSyntaxError, parse, type FieldSchema } from "../../src/index.js";
-import { evaluationErrorOf } from "../support/errors.js";
+import { TIER_UP_EVALUATIONS } from "../../src/evaluator/codegen.js";
+import { catchError, evaluationErrorOf } from "../support/errors.js";
 
 const job = {
   ID: "web",
@@ -253,7 +254,46 @@ describe("compiling an AST", () => {
     const filter = compileFilter('Status == "x"');
     expect(filter.source).toBe('Status == "x"');
     expect(filter.expression.kind).toBe("Match");
-    expect(Object.isFrozen(filter)).toBe(true);
+  });
+
+  it.each([{}, { codegen: false }])("is read-only (%j): no field can be assigned, none added", (options) => {
+    const filter = compileFilter('Status == "x"', options);
+    for (const key of ["source", "expression", "maxCost", "test", "filter"]) {
+      expect(() => Object.assign(filter, { [key]: 1 }), key).toThrow(TypeError);
+    }
+    expect(() => Object.assign(filter, { extra: 1 })).toThrow(TypeError);
+    expect(Object.isExtensible(filter)).toBe(false);
+  });
+});
+
+describe("generated code", () => {
+  it(`takes over from the closures after ${TIER_UP_EVALUATIONS} evaluations, with the same results`, () => {
+    const filter = compileFilter<{ Status: string }>('Status == "running"');
+    const first = filter.test;
+    for (let i = 1; i < TIER_UP_EVALUATIONS; i++) expect(filter.test({ Status: i % 2 === 0 ? "running" : "dead" })).toBe(i % 2 === 0);
+    expect(filter.test).toBe(first);
+    expect(filter.test({ Status: "running" })).toBe(true);
+    expect(filter.test).not.toBe(first);
+    expect(filter.test({ Status: "running" })).toBe(true);
+    expect(filter.test({ Status: "dead" })).toBe(false);
+  });
+
+  it("takes over at once for a filter() over a list that long, and reports the failing index", () => {
+    const filter = compileFilter<{ Status?: string }>('Status == "running"');
+    const values = Array.from({ length: TIER_UP_EVALUATIONS }, (_, i) => ({ Status: i === 7 ? "running" : "dead" }));
+    const first = filter.filter;
+    expect(filter.filter(values)).toEqual([values[7]]);
+    expect(filter.filter).not.toBe(first);
+    const error = catchError(() => filter.filter([{ Status: "dead" }, {}]));
+    expect(error).toBeInstanceOf(FilterEvaluationError);
+    expect((error as FilterEvaluationError).index).toBe(1);
+  });
+
+  it("is never generated with codegen: false, as under a Content-Security-Policy without unsafe-eval", () => {
+    const filter = compileFilter('Status == "running"', { codegen: false });
+    expect(Object.hasOwn(filter, "test")).toBe(false);
+    expect(filter.filter(Array.from({ length: TIER_UP_EVALUATIONS }, () => ({ Status: "running" }))).length).toBe(TIER_UP_EVALUATIONS);
+    expect(Object.hasOwn(filter, "filter")).toBe(false);
   });
 });
 

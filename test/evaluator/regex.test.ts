@@ -1,7 +1,8 @@
 import fc from "fast-check";
 import { RE2JS } from "re2js";
 import { describe, expect, it } from "vitest";
-import { compilePattern, literalPattern } from "../../src/evaluator/regex.js";
+import { translatePattern } from "../../src/evaluator/go-regexp.js";
+import { compilePattern, literalPattern, nativeProgram } from "../../src/evaluator/regex.js";
 
 describe("matches", () => {
   it.each([
@@ -69,5 +70,34 @@ describe("matches", () => {
       }),
       { numRuns: 3000 },
     );
+  });
+
+  it.each([["^dc[12]$"], ["a.c"], ["^web|api$"], ["[a-z0-9]x"], ["\\.com$"], ["a|"]])("runs the linear pattern %j on V8's engine", (source) => {
+    expect(nativeProgram(source)).toBeInstanceOf(RegExp);
+  });
+
+  it.each([["a+"], ["(a)"], ["a{2}"], ["(?i)a"], ["\\d"], ["[^a]"], ["[]a]"], ["[a-]"], ["[[:alpha:]]"], ["é"], ["\\pL"], ["a?"]])(
+    "leaves %j to re2js: a repetition, a group, a flag, a negated or unusual class, non-ASCII",
+    (source) => {
+      expect(nativeProgram(source)).toBeUndefined();
+    },
+  );
+
+  it("gives the same answer on V8's engine as on re2js, for every pattern it takes", () => {
+    const atom = fc.constantFrom("a", "b", "1", ".", "^", "$", "|", "[12]", "[a-c]", "[ab1-2]", "\\.", "\\$", "-", " ", ":");
+    const text = fc.string({ unit: fc.constantFrom("a", "b", "1", "2", "c", ".", "$", "\n", "\r", "\u2028", "é", "🚀", "\udcff", "-", " "), maxLength: 8 });
+    let taken = 0;
+    fc.assert(
+      fc.property(fc.array(atom, { maxLength: 6 }), text, (atoms, input) => {
+        const source = atoms.join("");
+        const native = nativeProgram(source);
+        const translation = translatePattern(source);
+        if (native === undefined || !translation.ok) return;
+        taken++;
+        expect(native.test(input)).toBe(RE2JS.compile(translation.pattern()).test(input));
+      }),
+      { numRuns: 5000 },
+    );
+    expect(taken).toBeGreaterThan(2500);
   });
 });

@@ -1,22 +1,38 @@
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import type { Expression } from "../../src/ast.js";
-import { compileExpression, type EvaluatorOptions } from "../../src/evaluator/compile.js";
+import { compileExpression, type EvaluatorOptions, type Filter } from "../../src/evaluator/compile.js";
 import { FilterEvaluationError, FilterSyntaxError } from "../../src/index.js";
 import { datumArb, expressionArb, schemaArb } from "../support/arbitraries.js";
 
 type Outcome = { result: boolean } | { error: string };
 
-/** Evaluates, turning an evaluation error into its code (the only acceptable failure). */
-function outcome(expression: Expression, datum: unknown, options: EvaluatorOptions = {}): Outcome | undefined {
-  let filter;
+/** The compiled filter, or undefined when a generated pattern is invalid RE2 (rejected at compile time). */
+function compiled(expression: Expression, options: EvaluatorOptions): Filter | undefined {
   try {
-    filter = compileExpression(expression, options);
+    return compileExpression(expression, options);
   } catch (error) {
-    // Generated patterns may be invalid RE2; such filters are rejected at compile time.
     if (error instanceof FilterSyntaxError && error.code === "invalid_regex") return undefined;
     throw error;
   }
+}
+
+/** What filter() gives over a list: the indexes accepted, or the error's code and index. */
+function listOutcome(expression: Expression, data: unknown[], options: EvaluatorOptions): unknown {
+  const filter = compiled(expression, options);
+  if (filter === undefined) return undefined;
+  try {
+    return filter.filter(data).map((datum) => data.indexOf(datum));
+  } catch (error) {
+    if (error instanceof FilterEvaluationError) return { error: error.code, index: error.index };
+    throw error;
+  }
+}
+
+/** Evaluates, turning an evaluation error into its code (the only acceptable failure). */
+function outcome(expression: Expression, datum: unknown, options: EvaluatorOptions = {}): Outcome | undefined {
+  const filter = compiled(expression, options);
+  if (filter === undefined) return undefined;
   try {
     return { result: filter.test(datum) };
   } catch (error) {
@@ -65,6 +81,19 @@ describe("evaluation properties", () => {
         expect(outcome(not(or(a, b)), datum)).toEqual(outcome(and(not(a), not(b)), datum));
       }),
       { numRuns: 2000 },
+    );
+  });
+
+  it("the generated code gives exactly what the closures give, test() and filter() alike", () => {
+    fc.assert(
+      fc.property(expressionArb, fc.option(schemaArb, { nil: undefined }), fc.array(datumArb, { maxLength: 4 }), (e, schema, data) => {
+        const options = schema === undefined ? {} : { schema };
+        const generated = { ...options, tierUpAfter: 0 };
+        const closures = { ...options, codegen: false };
+        for (const datum of data) expect(outcome(e, datum, generated)).toEqual(outcome(e, datum, closures));
+        expect(listOutcome(e, data, generated)).toEqual(listOutcome(e, data, closures));
+      }),
+      { numRuns: 3000 },
     );
   });
 

@@ -22,7 +22,7 @@ export { syntaxErrorOf };
 export type Outcome = boolean | string;
 
 /** The general evaluation path (fast paths off), which must agree with the default one. */
-type InternalOptions = CompileOptions & { generalOnly?: boolean };
+type InternalOptions = CompileOptions & { generalOnly?: boolean; tierUpAfter?: number };
 
 function run(source: string, value: unknown, options: InternalOptions): Outcome {
   let filter;
@@ -51,14 +51,17 @@ export function outcome(source: string, value: unknown, schema?: FieldSchema, st
 }
 
 /**
- * Asserts the outcome of a row, on the default evaluator and on the general one (fast paths off):
- * a disagreement between the two is a bug as well.
+ * Asserts the outcome of a row on every evaluation path: the default (the filter compiled to
+ * JavaScript), the closures (`codegen: false`, as under a Content-Security-Policy) and the general
+ * one (fast paths off). A disagreement between them is a bug as well.
  */
 export function expectOutcome(source: string, value: unknown, expected: Outcome, schema?: FieldSchema, strict?: boolean): void {
   const options: InternalOptions = {};
   if (schema !== undefined) Object.assign(options, { schema });
   if (strict !== undefined) Object.assign(options, { strict });
-  expect(run(source, value, options), "default evaluator").toBe(expected);
+  // The generated code from the first evaluation, rather than after TIER_UP_EVALUATIONS of them.
+  expect(run(source, value, { ...options, tierUpAfter: 0 }), "generated code").toBe(expected);
+  expect(run(source, value, { ...options, codegen: false }), "closures").toBe(expected);
   expect(run(source, value, { ...options, generalOnly: true }), "general evaluator").toBe(expected);
 }
 

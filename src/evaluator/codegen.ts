@@ -1,0 +1,327 @@
+/**
+ * Compiles a filter to JavaScript source, run through `new Function`: one function per filter, so
+ * that V8 optimises each filter on its own, and its `test` and `filter` are the filter's own
+ * functions rather than shared ones whose call sites every filter of the process goes through.
+ *
+ * The source holds the filter's structure only (`&&`, `||`, `!`), and, for the common clauses, the
+ * lookup of a path of object keys and the comparison of a string, a number or a boolean: the same
+ * fast paths as the closures of `compile.ts`, falling back to the same general code. Nothing from
+ * the filter's text is ever written into the source: keys, literals and patterns are passed in as
+ * data and read from arrays by index.
+ *
+ * Where `new Function` is forbidden (a Content-Security-Policy without `unsafe-eval`), or with the
+ * option `codegen: false`, filters evaluate with the closures alone; the tests run every semantics
+ * table on both.
+ *
+ * @module
+ */
+import type { Expression, MatchExpression } from "../ast.js";
+import { FilterEvaluationError } from "../errors.js";
+import { patternCost, textCost } from "./cost.js";
+import { costExceeded } from "./cost.js";
+import type { Pattern } from "./regex.js";
+import type { Site } from "./resolve.js";
+
+/** A predicate over one root value, with the environment of collection bindings and the budget. */
+export type Predicate = (root: unknown, env: unknown[]) => boolean;
+
+/**
+ * A match clause whose fast path can be written as source: its path of object keys from the root
+ * and the comparison its literal allows, with the closures it falls back to.
+ */
+export interface FastClause {
+  readonly test: "equal" | "in" | "matches";
+  readonly negated: boolean;
+  /** The keys of the path from the root, and whether an absent key holds its zero value (null). */
+  readonly keys: readonly string[];
+  readonly absentIsZero: readonly boolean[];
+  readonly raw: string;
+  /** The literal as an integer when it is one (`safe` may be undefined beyond 2^53), for `==`. */
+  readonly int: { readonly safe: number | undefined } | undefined;
+  readonly bool: boolean | undefined;
+  readonly pattern: Pattern | undefined;
+  /** `in` may search a list of strings element by element (untyped lists, lists of strings). */
+  readonly stringLists: boolean;
+  /** The clause from the root with every rule: for anything off the fast path. */
+  readonly general: Predicate;
+  /** Everything after the lookup, for a value the fast path does not handle. */
+  readonly decide: (value: unknown, env: unknown[]) => boolean;
+  readonly site: Site;
+}
+
+/** What the generated functions need of the compiled filter. */
+export interface CodegenInput {
+  readonly expression: Expression;
+  /** The fast clauses, by node. */
+  readonly fast: ReadonlyMap<MatchExpression, FastClause>;
+  /** The compiled predicate of every other clause (matches without a fast path, collections). */
+  readonly clauses: ReadonlyMap<Expression, Predicate>;
+  /** Whether evaluations are metered (the environment holds the budget in slot 0, the reason in slot 1). */
+  readonly metered: boolean;
+  /** The budget an evaluation starts with once its fixed cost is charged. */
+  readonly startBudget: number;
+  readonly reason: string;
+}
+
+/** The entry points of one filter, made for its `Filter` object. */
+export interface Entry {
+  readonly predicate: Predicate;
+  readonly test: (value: unknown, budget?: unknown) => boolean;
+  readonly filter: (values: unknown, budget?: unknown) => unknown[];
+}
+
+/** The shared environment of a metered filter, and the slow paths the generated code hands over to. */
+export interface EntryRuntime {
+  readonly env: { readonly slots: unknown[]; busy: boolean };
+  readonly slowTest: (value: unknown, budget: unknown) => boolean;
+  readonly slowFilter: (values: unknown, budget: unknown) => unknown[];
+}
+
+/** Builds the entry points of one filter from its runtime. */
+export type EntryFactory = (runtime: EntryRuntime) => Entry;
+
+/**
+ * Evaluations a filter runs on its closures before its code is generated: writing and compiling
+ * the source costs about what 200 evaluations of a medium filter do, which a filter evaluated a few
+ * times never pays back. A `filter()` over a list at least this long generates it first.
+ */
+export const TIER_UP_EVALUATIONS = 500;
+
+/**
+ * Filters with more clauses are evaluated with closures: their source would take longer to
+ * generate and for V8 to compile than the closures do, and they are rare.
+ */
+export const MAX_CODEGEN_CLAUSES = 256;
+
+let available: boolean | undefined;
+
+/** Whether `new Function` may be used here (a Content-Security-Policy may forbid it). */
+export function codegenAvailable(): boolean {
+  if (available === undefined) {
+    try {
+      available = new Function("return true")() === true;
+    } catch {
+      available = false;
+    }
+  }
+  return available;
+}
+
+/** Throws `cost_exceeded` for clause `index` once its charge took the budget below zero. */
+function overBudget(sites: readonly Site[]) {
+  return (env: unknown[], index: number): never => {
+    const site = sites[index]!;
+    throw costExceeded(env[1] as string, site.span, site.source);
+  };
+}
+
+function atIndex(error: unknown, index: number): unknown {
+  return error instanceof FilterEvaluationError ? error.atIndex(index) : error;
+}
+
+/**
+ * The maker of a filter's generated code; undefined when the filter has too many clauses or
+ * `new Function` is not available. The source is written and compiled on the first call (see
+ * {@link TIER_UP_EVALUATIONS}), and its result kept for the filters made with `parts` again.
+ */
+export function generateEntry(input: CodegenInput, clauseCount: number): EntryFactory | undefined {
+  if (clauseCount > MAX_CODEGEN_CLAUSES || !codegenAvailable()) return undefined;
+  let compiled: { readonly factory: (data: GeneratedData, runtime: EntryRuntime) => Entry; readonly data: GeneratedData } | undefined;
+  return (runtime) => {
+    if (compiled === undefined) {
+      const writer = new SourceWriter(input);
+      const expression = writer.expression(input.expression);
+      const source = [
+        '"use strict";',
+        ...writer.functions,
+        `const predicate = function predicate(root, env) { return ${expression}; };`,
+        writer.entries(),
+      ].join("\n");
+      compiled = { factory: new Function("data", "runtime", source) as (data: GeneratedData, runtime: EntryRuntime) => Entry, data: writer.data };
+    }
+    return compiled.factory(compiled.data, runtime);
+  };
+}
+
+/** Everything the generated source reads, by index. */
+interface GeneratedData {
+  /** Per fast clause: its keys. */
+  readonly keys: (readonly string[])[];
+  /** Per fast clause: its literal text, integer, boolean and pattern. */
+  readonly raws: string[];
+  readonly ints: (number | undefined)[];
+  readonly bools: (boolean | undefined)[];
+  readonly patterns: (Pattern | undefined)[];
+  readonly generals: Predicate[];
+  readonly decides: ((value: unknown, env: unknown[]) => boolean)[];
+  /** The predicates of the clauses without a fast path. */
+  readonly closures: Predicate[];
+  readonly over: (env: unknown[], index: number) => never;
+  readonly textCost: (length: number) => number;
+  readonly patternCost: (size: number, length: number) => number;
+  readonly atIndex: (error: unknown, index: number) => unknown;
+  readonly noBindings: unknown[];
+  readonly startBudget: number;
+  readonly reason: string;
+}
+
+const NO_BINDINGS: unknown[] = [];
+
+class SourceWriter {
+  readonly functions: string[] = [];
+  readonly data: GeneratedData;
+  readonly #input: CodegenInput;
+  readonly #sites: Site[] = [];
+
+  constructor(input: CodegenInput) {
+    this.#input = input;
+    this.data = {
+      keys: [],
+      raws: [],
+      ints: [],
+      bools: [],
+      patterns: [],
+      generals: [],
+      decides: [],
+      closures: [],
+      over: overBudget(this.#sites),
+      textCost,
+      patternCost,
+      atIndex,
+      noBindings: NO_BINDINGS,
+      startBudget: input.startBudget,
+      reason: input.reason,
+    };
+    this.functions.push(
+      "const { keys: K, raws: R, ints: I, bools: B, patterns: P, generals: G, decides: D, closures: C, over: OVER, textCost: TEXT, patternCost: PATTERN, atIndex: AT, noBindings: NB, startBudget: START, reason: REASON } = data;",
+    );
+  }
+
+  /** The source of an expression over `root` and `env`. */
+  expression(node: Expression): string {
+    switch (node.kind) {
+      case "Or":
+        return `(${node.operands.map((operand) => this.expression(operand)).join(" || ")})`;
+      case "And":
+        return `(${node.operands.map((operand) => this.expression(operand)).join(" && ")})`;
+      case "Not":
+        return `!${this.expression(node.operand)}`;
+      case "Match": {
+        const fast = this.#input.fast.get(node);
+        if (fast !== undefined) return `m${this.#clause(fast)}(root, env)`;
+        return this.#closure(node);
+      }
+      case "Collection":
+        return this.#closure(node);
+    }
+  }
+
+  #closure(node: Expression): string {
+    const predicate = this.#input.clauses.get(node);
+    if (predicate === undefined) throw new Error("a clause was not compiled");
+    this.data.closures.push(predicate);
+    return `C[${this.data.closures.length - 1}](root, env)`;
+  }
+
+  /** Writes the function of a fast clause; its index. */
+  #clause(clause: FastClause): number {
+    const data = this.data;
+    const i = data.keys.length;
+    data.keys.push(clause.keys);
+    data.raws.push(clause.raw);
+    data.ints.push(clause.int?.safe);
+    data.bools.push(clause.bool);
+    data.patterns.push(clause.pattern);
+    data.generals.push(clause.general);
+    data.decides.push(clause.decide);
+    this.#sites.push(clause.site);
+    const general = `return G[${i}](root, env);`;
+    const lines = [`function m${i}(root, env) {`, "let v = root;", "let w;"];
+    clause.keys.forEach((_key, j) => {
+      lines.push(
+        `if (typeof v !== "object" || v === null || Array.isArray(v)) ${general}`,
+        `w = v[K[${i}][${j}]];`,
+        `if (w === undefined) { ${clause.absentIsZero[j] ? "v = null;" : general} }`,
+        `else if (typeof w === "function") ${general}`,
+        "else v = w;",
+      );
+    });
+    const is = clause.negated ? "!==" : "===";
+    const spend = (units: string) => `if ((env[0] -= ${units}) < 0) OVER(env, ${i});`;
+    switch (clause.test) {
+      case "equal":
+        lines.push(`if (typeof v === "string") return v ${is} R[${i}];`);
+        if (clause.int !== undefined) lines.push(`if (typeof v === "number" && Number.isSafeInteger(v)) return v ${is} I[${i}];`);
+        if (clause.bool !== undefined) lines.push(`if (typeof v === "boolean") return v ${is} B[${i}];`);
+        break;
+      case "in":
+        lines.push(`if (typeof v === "string") { ${spend("TEXT(v.length)")} return v.includes(R[${i}]) ${is} true; }`);
+        if (clause.stringLists) {
+          lines.push(
+            "if (Array.isArray(v)) {",
+            "for (let k = 0; k < v.length; k++) {",
+            "const e = v[k];",
+            `if (typeof e !== "string") return D[${i}](v, env);`,
+            `if (e === R[${i}]) { ${spend("v.length")} return ${!clause.negated}; }`,
+            "}",
+            `${spend("v.length")} return ${clause.negated};`,
+            "}",
+          );
+        }
+        break;
+      case "matches":
+        lines.push(`if (typeof v === "string") { ${spend(`PATTERN(${clause.pattern?.size ?? 0}, v.length)`)} return P[${i}].test(v) ${is} true; }`);
+        break;
+    }
+    lines.push(`return D[${i}](v, env);`, "}");
+    this.functions.push(lines.join("\n"));
+    return i;
+  }
+
+  /** `test` and `filter`: the common cases inline, the others handed to the `Filter`'s own methods. */
+  entries(): string {
+    const { metered } = this.#input;
+    const oneTest = metered
+      ? `if (budget === undefined && !shared.busy) {
+           shared.busy = true;
+           const env = shared.slots;
+           env[0] = START; env[1] = REASON;
+           try { return predicate(value, env); } finally { shared.busy = false; }
+         }`
+      : "if (budget === undefined) return predicate(value, NB);";
+    const manyTests = metered
+      ? `if (budget === undefined && Array.isArray(values) && !shared.busy) {
+           shared.busy = true;
+           const env = shared.slots;
+           const accepted = [];
+           let i = 0;
+           try {
+             for (; i < values.length; i++) {
+               const value = values[i];
+               env[0] = START; env[1] = REASON;
+               if (predicate(value, env)) accepted.push(value);
+             }
+           } catch (error) { throw AT(error, i); } finally { shared.busy = false; }
+           return accepted;
+         }`
+      : `if (budget === undefined && Array.isArray(values)) {
+           const accepted = [];
+           let i = 0;
+           try {
+             for (; i < values.length; i++) {
+               const value = values[i];
+               if (predicate(value, NB)) accepted.push(value);
+             }
+           } catch (error) { throw AT(error, i); }
+           return accepted;
+         }`;
+    return `const shared = runtime.env;
+const slowTest = runtime.slowTest;
+const slowFilter = runtime.slowFilter;
+return {
+  predicate,
+  test: function test(value, budget) { ${oneTest} return slowTest(value, budget); },
+  filter: function filter(values, budget) { ${manyTests} return slowFilter(values, budget); },
+};`;
+  }
+}
