@@ -19,6 +19,7 @@ import type { Expression, MatchExpression } from "../ast.js";
 import { FilterEvaluationError } from "../errors.js";
 import { patternCost, textCost } from "./cost.js";
 import { costExceeded } from "./cost.js";
+import type { Literal } from "./literal.js";
 import type { Pattern } from "./regex.js";
 import type { Site } from "./resolve.js";
 
@@ -35,10 +36,8 @@ export interface FastClause {
   /** The keys of the path from the root, and whether an absent key holds its zero value (null). */
   readonly keys: readonly string[];
   readonly absentIsZero: readonly boolean[];
-  readonly raw: string;
-  /** The literal as an integer when it is one (`safe` may be undefined beyond 2^53), for `==`. */
-  readonly int: { readonly safe: number | undefined } | undefined;
-  readonly bool: boolean | undefined;
+  /** The literal, read as an integer or a boolean only when the code is written. */
+  readonly literal: Literal;
   readonly pattern: Pattern | undefined;
   /** `in` may search a list of strings element by element (untyped lists, lists of strings). */
   readonly stringLists: boolean;
@@ -92,6 +91,12 @@ export const TIER_UP_EVALUATIONS = 500;
  * generate and for V8 to compile than the closures do, and they are rare.
  */
 export const MAX_CODEGEN_CLAUSES = 256;
+
+/**
+ * Paths with more keys are looked up by the closures: a function that long would stay in V8's
+ * interpreter (a 2,000-key path ran 9 times slower written out than walked by the closures).
+ */
+export const MAX_INLINE_KEYS = 16;
 
 let available: boolean | undefined;
 
@@ -208,7 +213,7 @@ class SourceWriter {
         return `!${this.expression(node.operand)}`;
       case "Match": {
         const fast = this.#input.fast.get(node);
-        if (fast !== undefined) return `m${this.#clause(fast)}(root, env)`;
+        if (fast !== undefined && fast.keys.length <= MAX_INLINE_KEYS) return `m${this.#clause(fast)}(root, env)`;
         return this.#closure(node);
       }
       case "Collection":
@@ -228,9 +233,13 @@ class SourceWriter {
     const data = this.data;
     const i = data.keys.length;
     data.keys.push(clause.keys);
-    data.raws.push(clause.raw);
-    data.ints.push(clause.int?.safe);
-    data.bools.push(clause.bool);
+    const { literal } = clause;
+    // For ==: the literal as an integer (`safe` is undefined beyond 2^53, where no safe integer equals it) and as a boolean.
+    const int = clause.test === "equal" && literal.int.ok ? literal.int.value : undefined;
+    const bool = clause.test === "equal" && literal.bool.ok ? literal.bool.value : undefined;
+    data.raws.push(literal.raw);
+    data.ints.push(int?.safe);
+    data.bools.push(bool);
     data.patterns.push(clause.pattern);
     data.generals.push(clause.general);
     data.decides.push(clause.decide);
@@ -251,8 +260,8 @@ class SourceWriter {
     switch (clause.test) {
       case "equal":
         lines.push(`if (typeof v === "string") return v ${is} R[${i}];`);
-        if (clause.int !== undefined) lines.push(`if (typeof v === "number" && Number.isSafeInteger(v)) return v ${is} I[${i}];`);
-        if (clause.bool !== undefined) lines.push(`if (typeof v === "boolean") return v ${is} B[${i}];`);
+        if (int !== undefined) lines.push(`if (typeof v === "number" && Number.isSafeInteger(v)) return v ${is} I[${i}];`);
+        if (bool !== undefined) lines.push(`if (typeof v === "boolean") return v ${is} B[${i}];`);
         break;
       case "in":
         lines.push(`if (typeof v === "string") { ${spend("TEXT(v.length)")} return v.includes(R[${i}]) ${is} true; }`);

@@ -96,19 +96,40 @@ interface FilterParts {
  * @typeParam T - the type of the values it is applied to.
  */
 export class Filter<T = unknown> {
+  readonly #source: string | undefined;
+  readonly #expression: Expression;
+  readonly #maxCost: number;
+  readonly #fixedCost: number;
+  readonly #memoryEstimate: number;
+
   /** The source the filter was compiled from, when known. */
-  readonly source: string | undefined;
+  get source(): string | undefined {
+    return this.#source;
+  }
+
   /** The AST the filter was compiled from. */
-  readonly expression: Expression;
+  get expression(): Expression {
+    return this.#expression;
+  }
+
   /** The budget of one evaluation, in cost units (see {@link Limits.maxCost}). */
-  readonly maxCost: number;
+  get maxCost(): number {
+    return this.#maxCost;
+  }
+
   /** The cost every evaluation is charged before it starts: the clauses outside collections. */
-  readonly fixedCost: number;
+  get fixedCost(): number {
+    return this.#fixedCost;
+  }
+
   /**
    * An estimate of the bytes the compiled filter holds, or may come to hold (its patterns' DFA
    * memory grows with use, to a bounded share): for caches of compiled filters bounded by memory.
    */
-  readonly memoryEstimate: number;
+  get memoryEstimate(): number {
+    return this.#memoryEstimate;
+  }
+
   /** The closures' predicate, then the generated one once the filter has tiered up. */
   #predicate: Predicate;
   readonly #entry: EntryFactory | undefined;
@@ -123,11 +144,11 @@ export class Filter<T = unknown> {
 
   /** @hidden Use `compileFilter`. */
   constructor(parts: FilterParts) {
-    this.expression = parts.expression;
-    this.source = parts.source;
-    this.maxCost = parts.maxCost;
-    this.fixedCost = parts.fixedCost;
-    this.memoryEstimate = parts.memoryEstimate;
+    this.#expression = parts.expression;
+    this.#source = parts.source;
+    this.#maxCost = parts.maxCost;
+    this.#fixedCost = parts.fixedCost;
+    this.#memoryEstimate = parts.memoryEstimate;
     this.#slots = parts.slots;
     this.#metered = parts.metered;
     this.#reason = costExceededReason(parts.maxCost, false);
@@ -136,9 +157,9 @@ export class Filter<T = unknown> {
     this.#env = { slots: parts.slots === 0 ? NO_BINDINGS : new Array<unknown>(parts.slots), busy: false };
     this.#entry = parts.entry;
     this.#predicate = parts.predicate;
-    // Every field is read-only. With generated code to come, test and filter are own properties
-    // that count evaluations, and are replaced by the generated ones (see #tierUp).
-    for (const key of Object.keys(this)) Object.defineProperty(this, key, { writable: false, configurable: false });
+    // Its fields are read-only (getters), and nothing can be added. With generated code to come,
+    // test and filter are read-only own properties that count evaluations, and are replaced by the
+    // generated ones (see #tierUp).
     if (parts.entry !== undefined && parts.tierUpAfter <= 0) {
       this.#tierUp();
     } else if (parts.entry !== undefined) {
@@ -574,9 +595,7 @@ function compileMatch(node: MatchExpression, scope: readonly Binding[], context:
       test: rule.test,
       negated,
       ...plainPath,
-      raw: literal.raw,
-      int: rule.test === "equal" && literal.int.ok ? { safe: literal.int.value.safe } : undefined,
-      bool: rule.test === "equal" && literal.bool.ok ? literal.bool.value : undefined,
+      literal,
       pattern,
       stringLists,
       general,
@@ -693,15 +712,19 @@ function specialiseMatch(
 ): Predicate | undefined {
   const raw = literal.raw;
   const size = pattern?.size ?? 0;
-  const int = literal.int.ok ? literal.int.value : undefined;
-  const bool = literal.bool.ok ? literal.bool.value : undefined;
   switch (test) {
     case "equal":
+      // The literal is read as an integer or a boolean when a value of that kind first comes.
       return (root, env) => {
         const value = resolve(root, env);
         if (typeof value === "string") return (value === raw) !== negated;
-        if (typeof value === "number" && int !== undefined && Number.isSafeInteger(value)) return equalsInteger(value, int) !== negated;
-        if (typeof value === "boolean" && bool !== undefined) return (value === bool) !== negated;
+        if (typeof value === "number" && Number.isSafeInteger(value)) {
+          const int = literal.int;
+          if (int.ok) return equalsInteger(value, int.value) !== negated;
+        } else if (typeof value === "boolean") {
+          const bool = literal.bool;
+          if (bool.ok) return (value === bool.value) !== negated;
+        }
         return decide(value, env);
       };
     case "in":

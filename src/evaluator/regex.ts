@@ -200,6 +200,15 @@ export function compilePattern(source: string, budget: PatternBudget = patternBu
         : "the filter's regular expressions are too large: compiling them stopped at twice what they may hold";
     return { ok: false, tooLarge: true, reason };
   }
+  const native = nativeProgram(source);
+  if (native !== undefined) {
+    // V8 runs it, and re2js never compiles it: its size (and cost) is the bound read from its text,
+    // never below the program re2js would build.
+    budget.work -= bound;
+    if (bound > budget.size) return { ok: false, tooLarge: true, reason: `the regular expression compiles to up to ${bound} instructions; the filter's patterns may hold ${budget.size} more` };
+    budget.size -= bound;
+    return { ok: true, pattern: { size: bound, test: (text) => native.test(text) } };
+  }
   let re: RE2JS;
   try {
     re = RE2JS.compile(translation.pattern());
@@ -210,9 +219,6 @@ export function compilePattern(source: string, budget: PatternBudget = patternBu
   budget.work -= size;
   if (size > budget.size) return { ok: false, tooLarge: true, reason: `the regular expression compiles to ${size} instructions; the filter's patterns may hold ${budget.size} more` };
   budget.size -= size;
-  // The size (and so the cost) is always re2js's program's; V8 may run it when that is as safe.
-  const native = nativeProgram(source);
-  if (native !== undefined) return { ok: true, pattern: { size, test: (text) => native.test(text) } };
   let capped = false;
   return {
     ok: true,
