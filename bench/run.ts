@@ -1,140 +1,127 @@
 /**
- * `npm run bench`: evaluation speed of compiled filters against hand-written JavaScript
- * predicates on the same 100,000 job list items, plus parse and compile times.
- *
- * Each measurement is the median of several timed passes after warm-up passes. Figures are
- * printed, never asserted: speed is measured here, not in tests.
+ * `npm run bench`: evaluation speed against hand-written JavaScript and the peers, compile times,
+ * start-up, and what the limits promise. Every evaluation figure comes from a process of its own
+ * (bench/child.ts), run several times for its spread; each filter is measured alone and after the
+ * other filters ran in the same process. The figures go to bench/results.json and the README's
+ * speed table. Figures are printed, never asserted: speed is measured here, not in tests.
  */
-import { writeFileSync } from "node:fs";
+import { spawnSync } from "node:child_process";
+import { readFileSync, writeFileSync } from "node:fs";
 import { cpus } from "node:os";
-import { compileFilter, parse } from "../src/index.js";
-import { jobListItems } from "./data.js";
+import { fileURLToPath } from "node:url";
+import { CASES } from "./cases.js";
 import { benchLimits } from "./limits.js";
+import { renderReadmeTable, withReadmeTable, type BenchResults, type EvaluationFigures, type Spread } from "./report.js";
 
-/** Where the figures are written, for the README's tables and for comparing runs. */
+/** Where the figures are written, for the README's table and for comparing runs. */
 const RESULTS_PATH = "bench/results.json";
-
+const README_PATH = "README.md";
+/** Processes per measurement. */
+const RUNS = 5;
+const STARTUP_RUNS = 10;
 const OBJECTS = 100_000;
-const WARMUP_PASSES = 5;
-const TIMED_PASSES = 15;
 
-interface Case {
-  readonly name: string;
-  readonly filter: string;
-  readonly handWritten: (job: Job) => boolean;
-}
+const CHILD = fileURLToPath(new URL("./child.js", import.meta.url));
 
-type Job = ReturnType<typeof jobListItems>[number];
-
-const cases: Case[] = [
-  {
-    name: "simple",
-    filter: 'Status == "running"',
-    handWritten: (job) => job.Status === "running",
-  },
-  {
-    name: "medium",
-    filter: '"dc1" in Datacenters and Priority == 50 and not Stop == true',
-    handWritten: (job) => job.Datacenters.includes("dc1") && job.Priority === 50 && !(job.Stop === true),
-  },
-  {
-    name: "complex",
-    filter:
-      '(Status == "running" or Status == "pending") and Namespace == "default" and Name matches "^web" and ' +
-      'JobSummary.Summary["web-api"].Running == 3 and "dc1" in Datacenters and not Stop == true and ' +
-      'Type != "batch" and Meta.owner == "team-a"',
-    handWritten: (job) =>
-      (job.Status === "running" || job.Status === "pending") &&
-      job.Namespace === "default" &&
-      /^web/.test(job.Name) &&
-      job.JobSummary.Summary["web-api"]?.Running === 3 &&
-      job.Datacenters.includes("dc1") &&
-      !(job.Stop === true) &&
-      job.Type !== "batch" &&
-      job.Meta.owner === "team-a",
-  },
-  {
-    name: "collection",
-    filter: '(any Datacenters as dc { dc matches "^dc[12]$" }) and (all Meta as k, v { v != "" })',
-    handWritten: (job) => job.Datacenters.some((dc) => /^dc[12]$/.test(dc)) && Object.values(job.Meta).every((v) => v !== ""),
-  },
-];
-
-function median(values: number[]): number {
+function spread(values: readonly number[]): Spread {
   const sorted = [...values].sort((a, b) => a - b);
-  return sorted[Math.floor(sorted.length / 2)]!;
+  return { median: sorted[Math.floor(sorted.length / 2)]!, min: sorted[0]!, max: sorted[sorted.length - 1]! };
 }
 
-/** Median nanoseconds per call of `run` (which does `perPass` units of work). */
-function measure(run: () => unknown, perPass: number, passes = TIMED_PASSES): number {
-  for (let i = 0; i < WARMUP_PASSES; i++) run();
-  const samples: number[] = [];
-  for (let i = 0; i < passes; i++) {
-    (globalThis as { gc?: () => void }).gc?.();
-    const start = process.hrtime.bigint();
-    run();
-    samples.push(Number(process.hrtime.bigint() - start) / perPass);
+/** Runs the child with `args` and parses the JSON line it prints. */
+function child(args: readonly string[]): Record<string, unknown> {
+  const result = spawnSync(process.execPath, ["--expose-gc", CHILD, ...args], { encoding: "utf8", maxBuffer: 1 << 24 });
+  if (result.status !== 0) throw new Error(`child ${args.join(" ")} failed:\n${result.stderr}`);
+  return JSON.parse(result.stdout) as Record<string, unknown>;
+}
+
+/** The spread of every figure over the runs (null where a peer could not run the filter). */
+function spreads<K extends string>(runs: readonly Record<string, unknown>[], keys: readonly K[]): Record<K, Spread | null> {
+  const out = {} as Record<K, Spread | null>;
+  for (const key of keys) {
+    const values = runs.map((run) => run[key]).filter((value): value is number => typeof value === "number");
+    out[key] = values.length === runs.length ? spread(values) : null;
   }
-  return median(samples);
+  return out;
 }
 
-function loop(jobs: readonly Job[], predicate: (job: Job) => boolean): number {
-  let count = 0;
-  for (let i = 0; i < jobs.length; i++) if (predicate(jobs[i]!)) count++;
-  return count;
+/** Median milliseconds of running `args` with node, over `runs` processes. */
+function startupMs(args: readonly string[]): Spread {
+  const samples: number[] = [];
+  for (let i = 0; i < STARTUP_RUNS; i++) {
+    const start = process.hrtime.bigint();
+    const result = spawnSync(process.execPath, args, { encoding: "utf8" });
+    if (result.status !== 0) throw new Error(`node ${args.join(" ")} failed:\n${result.stderr}`);
+    samples.push(Number(process.hrtime.bigint() - start) / 1e6);
+  }
+  return spread(samples);
 }
+
+const FIGURES = ["coldTestNs", "coldFilterNs", "testNs", "filterNs", "predicateNs", "arrayFilterNs", "celNs", "filtrexNs"] as const;
 
 function main(): void {
-  const results: Record<string, unknown> = {
-    machine: { node: process.version, cpu: cpus()[0]?.model ?? "unknown", cores: cpus().length, date: new Date().toISOString() },
+  console.log(`bexpr benchmark: ${OBJECTS.toLocaleString("en")} job list items, Node ${process.version}, ${RUNS} runs of each measurement\n`);
+  const evaluation: Record<string, { label: string; alone: EvaluationFigures; after: EvaluationFigures }> = {};
+  console.log("ns per object (median of the runs); ratios to the hand-written loop or Array#filter");
+  console.log("case            mode    hand   test() ratio  filter() ratio   cold test()  cel-js  filtrex");
+  for (const c of CASES) {
+    const figures = {} as Record<"alone" | "after", EvaluationFigures>;
+    for (const mode of ["alone", "after"] as const) {
+      const runs = Array.from({ length: RUNS }, () => child([c.name, mode]));
+      const f = spreads(runs, FIGURES);
+      figures[mode] = f;
+      const r = (a: Spread | null, b: Spread | null) => (a === null || b === null ? "—" : `${(a.median / b.median).toFixed(2)}×`);
+      console.log(
+        [
+          c.label.padEnd(15),
+          mode.padEnd(5),
+          f.predicateNs!.median.toFixed(1).padStart(7),
+          r(f.testNs, f.predicateNs).padStart(13),
+          r(f.filterNs, f.arrayFilterNs).padStart(15),
+          r(f.coldTestNs, f.predicateNs).padStart(13),
+          r(f.celNs, f.predicateNs).padStart(7),
+          r(f.filtrexNs, f.predicateNs).padStart(8),
+        ].join(" "),
+      );
+    }
+    evaluation[c.name] = { label: c.label, ...figures };
+  }
+
+  console.log("\ncompile (µs per filter, median of the runs)");
+  const compileRuns = Array.from({ length: RUNS }, () => child(["compile"]) as Record<string, Record<string, unknown>>);
+  const compile: BenchResults["compile"] = {};
+  for (const name of Object.keys(compileRuns[0]!)) {
+    const s = spreads(
+      compileRuns.map((run) => run[name]!),
+      ["parseUs", "compileUs", "celParseUs", "filtrexCompileUs"] as const,
+    );
+    compile[name] = s;
+    console.log(`${name.padEnd(12)} parse ${s.parseUs!.median.toFixed(1).padStart(6)}   compileFilter ${s.compileUs!.median.toFixed(1).padStart(6)}   cel-js ${s.celParseUs?.median.toFixed(1) ?? "—"}   filtrex ${s.filtrexCompileUs?.median.toFixed(1) ?? "—"}`);
+  }
+
+  const startup: BenchResults["startup"] = {
+    nodeMs: startupMs(["-e", "0"]),
+    importMs: startupMs(["--input-type=module", "-e", 'await import("bexpr")']),
+    checkMs: startupMs(["dist/cli.js", "check", 'Status == "running"']),
+    serverMs: startupMs(["--input-type=module", "-e", 'await import("bexpr/server")']),
   };
-  const evaluation: Record<string, unknown> = {};
-  const compile: Record<string, unknown> = {};
-  const jobs = jobListItems(OBJECTS);
-  console.log(`bexpr benchmark: ${OBJECTS.toLocaleString("en")} job list items, Node ${process.version}, median of ${TIMED_PASSES} passes\n`);
-  console.log("evaluation (ns per object): bexpr filter.filter(jobs) against jobs.filter(predicate),");
-  console.log("and filter.test(job) against predicate(job) in the same counting loop\n");
-  console.log("case        matches   filter()   Array#filter   ratio    test()   predicate   ratio");
-  for (const c of cases) {
-    const filter = compileFilter<Job>(c.filter);
-    const expected = jobs.filter(c.handWritten).length;
-    const got = filter.filter(jobs).length;
-    if (got !== expected) throw new Error(`${c.name}: bexpr matched ${got}, the hand-written predicate ${expected}`);
-    const viaFilter = measure(() => filter.filter(jobs), jobs.length);
-    const viaArray = measure(() => jobs.filter(c.handWritten), jobs.length);
-    const test = (job: Job) => filter.test(job);
-    const viaTest = measure(() => loop(jobs, test), jobs.length);
-    const viaPredicate = measure(() => loop(jobs, c.handWritten), jobs.length);
-    const cells = [
-      c.name.padEnd(11),
-      String(expected).padStart(7),
-      viaFilter.toFixed(1).padStart(10),
-      viaArray.toFixed(1).padStart(14),
-      `${(viaFilter / viaArray).toFixed(2)}×`.padStart(7),
-      viaTest.toFixed(1).padStart(9),
-      viaPredicate.toFixed(1).padStart(11),
-      `${(viaTest / viaPredicate).toFixed(2)}×`.padStart(7),
-    ];
-    console.log(cells.join(" "));
-    evaluation[c.name] = { filterNs: viaFilter, arrayFilterNs: viaArray, testNs: viaTest, predicateNs: viaPredicate };
-  }
+  console.log(
+    `\nstart-up (ms, median of ${STARTUP_RUNS}): node -e 0 ${startup.nodeMs.median.toFixed(0)}, import("bexpr") ${startup.importMs.median.toFixed(0)}, ` +
+      `bexpr check ${startup.checkMs.median.toFixed(0)}, import("bexpr/server") ${startup.serverMs.median.toFixed(0)}`,
+  );
 
-  console.log("\nparse and compile (µs per filter)");
-  console.log("case        parse    compileFilter");
-  for (const c of cases) {
-    const parseTime = measure(() => {
-      for (let i = 0; i < 200; i++) parse(c.filter);
-    }, 200 * 1000);
-    const compileTime = measure(() => {
-      for (let i = 0; i < 200; i++) compileFilter(c.filter);
-    }, 200 * 1000);
-    console.log(`${c.name.padEnd(11)} ${parseTime.toFixed(1).padStart(6)}   ${compileTime.toFixed(1).padStart(12)}`);
-    compile[c.name] = { parseUs: parseTime, compileUs: compileTime };
-  }
-
-  Object.assign(results, { evaluation, compile, limits: benchLimits() });
+  const results: BenchResults = {
+    machine: { node: process.version, cpu: cpus()[0]?.model.trim() ?? "unknown", cores: cpus().length, date: new Date().toISOString() },
+    runs: RUNS,
+    objects: OBJECTS,
+    evaluation,
+    compile,
+    startup,
+    limits: benchLimits(),
+  };
   writeFileSync(RESULTS_PATH, `${JSON.stringify(results, null, 2)}\n`);
-  console.log(`\nwrote ${RESULTS_PATH}`);
+  writeFileSync(README_PATH, withReadmeTable(readFileSync(README_PATH, "utf8"), renderReadmeTable(results)));
+  console.log(`\nwrote ${RESULTS_PATH} and the README's speed table`);
 }
 
 main();

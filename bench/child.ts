@@ -1,0 +1,157 @@
+/**
+ * One measurement of `npm run bench`, in a process of its own (so that no other measurement has
+ * warmed up or polluted what it measures). `node child.js <case> alone|after` times one filter on
+ * 100,000 job list items, alone or after the other filters have run in the same process;
+ * `node child.js compile` times compiling every filter. It prints one JSON line.
+ *
+ * bexpr is imported as a user gets it (the bundled dist/, by the package's own name).
+ */
+import { parse as celParse } from "@marcbachmann/cel-js";
+import { compileFilter, parse, type Filter } from "bexpr";
+import { compileExpression as filtrexCompile } from "filtrex";
+import { CASES, kilobyteFilter, type Case, type Job } from "./cases.js";
+import { jobListItems } from "./data.js";
+
+const OBJECTS = 100_000;
+const WARMUP_PASSES = 3;
+const TIMED_PASSES = 9;
+
+type Predicate = (job: Job) => unknown;
+
+/**
+ * Median nanoseconds per object of each pass (one pass over `count` objects), after warm-up
+ * passes. The contenders take turns, round after round, so that none is favoured by coming first
+ * or last (the heap, the caches and the JIT move under them).
+ */
+function hot<K extends string>(passes: Record<K, (() => number) | null>, count: number): Record<K, number | null> {
+  const names = (Object.keys(passes) as K[]).filter((name) => passes[name] !== null);
+  for (let i = 0; i < WARMUP_PASSES; i++) for (const name of names) passes[name]!();
+  const samples = Object.fromEntries(names.map((name) => [name, [] as number[]])) as Record<K, number[]>;
+  for (let round = 0; round < TIMED_PASSES; round++) {
+    for (const name of names) {
+      (globalThis as { gc?: () => void }).gc?.();
+      const start = process.hrtime.bigint();
+      passes[name]!();
+      samples[name].push(Number(process.hrtime.bigint() - start) / count);
+    }
+  }
+  const out = {} as Record<K, number | null>;
+  for (const name of Object.keys(passes) as K[]) {
+    const sorted = passes[name] === null ? [] : samples[name].sort((a, b) => a - b);
+    out[name] = sorted.length === 0 ? null : sorted[Math.floor(sorted.length / 2)]!;
+  }
+  return out;
+}
+
+// One loop per contender, so that no call site is shared between them.
+function testLoop(jobs: readonly Job[], filter: Filter<Job>): number {
+  let count = 0;
+  for (let i = 0; i < jobs.length; i++) if (filter.test(jobs[i]!)) count++;
+  return count;
+}
+
+function handLoop(jobs: readonly Job[], predicate: (job: Job) => boolean): number {
+  let count = 0;
+  for (let i = 0; i < jobs.length; i++) if (predicate(jobs[i]!)) count++;
+  return count;
+}
+
+function celLoop(jobs: readonly Job[], predicate: Predicate): number {
+  let count = 0;
+  for (let i = 0; i < jobs.length; i++) if (predicate(jobs[i]!) === true) count++;
+  return count;
+}
+
+function filtrexLoop(jobs: readonly Job[], predicate: Predicate): number {
+  let count = 0;
+  for (let i = 0; i < jobs.length; i++) if (predicate(jobs[i]!) === true) count++;
+  return count;
+}
+
+/** A peer's predicate, or null when it cannot express the filter or counts differently. */
+function peer(jobs: readonly Job[], expected: number, loop: (jobs: readonly Job[], predicate: Predicate) => number, make: () => Predicate): Predicate | null {
+  try {
+    const predicate = make();
+    return loop(jobs, predicate) === expected ? predicate : null;
+  } catch {
+    return null;
+  }
+}
+
+function evaluation(c: Case, after: boolean): Record<string, number | null> {
+  const jobs = jobListItems(OBJECTS);
+  if (after) {
+    // The other filters run first, as in a process that serves many of them (and the hand-written
+    // loop runs their predicates, so that both loops have seen several).
+    for (const other of CASES) {
+      if (other === c) continue;
+      const filter = compileFilter<Job>(other.filter);
+      for (let i = 0; i < 3; i++) {
+        filter.filter(jobs);
+        testLoop(jobs, filter);
+        handLoop(jobs, other.handWritten);
+      }
+    }
+  }
+  const expected = handLoop(jobs, c.handWritten);
+  const filter = compileFilter<Job>(c.filter);
+  let start = process.hrtime.bigint();
+  const cold = testLoop(jobs, filter);
+  const coldTestNs = Number(process.hrtime.bigint() - start) / jobs.length;
+  if (cold !== expected) throw new Error(`${c.name}: bexpr matched ${cold}, the hand-written predicate ${expected}`);
+  const other = compileFilter<Job>(c.filter);
+  start = process.hrtime.bigint();
+  other.filter(jobs);
+  const coldFilterNs = Number(process.hrtime.bigint() - start) / jobs.length;
+  const cel = c.cel === undefined ? null : peer(jobs, expected, celLoop, () => celParse(c.cel!) as Predicate);
+  const filtrex = c.filtrex === undefined ? null : peer(jobs, expected, filtrexLoop, () => filtrexCompile(c.filtrex!) as Predicate);
+  const figures = hot(
+    {
+      testNs: () => testLoop(jobs, filter),
+      predicateNs: () => handLoop(jobs, c.handWritten),
+      filterNs: () => other.filter(jobs).length,
+      arrayFilterNs: () => jobs.filter(c.handWritten).length,
+      celNs: cel === null ? null : () => celLoop(jobs, cel),
+      filtrexNs: filtrex === null ? null : () => filtrexLoop(jobs, filtrex),
+    },
+    jobs.length,
+  );
+  return { matches: expected, coldTestNs, coldFilterNs, ...figures };
+}
+
+/** Median microseconds of `run`, over batches after a warm-up. */
+function microseconds(run: () => unknown): number {
+  // Warm: compiling is measured in a steady state, as in a service that compiles filters all day.
+  const batch = 1_000;
+  for (let i = 0; i < 3 * batch; i++) run();
+  const samples: number[] = [];
+  for (let pass = 0; pass < 9; pass++) {
+    const start = process.hrtime.bigint();
+    for (let i = 0; i < batch; i++) run();
+    samples.push(Number(process.hrtime.bigint() - start) / batch / 1000);
+  }
+  samples.sort((a, b) => a - b);
+  return samples[Math.floor(samples.length / 2)]!;
+}
+
+function compiling(): Record<string, Record<string, number | null>> {
+  const out: Record<string, Record<string, number | null>> = {};
+  for (const c of [...CASES, { name: "kilobyte", filter: kilobyteFilter(), cel: undefined, filtrex: undefined }]) {
+    out[c.name] = {
+      parseUs: microseconds(() => parse(c.filter)),
+      compileUs: microseconds(() => compileFilter(c.filter)),
+      celParseUs: c.cel === undefined ? null : microseconds(() => celParse(c.cel!)),
+      filtrexCompileUs: c.filtrex === undefined ? null : microseconds(() => filtrexCompile(c.filtrex!)),
+    };
+  }
+  return out;
+}
+
+const [what, mode] = process.argv.slice(2);
+if (what === "compile") {
+  console.log(JSON.stringify(compiling()));
+} else {
+  const c = CASES.find((candidate) => candidate.name === what);
+  if (c === undefined || (mode !== "alone" && mode !== "after")) throw new Error(`usage: child.js <case> alone|after, or child.js compile`);
+  console.log(JSON.stringify(evaluation(c, mode === "after")));
+}

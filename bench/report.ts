@@ -1,0 +1,68 @@
+/**
+ * The README's speed section, written from bench/results.json (`npm run bench` rewrites it
+ * between its markers; a test checks that the README shows what the results file holds).
+ */
+
+/** A figure over several runs, each in its own process. */
+export interface Spread {
+  readonly median: number;
+  readonly min: number;
+  readonly max: number;
+}
+
+export type EvaluationFigures = Record<
+  "coldTestNs" | "coldFilterNs" | "testNs" | "filterNs" | "predicateNs" | "arrayFilterNs" | "celNs" | "filtrexNs",
+  Spread | null
+>;
+
+export interface BenchResults {
+  readonly machine: { readonly node: string; readonly cpu: string; readonly cores: number; readonly date: string };
+  readonly runs: number;
+  readonly objects: number;
+  readonly evaluation: Record<string, { readonly label: string; readonly alone: EvaluationFigures; readonly after: EvaluationFigures }>;
+  readonly compile: Record<string, Record<"parseUs" | "compileUs" | "celParseUs" | "filtrexCompileUs", Spread | null>>;
+  readonly startup: Record<"nodeMs" | "importMs" | "checkMs" | "serverMs", Spread>;
+  readonly limits: unknown;
+}
+
+export const README_START = "<!-- bench:start (npm run bench writes this table from bench/results.json) -->";
+export const README_END = "<!-- bench:end -->";
+
+const ratio = (a: Spread | null, b: Spread | null): string => (a === null || b === null ? "—" : `${(a.median / b.median).toFixed(2)}×`);
+const fixed = (value: Spread | null, digits = 1): string => (value === null ? "—" : value.median.toFixed(digits));
+
+/** The section between the README's markers. */
+export function renderReadmeTable(results: BenchResults): string {
+  const cases = Object.values(results.evaluation);
+  const compiles = Object.keys(results.evaluation).map((name) => results.compile[name]!);
+  const row = (title: string, cells: string[]) => `| ${title} | ${cells.join(" | ")} |`;
+  const { machine, startup } = results;
+  return [
+    `Measured by \`npm run bench\` on ${machine.cpu} (${machine.cores} cores), Node ${machine.node}, ${machine.date.slice(0, 10)}:`,
+    `${results.objects.toLocaleString("en")} job list items, medians of ${results.runs} runs, each in a process of its own`,
+    "(bench/results.json has every figure with its spread). Ratios are to the hand-written JavaScript of the same filter.",
+    "",
+    row("", cases.map((c) => c.label)),
+    `|---|${cases.map(() => "---").join("|")}|`,
+    row("hand-written loop, ns/object", cases.map((c) => fixed(c.alone.predicateNs))),
+    row("`filter()` vs `Array#filter`", cases.map((c) => ratio(c.alone.filterNs, c.alone.arrayFilterNs))),
+    row("`test()` loop vs hand loop", cases.map((c) => ratio(c.alone.testNs, c.alone.predicateNs))),
+    row("`test()` after the other filters ran", cases.map((c) => ratio(c.after.testNs, c.after.predicateNs))),
+    row("first pass of `test()` (cold)", cases.map((c) => ratio(c.alone.coldTestNs, c.alone.predicateNs))),
+    row("@marcbachmann/cel-js / filtrex", cases.map((c) => `${ratio(c.alone.celNs, c.alone.predicateNs)} / ${ratio(c.alone.filtrexNs, c.alone.predicateNs)}`)),
+    row("`compileFilter`, µs", compiles.map((c) => fixed(c.compileUs))),
+    row("of which `parse`, µs", compiles.map((c) => fixed(c.parseUs))),
+    row("cel-js parse / filtrex compile, µs", compiles.map((c) => `${fixed(c.celParseUs)} / ${fixed(c.filtrexCompileUs)}`)),
+    "",
+    `A 1 KB filter compiles in ${fixed(results.compile["kilobyte"]?.compileUs ?? null)} µs. Start-up: \`import("bexpr")\` ${fixed(startup.importMs, 0)} ms,` +
+      ` \`bexpr check\` ${fixed(startup.checkMs, 0)} ms, \`import("bexpr/server")\` ${fixed(startup.serverMs, 0)} ms, against ${fixed(startup.nodeMs, 0)} ms for \`node -e 0\`.`,
+  ].join("\n");
+}
+
+/** The README with its speed section replaced by `table`. */
+export function withReadmeTable(readme: string, table: string): string {
+  const start = readme.indexOf(README_START);
+  const end = readme.indexOf(README_END);
+  if (start < 0 || end < start) throw new Error("the README has no bench markers");
+  return `${readme.slice(0, start + README_START.length)}\n${table}\n${readme.slice(end)}`;
+}
