@@ -10,6 +10,7 @@ import { capDiagnostics, createDiagnostic, FilterSyntaxError, type Diagnostic } 
 import { openBrackets, tokenize, tokenEnd } from "../lexer/lexer.js";
 import { All, Any, Bang, Comma, Digits, Dot, Equal, Identifier, In, keywordTokens, LBrace, LBracket, LParen, Name, Not, NotEqual, NumberLiteral, RBrace, RParen, QuotedString, RBracket } from "../lexer/tokens.js";
 import { resolveLimits, type Limits } from "../limits.js";
+import { fastRead } from "./fast-read.js";
 import { recoveringParser, strictParser, type ParseOutcome } from "./parser.js";
 
 /** Options of {@link parse}. */
@@ -42,6 +43,9 @@ export interface Analysis {
  */
 export function parse(source: string, options: ParseOptions = {}): Expression {
   requireSource(source);
+  // The common filters are read by hand; anything else, valid or not, by the full parser.
+  const fast = fastRead(source, resolveLimits(options.limits));
+  if (fast !== undefined) return fast;
   const analysis = analyze(source, { ...options, recover: false });
   if (analysis.expression === undefined || analysis.diagnostics.some((d) => d.severity === "error")) {
     throw new FilterSyntaxError(source, analysis.diagnostics.length > 0 ? analysis.diagnostics : [unknownProblem(source)]);
