@@ -244,12 +244,17 @@ class SourceWriter {
     data.generals.push(clause.general);
     data.decides.push(clause.decide);
     this.#sites.push(clause.site);
-    const general = `return G[${i}](root, env);`;
+    // The clause's data as constants of the filter's scope (names made of indexes only), read
+    // faster than through the arrays.
+    const constants = [`const r${i} = R[${i}], n${i} = I[${i}], b${i} = B[${i}], p${i} = P[${i}], g${i} = G[${i}], d${i} = D[${i}];`];
+    clause.keys.forEach((_key, j) => constants.push(`const k${i}_${j} = K[${i}][${j}];`));
+    this.functions.push(constants.join("\n"));
+    const general = `return g${i}(root, env);`;
     const lines = [`function m${i}(root, env) {`, "let v = root;", "let w;"];
     clause.keys.forEach((_key, j) => {
       lines.push(
         `if (typeof v !== "object" || v === null || Array.isArray(v)) ${general}`,
-        `w = v[K[${i}][${j}]];`,
+        `w = v[k${i}_${j}];`,
         `if (w === undefined) { ${clause.absentIsZero[j] ? "v = null;" : general} }`,
         `else if (typeof w === "function") ${general}`,
         "else v = w;",
@@ -259,19 +264,19 @@ class SourceWriter {
     const spend = (units: string) => `if ((env[0] -= ${units}) < 0) OVER(env, ${i});`;
     switch (clause.test) {
       case "equal":
-        lines.push(`if (typeof v === "string") return v ${is} R[${i}];`);
-        if (int !== undefined) lines.push(`if (typeof v === "number" && Number.isSafeInteger(v)) return v ${is} I[${i}];`);
-        if (bool !== undefined) lines.push(`if (typeof v === "boolean") return v ${is} B[${i}];`);
+        lines.push(`if (typeof v === "string") return v ${is} r${i};`);
+        if (int !== undefined) lines.push(`if (typeof v === "number" && Number.isSafeInteger(v)) return v ${is} n${i};`);
+        if (bool !== undefined) lines.push(`if (typeof v === "boolean") return v ${is} b${i};`);
         break;
       case "in":
-        lines.push(`if (typeof v === "string") { ${spend("TEXT(v.length)")} return v.includes(R[${i}]) ${is} true; }`);
+        lines.push(`if (typeof v === "string") { ${spend("TEXT(v.length)")} return v.includes(r${i}) ${is} true; }`);
         if (clause.stringLists) {
           lines.push(
             "if (Array.isArray(v)) {",
             "for (let k = 0; k < v.length; k++) {",
             "const e = v[k];",
-            `if (typeof e !== "string") return D[${i}](v, env);`,
-            `if (e === R[${i}]) { ${spend("v.length")} return ${!clause.negated}; }`,
+            `if (typeof e !== "string") return d${i}(v, env);`,
+            `if (e === r${i}) { ${spend("v.length")} return ${!clause.negated}; }`,
             "}",
             `${spend("v.length")} return ${clause.negated};`,
             "}",
@@ -279,10 +284,10 @@ class SourceWriter {
         }
         break;
       case "matches":
-        lines.push(`if (typeof v === "string") { ${spend(`PATTERN(${clause.pattern?.size ?? 0}, v.length)`)} return P[${i}].test(v) ${is} true; }`);
+        lines.push(`if (typeof v === "string") { ${spend(`PATTERN(${clause.pattern?.size ?? 0}, v.length)`)} return p${i}.test(v) ${is} true; }`);
         break;
     }
-    lines.push(`return D[${i}](v, env);`, "}");
+    lines.push(`return d${i}(v, env);`, "}");
     this.functions.push(lines.join("\n"));
     return i;
   }
