@@ -13,7 +13,7 @@ import { CASES, kilobyteFilter, type Case, type Job } from "./cases.js";
 import { jobListItems } from "./data.js";
 
 const OBJECTS = 100_000;
-const WARMUP_PASSES = 3;
+const WARMUP_PASSES = 5;
 const TIMED_PASSES = 9;
 
 type Predicate = (job: Job) => unknown;
