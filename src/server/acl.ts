@@ -180,8 +180,8 @@ export function requireManagement(caller: Caller): void {
 
 /** The ACL tables, the bootstrap state, and authentication. */
 export class AccessControl {
-  readonly policies = new Table<AclPolicy>((a, b) => compareStrings(a.Name, b.Name));
-  readonly tokens = new Table<AclToken>((a, b) => a.CreateIndex - b.CreateIndex || compareStrings(a.AccessorID, b.AccessorID));
+  readonly policies: Table<AclPolicy>;
+  readonly tokens: Table<AclToken>;
   #bootstrapIndex: number | undefined;
   readonly #minTtlMs: number;
   readonly #maxTtlMs: number;
@@ -191,6 +191,8 @@ export class AccessControl {
     readonly enabled: boolean,
     limits: { minTtlMs: number; maxTtlMs: number },
   ) {
+    this.policies = new Table<AclPolicy>("acl_policy", store, (a, b) => compareStrings(a.Name, b.Name));
+    this.tokens = new Table<AclToken>("acl_token", store, (a, b) => a.CreateIndex - b.CreateIndex || compareStrings(a.AccessorID, b.AccessorID));
     this.#minTtlMs = limits.minTtlMs;
     this.#maxTtlMs = limits.maxTtlMs;
   }

@@ -33,6 +33,16 @@ export function namespacedKey(namespace: string, id: string): string {
   return `${namespace}\u0000${id}`;
 }
 
+/** The order of deployments, evaluations and allocations: creation, then ID. */
+function byCreation(a: { CreateIndex: number; ID: string }, b: { CreateIndex: number; ID: string }): number {
+  return a.CreateIndex - b.CreateIndex || compareStrings(a.ID, b.ID);
+}
+
+/** The job a deployment, evaluation or allocation belongs to. */
+function jobGroup(row: { Namespace: string; JobID: string }): string {
+  return namespacedKey(row.Namespace, row.JobID);
+}
+
 /** Nanoseconds since the epoch, as a bigint (above 2^53, like the reference's `SubmitTime`). */
 function nowNanoseconds(): bigint {
   return BigInt(Date.now()) * 1_000_000n + (process.hrtime.bigint() % 1_000_000n);
@@ -69,16 +79,19 @@ export interface ClusterOptions {
 /** The cluster state and its simulated scheduler. */
 export class Cluster {
   readonly store = new StateStore();
-  readonly jobs = new Table<Job>((a, b) => compareStrings(a.Namespace, b.Namespace) || compareStrings(a.ID, b.ID));
-  readonly summaries = new Table<JobSummary>((a, b) => compareStrings(a.Namespace, b.Namespace) || compareStrings(a.JobID, b.JobID));
-  readonly deployments = new Table<Deployment>((a, b) => a.CreateIndex - b.CreateIndex || compareStrings(a.ID, b.ID));
-  readonly evals = new Table<Evaluation>((a, b) => a.CreateIndex - b.CreateIndex || compareStrings(a.ID, b.ID));
-  readonly allocs = new Table<Allocation>((a, b) => a.CreateIndex - b.CreateIndex || compareStrings(a.ID, b.ID));
-  readonly namespaces = new Table<Namespace>((a, b) => compareStrings(a.Name, b.Name));
+  readonly jobs = new Table<Job>("jobs", this.store, (a, b) => compareStrings(a.Namespace, b.Namespace) || compareStrings(a.ID, b.ID));
+  readonly summaries = new Table<JobSummary>("job_summary", this.store, (a, b) => compareStrings(a.Namespace, b.Namespace) || compareStrings(a.JobID, b.JobID));
+  // The deployments, evaluations and allocations of a job are found through its group: no write scans a table.
+  readonly deployments = new Table<Deployment>("deployment", this.store, byCreation, jobGroup);
+  readonly evals = new Table<Evaluation>("evals", this.store, byCreation, jobGroup);
+  readonly allocs = new Table<Allocation>("allocs", this.store, byCreation, jobGroup);
+  readonly namespaces = new Table<Namespace>("namespaces", this.store, (a, b) => compareStrings(a.Name, b.Name));
   readonly #tasks = new Set<Task>();
 
   constructor(readonly options: ClusterOptions) {
-    this.namespaces.put("default", { Name: "default", Description: "Default shared namespace", Quota: "", Meta: null, CreateIndex: 1, ModifyIndex: 1 });
+    this.store.seed(["namespaces"], () => {
+      this.namespaces.put("default", { Name: "default", Description: "Default shared namespace", Quota: "", Meta: null, CreateIndex: 1, ModifyIndex: 1 });
+    });
   }
 
   /** Registers a job (`PUT /v1/jobs`), with the namespace and region already resolved. */
@@ -185,10 +198,10 @@ export class Cluster {
    */
   #jobStatus(job: JobSpec): string {
     if (job.Type === "system" || job.Periodic !== null || job.ParameterizedJob !== null) return job.Stop ? "dead" : "running";
-    const mine = <T extends { Namespace: string; JobID: string }>(row: T) => row.Namespace === job.Namespace && row.JobID === job.ID;
-    const deployments = [...this.deployments.values()].filter(mine);
-    const allocs = [...this.allocs.values()].filter(mine);
-    const evals = [...this.evals.values()].filter(mine);
+    const key = namespacedKey(job.Namespace, job.ID);
+    const deployments = [...this.deployments.group(key).values()];
+    const allocs = [...this.allocs.group(key).values()];
+    const evals = [...this.evals.group(key).values()];
     if (deployments.some((d) => ACTIVE_DEPLOYMENT.has(d.Status))) return "running";
     if (allocs.some((a) => a.ClientStatus !== "complete")) return "running";
     if (evals.some((e) => e.Status === "pending")) return "pending";
@@ -207,14 +220,14 @@ export class Cluster {
       this.evals.put(evalId, { ...evaluation, Status: "complete", ModifyIndex: index });
       const job = this.jobs.get(jobKey);
       if (job === undefined) return;
-      const current = [...this.allocs.values()].filter((a) => a.Namespace === job.Namespace && a.JobID === job.ID && a.ClientStatus !== "complete");
+      const current = [...this.allocs.group(jobKey).values()].filter((a) => a.ClientStatus !== "complete");
       const obsolete = job.Stop ? current : current.filter((a) => a.JobVersion !== job.Version);
       for (const alloc of obsolete) {
         this.allocs.put(alloc.ID, { ...alloc, ClientStatus: "complete", ModifyIndex: index });
         this.#count(job, alloc.TaskGroup, alloc.ClientStatus === "running" ? { Running: -1, Complete: 1 } : { Starting: -1, Complete: 1 }, index);
       }
-      for (const deployment of this.deployments.values()) {
-        if (deployment.Namespace !== job.Namespace || deployment.JobID !== job.ID || !ACTIVE_DEPLOYMENT.has(deployment.Status)) continue;
+      for (const deployment of [...this.deployments.group(jobKey).values()]) {
+        if (!ACTIVE_DEPLOYMENT.has(deployment.Status)) continue;
         if (job.Stop || deployment.JobVersion < job.Version) {
           const description = job.Stop ? DEPLOYMENT_DESCRIPTIONS.stoppedJob : DEPLOYMENT_DESCRIPTIONS.newerJob;
           this.deployments.put(deployment.ID, { ...deployment, Status: "cancelled", StatusDescription: description, ModifyIndex: index, ModifyTime: nowNanoseconds() });

@@ -32,12 +32,30 @@ export function compareStrings(a: string, b: string): number {
   return a.length - b.length;
 }
 
-/** A table: rows by key, with a cached key order. */
+/**
+ * A table: rows by key, kept in the table's order, and optionally grouped (by job, for the
+ * deployments, evaluations and allocations of one job) so that a write never scans the table.
+ * Rows are changed only inside a write transaction of the store that names the table; a change
+ * anywhere else throws, so that no write can forget to wake the queries watching the table.
+ */
 export class Table<Row> {
   readonly #rows = new Map<string, Row>();
-  #sorted: Row[] | undefined;
+  /** The rows in order, kept up to date by each change (a binary search and one move). */
+  readonly #sorted: Row[] = [];
+  readonly #groups = new Map<string, Map<string, Row>>();
 
-  constructor(private readonly order: (a: Row, b: Row) => number) {}
+  /**
+   * @param name - the table's name in the store's write transactions.
+   * @param store - the store whose transactions may change it.
+   * @param order - the table's order (of the list endpoints); ties broken by nothing else, so it must be total.
+   * @param groupOf - the group of a row, for {@link Table.group}.
+   */
+  constructor(
+    readonly name: TableName,
+    private readonly store: StateStore,
+    private readonly order: (a: Row, b: Row) => number,
+    private readonly groupOf?: (row: Row) => string,
+  ) {}
 
   get(key: string): Row | undefined {
     return this.#rows.get(key);
@@ -47,9 +65,8 @@ export class Table<Row> {
     return this.#rows.size;
   }
 
-  /** Rows in the table's order (a cached array; do not modify it). */
+  /** Rows in the table's order (the table's own array: do not modify it). */
   sorted(): readonly Row[] {
-    this.#sorted ??= [...this.#rows.values()].sort(this.order);
     return this.#sorted;
   }
 
@@ -57,18 +74,74 @@ export class Table<Row> {
     return this.#rows.values();
   }
 
-  /** Inserts or replaces a row. Only the store's write transaction should call this. */
-  put(key: string, row: Row): void {
-    this.#rows.set(key, row);
-    this.#sorted = undefined;
+  /** The rows of one group (see the constructor's `groupOf`), by key. */
+  group(group: string): ReadonlyMap<string, Row> {
+    return this.#groups.get(group) ?? EMPTY_GROUP;
   }
 
-  /** Removes a row. Only the store's write transaction should call this. */
+  /** Inserts or replaces a row, inside a write transaction that names this table. */
+  put(key: string, row: Row): void {
+    this.store.assertWriting(this.name);
+    const previous = this.#rows.get(key);
+    if (previous !== undefined && this.order(previous, row) === 0 && this.groupOf?.(previous) === this.groupOf?.(row)) {
+      // The usual update: the row keeps its place and its group.
+      this.#sorted[this.#indexOf(previous)] = row;
+      this.#rows.set(key, row);
+      this.#groups.get(this.groupOf?.(row) ?? "")?.set(key, row);
+      return;
+    }
+    if (previous !== undefined) this.#unlink(key, previous);
+    this.#rows.set(key, row);
+    this.#sorted.splice(this.#position(row), 0, row);
+    if (this.groupOf !== undefined) {
+      const group = this.groupOf(row);
+      let rows = this.#groups.get(group);
+      if (rows === undefined) this.#groups.set(group, (rows = new Map()));
+      rows.set(key, row);
+    }
+  }
+
+  /** Removes a row, inside a write transaction that names this table. */
   delete(key: string): boolean {
-    this.#sorted = undefined;
-    return this.#rows.delete(key);
+    this.store.assertWriting(this.name);
+    const previous = this.#rows.get(key);
+    if (previous === undefined) return false;
+    this.#unlink(key, previous);
+    this.#rows.delete(key);
+    return true;
+  }
+
+  /** Where `row` (a stored row) is in the sorted array. */
+  #indexOf(row: Row): number {
+    const at = this.#position(row);
+    // A total order puts the row at its position; a scan is only a safeguard.
+    return this.#sorted[at] === row ? at : this.#sorted.indexOf(row);
+  }
+
+  #unlink(key: string, row: Row): void {
+    this.#sorted.splice(this.#indexOf(row), 1);
+    if (this.groupOf !== undefined) {
+      const group = this.groupOf(row);
+      const rows = this.#groups.get(group);
+      rows?.delete(key);
+      if (rows?.size === 0) this.#groups.delete(group);
+    }
+  }
+
+  /** The first position whose row does not come before `row`. */
+  #position(row: Row): number {
+    let low = 0;
+    let high = this.#sorted.length;
+    while (low < high) {
+      const middle = (low + high) >>> 1;
+      if (this.order(this.#sorted[middle]!, row) < 0) low = middle + 1;
+      else high = middle;
+    }
+    return low;
   }
 }
+
+const EMPTY_GROUP: ReadonlyMap<string, never> = new Map<string, never>();
 
 /** The index and change notification of the state store. */
 export class StateStore {
@@ -89,13 +162,41 @@ export class StateStore {
     return index;
   }
 
+  /** The tables the write under way may change; undefined outside a write. */
+  #writing: ReadonlySet<TableName> | undefined;
+
+  /** Throws unless a write transaction that names `table` is under way (see {@link Table}). */
+  assertWriting(table: TableName): void {
+    if (this.#writing?.has(table) !== true) {
+      throw new Error(`the table ${table} was changed outside a write that names it: blocking queries on it would never wake`);
+    }
+  }
+
+  /** Fills tables before the first write (the agent's initial state), without moving the index. */
+  seed(tables: readonly TableName[], apply: () => void): void {
+    this.#writing = new Set(tables);
+    try {
+      apply();
+    } finally {
+      this.#writing = undefined;
+    }
+  }
+
   /**
-   * Runs one write at the next index: `apply` changes the tables it names; the index moves, the
-   * tables remember it, and the blocking queries watching them wake up.
+   * Runs one write at the next index: `apply` changes the tables it names (and no other: a change
+   * to another throws); the index moves, the tables remember it, and the blocking queries watching
+   * them wake up.
    */
   write<T>(tables: readonly TableName[], apply: (index: number) => T): { index: number; result: T } {
+    if (this.#writing !== undefined) throw new Error("a write transaction is already under way");
     const index = this.#index + 1;
-    const result = apply(index);
+    this.#writing = new Set(tables);
+    let result: T;
+    try {
+      result = apply(index);
+    } finally {
+      this.#writing = undefined;
+    }
     this.#index = index;
     for (const table of tables) this.#tableIndex.set(table, index);
     const touched = new Set(tables);

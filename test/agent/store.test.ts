@@ -1,0 +1,71 @@
+/**
+ * The state store's seam: a table changes only inside a write that names it (so no write can
+ * forget to wake the queries watching a table), keeps its rows sorted and grouped as they change,
+ * and the cluster finds a job's deployments, evaluations and allocations through its group.
+ */
+import fc from "fast-check";
+import { describe, expect, it } from "vitest";
+import { compareStrings, StateStore, Table } from "../../src/server/store.js";
+
+interface Row {
+  readonly ID: string;
+  readonly CreateIndex: number;
+  readonly JobID: string;
+}
+
+const order = (a: Row, b: Row) => a.CreateIndex - b.CreateIndex || compareStrings(a.ID, b.ID);
+
+function table(store = new StateStore()) {
+  return { store, rows: new Table<Row>("allocs", store, order, (row) => row.JobID) };
+}
+
+describe("a table", () => {
+  it("changes only inside a write that names it", () => {
+    const { store, rows } = table();
+    expect(() => rows.put("a", { ID: "a", CreateIndex: 1, JobID: "j" })).toThrow(/outside a write that names it/);
+    expect(() => store.write(["jobs", "evals"], () => rows.put("a", { ID: "a", CreateIndex: 1, JobID: "j" }))).toThrow(/the table allocs was changed outside a write that names it/);
+    expect(rows.size).toBe(0);
+    expect(store.index).toBe(1);
+    store.write(["allocs"], () => rows.put("a", { ID: "a", CreateIndex: 2, JobID: "j" }));
+    expect(store.tableIndex("allocs")).toBe(2);
+    expect(() => rows.delete("a")).toThrow(/outside a write/);
+    expect(rows.get("a")).toBeDefined();
+  });
+
+  it("wakes what watches it: a write that names the table moves the table's index", async () => {
+    const { store, rows } = table();
+    const woken = store.waitForChange(["allocs"], 1, new AbortController().signal);
+    store.write(["allocs"], () => rows.put("a", { ID: "a", CreateIndex: 2, JobID: "j" }));
+    await expect(woken).resolves.toBeUndefined();
+  });
+
+  it("keeps its rows sorted and grouped through any sequence of changes", () => {
+    const key = fc.constantFrom("a", "b", "c", "d", "e", "f");
+    const change = fc.oneof(
+      fc.record({ kind: fc.constant("put" as const), key, CreateIndex: fc.integer({ min: 1, max: 4 }), JobID: fc.constantFrom("j1", "j2", "j3") }),
+      fc.record({ kind: fc.constant("delete" as const), key }),
+    );
+    fc.assert(
+      fc.property(fc.array(change, { maxLength: 40 }), (changes) => {
+        const { store, rows } = table();
+        const model = new Map<string, Row>();
+        for (const c of changes) {
+          store.write(["allocs"], () => {
+            if (c.kind === "put") {
+              const row = { ID: c.key, CreateIndex: c.CreateIndex, JobID: c.JobID };
+              rows.put(c.key, row);
+              model.set(c.key, row);
+            } else {
+              expect(rows.delete(c.key)).toBe(model.delete(c.key));
+            }
+          });
+          expect(rows.sorted()).toEqual([...model.values()].sort(order));
+          for (const job of ["j1", "j2", "j3"]) {
+            expect(new Map(rows.group(job))).toEqual(new Map([...model].filter(([, row]) => row.JobID === job)));
+          }
+        }
+      }),
+      { numRuns: 500 },
+    );
+  });
+});
