@@ -11,6 +11,8 @@ interface Row {
   readonly ID: string;
   readonly CreateIndex: number;
   readonly JobID: string;
+  /** Neither ordered nor grouped by: an update that keeps the row's place. */
+  readonly Status: string;
 }
 
 const order = (a: Row, b: Row) => a.CreateIndex - b.CreateIndex || compareStrings(a.ID, b.ID);
@@ -22,11 +24,11 @@ function table(store = new StateStore()) {
 describe("a table", () => {
   it("changes only inside a write that names it", () => {
     const { store, rows } = table();
-    expect(() => rows.put("a", { ID: "a", CreateIndex: 1, JobID: "j" })).toThrow(/outside a write that names it/);
-    expect(() => store.write(["jobs", "evals"], () => rows.put("a", { ID: "a", CreateIndex: 1, JobID: "j" }))).toThrow(/the table allocs was changed outside a write that names it/);
+    expect(() => rows.put("a", { ID: "a", CreateIndex: 1, JobID: "j", Status: "x" })).toThrow(/outside a write that names it/);
+    expect(() => store.write(["jobs", "evals"], () => rows.put("a", { ID: "a", CreateIndex: 1, JobID: "j", Status: "x" }))).toThrow(/the table allocs was changed outside a write that names it/);
     expect(rows.size).toBe(0);
     expect(store.index).toBe(1);
-    store.write(["allocs"], () => rows.put("a", { ID: "a", CreateIndex: 2, JobID: "j" }));
+    store.write(["allocs"], () => rows.put("a", { ID: "a", CreateIndex: 2, JobID: "j", Status: "x" }));
     expect(store.tableIndex("allocs")).toBe(2);
     expect(() => rows.delete("a")).toThrow(/outside a write/);
     expect(rows.get("a")).toBeDefined();
@@ -35,14 +37,14 @@ describe("a table", () => {
   it("wakes what watches it: a write that names the table moves the table's index", async () => {
     const { store, rows } = table();
     const woken = store.waitForChange(["allocs"], 1, new AbortController().signal);
-    store.write(["allocs"], () => rows.put("a", { ID: "a", CreateIndex: 2, JobID: "j" }));
+    store.write(["allocs"], () => rows.put("a", { ID: "a", CreateIndex: 2, JobID: "j", Status: "x" }));
     await expect(woken).resolves.toBeUndefined();
   });
 
   it("keeps its rows sorted and grouped through any sequence of changes", () => {
     const key = fc.constantFrom("a", "b", "c", "d", "e", "f");
     const change = fc.oneof(
-      fc.record({ kind: fc.constant("put" as const), key, CreateIndex: fc.integer({ min: 1, max: 4 }), JobID: fc.constantFrom("j1", "j2", "j3") }),
+      fc.record({ kind: fc.constant("put" as const), key, CreateIndex: fc.integer({ min: 1, max: 4 }), JobID: fc.constantFrom("j1", "j2", "j3"), Status: fc.constantFrom("x", "y") }),
       fc.record({ kind: fc.constant("delete" as const), key }),
     );
     fc.assert(
@@ -52,7 +54,7 @@ describe("a table", () => {
         for (const c of changes) {
           store.write(["allocs"], () => {
             if (c.kind === "put") {
-              const row = { ID: c.key, CreateIndex: c.CreateIndex, JobID: c.JobID };
+              const row = { ID: c.key, CreateIndex: c.CreateIndex, JobID: c.JobID, Status: c.Status };
               rows.put(c.key, row);
               model.set(c.key, row);
             } else {
