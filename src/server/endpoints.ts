@@ -7,6 +7,7 @@
  */
 import type { ObjectSchema } from "../evaluator/schema.js";
 import { parseGoBool } from "../evaluator/strconv.js";
+import { stringifyJson } from "../json.js";
 import { deployment as deploymentSchema, jobFilterTarget } from "../schemas.js";
 import { namespacedKey, type Cluster } from "./cluster.js";
 import { badRequest } from "./http-errors.js";
@@ -41,6 +42,27 @@ export interface ListEndpoint<Row> {
   itemOptions(query: URLSearchParams): ItemOptions;
   /** The list item returned for the row. */
   item(row: Row, cluster: Cluster, options: ItemOptions): unknown;
+  /** The item's compact JSON (written once per version of what it is made of). */
+  itemJson(row: Row, cluster: Cluster, options: ItemOptions): string;
+}
+
+/**
+ * Values derived from a row and kept as long as the row and a second object it depends on (a
+ * job's summary) are the same objects: stored rows are never changed in place, but replaced, so
+ * a new version is a new object and the old entry goes with the old row.
+ */
+class DerivedCache<Row extends object, Part, Value> {
+  readonly #entries = new WeakMap<Row, { readonly part: Part; readonly value: Value }>();
+
+  constructor(private readonly derive: (row: Row, part: Part) => Value) {}
+
+  get(row: Row, part: Part): Value {
+    const entry = this.#entries.get(row);
+    if (entry !== undefined && entry.part === part) return entry.value;
+    const value = this.derive(row, part);
+    this.#entries.set(row, { part, value });
+    return value;
+  }
 }
 
 /** Options of the list items: `meta=true` adds the job's Meta. */
@@ -50,6 +72,30 @@ export interface ItemOptions {
 
 function inNamespace<Row extends { readonly Namespace: string }>(rows: readonly Row[], namespace: string): readonly Row[] {
   return namespace === ALL_NAMESPACES ? rows : rows.filter((row) => row.Namespace === namespace);
+}
+
+/** The first position in `rows` (sorted) at which `compare(row)` is not below zero. */
+function lowerBound<Row>(rows: readonly Row[], compare: (row: Row) => number): number {
+  let low = 0;
+  let high = rows.length;
+  while (low < high) {
+    const middle = (low + high) >>> 1;
+    if (compare(rows[middle]!) < 0) low = middle + 1;
+    else high = middle;
+  }
+  return low;
+}
+
+/**
+ * The jobs of a namespace (`*`: all) whose ID starts with `prefix`: a contiguous range of the jobs
+ * table, which is sorted by namespace then ID, found by binary search rather than a scan.
+ */
+function jobsOf(jobs: readonly Job[], namespace: string, prefix: string): readonly Job[] {
+  if (namespace === ALL_NAMESPACES) return prefix === "" ? jobs : jobs.filter((job) => job.ID.startsWith(prefix));
+  const start = lowerBound(jobs, (job) => compareStrings(job.Namespace, namespace) || compareStrings(job.ID, prefix));
+  let end = start;
+  while (end < jobs.length && jobs[end]!.Namespace === namespace && jobs[end]!.ID.startsWith(prefix)) end++;
+  return jobs.slice(start, end);
 }
 
 const EMPTY_SUMMARY = (job: Job): JobSummary => ({
@@ -99,6 +145,13 @@ export function jobListItem(job: Job, summary: JobSummary, meta: boolean): Recor
   };
 }
 
+/** What the filter sees of a job: the stored job with its list item's fields laid over it (decisions table). */
+const jobTargets = new DerivedCache<Job, JobSummary, unknown>((job, summary) => ({ ...job, ...jobListItem(job, summary, false) }));
+/** The JSON of a job's list item, without and with `Meta`. */
+const jobItemJson = new DerivedCache<Job, JobSummary, string>((job, summary) => stringifyJson(jobListItem(job, summary, false)));
+const jobItemMetaJson = new DerivedCache<Job, JobSummary, string>((job, summary) => stringifyJson(jobListItem(job, summary, true)));
+const deploymentJson = new DerivedCache<Deployment, undefined, string>((deployment) => stringifyJson(deployment));
+
 /** `GET /v1/jobs`: by namespace then ID; token `<namespace>.<id>`. */
 export const jobsEndpoint: ListEndpoint<Job> = {
   name: "job",
@@ -106,17 +159,14 @@ export const jobsEndpoint: ListEndpoint<Job> = {
   tables: ["jobs", "job_summary"],
   capability: "list-jobs",
   schema: jobFilterTarget,
-  rows: (cluster, namespace, prefix) => {
-    const rows = inNamespace(cluster.jobs.sorted(), namespace);
-    return prefix === "" ? rows : rows.filter((job) => job.ID.startsWith(prefix));
-  },
+  rows: (cluster, namespace, prefix) => jobsOf(cluster.jobs.sorted(), namespace, prefix),
   token: (job) => `${job.Namespace}.${job.ID}`,
   compare: compareStrings,
   namespaceOf: (job) => job.Namespace,
-  // The stored job with the list item's fields laid over it (decisions table).
-  filterTarget: (job, cluster) => ({ ...job, ...jobListItem(job, summaryOf(job, cluster), false) }),
+  filterTarget: (job, cluster) => jobTargets.get(job, summaryOf(job, cluster)),
   itemOptions: (query) => ({ meta: wantsMeta(query) }),
   item: (job, cluster, options) => jobListItem(job, summaryOf(job, cluster), options.meta),
+  itemJson: (job, cluster, options) => (options.meta ? jobItemMetaJson : jobItemJson).get(job, summaryOf(job, cluster)),
 };
 
 /** The reference's UUID prefix index: hex digits (dashes aside), an even number of them. */
@@ -158,4 +208,5 @@ export const deploymentsEndpoint: ListEndpoint<Deployment> = {
   filterTarget: (deployment) => deployment,
   itemOptions: () => ({ meta: false }),
   item: (deployment) => deployment,
+  itemJson: (deployment) => deploymentJson.get(deployment, undefined),
 };

@@ -8,6 +8,7 @@ import { FilterEvaluationError, FilterSyntaxError } from "../errors.js";
 import { compileFilter } from "../filter.js";
 import type { Filter } from "../evaluator/compile.js";
 import { CostBudget } from "../evaluator/cost.js";
+import { stringifyJson } from "../json.js";
 import { namespaceAccess } from "./acl.js";
 import { deploymentsEndpoint, jobsEndpoint, type ListEndpoint } from "./endpoints.js";
 import { badRequest, HttpError, permissionDenied } from "./http-errors.js";
@@ -131,8 +132,11 @@ async function list<Row>(context: RouteContext, endpoint: ListEndpoint<Row>, fil
       throw error;
     }
   });
+  const { rows } = answer.page;
   return {
-    body: answer.page.rows.map((row) => endpoint.item(row, cluster, itemOptions)),
+    // Compact lists join the JSON of their items, each written once per version of its row.
+    json: (pretty) =>
+      pretty ? stringifyJson(rows.map((row) => endpoint.item(row, cluster, itemOptions)), true) : `[${rows.map((row) => endpoint.itemJson(row, cluster, itemOptions)).join(",")}]`,
     index: answer.index,
     nextToken: answer.page.nextToken,
     read: true,

@@ -1,0 +1,70 @@
+/**
+ * Lists answer from the JSON of their items, written once per version of each row: the bytes
+ * must be those of a fresh serialization (int64 included, compact and pretty alike), and a write
+ * must change exactly the items it changes.
+ */
+import { describe, expect, it } from "vitest";
+import { parseJson, stringifyJson } from "../../src/json.js";
+import { Cluster, namespacedKey } from "../../src/server/cluster.js";
+import { jobsEndpoint } from "../../src/server/endpoints.js";
+import { decodeRegisterRequest } from "../../src/server/register.js";
+import { job, useAgent } from "./support.js";
+
+const agent = useAgent({ placementDelayMs: 60_000 });
+
+/** The items of a list body, each as the JSON text it was sent as (a fresh serialization of it). */
+function items(text: string): string[] {
+  return (parseJson(text) as unknown[]).map((item) => stringifyJson(item));
+}
+
+describe("a list answered from cached item JSON", () => {
+  it("sends the bytes a fresh serialization gives, compact and pretty, int64 exact", async () => {
+    for (const id of ["a", "b", "c"]) await agent.register(job(id, { Meta: { owner: id } }));
+    for (const query of ["", "?meta=true", "?per_page=2", "?filter=" + encodeURIComponent('Meta.owner == "b"')]) {
+      const first = await agent.get(`/v1/jobs${query}`);
+      const again = await agent.get(`/v1/jobs${query}`);
+      expect(again.text).toBe(first.text);
+      expect(first.text).toBe(stringifyJson(parseJson(first.text)));
+      const pretty = await agent.get(`/v1/jobs${query}${query === "" ? "?" : "&"}pretty=true`);
+      expect(pretty.text).toBe(stringifyJson(parseJson(first.text), true));
+      // SubmitTime is beyond 2^53: it came back as a bigint, exact.
+      expect(typeof (parseJson(first.text) as { SubmitTime: unknown }[])[0]!.SubmitTime).toBe("bigint");
+    }
+  });
+
+  it("changes exactly the items a write changes", async () => {
+    const before = items((await agent.get("/v1/jobs?meta=true")).text);
+    await agent.register(job("b", { Meta: { owner: "someone else" } }));
+    const after = items((await agent.get("/v1/jobs?meta=true")).text);
+    expect(after[0]).toBe(before[0]);
+    expect(after[1]).not.toBe(before[1]);
+    expect(after[1]).toContain('"owner":"someone else"');
+    expect(after[2]).toBe(before[2]);
+  });
+
+  it("lists a namespace's jobs, found by range, as a scan would", async () => {
+    const response = await agent.get("/v1/jobs?namespace=default&prefix=b");
+    expect((parseJson(response.text) as { ID: string }[]).map((item) => item.ID)).toEqual(["b"]);
+    expect((parseJson((await agent.get("/v1/jobs?prefix=")).text) as { ID: string }[]).map((item) => item.ID)).toEqual(["a", "b", "c"]);
+  });
+
+  it("follows a change of a job's summary alone (the job row unchanged)", () => {
+    const cluster = new Cluster({ region: "global", placementDelayMs: 60_000 });
+    const registration = decodeRegisterRequest(JSON.stringify({ Job: job("web") }));
+    cluster.register(registration, "default", "global");
+    const stored = cluster.jobs.get(namespacedKey("default", "web"))!;
+    const before = jobsEndpoint.itemJson(stored, cluster, { meta: false });
+    const key = namespacedKey("default", "web");
+    cluster.store.write(["job_summary"], (index) => {
+      const summary = cluster.summaries.get(key)!;
+      cluster.summaries.put(key, { ...summary, Summary: { g: { ...summary.Summary["g"]!, Running: 7 } }, ModifyIndex: index });
+    });
+    expect(cluster.jobs.get(key)).toBe(stored);
+    const after = jobsEndpoint.itemJson(stored, cluster, { meta: false });
+    expect(after).not.toBe(before);
+    expect(after).toContain('"Running":7');
+    expect(after).toBe(stringifyJson(jobsEndpoint.item(stored, cluster, { meta: false })));
+    expect(jobsEndpoint.filterTarget(stored, cluster)).toMatchObject({ JobSummary: { Summary: { g: { Running: 7 } } } });
+    cluster.close();
+  });
+});
