@@ -10,6 +10,7 @@ import type { Filter } from "../evaluator/compile.js";
 import { CostBudget } from "../evaluator/cost.js";
 import { stringifyJson } from "../json.js";
 import { namespaceAccess } from "./acl.js";
+import { BoundedCache } from "./bounded-cache.js";
 import { deploymentsEndpoint, jobsEndpoint, type ListEndpoint } from "./endpoints.js";
 import { badRequest, HttpError, permissionDenied } from "./http-errors.js";
 import { blockingRead, bodyText, byMethod, queryOf, type Result, type RouteContext } from "./http.js";
@@ -32,24 +33,24 @@ export function checkRegion(region: string, context: RouteContext): void {
  * request and never kept. Compilations are counted.
  */
 export class FilterCache {
-  readonly #entries = new Map<string, Filter>();
-  #bytes = 0;
+  readonly #entries: BoundedCache<Filter>;
 
   constructor(
     readonly metrics: Metrics,
     readonly maxBytes: number,
   ) {
+    this.#entries = new BoundedCache(maxBytes);
     metrics.onCollect(() => this.#report());
   }
 
   #report(): void {
-    this.metrics.gauge(METRICS.filterCacheBytes, this.#bytes);
+    this.metrics.gauge(METRICS.filterCacheBytes, this.#entries.bytes);
     this.metrics.gauge(METRICS.filterCacheEntries, this.#entries.size);
   }
 
   /** The memory the cached filters hold (estimated). */
   get bytes(): number {
-    return this.#bytes;
+    return this.#entries.bytes;
   }
 
   /** How many filters are cached. */
@@ -60,11 +61,7 @@ export class FilterCache {
   get(source: string, endpoint: Pick<ListEndpoint<unknown>, "name" | "schema">): Filter {
     const key = `${endpoint.name}\u0000${source}`;
     const cached = this.#entries.get(key);
-    if (cached !== undefined) {
-      this.#entries.delete(key);
-      this.#entries.set(key, cached);
-      return cached;
-    }
+    if (cached !== undefined) return cached;
     let filter: Filter;
     try {
       filter = compileFilter(source, { schema: endpoint.schema });
@@ -76,14 +73,7 @@ export class FilterCache {
       throw error;
     }
     this.metrics.counter(METRICS.filterCompiled, { endpoint: endpoint.name });
-    if (filter.memoryEstimate > this.maxBytes) return filter;
-    this.#entries.set(key, filter);
-    this.#bytes += filter.memoryEstimate;
-    for (const [oldest, evicted] of this.#entries) {
-      if (this.#bytes <= this.maxBytes) break;
-      this.#entries.delete(oldest);
-      this.#bytes -= evicted.memoryEstimate;
-    }
+    this.#entries.set(key, filter, filter.memoryEstimate);
     this.#report();
     return filter;
   }

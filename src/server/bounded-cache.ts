@@ -1,0 +1,49 @@
+/**
+ * A cache bounded by the bytes its entries hold, not by their number: the least recently used
+ * entries go first once the total passes the bound, and an entry larger than the whole bound is
+ * never kept.
+ *
+ * @module
+ */
+export class BoundedCache<V> {
+  readonly #entries = new Map<string, { readonly value: V; readonly bytes: number }>();
+  #bytes = 0;
+
+  constructor(readonly maxBytes: number) {}
+
+  /** The bytes the entries hold. */
+  get bytes(): number {
+    return this.#bytes;
+  }
+
+  /** How many entries are kept. */
+  get size(): number {
+    return this.#entries.size;
+  }
+
+  /** The value of `key` (now the most recently used), or undefined. */
+  get(key: string): V | undefined {
+    const entry = this.#entries.get(key);
+    if (entry === undefined) return undefined;
+    this.#entries.delete(key);
+    this.#entries.set(key, entry);
+    return entry.value;
+  }
+
+  /** Keeps `value`, which holds `bytes`, unless it alone is over the bound; evicts the oldest past it. */
+  set(key: string, value: V, bytes: number): void {
+    const previous = this.#entries.get(key);
+    if (previous !== undefined) {
+      this.#entries.delete(key);
+      this.#bytes -= previous.bytes;
+    }
+    if (bytes > this.maxBytes) return;
+    this.#entries.set(key, { value, bytes });
+    this.#bytes += bytes;
+    for (const [oldest, evicted] of this.#entries) {
+      if (this.#bytes <= this.maxBytes) break;
+      this.#entries.delete(oldest);
+      this.#bytes -= evicted.bytes;
+    }
+  }
+}
