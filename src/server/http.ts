@@ -48,7 +48,7 @@ export interface Result {
    * The JSON body as text, when the handler has it cheaper than `body` (lists join the cached JSON
    * of their items): compact, or indented with `pretty`. Takes precedence over `body`.
    */
-  readonly json?: (pretty: boolean) => string;
+  readonly json?: (pretty: boolean) => string | Buffer;
   /** A body that is not JSON, sent as it is (the Prometheus text format). */
   readonly text?: { readonly body: string; readonly contentType: string };
   /** The `X-Svc-Index` value; reads also send the leader headers. */
@@ -59,6 +59,11 @@ export interface Result {
 
 /** A handler of one method. */
 export type Handler = (request: FastifyRequest, reply: FastifyReply) => Promise<Result>;
+
+/** `?pretty` (any value but `0`): indented JSON. */
+export function wantsPretty(query: URLSearchParams): boolean {
+  return query.has("pretty") && query.get("pretty") !== "0";
+}
 
 /** The query string of a request. */
 export function queryOf(request: FastifyRequest): URLSearchParams {
@@ -126,10 +131,9 @@ function sendResult(request: FastifyRequest, reply: FastifyReply, result: Result
   }
   if (result.text !== undefined) return reply.code(200).header("Content-Type", result.text.contentType).send(Buffer.from(result.text.body));
   if (result.body === undefined && result.json === undefined) return reply.code(200).header(EMPTY_BODY_HEADER, "1").send(Buffer.alloc(0));
-  const query = queryOf(request);
-  const pretty = query.has("pretty") && query.get("pretty") !== "0";
-  const text = result.json === undefined ? stringifyJson(result.body, pretty) : result.json(pretty);
-  return reply.code(200).header("Content-Type", "application/json").send(Buffer.from(text));
+  const pretty = wantsPretty(queryOf(request));
+  const body = result.json === undefined ? stringifyJson(result.body, pretty) : result.json(pretty);
+  return reply.code(200).header("Content-Type", "application/json").send(typeof body === "string" ? Buffer.from(body) : body);
 }
 
 /** A route handler dispatching on the method; other methods are `405 Invalid method`. */

@@ -13,7 +13,7 @@ import { namespaceAccess } from "./acl.js";
 import { BoundedCache } from "./bounded-cache.js";
 import { deploymentsEndpoint, jobsEndpoint, type ListEndpoint } from "./endpoints.js";
 import { badRequest, HttpError, permissionDenied } from "./http-errors.js";
-import { blockingRead, bodyText, byMethod, queryOf, type Result, type RouteContext } from "./http.js";
+import { blockingRead, bodyText, byMethod, queryOf, wantsPretty, type Result, type RouteContext } from "./http.js";
 import { membersResponse } from "./members.js";
 import { METRICS, type Metrics } from "./metrics/index.js";
 import { cutPage } from "./pagination.js";
@@ -84,8 +84,28 @@ function describeEvaluationError(error: FilterEvaluationError): string {
   return [error.reason, ...error.message.split("\n").slice(1)].join("\n");
 }
 
+/**
+ * The bytes a list request's compact answer may be kept in, all requests together: the blocking
+ * queries woken by one write that ask the same thing get the same bytes, computed once.
+ */
+export const RESPONSE_CACHE_BYTES = 64 * 1024 * 1024;
+
+/** A list's answer at one index of its tables: its compact body, its next token. */
+interface CachedAnswer {
+  readonly index: number;
+  readonly nextToken: string;
+  readonly body: Buffer;
+}
+
 /** The shared list pipeline: options, region, ACL, filter, blocking, page. */
-async function list<Row>(context: RouteContext, endpoint: ListEndpoint<Row>, filters: FilterCache, request: FastifyRequest, reply: FastifyReply): Promise<Result> {
+async function list<Row>(
+  context: RouteContext,
+  endpoint: ListEndpoint<Row>,
+  filters: FilterCache,
+  responses: BoundedCache<CachedAnswer>,
+  request: FastifyRequest,
+  reply: FastifyReply,
+): Promise<Result> {
   const { cluster, metrics } = context;
   const query = queryOf(request);
   const options = parseQueryOptions(query, request.headers, context.settings.region);
@@ -95,10 +115,18 @@ async function list<Row>(context: RouteContext, endpoint: ListEndpoint<Row>, fil
   namespaceAccess(context.acl.authenticate(options.token), options.namespace, [endpoint.capability]);
   if (options.filter !== "" && options.prefix !== "") throw badRequest("Filter expression cannot be used with other filter parameters");
   const filter = options.filter === "" ? undefined : filters.get(options.filter, endpoint);
+  // The answer depends on the data, the caller's rights (the ACL tables' index and the token)
+  // and the request: the same key at the same indexes is the same bytes.
+  const pretty = wantsPretty(query);
+  const requestKey = JSON.stringify([endpoint.name, options.token, options.namespace, options.prefix, options.filter, options.perPage, options.nextToken, options.reverse, itemOptions.meta, pretty]);
 
   const labels = { endpoint: endpoint.name };
-  const answer = await blockingRead(context, reply, endpoint.tables, options, (caller) => {
+  const answer = await blockingRead(context, reply, endpoint.tables, options, (caller): { index: number; cached: CachedAnswer } => {
     const permitted = namespaceAccess(caller, options.namespace, [endpoint.capability]);
+    const index = cluster.store.tableIndex(...endpoint.tables);
+    const key = `${index} ${cluster.store.tableIndex("acl_token", "acl_policy")} ${requestKey}`;
+    const known = responses.get(key);
+    if (known !== undefined) return { index, cached: known };
     // One request's filtering is bounded, whatever the rows: each run of the query has a budget.
     const budget = new CostBudget(context.settings.limits.filterCostPerRequest);
     try {
@@ -113,7 +141,14 @@ async function list<Row>(context: RouteContext, endpoint: ListEndpoint<Row>, fil
         { perPage: options.perPage, nextToken: options.nextToken, reverse: options.reverse, filter, budget },
       );
       if (filter !== undefined) metrics.counter(METRICS.filterEvaluations, labels, page.evaluated);
-      return { index: cluster.store.tableIndex(...endpoint.tables), page };
+      // Compact lists join the JSON of their items, each written once per version of its row.
+      const text = pretty
+        ? stringifyJson(page.rows.map((row) => endpoint.item(row, cluster, itemOptions)), true)
+        : `[${page.rows.map((row) => endpoint.itemJson(row, cluster, itemOptions)).join(",")}]`;
+      const body = Buffer.from(text);
+      const cached: CachedAnswer = { index, nextToken: page.nextToken, body };
+      responses.set(key, cached, body.length + key.length);
+      return { index, cached };
     } catch (error) {
       if (error instanceof FilterEvaluationError) {
         metrics.counter(METRICS.filterEvaluationErrors, labels);
@@ -122,13 +157,11 @@ async function list<Row>(context: RouteContext, endpoint: ListEndpoint<Row>, fil
       throw error;
     }
   });
-  const { rows } = answer.page;
+  const { body, nextToken } = answer.cached;
   return {
-    // Compact lists join the JSON of their items, each written once per version of its row.
-    json: (pretty) =>
-      pretty ? stringifyJson(rows.map((row) => endpoint.item(row, cluster, itemOptions)), true) : `[${rows.map((row) => endpoint.itemJson(row, cluster, itemOptions)).join(",")}]`,
+    json: () => body,
     index: answer.index,
-    nextToken: answer.page.nextToken,
+    nextToken,
     read: true,
   };
 }
@@ -153,10 +186,11 @@ async function register(context: RouteContext, request: FastifyRequest): Promise
 
 /** Registers the routes of jobs, deployments and members. */
 export function jobRoutes(app: FastifyInstance, context: RouteContext, filters: FilterCache): void {
+  const responses = new BoundedCache<CachedAnswer>(RESPONSE_CACHE_BYTES);
   const listOf =
     <Row>(endpoint: ListEndpoint<Row>) =>
     (request: FastifyRequest, reply: FastifyReply) =>
-      context.metrics.time(endpoint.timer, () => list(context, endpoint, filters, request, reply));
+      context.metrics.time(endpoint.timer, () => list(context, endpoint, filters, responses, request, reply));
   const registerJob = (request: FastifyRequest) => context.metrics.time(METRICS.jobRegister, () => register(context, request));
   app.all(
     "/v1/jobs",

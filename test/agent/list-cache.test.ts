@@ -6,9 +6,10 @@
 import { describe, expect, it } from "vitest";
 import { parseJson, stringifyJson } from "../../src/json.js";
 import { Cluster, namespacedKey } from "../../src/server/cluster.js";
+import { startAgent } from "../../src/server/index.js";
 import { jobsEndpoint } from "../../src/server/endpoints.js";
 import { decodeRegisterRequest } from "../../src/server/register.js";
-import { job, useAgent } from "./support.js";
+import { job, send, useAgent } from "./support.js";
 
 const agent = useAgent({ placementDelayMs: 60_000 });
 
@@ -66,5 +67,29 @@ describe("a list answered from cached item JSON", () => {
     expect(after).toBe(stringifyJson(jobsEndpoint.item(stored, cluster, { meta: false })));
     expect(jobsEndpoint.filterTarget(stored, cluster)).toMatchObject({ JobSummary: { Summary: { g: { Running: 7 } } } });
     cluster.close();
+  });
+
+  it("answers the blocking queries one write wakes from one computation, with the same bytes", async () => {
+    const shared = await startAgent({ port: 0, demo: false, logLevel: "silent", placementDelayMs: 60_000 });
+    try {
+      const put = (id: string) => send(`${shared.url}/v1/jobs`, { method: "PUT", body: JSON.stringify({ Job: job(id) }) });
+      for (const id of ["x1", "x2"]) expect((await put(id)).status).toBe(200);
+      const filter = encodeURIComponent('Type == "service"');
+      const first = await send(`${shared.url}/v1/jobs?filter=${filter}`);
+      const index = first.headers["x-svc-index"];
+      const waiting = Array.from({ length: 5 }, () => send(`${shared.url}/v1/jobs?filter=${filter}&index=${index}&wait=30s`));
+      await new Promise((resolve) => setTimeout(resolve, 200));
+      expect((await put("x3")).status).toBe(200);
+      const answers = await Promise.all(waiting);
+      expect(new Set(answers.map((answer) => answer.text)).size).toBe(1);
+      expect(answers[0]!.text).toContain('"ID":"x3"');
+      const document = (await send(`${shared.url}/v1/metrics`)).json<{ Counters: { Name: string; Labels: Record<string, string>; Sum: number; Count: number }[] }>();
+      const evaluations = document.Counters.find((counter) => counter.Name === "svc.svc.filter.evaluations" && counter.Labels["endpoint"] === "job");
+      // The first request's run, then one run for all five (however many times the write woke them):
+      // 2 jobs, then 3, not 2 + 5 × 3.
+      expect(evaluations?.Sum).toBeLessThanOrEqual(2 + 3 * 2);
+    } finally {
+      await shared.close();
+    }
   });
 });
