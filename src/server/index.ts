@@ -35,6 +35,7 @@ export {
   OptionsError,
   readConfigFile,
   REQUEST_TIMEOUT_MS,
+  RESPONSE_CACHE_BYTES,
   type AgentLimits,
   type AgentOptions,
   type LogFormat,

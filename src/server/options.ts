@@ -30,6 +30,12 @@ export type LogFormat = (typeof LOG_FORMATS)[number];
 export const FILTER_CACHE_BYTES = 64 * 1024 * 1024;
 
 /**
+ * The default of {@link AgentLimits.responseCacheBytes}: 64 MiB of list answers, kept by the
+ * index they were made at, so that the blocking queries one write wakes share one computation.
+ */
+export const RESPONSE_CACHE_BYTES = 64 * 1024 * 1024;
+
+/**
  * The default of {@link AgentLimits.filterCostPerRequest}: 20,000,000 cost units (see the
  * README's "Cost model"), at most about 0.3 s of filtering for one request on a 2-core machine,
  * and enough for a regular expression over 100,000 jobs.
@@ -43,6 +49,11 @@ export const REQUEST_TIMEOUT_MS = 30_000;
 export interface AgentLimits {
   /** Memory the cache of compiled filters may hold, in bytes (default {@link FILTER_CACHE_BYTES}). */
   readonly filterCacheBytes?: number;
+  /**
+   * Memory the cache of list answers may hold, in bytes (default {@link RESPONSE_CACHE_BYTES});
+   * an answer larger than it is made for each request. 0 turns the cache off.
+   */
+  readonly responseCacheBytes?: number;
   /**
    * Cost units the filter of one list request may spend over all its rows (default
    * {@link FILTER_COST_PER_REQUEST}); beyond it the request is a 400. Each row also has the
@@ -105,6 +116,7 @@ export type ResolvedOptions = { readonly [K in Exclude<keyof AgentOptions, "metr
 /** The default {@link AgentLimits}. */
 export const DEFAULT_LIMITS: Required<AgentLimits> = Object.freeze({
   filterCacheBytes: FILTER_CACHE_BYTES,
+  responseCacheBytes: RESPONSE_CACHE_BYTES,
   filterCostPerRequest: FILTER_COST_PER_REQUEST,
   requestTimeoutMs: REQUEST_TIMEOUT_MS,
 });
@@ -160,9 +172,11 @@ const EXPECTS: { readonly [K in keyof AgentOptions]-?: string } = {
 };
 
 const isPositiveInteger = (value: unknown) => Number.isSafeInteger(value) && (value as number) > 0;
+const isNonNegativeInteger = (value: unknown) => Number.isSafeInteger(value) && (value as number) >= 0;
 
 const LIMITS_CHECKS: { readonly [K in keyof AgentLimits]-?: (value: unknown) => boolean } = {
-  filterCacheBytes: (value) => Number.isSafeInteger(value) && (value as number) >= 0,
+  filterCacheBytes: isNonNegativeInteger,
+  responseCacheBytes: isNonNegativeInteger,
   filterCostPerRequest: isPositiveInteger,
   requestTimeoutMs: isPositiveInteger,
 };
@@ -214,7 +228,7 @@ function resolveMetricsOptions(options: MetricsOptions): Required<MetricsOptions
 /** The limits with their defaults, each checked. */
 function resolveLimits(options: AgentLimits): Required<AgentLimits> {
   return resolveGroup<Required<AgentLimits>>(options, DEFAULT_LIMITS, LIMITS_CHECKS, "limits.", (key) =>
-    key === "filterCacheBytes" ? "a non-negative whole number" : "a positive whole number",
+    key === "filterCacheBytes" || key === "responseCacheBytes" ? "a non-negative whole number" : "a positive whole number",
   );
 }
 

@@ -84,12 +84,6 @@ function describeEvaluationError(error: FilterEvaluationError): string {
   return [error.reason, ...error.message.split("\n").slice(1)].join("\n");
 }
 
-/**
- * The bytes a list request's compact answer may be kept in, all requests together: the blocking
- * queries woken by one write that ask the same thing get the same bytes, computed once.
- */
-export const RESPONSE_CACHE_BYTES = 64 * 1024 * 1024;
-
 /** A list's answer at one index of its tables: its compact body, its next token. */
 interface CachedAnswer {
   readonly index: number;
@@ -186,7 +180,8 @@ async function register(context: RouteContext, request: FastifyRequest): Promise
 
 /** Registers the routes of jobs, deployments and members. */
 export function jobRoutes(app: FastifyInstance, context: RouteContext, filters: FilterCache): void {
-  const responses = new BoundedCache<CachedAnswer>(RESPONSE_CACHE_BYTES);
+  // The answers to list requests at the current indexes (see AgentLimits.responseCacheBytes).
+  const responses = new BoundedCache<CachedAnswer>(context.settings.limits.responseCacheBytes);
   const listOf =
     <Row>(endpoint: ListEndpoint<Row>) =>
     (request: FastifyRequest, reply: FastifyReply) =>

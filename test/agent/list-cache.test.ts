@@ -6,7 +6,7 @@
 import { describe, expect, it } from "vitest";
 import { parseJson, stringifyJson } from "../../src/json.js";
 import { Cluster, namespacedKey } from "../../src/server/cluster.js";
-import { startAgent } from "../../src/server/index.js";
+import { RESPONSE_CACHE_BYTES, startAgent } from "../../src/server/index.js";
 import { jobsEndpoint } from "../../src/server/endpoints.js";
 import { decodeRegisterRequest } from "../../src/server/register.js";
 import { job, send, useAgent } from "./support.js";
@@ -90,6 +90,27 @@ describe("a list answered from cached item JSON", () => {
       expect(evaluations?.Sum).toBeLessThanOrEqual(2 + 3 * 2);
     } finally {
       await shared.close();
+    }
+  });
+
+  it.each([
+    [-1, "invalid value for limits.responseCacheBytes: -1; expected a non-negative whole number"],
+    [1.5, "invalid value for limits.responseCacheBytes: 1.5"],
+  ])("refuses limits.responseCacheBytes %j", async (value, message) => {
+    await expect(startAgent({ port: 0, logLevel: "silent", limits: { responseCacheBytes: value } })).rejects.toThrow(message);
+  });
+
+  it(`answers the same with the cache off (0), and defaults to ${RESPONSE_CACHE_BYTES} bytes`, async () => {
+    const off = await startAgent({ port: 0, demo: true, logLevel: "silent", limits: { responseCacheBytes: 0 } });
+    const on = await startAgent({ port: 0, demo: true, logLevel: "silent" });
+    try {
+      expect(on.options.limits.responseCacheBytes).toBe(RESPONSE_CACHE_BYTES);
+      const ids = (text: string) => (parseJson(text) as { ID: string }[]).map((item) => item.ID);
+      const [a, b] = await Promise.all([send(`${off.url}/v1/jobs?namespace=*`), send(`${on.url}/v1/jobs?namespace=*`)]);
+      expect(ids(a.text)).toEqual(ids(b.text));
+      expect((await send(`${off.url}/v1/jobs?namespace=*`)).text).toBe(a.text);
+    } finally {
+      await Promise.all([off.close(), on.close()]);
     }
   });
 });
