@@ -4,6 +4,7 @@
  *
  * @module
  */
+import { Readable } from "node:stream";
 import type { FastifyReply, FastifyRequest } from "fastify";
 import { stringifyJson } from "../json.js";
 import type { AccessControl, Caller } from "./acl.js";
@@ -49,6 +50,8 @@ export interface Result {
    * of their items): compact, or indented with `pretty`. Takes precedence over `body`.
    */
   readonly json?: (pretty: boolean) => string | Buffer;
+  /** The same body gzipped (kept with a cached answer), for a client that only takes gzip. */
+  readonly gzip?: () => Buffer;
   /** A body that is not JSON, sent as it is (the Prometheus text format). */
   readonly text?: { readonly body: string; readonly contentType: string };
   /** The `X-Svc-Index` value; reads also send the leader headers. */
@@ -59,6 +62,20 @@ export interface Result {
 
 /** A handler of one method. */
 export type Handler = (request: FastifyRequest, reply: FastifyReply) => Promise<Result>;
+
+/**
+ * Whether the compression plugin would answer this request with gzip for certain: `gzip` is the
+ * only encoding it supports (gzip, deflate) that the client names, without weights.
+ */
+function takesGzipOnly(request: FastifyRequest): boolean {
+  const header = request.headers["accept-encoding"];
+  if (typeof header !== "string" || request.headers["x-no-compression"] !== undefined || header.includes(";")) return false;
+  const named = header
+    .split(",")
+    .map((token) => token.trim().toLowerCase())
+    .filter((token) => token === "gzip" || token === "deflate" || token === "*" || token === "identity");
+  return named.length === 1 && named[0] === "gzip";
+}
 
 /** `?pretty` (any value but `0`): indented JSON. */
 export function wantsPretty(query: URLSearchParams): boolean {
@@ -131,6 +148,11 @@ function sendResult(request: FastifyRequest, reply: FastifyReply, result: Result
   }
   if (result.text !== undefined) return reply.code(200).header("Content-Type", result.text.contentType).send(Buffer.from(result.text.body));
   if (result.body === undefined && result.json === undefined) return reply.code(200).header(EMPTY_BODY_HEADER, "1").send(Buffer.alloc(0));
+  if (result.gzip !== undefined && takesGzipOnly(request)) {
+    // The bytes the compression plugin would write (zlib's defaults), made once per answer, and
+    // sent as it sends them: as a stream, without Content-Length.
+    return reply.code(200).header("Content-Type", "application/json").header("Content-Encoding", "gzip").send(Readable.from([result.gzip()]));
+  }
   const pretty = wantsPretty(queryOf(request));
   const body = result.json === undefined ? stringifyJson(result.body, pretty) : result.json(pretty);
   return reply.code(200).header("Content-Type", "application/json").send(typeof body === "string" ? Buffer.from(body) : body);

@@ -3,6 +3,7 @@
  *
  * @module
  */
+import { gzipSync } from "node:zlib";
 import type { FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
 import { FilterEvaluationError, FilterSyntaxError } from "../errors.js";
 import { compileFilter } from "../filter.js";
@@ -89,7 +90,22 @@ interface CachedAnswer {
   readonly index: number;
   readonly nextToken: string;
   readonly body: Buffer;
+  /** The body gzipped, made for the first client that asks for it. */
+  gzip?: Buffer;
 }
+
+/**
+ * The gzip of an answer's body, kept with it when it is at most a quarter of the body: the answer
+ * cache counts each entry as its body and that quarter, so its bound holds.
+ */
+function keepGzip(answer: CachedAnswer): Buffer {
+  const gzipped = gzipSync(answer.body);
+  if (gzipped.length <= answer.body.length / GZIP_SHARE) answer.gzip = gzipped;
+  return gzipped;
+}
+
+/** An answer's gzip is kept when at most 1/GZIP_SHARE of its body (JSON lists compress to about a twentieth). */
+const GZIP_SHARE = 4;
 
 /** The shared list pipeline: options, region, ACL, filter, blocking, page. */
 async function list<Row>(
@@ -141,7 +157,7 @@ async function list<Row>(
         : `[${page.rows.map((row) => endpoint.itemJson(row, cluster, itemOptions)).join(",")}]`;
       const body = Buffer.from(text);
       const cached: CachedAnswer = { index, nextToken: page.nextToken, body };
-      responses.set(key, cached, body.length + key.length);
+      responses.set(key, cached, body.length + Math.ceil(body.length / GZIP_SHARE) + key.length);
       return { index, cached };
     } catch (error) {
       if (error instanceof FilterEvaluationError) {
@@ -151,9 +167,11 @@ async function list<Row>(
       throw error;
     }
   });
-  const { body, nextToken } = answer.cached;
+  const { cached } = answer;
+  const { body, nextToken } = cached;
   return {
     json: () => body,
+    gzip: () => cached.gzip ?? keepGzip(cached),
     index: answer.index,
     nextToken,
     read: true,

@@ -3,6 +3,7 @@
  * must be those of a fresh serialization (int64 included, compact and pretty alike), and a write
  * must change exactly the items it changes.
  */
+import { gzipSync } from "node:zlib";
 import { describe, expect, it } from "vitest";
 import { parseJson, stringifyJson } from "../../src/json.js";
 import { Cluster, namespacedKey } from "../../src/server/cluster.js";
@@ -112,5 +113,19 @@ describe("a list answered from cached item JSON", () => {
     } finally {
       await Promise.all([off.close(), on.close()]);
     }
+  });
+
+  it("sends a cached answer's gzip as the compression plugin would: the same bytes, streamed", async () => {
+    const plain = await agent.get("/v1/jobs?meta=true");
+    for (let i = 0; i < 2; i++) {
+      const gzipped = await agent.get("/v1/jobs?meta=true", { headers: { "accept-encoding": "gzip" } });
+      expect(gzipped.headers["content-encoding"]).toBe("gzip");
+      expect(gzipped.headers["content-length"]).toBeUndefined();
+      expect(gzipped.headers["vary"]).toMatch(/accept-encoding/i);
+      expect(gzipped.raw.equals(gzipSync(plain.raw))).toBe(true);
+    }
+    // Weighted or several encodings: the plugin negotiates, as before.
+    const negotiated = await agent.get("/v1/jobs?meta=true", { headers: { "accept-encoding": "deflate;q=1, gzip;q=0.5" } });
+    expect(negotiated.text).toBe(plain.text);
   });
 });
