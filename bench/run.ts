@@ -1,14 +1,16 @@
 /**
  * `npm run bench`: evaluation speed against hand-written JavaScript and the peers, compile times,
- * start-up, and what the limits promise. Every evaluation figure comes from a process of its own
- * (bench/child.ts), run several times for its spread; each filter is measured alone and after the
- * other filters ran in the same process. The figures go to bench/results.json and the README's
- * speed table. Figures are printed, never asserted: speed is measured here, not in tests.
+ * start-up, what the limits promise, and the agent under load (bench/agent.ts). Every evaluation
+ * figure comes from a process of its own (bench/child.ts), run several times for its spread; each
+ * filter is measured alone and after the other filters ran in the same process. The figures go to
+ * bench/results.json and the README's speed table. Figures are printed, never asserted: speed is
+ * measured here, not in tests.
  */
 import { spawnSync } from "node:child_process";
 import { readFileSync, writeFileSync } from "node:fs";
 import { cpus } from "node:os";
 import { fileURLToPath } from "node:url";
+import { agentBench } from "./agent.js";
 import { CASES } from "./cases.js";
 import { benchLimits } from "./limits.js";
 import { renderReadmeTable, withReadmeTable, type BenchResults, type EvaluationFigures, type Spread } from "./report.js";
@@ -59,7 +61,7 @@ function startupMs(args: readonly string[]): Spread {
 
 const FIGURES = ["coldTestNs", "coldFilterNs", "testNs", "filterNs", "predicateNs", "arrayFilterNs", "celNs", "filtrexNs"] as const;
 
-function main(): void {
+async function main(): Promise<void> {
   console.log(`bexpr benchmark: ${OBJECTS.toLocaleString("en")} job list items, Node ${process.version}, ${RUNS} runs of each measurement\n`);
   const evaluation: Record<string, { label: string; alone: EvaluationFigures; after: EvaluationFigures }> = {};
   console.log("ns per object (median of the runs); ratios to the hand-written loop or Array#filter");
@@ -118,10 +120,11 @@ function main(): void {
     compile,
     startup,
     limits: benchLimits(),
+    agent: await agentBench(),
   };
   writeFileSync(RESULTS_PATH, `${JSON.stringify(results, null, 2)}\n`);
   writeFileSync(README_PATH, withReadmeTable(readFileSync(README_PATH, "utf8"), renderReadmeTable(results)));
   console.log(`\nwrote ${RESULTS_PATH} and the README's speed table`);
 }
 
-main();
+await main();

@@ -1,0 +1,620 @@
+/**
+ * The agent's section of `npm run bench` (also alone: `npm run bench:agent`). The agent runs in a
+ * process of its own (bench/agent-child.ts), started through the public API only (`startAgent`
+ * from `bexpr/server`) and driven over HTTP; the load generator (bench/load.ts) runs here. It
+ * measures:
+ *
+ * - registering 10,000 jobs (`PUT /v1/jobs`, 8 in flight), in jobs per second per 1,000, so that a
+ *   cost growing with the number of stored jobs shows;
+ * - the agent's RSS empty and with the 10,000 jobs, per stored job;
+ * - four list requests under closed-loop load, against a bare `node:http` server
+ *   (bench/bare-child.ts) that answers the very bytes the agent answered for the same request, in
+ *   turns (agent, bare, agent, bare…), medians of the rounds;
+ * - a fan-out: thousands of parked blocking queries, the RSS they hold, and how long one
+ *   registration takes to answer them all.
+ *
+ * Figures are printed and returned (bench/run.ts writes them to bench/results.json under `agent`;
+ * run alone, this module writes that key itself), never asserted.
+ */
+import { fork, type ChildProcess } from "node:child_process";
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join, resolve } from "node:path";
+import { fileURLToPath } from "node:url";
+import { gunzipSync } from "node:zlib";
+import { Pool, request as undiciRequest } from "undici";
+import type { AgentChildMessage, AgentParentMessage } from "./agent-child.js";
+import type { BareChildMessage, RecordedResponse } from "./bare-child.js";
+import { DEFAULT_CONNECTIONS, DEFAULT_DURATION_MS, DEFAULT_WARMUP_MS, LoadClient, type LoadFigures, type LoadRequest } from "./load.js";
+
+/** Jobs registered before the list requests are measured. */
+const JOBS = 10_000;
+/** Registrations per printed rate. */
+const REGISTRATION_CHUNK = 1_000;
+/** Registrations in flight at once: a busy CI pipeline, not a flood. */
+const REGISTRATION_CONCURRENCY = 8;
+/**
+ * The agent's simulated placement (`placementDelayMs`): short, so that the scheduler's work for
+ * the last job is done soon after it is registered and the state stands still while lists are
+ * measured (the work per job is the same whatever the delay).
+ */
+const PLACEMENT_DELAY_MS = 100;
+/** Measured rounds of each request on each server; the figures are their medians. */
+const ROUNDS = 3;
+/**
+ * Connections for the gzip-encoded whole list: the agent compresses about 6 MB for every such
+ * request, by far its slowest answer (tens a second), so 50 connections would only lengthen the
+ * queue (a p50 of 50 answers' time) and leave a 5-second window with few more answers than
+ * connections; 8 keep it busy with a short queue.
+ */
+const GZIP_CONNECTIONS = 8;
+/** A filter that matches some of the registered jobs and not others (see {@link jobSpec}). */
+const MIXED_FILTER = '"dc1" in Datacenters and Priority == 50 and not Stop == true';
+/** Blocking queries parked for the fan-out; fewer when the open-files limit does not allow as many. */
+const FAN_OUT_COUNTS = [10_000, 5_000, 2_000, 1_000] as const;
+/** File descriptors each process keeps besides the fan-out's sockets (listeners, pipes, the pools). */
+const FD_HEADROOM = 256;
+/** Blocking queries opened at once: more would overflow the listen backlog (511) and wait for SYN retries. */
+const FAN_OUT_BATCH = 500;
+/** The blocking queries' `?wait`: longer than the whole fan-out, so that none times out. */
+const FAN_OUT_WAIT = "60s";
+/**
+ * The blocking queries ask for one job, not the whole list: with 10,000 jobs the whole list is
+ * about 6 MB, so waking 10,000 of them would make some 60 GB of answers at once, more memory than
+ * the machine has, for one client process to read; one job a query measures the wake-up itself.
+ */
+const FAN_OUT_PER_PAGE = 1;
+/** How long a batch of blocking queries may take to be parked. */
+const PARK_TIMEOUT_MS = 20_000;
+/** How long the parked queries may take to answer after the registration that wakes them. */
+const WAKE_TIMEOUT_MS = 30_000;
+/** How often the agent is asked how many queries it parked. */
+const POLL_MS = 50;
+/** How long the agent's index must stand still to call the scheduler done. */
+const SETTLED_MS = 4 * PLACEMENT_DELAY_MS;
+/** How long a child may take to start listening. */
+const START_TIMEOUT_MS = 30_000;
+/** How long a child may take to exit after SIGTERM before it is killed. */
+const EXIT_TIMEOUT_MS = 2_000;
+/** The file bench/run.ts writes; run alone, this module sets its `agent` key. */
+const RESULTS_PATH = "bench/results.json";
+
+const KIB = 1024;
+const MIB = 1024 * KIB;
+
+const AGENT_CHILD = fileURLToPath(new URL("./agent-child.js", import.meta.url));
+const BARE_CHILD = fileURLToPath(new URL("./bare-child.js", import.meta.url));
+
+/** A request measured on both servers. */
+interface Scenario {
+  readonly name: string;
+  readonly label: string;
+  readonly request: LoadRequest;
+  readonly connections: number;
+}
+
+const SCENARIOS: readonly Scenario[] = [
+  { name: "page", label: "GET /v1/jobs?per_page=100", request: { path: "/v1/jobs?per_page=100" }, connections: DEFAULT_CONNECTIONS },
+  {
+    name: "filteredPage",
+    label: "GET /v1/jobs?per_page=100&filter=M",
+    request: { path: `/v1/jobs?per_page=100&filter=${encodeURIComponent(MIXED_FILTER)}` },
+    connections: DEFAULT_CONNECTIONS,
+  },
+  { name: "all", label: `GET /v1/jobs (all ${JOBS.toLocaleString("en")})`, request: { path: "/v1/jobs" }, connections: DEFAULT_CONNECTIONS },
+  {
+    name: "allGzip",
+    label: "GET /v1/jobs, Accept-Encoding: gzip",
+    request: { path: "/v1/jobs", headers: { "accept-encoding": "gzip" } },
+    connections: GZIP_CONNECTIONS,
+  },
+];
+
+/** The medians of a request's rounds on one server. */
+export type ServerFigures = Pick<LoadFigures, "requestsPerSecond" | "p50Ms" | "p99Ms" | "non2xx" | "errors">;
+
+/** One request on both servers. */
+export interface RequestFigures {
+  readonly label: string;
+  readonly path: string;
+  readonly headers: Readonly<Record<string, string>>;
+  readonly connections: number;
+  /** Bytes of the answer's body, as sent (gzip-encoded for `allGzip`). */
+  readonly bodyBytes: number;
+  /** Jobs in the answer (before compression). */
+  readonly items: number;
+  /** Rounds whose answers were not, on average, as long as the recorded answer (0: every answer had the recorded size). */
+  readonly sizeMismatches: number;
+  readonly agent: ServerFigures;
+  readonly bare: ServerFigures;
+  /** The agent's requests per second over the bare server's. */
+  readonly agentToBare: number;
+  /** Every round, in the order they ran. */
+  readonly rounds: { readonly agent: readonly LoadFigures[]; readonly bare: readonly LoadFigures[] };
+}
+
+/** The blocking fan-out. */
+export interface FanOutFigures {
+  /** Blocking queries parked at once. */
+  readonly queries: number;
+  /** Their request, with the index they waited past. */
+  readonly path: string;
+  /** Larger counts tried first, and why they failed. */
+  readonly failedAttempts: readonly { readonly queries: number; readonly error: string }[];
+  readonly rssBeforeBytes: number;
+  readonly rssParkedBytes: number;
+  /** (parked − before) / queries. */
+  readonly rssBytesPerQuery: number;
+  /** From sending the registration that wakes them to its answer. */
+  readonly putMs: number;
+  /** From sending the registration to the first, median and last answer of a blocking query (body read). */
+  readonly firstAnswerMs: number;
+  readonly medianAnswerMs: number;
+  readonly lastAnswerMs: number;
+}
+
+/** The figures of the agent's section (bench/results.json's `agent`). */
+export interface AgentBenchResults {
+  readonly node: string;
+  readonly date: string;
+  readonly jobs: number;
+  readonly registration: {
+    readonly concurrency: number;
+    readonly chunk: number;
+    /** Jobs per second of each chunk of {@link REGISTRATION_CHUNK}, in order. */
+    readonly jobsPerSecond: readonly number[];
+    readonly totalSeconds: number;
+  };
+  readonly memory: { readonly emptyRssBytes: number; readonly loadedRssBytes: number; readonly rssBytesPerJob: number };
+  readonly load: {
+    readonly rounds: number;
+    readonly durationMs: number;
+    readonly warmupMs: number;
+    /** Jobs of the {@link JOBS} that {@link MIXED_FILTER} matches. */
+    readonly filterMatches: number;
+    readonly requests: Record<string, RequestFigures>;
+  };
+  /** Null when not even the smallest count could be parked. */
+  readonly fanOut: FanOutFigures | null;
+  /** The whole section, and its parts. */
+  readonly seconds: { readonly total: number; readonly setup: number; readonly load: number; readonly fanOut: number };
+}
+
+/** A child process serving HTTP. */
+interface Server {
+  readonly child: ChildProcess;
+  readonly url: string;
+}
+
+/** Forks `script` and waits for its `listening` message. */
+function startServer(script: string, args: readonly string[]): Promise<Server> {
+  const child = fork(script, args, { execArgv: ["--expose-gc"], stdio: ["ignore", "inherit", "inherit", "ipc"] });
+  return new Promise((resolvePromise, reject) => {
+    const timer = setTimeout(() => fail(new Error(`${script} did not start within ${START_TIMEOUT_MS} ms`)), START_TIMEOUT_MS);
+    const fail = (error: Error) => {
+      clearTimeout(timer);
+      child.kill("SIGKILL");
+      reject(error);
+    };
+    child.once("error", fail);
+    child.once("exit", (code, signal) => fail(new Error(`${script} exited before listening (${signal ?? code})`)));
+    child.once("message", (message: AgentChildMessage | BareChildMessage) => {
+      clearTimeout(timer);
+      child.removeAllListeners("exit");
+      child.removeAllListeners("error");
+      if (message.kind !== "listening") reject(new Error(`${script} sent ${JSON.stringify(message)} before listening`));
+      else resolvePromise({ child, url: message.url });
+    });
+  });
+}
+
+/** Stops a child: SIGTERM, then SIGKILL if it is still there after {@link EXIT_TIMEOUT_MS}. */
+async function stopServer(server: Server | undefined): Promise<void> {
+  if (server === undefined || server.child.exitCode !== null || server.child.signalCode !== null) return;
+  const exited = new Promise<void>((resolvePromise) => server.child.once("exit", () => resolvePromise()));
+  server.child.kill("SIGTERM");
+  const timer = setTimeout(() => server.child.kill("SIGKILL"), EXIT_TIMEOUT_MS);
+  await exited;
+  clearTimeout(timer);
+}
+
+/**
+ * Asks the agent's process how many blocking queries are waiting; with `collect`, after a full
+ * garbage collection there (before reading its RSS).
+ */
+function probe(agent: Server, collect: boolean): Promise<number> {
+  return new Promise((resolvePromise, reject) => {
+    const exited = () => reject(new Error("the agent's process exited"));
+    const answer = (message: AgentChildMessage) => {
+      if (message.kind !== "probed") return;
+      agent.child.off("message", answer).off("exit", exited);
+      resolvePromise(message.blockingQueries);
+    };
+    agent.child.on("message", answer).once("exit", exited);
+    agent.child.send({ kind: "probe", collect } satisfies AgentParentMessage);
+  });
+}
+
+/** The resident set of a process (VmRSS of /proc/<pid>/status), in bytes; NaN where there is no /proc. */
+function rssBytes(pid: number | undefined): number {
+  try {
+    const match = /^VmRSS:\s+(\d+) kB$/m.exec(readFileSync(`/proc/${pid}/status`, "utf8"));
+    return match === null ? Number.NaN : Number(match[1]) * KIB;
+  } catch {
+    return Number.NaN;
+  }
+}
+
+/** The RSS of the agent's process after a full garbage collection in it. */
+async function agentRss(agent: Server): Promise<number> {
+  await probe(agent, true);
+  return rssBytes(agent.child.pid);
+}
+
+/** The soft limit of open files of a process (/proc/<pid>/limits); Infinity when unknown or unlimited. */
+function openFilesLimit(pid: number | "self" | undefined): number {
+  try {
+    const match = /^Max open files\s+(\d+)/m.exec(readFileSync(`/proc/${pid}/limits`, "utf8"));
+    return match === null ? Infinity : Number(match[1]);
+  } catch {
+    return Infinity;
+  }
+}
+
+const DATACENTER_SETS = [["dc1"], ["dc1", "dc2"], ["dc2"], ["dc3"]];
+const PRIORITIES = [50, 50, 70, 30, 10];
+const OWNERS = ["team-a", "team-b", "team-c"];
+const STOPPED_EVERY = 7;
+const BATCH_EVERY = 3;
+
+/**
+ * The `i`-th job: datacenters, priority, stop, type and owner cycle with periods that share no
+ * factor, so that every combination occurs and {@link MIXED_FILTER} matches about one job in six.
+ */
+function jobSpec(i: number, id = `bench-${i.toString().padStart(5, "0")}`): Record<string, unknown> {
+  return {
+    ID: id,
+    Name: id,
+    Type: i % BATCH_EVERY === BATCH_EVERY - 1 ? "batch" : "service",
+    Datacenters: DATACENTER_SETS[i % DATACENTER_SETS.length],
+    Priority: PRIORITIES[i % PRIORITIES.length],
+    Stop: i % STOPPED_EVERY === 0,
+    Meta: { owner: OWNERS[i % OWNERS.length]! },
+    TaskGroups: [{ Name: "app", Count: 1, Tasks: [{ Name: "main", Driver: "docker", Config: { image: "registry.example/app:1" } }] }],
+  };
+}
+
+/** A `PUT /v1/jobs` body. */
+function registration(job: Record<string, unknown>): { method: "PUT"; body: string; headers: Record<string, string> } {
+  return { method: "PUT", body: JSON.stringify({ Job: job }), headers: { "content-type": "application/json" } };
+}
+
+/** Registers {@link JOBS} jobs; the rate of each chunk of {@link REGISTRATION_CHUNK}, and the total time. */
+async function registerJobs(origin: string): Promise<AgentBenchResults["registration"]> {
+  const pool = new Pool(origin, { connections: REGISTRATION_CONCURRENCY, pipelining: 1 });
+  const rates: number[] = [];
+  let next = 0;
+  let done = 0;
+  const start = performance.now();
+  let chunkStart = start;
+  const register = async () => {
+    for (let i = next++; i < JOBS; i = next++) {
+      const response = await pool.request({ path: "/v1/jobs", ...registration(jobSpec(i)) });
+      const text = await response.body.text();
+      if (response.statusCode !== 200) throw new Error(`registering job ${i}: ${response.statusCode} ${text}`);
+      if (++done % REGISTRATION_CHUNK === 0) {
+        const now = performance.now();
+        rates.push((REGISTRATION_CHUNK * 1000) / (now - chunkStart));
+        chunkStart = now;
+      }
+    }
+  };
+  try {
+    await Promise.all(Array.from({ length: REGISTRATION_CONCURRENCY }, register));
+  } finally {
+    await pool.close();
+  }
+  return { concurrency: REGISTRATION_CONCURRENCY, chunk: REGISTRATION_CHUNK, jobsPerSecond: rates, totalSeconds: (performance.now() - start) / 1000 };
+}
+
+/** The agent's `X-Svc-Index` for the job list. */
+async function jobsIndex(origin: string): Promise<number> {
+  const response = await undiciRequest(`${origin}/v1/jobs?per_page=1`);
+  await response.body.dump();
+  return Number(response.headers["x-svc-index"]);
+}
+
+const sleep = (ms: number) => new Promise((resolvePromise) => setTimeout(resolvePromise, ms));
+
+/** Waits until the simulated scheduler has placed the last job (the index stands still). */
+async function waitUntilSettled(origin: string): Promise<void> {
+  let index = await jobsIndex(origin);
+  for (;;) {
+    await sleep(SETTLED_MS);
+    const now = await jobsIndex(origin);
+    if (now === index) return;
+    index = now;
+  }
+}
+
+/** Headers Node's http server writes itself, so the bare server must not copy them. */
+const NODE_WRITTEN_HEADERS = new Set(["date", "connection", "keep-alive", "content-length", "transfer-encoding"]);
+
+/** What the agent answers to `request` (its status, headers and body bytes), and how many items the body holds. */
+async function record(origin: string, request: LoadRequest): Promise<{ recorded: RecordedResponse; items: number }> {
+  const response = await undiciRequest(`${origin}${request.path}`, { headers: request.headers });
+  const body = Buffer.from(await response.body.arrayBuffer());
+  if (response.statusCode !== 200) throw new Error(`${request.path}: ${response.statusCode} ${body.toString("utf8")}`);
+  const headers: Record<string, string> = {};
+  for (const [name, value] of Object.entries(response.headers)) {
+    if (value !== undefined && !NODE_WRITTEN_HEADERS.has(name)) headers[name] = Array.isArray(value) ? value.join(", ") : value;
+  }
+  const gzip = request.headers?.["accept-encoding"] !== undefined;
+  if (gzip && headers["content-encoding"] !== "gzip") throw new Error(`${request.path}: not gzip-encoded (${headers["content-encoding"] ?? "no Content-Encoding"})`);
+  const text = (gzip ? gunzipSync(body) : body).toString("utf8");
+  return { recorded: { url: request.path, gzip, status: response.statusCode, headers, body: body.toString("base64") }, items: (JSON.parse(text) as unknown[]).length };
+}
+
+/** The middle value (the upper one of an even count). */
+function median(values: readonly number[]): number {
+  const sorted = [...values].sort((a, b) => a - b);
+  return sorted[Math.floor(sorted.length / 2)]!;
+}
+
+/** The median of each figure over the rounds, each on its own. */
+function medians(rounds: readonly LoadFigures[]): ServerFigures {
+  const of = (key: keyof ServerFigures) => median(rounds.map((round) => round[key]));
+  return { requestsPerSecond: of("requestsPerSecond"), p50Ms: of("p50Ms"), p99Ms: of("p99Ms"), non2xx: of("non2xx"), errors: of("errors") };
+}
+
+/** Runs a scenario's rounds, agent and bare server taking turns, each warmed once first. */
+async function measure(scenario: Scenario, agentUrl: string, bareUrl: string): Promise<{ agent: LoadFigures[]; bare: LoadFigures[] }> {
+  const clients = { agent: new LoadClient(agentUrl, scenario.connections), bare: new LoadClient(bareUrl, scenario.connections) };
+  const rounds = { agent: [] as LoadFigures[], bare: [] as LoadFigures[] };
+  try {
+    for (let round = 0; round < ROUNDS; round++) {
+      for (const server of ["agent", "bare"] as const) {
+        // Warmed in the first round only: the connections stay open and each server keeps its JIT and caches.
+        rounds[server].push(await clients[server].run(scenario.request, { durationMs: DEFAULT_DURATION_MS, warmupMs: round === 0 ? DEFAULT_WARMUP_MS : 0 }));
+      }
+    }
+  } finally {
+    await Promise.all([clients.agent.close(), clients.bare.close()]);
+  }
+  return rounds;
+}
+
+/** The outcome of one blocking query: when its body was read, its status and index; or why it failed. */
+type Watch = { readonly ok: true; readonly at: number; readonly status: number; readonly index: number } | { readonly ok: false; readonly error: string };
+
+/** Waits until `until` holds, polling the agent; fails when `failed` holds or after `timeoutMs`. */
+async function pollAgent(agent: Server, until: (waiting: number) => boolean, failed: () => string | undefined, timeoutMs: number): Promise<void> {
+  const deadline = performance.now() + timeoutMs;
+  for (;;) {
+    const waiting = await probe(agent, false);
+    if (until(waiting)) return;
+    const failure = failed();
+    if (failure !== undefined) throw new Error(failure);
+    if (performance.now() > deadline) throw new Error(`timed out: ${waiting} blocking queries waiting`);
+    await sleep(POLL_MS);
+  }
+}
+
+/** Parks `queries` blocking queries, then registers one job and times how the agent answers them all. */
+async function fanOutOnce(agent: Server, queries: number): Promise<Omit<FanOutFigures, "failedAttempts">> {
+  const index = await jobsIndex(agent.url);
+  const path = `/v1/jobs?per_page=${FAN_OUT_PER_PAGE}&index=${index}&wait=${FAN_OUT_WAIT}`;
+  const rssBeforeBytes = await agentRss(agent);
+  const pool = new Pool(agent.url, { connections: queries, pipelining: 1 });
+  const watches: Promise<Watch>[] = [];
+  let settledEarly: string | undefined;
+  let woken = false;
+  const watch = async (): Promise<Watch> => {
+    try {
+      const response = await pool.request({ path, method: "GET" });
+      await response.body.text();
+      if (!woken) settledEarly ??= `a blocking query answered ${response.statusCode} before the registration that should wake it`;
+      return { ok: true, at: performance.now(), status: response.statusCode, index: Number(response.headers["x-svc-index"]) };
+    } catch (error) {
+      settledEarly ??= `a blocking query failed: ${(error as Error).message}`;
+      return { ok: false, error: (error as Error).message };
+    }
+  };
+  try {
+    for (let opened = 0; opened < queries; ) {
+      const batch = Math.min(FAN_OUT_BATCH, queries - opened);
+      for (let i = 0; i < batch; i++) watches.push(watch());
+      opened += batch;
+      await pollAgent(agent, (waiting) => waiting >= opened, () => settledEarly, PARK_TIMEOUT_MS);
+    }
+    const rssParkedBytes = await agentRss(agent);
+    if (settledEarly !== undefined) throw new Error(settledEarly);
+
+    woken = true;
+    const start = performance.now();
+    const put = await undiciRequest(`${agent.url}/v1/jobs`, registration(jobSpec(JOBS, `fan-out-${queries}`)));
+    const putText = await put.body.text();
+    const putMs = performance.now() - start;
+    if (put.statusCode !== 200) throw new Error(`the waking registration failed: ${put.statusCode} ${putText}`);
+    const timeout = sleep(WAKE_TIMEOUT_MS).then(() => "timeout" as const);
+    const outcome = await Promise.race([Promise.all(watches), timeout]);
+    if (outcome === "timeout") throw new Error(`the blocking queries were not all answered within ${WAKE_TIMEOUT_MS} ms`);
+    const times: number[] = [];
+    for (const result of outcome) {
+      if (!result.ok) throw new Error(`a blocking query failed: ${result.error}`);
+      if (result.status !== 200 || !(result.index > index)) throw new Error(`a blocking query answered ${result.status} at index ${result.index} (waited past ${index})`);
+      times.push(result.at - start);
+    }
+    times.sort((a, b) => a - b);
+    return {
+      queries,
+      path,
+      rssBeforeBytes,
+      rssParkedBytes,
+      rssBytesPerQuery: (rssParkedBytes - rssBeforeBytes) / queries,
+      putMs,
+      firstAnswerMs: times[0]!,
+      medianAnswerMs: median(times),
+      lastAnswerMs: times[times.length - 1]!,
+    };
+  } finally {
+    await pool.destroy();
+  }
+}
+
+/**
+ * The fan-out with the largest count of {@link FAN_OUT_COUNTS} the open-files limits of both
+ * processes allow, falling back to smaller counts when parking fails.
+ */
+async function fanOut(agent: Server): Promise<FanOutFigures | null> {
+  const limit = Math.min(openFilesLimit("self"), openFilesLimit(agent.child.pid)) - FD_HEADROOM;
+  const failedAttempts: { queries: number; error: string }[] = [];
+  for (const queries of FAN_OUT_COUNTS) {
+    if (queries > limit) {
+      failedAttempts.push({ queries, error: `not tried: the open-files limit allows about ${limit} connections` });
+      continue;
+    }
+    try {
+      return { ...(await fanOutOnce(agent, queries)), failedAttempts };
+    } catch (error) {
+      failedAttempts.push({ queries, error: (error as Error).message });
+      // The agent lets go of the queries whose clients went away before the next attempt.
+      await pollAgent(agent, (waiting) => waiting === 0, () => undefined, PARK_TIMEOUT_MS).catch(() => undefined);
+    }
+  }
+  console.log("\nblocking fan-out: not even the smallest count could be parked");
+  for (const attempt of failedAttempts) console.log(`  (${attempt.queries.toLocaleString("en")} queries: ${attempt.error})`);
+  return null;
+}
+
+const integer = (value: number) => Math.round(value).toLocaleString("en");
+const decimal = (value: number, digits = 1) => value.toLocaleString("en", { minimumFractionDigits: digits, maximumFractionDigits: digits });
+const mebibytes = (bytes: number) => `${decimal(bytes / MIB)} MiB`;
+const pad = (text: string, width: number) => text.padStart(width);
+
+/** Prints one request's line of the table. */
+function printRequest(figures: RequestFigures): void {
+  const server = (f: ServerFigures) => `${pad(decimal(f.requestsPerSecond), 10)} ${pad(decimal(f.p50Ms), 8)} ${pad(decimal(f.p99Ms), 8)}`;
+  const problems = [
+    ...([figures.agent, figures.bare].some((f) => f.non2xx > 0 || f.errors > 0) ? [`non-2xx ${figures.agent.non2xx}/${figures.bare.non2xx}, errors ${figures.agent.errors}/${figures.bare.errors}`] : []),
+    ...(figures.sizeMismatches > 0 ? [`${figures.sizeMismatches} rounds with answers of another size`] : []),
+  ];
+  console.log(
+    `${figures.label.padEnd(38)} ${pad(String(figures.connections), 5)} ${pad(integer(figures.bodyBytes), 10)}  ${server(figures.agent)}  ${server(figures.bare)} ${pad(`${figures.agentToBare.toFixed(3)}×`, 9)}${problems.length === 0 ? "" : `   (${problems.join("; ")})`}`,
+  );
+}
+
+/**
+ * Runs the agent's section: starts the agent and the bare server in processes of their own,
+ * measures, prints a readable section, and returns the figures. Both processes are stopped at the
+ * end, also when a measurement fails.
+ */
+export async function agentBench(): Promise<AgentBenchResults> {
+  const started = performance.now();
+  const temporary = mkdtempSync(join(tmpdir(), "bexpr-bench-agent-"));
+  let agent: Server | undefined;
+  let bare: Server | undefined;
+  try {
+    console.log(`\nthe agent (bexpr/server in a process of its own, driven over HTTP by undici from this one), ${JOBS.toLocaleString("en")} jobs`);
+    agent = await startServer(AGENT_CHILD, [String(PLACEMENT_DELAY_MS)]);
+    const emptyRssBytes = await agentRss(agent);
+
+    const registered = await registerJobs(agent.url);
+    console.log(
+      `registration, ${REGISTRATION_CONCURRENCY} in flight, jobs/s per ${REGISTRATION_CHUNK.toLocaleString("en")}: ${registered.jobsPerSecond.map(integer).join(" ")}` +
+        `; ${JOBS.toLocaleString("en")} in ${decimal(registered.totalSeconds)} s (${integer(JOBS / registered.totalSeconds)} jobs/s)`,
+    );
+    await waitUntilSettled(agent.url);
+    const loadedRssBytes = await agentRss(agent);
+    const memory = { emptyRssBytes, loadedRssBytes, rssBytesPerJob: (loadedRssBytes - emptyRssBytes) / JOBS };
+    console.log(
+      `agent RSS (after a full GC): empty ${mebibytes(emptyRssBytes)}, with ${JOBS.toLocaleString("en")} jobs ${mebibytes(loadedRssBytes)}: ` +
+        `${decimal(memory.rssBytesPerJob / KIB)} KiB per job (its job, summary, evaluation, allocation and deployment)`,
+    );
+
+    const recordings = await Promise.all(SCENARIOS.map((scenario) => record(agent!.url, scenario.request)));
+    const filterMatches = (await record(agent.url, { path: `/v1/jobs?filter=${encodeURIComponent(MIXED_FILTER)}` })).items;
+    const recordingFile = join(temporary, "responses.json");
+    writeFileSync(recordingFile, JSON.stringify(recordings.map((r) => r.recorded)));
+    bare = await startServer(BARE_CHILD, [recordingFile]);
+
+    console.log(
+      `\nclosed loop, ${DEFAULT_DURATION_MS / 1000} s windows (after ${DEFAULT_WARMUP_MS / 1000} s of warm-up in the first round), ` +
+        `medians of ${ROUNDS} rounds, agent and bare server taking turns;\nthe bare server (node:http) answers the agent's recorded bytes. M = ${MIXED_FILTER}`,
+    );
+    console.log(`${"request".padEnd(38)} ${pad("conns", 5)} ${pad("body bytes", 10)}  ${pad("agent req/s", 10)} ${pad("p50 ms", 8)} ${pad("p99 ms", 8)}  ${pad("bare req/s", 10)} ${pad("p50 ms", 8)} ${pad("p99 ms", 8)} agent/bare`);
+    const loadStarted = performance.now();
+    const requests: Record<string, RequestFigures> = {};
+    for (const [i, scenario] of SCENARIOS.entries()) {
+      const rounds = await measure(scenario, agent.url, bare.url);
+      const { recorded, items } = recordings[i]!;
+      const bodyBytes = Buffer.byteLength(recorded.body, "base64");
+      const figures: RequestFigures = {
+        label: scenario.label,
+        path: scenario.request.path,
+        headers: scenario.request.headers ?? {},
+        connections: scenario.connections,
+        bodyBytes,
+        items,
+        sizeMismatches: [...rounds.agent, ...rounds.bare].filter((round) => round.completed > 0 && Math.round(round.bodyBytes) !== bodyBytes).length,
+        agent: medians(rounds.agent),
+        bare: medians(rounds.bare),
+        agentToBare: median(rounds.agent.map((r) => r.requestsPerSecond)) / median(rounds.bare.map((r) => r.requestsPerSecond)),
+        rounds,
+      };
+      requests[scenario.name] = figures;
+      printRequest(figures);
+    }
+    console.log(
+      `(M matches ${integer(filterMatches)} of the ${JOBS.toLocaleString("en")} jobs; gzip makes the whole list ${decimal((requests["allGzip"]!.bodyBytes / requests["all"]!.bodyBytes) * 100)}% of its size;` +
+        ` the load generator is one process, so the bare server's figures may be its limit rather than the server's)`,
+    );
+    const fanOutStarted = performance.now();
+
+    const fanOutFigures = await fanOut(agent);
+    if (fanOutFigures !== null) {
+      const f = fanOutFigures;
+      console.log(
+        `\nblocking fan-out: ${f.queries.toLocaleString("en")} queries parked (${f.path.replace(/index=\d+/, "index=<X-Svc-Index>")}); ` +
+          `agent RSS ${mebibytes(f.rssBeforeBytes)} → ${mebibytes(f.rssParkedBytes)} (${decimal(f.rssBytesPerQuery / KIB)} KiB per parked query);` +
+          ` one job a query, since ${f.queries.toLocaleString("en")} whole lists would be ${decimal((f.queries * requests["all"]!.bodyBytes) / (KIB * MIB))} GiB of answers at once`,
+      );
+      console.log(
+        `one PUT /v1/jobs wakes them: it is answered after ${decimal(f.putMs)} ms; the blocking queries after ${decimal(f.firstAnswerMs)} ms (first), ` +
+          `${decimal(f.medianAnswerMs)} ms (median), ${decimal(f.lastAnswerMs)} ms (last)`,
+      );
+      for (const attempt of f.failedAttempts) console.log(`  (${attempt.queries.toLocaleString("en")} queries: ${attempt.error})`);
+    }
+    const finished = performance.now();
+    const seconds = {
+      total: (finished - started) / 1000,
+      setup: (loadStarted - started) / 1000,
+      load: (fanOutStarted - loadStarted) / 1000,
+      fanOut: (finished - fanOutStarted) / 1000,
+    };
+    console.log(`\nthe agent's section took ${decimal(seconds.total)} s (setup ${decimal(seconds.setup)}, lists ${decimal(seconds.load)}, fan-out ${decimal(seconds.fanOut)})`);
+    return {
+      node: process.version,
+      date: new Date().toISOString(),
+      jobs: JOBS,
+      registration: registered,
+      memory,
+      load: { rounds: ROUNDS, durationMs: DEFAULT_DURATION_MS, warmupMs: DEFAULT_WARMUP_MS, filterMatches, requests },
+      fanOut: fanOutFigures,
+      seconds,
+    };
+  } finally {
+    await Promise.all([stopServer(agent), stopServer(bare)]);
+    rmSync(temporary, { recursive: true, force: true });
+  }
+}
+
+/** Run alone (`npm run bench:agent`): the section, and its figures as `agent` in bench/results.json. */
+async function main(): Promise<void> {
+  const results = await agentBench();
+  const previous = JSON.parse(readFileSync(RESULTS_PATH, "utf8")) as Record<string, unknown>;
+  writeFileSync(RESULTS_PATH, `${JSON.stringify({ ...previous, agent: results }, null, 2)}\n`);
+  console.log(`wrote the agent's figures to ${RESULTS_PATH}`);
+}
+
+if (process.argv[1] !== undefined && resolve(process.argv[1]) === fileURLToPath(import.meta.url)) await main();
