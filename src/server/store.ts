@@ -143,6 +143,25 @@ export class Table<Row> {
 
 const EMPTY_GROUP: ReadonlyMap<string, never> = new Map<string, never>();
 
+/**
+ * Blocking queries woken at once by one write: more are woken a turn of the event loop later, a
+ * batch at a time, so that the write's own answer and other requests are not held behind
+ * thousands of answers being computed and sent.
+ */
+export const WAKE_BATCH = 256;
+
+/** Wakes `waiters`: the first {@link WAKE_BATCH} now, each next batch on a later turn of the event loop. */
+function wakeInBatches(waiters: readonly Waiter[]): void {
+  let next = 0;
+  const batch = () => {
+    const end = Math.min(next + WAKE_BATCH, waiters.length);
+    // Waking is idempotent: a waiter whose client left in between has already been woken.
+    for (; next < end; next++) waiters[next]!.wake();
+    if (next < waiters.length) setImmediate(batch);
+  };
+  batch();
+}
+
 /** The index and change notification of the state store. */
 export class StateStore {
   #index = 1;
@@ -199,10 +218,11 @@ export class StateStore {
     }
     this.#index = index;
     for (const table of tables) this.#tableIndex.set(table, index);
-    const touched = new Set(tables);
+    const due: Waiter[] = [];
     for (const waiter of this.#waiters) {
-      if ([...waiter.tables].some((table) => touched.has(table)) && index > waiter.afterIndex) waiter.wake();
+      if (index > waiter.afterIndex && tables.some((table) => waiter.tables.has(table))) due.push(waiter);
     }
+    wakeInBatches(due);
     return { index, result };
   }
 

@@ -5,7 +5,7 @@
  */
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import { compareStrings, StateStore, Table } from "../../src/server/store.js";
+import { compareStrings, StateStore, Table, WAKE_BATCH } from "../../src/server/store.js";
 
 interface Row {
   readonly ID: string;
@@ -69,5 +69,37 @@ describe("a table", () => {
       }),
       { numRuns: 500 },
     );
+  });
+});
+
+describe("waking blocking queries", () => {
+  it(`wakes ${WAKE_BATCH} at once and the rest a batch per turn of the event loop, every one in the end`, async () => {
+    const { store, rows } = table();
+    const count = 3 * WAKE_BATCH + 7;
+    let woken = 0;
+    const waits = Array.from({ length: count }, () => store.waitForChange(["allocs"], 1, new AbortController().signal).then(() => woken++));
+    store.write(["allocs"], () => rows.put("a", { ID: "a", CreateIndex: 2, JobID: "j", Status: "x" }));
+    await Promise.resolve();
+    await Promise.resolve();
+    expect(woken).toBe(WAKE_BATCH);
+    await new Promise((resolve) => setImmediate(resolve));
+    expect(woken).toBeGreaterThan(WAKE_BATCH);
+    expect(woken).toBeLessThanOrEqual(2 * WAKE_BATCH);
+    await Promise.all(waits);
+    expect(woken).toBe(count);
+    expect(store.waiting).toBe(0);
+  });
+
+  it("wakes only the queries that watch a table the write names, past their index", async () => {
+    const { store, rows } = table();
+    let jobs = false;
+    let allocs = false;
+    void store.waitForChange(["jobs"], 1, new AbortController().signal).then(() => (jobs = true));
+    void store.waitForChange(["allocs"], 1, new AbortController().signal).then(() => (allocs = true));
+    store.write(["allocs"], () => rows.put("a", { ID: "a", CreateIndex: 2, JobID: "j", Status: "x" }));
+    await new Promise((resolve) => setImmediate(resolve));
+    expect([jobs, allocs]).toEqual([false, true]);
+    expect(store.waiting).toBe(1);
+    store.close();
   });
 });
