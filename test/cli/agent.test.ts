@@ -1,11 +1,22 @@
 import { spawn } from "node:child_process";
-import { mkdtempSync, writeFileSync } from "node:fs";
+import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { describe, expect, it } from "vitest";
+import { afterAll, describe, expect, it } from "vitest";
 import { MAX_BODY_BYTES } from "../../src/server/index.js";
 import { runCli } from "../support/cli.js";
 import { send, useAgent } from "../agent/support.js";
+
+/** A directory for this file's tests, removed after them. */
+const temporaryDirectories: string[] = [];
+afterAll(() => {
+  for (const directory of temporaryDirectories) rmSync(directory, { recursive: true, force: true });
+});
+function temporaryDirectory(): string {
+  const directory = mkdtempSync(join(tmpdir(), "bexpr-"));
+  temporaryDirectories.push(directory);
+  return directory;
+}
 
 /** Polls `check` every 20 ms until it holds or `timeoutMs` passes. */
 async function until(check: () => boolean, timeoutMs: number): Promise<void> {
@@ -53,7 +64,7 @@ describe("bexpr agent", () => {
     // At the default level, only the command's own lines.
     const quiet = await startCli(["--port", "0"]);
     expect((await quiet.stop()).output).toMatch(/^bexpr agent listening on \S+ \([^)]*\)\nbexpr agent stopping\n$/);
-    const directory = mkdtempSync(join(tmpdir(), "bexpr-"));
+    const directory = temporaryDirectory();
     const config = join(directory, "agent.json");
     writeFileSync(config, JSON.stringify({ logFormat: "json", logLevel: "debug" }));
     const json = await startCli(["--config", config, "--port", "0", "--no-demo"]);
@@ -64,7 +75,7 @@ describe("bexpr agent", () => {
   });
 
   it("takes options from a JSON config file, flags overriding it", async () => {
-    const directory = mkdtempSync(join(tmpdir(), "bexpr-"));
+    const directory = temporaryDirectory();
     const config = join(directory, "agent.json");
     writeFileSync(config, JSON.stringify({ region: "eu", datacenter: "dc9", nodeName: "node-a", demo: true, logLevel: "silent", metrics: { prometheus: false } }));
     const agent = await startCli(["--config", config, "--port", "0", "--no-demo"]);
