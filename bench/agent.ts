@@ -33,6 +33,9 @@ const JOBS = 10_000;
 const REGISTRATION_CHUNK = 1_000;
 /** Registrations in flight at once: a busy CI pipeline, not a flood. */
 const REGISTRATION_CONCURRENCY = 8;
+/** The large registration: jobs registered into a fresh agent, and the chunk its rate is given per. */
+const LARGE_JOBS = 100_000;
+const LARGE_CHUNK = 10_000;
 /**
  * The agent's simulated placement (`placementDelayMs`): short, so that the scheduler's work for
  * the last job is done soon after it is registered and the state stands still while lists are
@@ -176,6 +179,8 @@ export interface AgentBenchResults {
   };
   /** Null when not even the smallest count could be parked. */
   readonly fanOut: FanOutFigures | null;
+  /** {@link LARGE_JOBS} jobs registered into a fresh agent: the rate per {@link LARGE_CHUNK}, and its RSS then. */
+  readonly largeRegistration: AgentBenchResults["registration"] & { readonly jobs: number; readonly rssBytes: number };
   /** The whole section, and its parts. */
   readonly seconds: { readonly total: number; readonly setup: number; readonly load: number; readonly fanOut: number };
 }
@@ -289,8 +294,8 @@ function registration(job: Record<string, unknown>): { method: "PUT"; body: stri
   return { method: "PUT", body: JSON.stringify({ Job: job }), headers: { "content-type": "application/json" } };
 }
 
-/** Registers {@link JOBS} jobs; the rate of each chunk of {@link REGISTRATION_CHUNK}, and the total time. */
-async function registerJobs(origin: string): Promise<AgentBenchResults["registration"]> {
+/** Registers `count` jobs; the rate of each chunk of `chunk` jobs, and the total time. */
+async function registerJobs(origin: string, count = JOBS, chunk = REGISTRATION_CHUNK): Promise<AgentBenchResults["registration"]> {
   const pool = new Pool(origin, { connections: REGISTRATION_CONCURRENCY, pipelining: 1 });
   const rates: number[] = [];
   let next = 0;
@@ -298,13 +303,13 @@ async function registerJobs(origin: string): Promise<AgentBenchResults["registra
   const start = performance.now();
   let chunkStart = start;
   const register = async () => {
-    for (let i = next++; i < JOBS; i = next++) {
+    for (let i = next++; i < count; i = next++) {
       const response = await pool.request({ path: "/v1/jobs", ...registration(jobSpec(i)) });
       const text = await response.body.text();
       if (response.statusCode !== 200) throw new Error(`registering job ${i}: ${response.statusCode} ${text}`);
-      if (++done % REGISTRATION_CHUNK === 0) {
+      if (++done % chunk === 0) {
         const now = performance.now();
-        rates.push((REGISTRATION_CHUNK * 1000) / (now - chunkStart));
+        rates.push((chunk * 1000) / (now - chunkStart));
         chunkStart = now;
       }
     }
@@ -314,7 +319,7 @@ async function registerJobs(origin: string): Promise<AgentBenchResults["registra
   } finally {
     await pool.close();
   }
-  return { concurrency: REGISTRATION_CONCURRENCY, chunk: REGISTRATION_CHUNK, jobsPerSecond: rates, totalSeconds: (performance.now() - start) / 1000 };
+  return { concurrency: REGISTRATION_CONCURRENCY, chunk, jobsPerSecond: rates, totalSeconds: (performance.now() - start) / 1000 };
 }
 
 /** The agent's `X-Svc-Index` for the job list. */
@@ -585,6 +590,14 @@ export async function agentBench(): Promise<AgentBenchResults> {
       );
       for (const attempt of f.failedAttempts) console.log(`  (${attempt.queries.toLocaleString("en")} queries: ${attempt.error})`);
     }
+    await stopServer(agent);
+    agent = await startServer(AGENT_CHILD, [String(PLACEMENT_DELAY_MS)]);
+    const large = await registerJobs(agent.url, LARGE_JOBS, LARGE_CHUNK);
+    const largeRegistration = { ...large, jobs: LARGE_JOBS, rssBytes: await agentRss(agent) };
+    console.log(
+      `\n${LARGE_JOBS.toLocaleString("en")} jobs registered into a fresh agent in ${decimal(large.totalSeconds)} s; jobs/s per ${LARGE_CHUNK.toLocaleString("en")}: ` +
+        `${large.jobsPerSecond.map(integer).join(" ")}; agent RSS then ${mebibytes(largeRegistration.rssBytes)}`,
+    );
     const finished = performance.now();
     const seconds = {
       total: (finished - started) / 1000,
@@ -592,7 +605,7 @@ export async function agentBench(): Promise<AgentBenchResults> {
       load: (fanOutStarted - loadStarted) / 1000,
       fanOut: (finished - fanOutStarted) / 1000,
     };
-    console.log(`\nthe agent's section took ${decimal(seconds.total)} s (setup ${decimal(seconds.setup)}, lists ${decimal(seconds.load)}, fan-out ${decimal(seconds.fanOut)})`);
+    console.log(`\nthe agent's section took ${decimal(seconds.total)} s (setup ${decimal(seconds.setup)}, lists ${decimal(seconds.load)}, fan-out and the large registration ${decimal(seconds.fanOut)})`);
     return {
       node: process.version,
       date: new Date().toISOString(),
@@ -601,6 +614,7 @@ export async function agentBench(): Promise<AgentBenchResults> {
       memory,
       load: { rounds: ROUNDS, durationMs: DEFAULT_DURATION_MS, warmupMs: DEFAULT_WARMUP_MS, filterMatches, requests },
       fanOut: fanOutFigures,
+      largeRegistration,
       seconds,
     };
   } finally {
