@@ -12,7 +12,7 @@ import { createHash, randomUUID, timingSafeEqual } from "node:crypto";
 import type { ObjectSchema } from "../evaluator/schema.js";
 import { Permissions, parsePolicy, PolicyError, type ParsedPolicy } from "./acl-policy.js";
 import { parseGoDuration } from "./duration.js";
-import { badRequest, notFound, permissionDenied } from "./http-errors.js";
+import { denied, invalid, missing } from "./domain-errors.js";
 import type { JsonObject } from "./model.js";
 import { formatErrors } from "./register.js";
 import { compareStrings, Table, type StateStore } from "./store.js";
@@ -166,16 +166,16 @@ const NO_PERMISSIONS = new Permissions([]);
 export function namespaceAccess(caller: Caller, namespace: string, capabilities: readonly string[]): (rowNamespace: string) => boolean {
   if (caller.management) return () => true;
   if (namespace === "*") {
-    if (!caller.permissions.allowsAnywhere(...capabilities)) throw permissionDenied();
+    if (!caller.permissions.allowsAnywhere(...capabilities)) throw denied();
     return (rowNamespace) => caller.permissions.allows(rowNamespace, ...capabilities);
   }
-  if (!caller.permissions.allows(namespace, ...capabilities)) throw permissionDenied();
+  if (!caller.permissions.allows(namespace, ...capabilities)) throw denied();
   return () => true;
 }
 
 /** Requires a management token. */
 export function requireManagement(caller: Caller): void {
-  if (!caller.management) throw permissionDenied();
+  if (!caller.management) throw denied();
 }
 
 /** The ACL tables, the bootstrap state, and authentication. */
@@ -234,7 +234,7 @@ export class AccessControl {
 
   /** Rejects ACL requests while ACLs are disabled, as the reference does. */
   requireEnabled(): void {
-    if (!this.enabled) throw badRequest("ACL support disabled");
+    if (!this.enabled) throw invalid("ACL support disabled");
   }
 
   /**
@@ -268,9 +268,9 @@ export class AccessControl {
   /** `POST /v1/acl/bootstrap`: the first management token, once. */
   bootstrap(body: JsonObject): AclToken {
     this.requireEnabled();
-    if (this.#bootstrapIndex !== undefined) throw badRequest(`ACL bootstrap already done (reset index: ${this.#bootstrapIndex})`);
+    if (this.#bootstrapIndex !== undefined) throw invalid(`ACL bootstrap already done (reset index: ${this.#bootstrapIndex})`);
     const secret = body.BootstrapSecret;
-    if (secret !== undefined && secret !== "" && (typeof secret !== "string" || !UUID.test(secret))) throw badRequest("invalid acl token");
+    if (secret !== undefined && secret !== "" && (typeof secret !== "string" || !UUID.test(secret))) throw invalid("invalid acl token");
     const token = this.#store({
       AccessorID: randomUUID(),
       SecretID: typeof secret === "string" && secret !== "" ? secret : randomUUID(),
@@ -314,7 +314,7 @@ export class AccessControl {
       problems.push(`failed to parse rules: ${error.message}`);
     }
     if (description.length > MAX_DESCRIPTION) problems.push(`description longer than ${MAX_DESCRIPTION}`);
-    if (problems.length > 0 || parsed === undefined) throw badRequest(`policy 0 invalid: ${formatErrors(problems)}`);
+    if (problems.length > 0 || parsed === undefined) throw invalid(`policy 0 invalid: ${formatErrors(problems)}`);
     return this.store.write(["acl_policy"], (index) => {
       const previous = this.policies.get(name);
       this.policies.put(name, { Name: name, Description: description, Rules: rules, parsed: parsed!, CreateIndex: previous?.CreateIndex ?? index, ModifyIndex: index });
@@ -335,9 +335,9 @@ export class AccessControl {
   upsertToken(body: JsonObject): AclToken {
     const accessor = typeof body.AccessorID === "string" ? body.AccessorID : "";
     const previous = accessor === "" ? undefined : this.tokens.get(accessor);
-    if (accessor !== "" && previous === undefined) throw badRequest(`cannot find token ${accessor}`);
+    if (accessor !== "" && previous === undefined) throw invalid(`cannot find token ${accessor}`);
     const roles = Array.isArray(body.Roles) ? (body.Roles as JsonObject[]) : [];
-    for (const role of roles) throw badRequest(`cannot find role ${String(role.ID ?? role.Name ?? "")}`);
+    for (const role of roles) throw invalid(`cannot find role ${String(role.ID ?? role.Name ?? "")}`);
 
     const name = typeof body.Name === "string" ? body.Name : "";
     const type = body.Type;
@@ -370,7 +370,7 @@ export class AccessControl {
       if (ttlMs !== 0 && ttlMs * 1e6 !== previous.ExpirationTTL) problems.push("cannot update expiration TTL");
       if (expiration !== null && expiration !== previous.ExpirationTime) problems.push("cannot update expiration time");
     }
-    if (problems.length > 0) throw badRequest(`token 0 invalid: ${formatErrors(problems)}`);
+    if (problems.length > 0) throw invalid(`token 0 invalid: ${formatErrors(problems)}`);
 
     return this.#store(
       {
@@ -390,7 +390,7 @@ export class AccessControl {
 
   /** Deletes a token. */
   deleteToken(accessor: string): number {
-    if (this.tokens.get(accessor) === undefined) throw badRequest(`Cannot delete nonexistent tokens: ${accessor}`);
+    if (this.tokens.get(accessor) === undefined) throw invalid(`Cannot delete nonexistent tokens: ${accessor}`);
     return this.store.write(["acl_token"], () => {
       this.tokens.delete(accessor);
     }).index;
@@ -399,17 +399,17 @@ export class AccessControl {
   /** A token by accessor, for a caller allowed to read it (management, or the token itself). */
   readToken(accessor: string, caller: Caller): AclToken {
     const token = this.tokens.get(accessor);
-    if (!caller.management && caller.token?.AccessorID !== accessor) throw permissionDenied();
-    if (token === undefined) throw notFound("ACL token not found");
+    if (!caller.management && caller.token?.AccessorID !== accessor) throw denied();
+    if (token === undefined) throw missing("ACL token not found");
     return token;
   }
 
   /** A policy by name, for a caller allowed to read it (management, holders, and everyone for `anonymous`). */
   readPolicy(name: string, caller: Caller): AclPolicy {
     const heldBy = (caller.token?.Policies ?? ["anonymous"]).includes(name) || name === "anonymous";
-    if (!caller.management && !heldBy) throw permissionDenied();
+    if (!caller.management && !heldBy) throw denied();
     const policy = this.policies.get(name);
-    if (policy === undefined) throw notFound("ACL policy not found");
+    if (policy === undefined) throw missing("ACL policy not found");
     return policy;
   }
 }
@@ -422,11 +422,11 @@ function parseTtl(value: unknown): number {
   if (value === undefined || value === null || value === "" || value === 0) return 0;
   if (typeof value === "number" || typeof value === "bigint") {
     const nanoseconds = Number(value);
-    if (Math.abs(nanoseconds) >= MAX_DURATION_NS) throw badRequest(`json: cannot unmarshal number ${String(value)} into Go struct field ACLToken.ExpirationTTL of type time.Duration`);
+    if (Math.abs(nanoseconds) >= MAX_DURATION_NS) throw invalid(`json: cannot unmarshal number ${String(value)} into Go struct field ACLToken.ExpirationTTL of type time.Duration`);
     return nanoseconds / 1e6;
   }
   const ms = typeof value === "string" ? parseGoDuration(value) : undefined;
-  if (ms === undefined) throw badRequest(`time: invalid duration ${JSON.stringify(value)}`);
+  if (ms === undefined) throw invalid(`time: invalid duration ${JSON.stringify(value)}`);
   return ms;
 }
 

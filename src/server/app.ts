@@ -11,7 +11,7 @@ import { createServer, type RequestListener } from "node:http";
 import type { Socket } from "node:net";
 import type { AccessControl } from "./acl.js";
 import type { Cluster } from "./cluster.js";
-import { HttpError } from "./http-errors.js";
+import { responseOf } from "./http-errors.js";
 import { EMPTY_BODY_HEADER, sendText, TEXT, type HttpSettings, type RouteContext } from "./http.js";
 import type { Metrics } from "./metrics/index.js";
 import { aclRoutes } from "./routes-acl.js";
@@ -139,7 +139,8 @@ export async function buildApp(cluster: Cluster, acl: AccessControl, settings: H
   app.addContentTypeParser("*", { parseAs: "string" }, (_request, body, done) => done(null, body));
 
   app.setErrorHandler((error: unknown, request, reply) => {
-    if (error instanceof HttpError) return sendText(reply, error.status, error.message);
+    const response = responseOf(error);
+    if (response !== undefined) return sendText(reply, response.status, response.message);
     const { statusCode: status, message } = error as { statusCode?: number; message?: string };
     if (status !== undefined && status >= 400 && status < 500) {
       return sendText(reply, status, status === 413 ? `Request body is larger than ${MAX_BODY_BYTES} bytes` : String(message));

@@ -12,7 +12,7 @@
  * @module
  */
 import { randomUUID } from "node:crypto";
-import { badRequest } from "./http-errors.js";
+import { invalid } from "./domain-errors.js";
 import type { Allocation, Deployment, DeploymentState, Evaluation, Job, JobSpec, JobSummary, JsonObject, Namespace, TaskGroupSummary } from "./model.js";
 import { canonicalizeJob, formatErrors, specChanged, validateJob, type RegisterRequest } from "./register.js";
 import { compareStrings, StateStore, Table } from "./store.js";
@@ -99,12 +99,12 @@ export class Cluster {
     const spec = canonicalizeJob(request.job, namespace, region);
     const errors = validateJob(spec, this.namespaces.get(spec.Namespace) !== undefined);
     // Invalid jobs are client mistakes: 400, where the reference answers 500 (decisions table).
-    if (errors.length > 0) throw badRequest(formatErrors(errors));
+    if (errors.length > 0) throw invalid(formatErrors(errors));
     const key = namespacedKey(spec.Namespace, spec.ID);
     const previous = this.jobs.get(key);
     if (request.enforceIndex) this.#enforceIndex(previous, request.jobModifyIndex);
     if (previous !== undefined && previous.Type !== spec.Type) {
-      throw badRequest(`cannot update job from type ${JSON.stringify(previous.Type)} to ${JSON.stringify(spec.Type)}`);
+      throw invalid(`cannot update job from type ${JSON.stringify(previous.Type)} to ${JSON.stringify(spec.Type)}`);
     }
     const changed = previous === undefined || specChanged(previous, spec);
     const needsEval = spec.Periodic === null && spec.ParameterizedJob === null;
@@ -153,10 +153,10 @@ export class Cluster {
 
   #enforceIndex(previous: Job | undefined, expected: number): void {
     const prefix = `Enforcing job modify index ${expected}`;
-    if (expected === 0 && previous !== undefined) throw badRequest(`${prefix}: job already exists`);
-    if (expected !== 0 && previous === undefined) throw badRequest(`${prefix}: job does not exist`);
+    if (expected === 0 && previous !== undefined) throw invalid(`${prefix}: job already exists`);
+    if (expected !== 0 && previous === undefined) throw invalid(`${prefix}: job does not exist`);
     if (previous !== undefined && expected !== 0 && previous.JobModifyIndex !== expected) {
-      throw badRequest(`${prefix}: job exists with conflicting job modify index: ${previous.JobModifyIndex}`);
+      throw invalid(`${prefix}: job exists with conflicting job modify index: ${previous.JobModifyIndex}`);
     }
   }
 
@@ -372,11 +372,11 @@ export class Cluster {
    * deleted (400, where the reference answers 500).
    */
   deleteNamespace(name: string): number {
-    if (name === "default") throw badRequest("default namespace can not be deleted");
-    if (this.namespaces.get(name) === undefined) throw badRequest("namespace not found");
+    if (name === "default") throw invalid("default namespace can not be deleted");
+    if (this.namespaces.get(name) === undefined) throw invalid("namespace not found");
     const running = this.jobs.sorted().find((job) => job.Namespace === name && job.Status !== "dead");
     if (running !== undefined) {
-      throw badRequest(`namespace ${JSON.stringify(name)} contains at least one non-terminal job ${JSON.stringify(running.ID)}. All jobs must be terminal in namespace before it can be deleted`);
+      throw invalid(`namespace ${JSON.stringify(name)} contains at least one non-terminal job ${JSON.stringify(running.ID)}. All jobs must be terminal in namespace before it can be deleted`);
     }
     return this.store.write(["namespaces"], () => {
       this.namespaces.delete(name);

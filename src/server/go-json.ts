@@ -21,7 +21,7 @@ import { isInteger, isSafeNumber, LosslessNumber } from "lossless-json";
 import type { FieldSchema } from "../evaluator/schema.js";
 import { parseGoFloat, parseGoInt, parseGoUint } from "../evaluator/strconv.js";
 import { MAX_JSON_DEPTH } from "../json.js";
-import { badRequest } from "./http-errors.js";
+import { invalid } from "./domain-errors.js";
 
 /**
  * The deepest nesting of objects and arrays accepted in a body (`src/json.ts`). Go's decoder
@@ -243,9 +243,9 @@ function readJson(text: string, maxDepth: number, build: boolean): ScanResult & 
  * @throws a 400 HttpError with the reference's text.
  */
 export function decodeJsonBody(body: string): unknown {
-  if (body.length === 0) throw badRequest("Request body is empty");
+  if (body.length === 0) throw invalid("Request body is empty");
   const { error, value } = readJson(body, MAX_JSON_DEPTH, true);
-  if (error !== undefined) throw badRequest(error);
+  if (error !== undefined) throw invalid(error);
   return value;
 }
 
@@ -299,7 +299,7 @@ function foldedFields(schema: { readonly fields: Readonly<Record<string, FieldSc
  */
 export function decodeAs(value: unknown, schema: FieldSchema, path: string): unknown {
   if (value === null) return null;
-  const mismatch = (withText = false) => badRequest(`json: cannot unmarshal ${jsonKind(value, withText)} into Go struct field ${path} of type ${goType(schema)}`);
+  const mismatch = (withText = false) => invalid(`json: cannot unmarshal ${jsonKind(value, withText)} into Go struct field ${path} of type ${goType(schema)}`);
   if (schema === "any") return plainJson(value, path);
   if (typeof schema === "string") {
     switch (schema) {
@@ -308,7 +308,7 @@ export function decodeAs(value: unknown, schema: FieldSchema, path: string): unk
         return value;
       case "time":
         if (typeof value !== "string") throw mismatch();
-        if (!RFC3339.test(value)) throw badRequest(`parsing time ${JSON.stringify(JSON.stringify(value))} as "\\"2006-01-02T15:04:05Z07:00\\"": cannot parse ${JSON.stringify(`${value}"`)} as "2006"`);
+        if (!RFC3339.test(value)) throw invalid(`parsing time ${JSON.stringify(JSON.stringify(value))} as "\\"2006-01-02T15:04:05Z07:00\\"": cannot parse ${JSON.stringify(`${value}"`)} as "2006"`);
         return value;
       case "bool":
         if (typeof value !== "boolean") throw mismatch();
@@ -350,7 +350,7 @@ export function plainJson(value: unknown, path: string): unknown {
   if (value instanceof LosslessNumber) {
     const converted = jsNumber(value.value);
     if (typeof converted === "number" && !Number.isFinite(converted)) {
-      throw badRequest(`json: cannot unmarshal number ${value.value} into Go struct field ${path} of type float64`);
+      throw invalid(`json: cannot unmarshal number ${value.value} into Go struct field ${path} of type float64`);
     }
     return converted;
   }
@@ -366,7 +366,7 @@ export function decodeBody(body: string, schema: FieldSchema & { readonly kind: 
   const value = decodeJsonBody(body);
   if (value === null) return {};
   if (typeof value !== "object" || Array.isArray(value) || value instanceof LosslessNumber) {
-    throw badRequest(`json: cannot unmarshal ${jsonKind(value)} into Go value of type ${typeName}`);
+    throw invalid(`json: cannot unmarshal ${jsonKind(value)} into Go value of type ${typeName}`);
   }
   return decodeAs(value, schema, typeName.replace(/^api\.|^structs\./, "")) as Record<string, unknown>;
 }

@@ -1,9 +1,12 @@
 /**
- * Errors that become HTTP responses. The status comes from the error's class and code, never
- * from its text; the body is the plain-text reason, as the reference writes it.
+ * Errors that become HTTP responses: the HTTP layer's own (`HttpError`, with its status) and the
+ * domain's refusals (`domain-errors.ts`), whose kind gives the status here. The status never
+ * comes from the text; the body is the plain-text reason, as the reference writes it.
  *
  * @module
  */
+
+import { denied, invalid, missing, Refusal, type RefusalKind } from "./domain-errors.js";
 
 /** A request the agent refuses or cannot serve: `status` and a plain-text `message` body. */
 export class HttpError extends Error {
@@ -17,20 +20,24 @@ export class HttpError extends Error {
   }
 }
 
-/** 400: the request itself is wrong; changing a parameter may make it succeed. */
-export function badRequest(message: string): HttpError {
-  return new HttpError(400, message);
+/** The status of each kind of refusal by the domain: the one place that maps them. */
+export const REFUSAL_STATUS: Readonly<Record<RefusalKind, number>> = { invalid: 400, denied: 403, not_found: 404 };
+
+/** The status and body of an error that becomes a response, or undefined for any other error. */
+export function responseOf(error: unknown): { readonly status: number; readonly message: string } | undefined {
+  if (error instanceof HttpError) return { status: error.status, message: error.message };
+  if (error instanceof Refusal) return { status: REFUSAL_STATUS[error.kind], message: error.message };
+  return undefined;
 }
+
+/** 400: the request itself is wrong; changing a parameter may make it succeed. */
+export const badRequest: (message: string) => Refusal = invalid;
 
 /** 403, always with the reference's body `Permission denied`. */
-export function permissionDenied(): HttpError {
-  return new HttpError(403, "Permission denied");
-}
+export const permissionDenied: () => Refusal = denied;
 
 /** 404 with a reason (unknown paths answer with an empty body instead). */
-export function notFound(message: string): HttpError {
-  return new HttpError(404, message);
-}
+export const notFound: (message: string) => Refusal = missing;
 
 /** 405 `Invalid method`, the reference's body for a method a path does not answer. */
 export function invalidMethod(): HttpError {

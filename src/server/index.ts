@@ -17,7 +17,7 @@ import { VERSION } from "../version.js";
 import { AccessControl, AclConfigError } from "./acl.js";
 import { buildApp } from "./app.js";
 import { Cluster } from "./cluster.js";
-import { HttpError } from "./http-errors.js";
+import { responseOf } from "./http-errors.js";
 import { validateNamespace } from "./routes-namespaces.js";
 import { loadDemo } from "./demo.js";
 import { Metrics } from "./metrics/index.js";
@@ -88,13 +88,13 @@ export async function startAgent(options: AgentOptions = {}): Promise<Agent> {
   try {
     for (const namespace of resolved.namespaces) cluster.putNamespace(validateNamespace(namespace));
   } catch (error) {
-    throw new OptionsError(`namespaces: ${(error as HttpError).message}`);
+    throw new OptionsError(`namespaces: ${(error as Error).message}`);
   }
   let acl: AccessControl;
   try {
     acl = await AccessControl.fromOptions(cluster.store, resolved.acl);
   } catch (error) {
-    if (error instanceof AclConfigError || error instanceof HttpError) throw new OptionsError(error.message);
+    if (error instanceof AclConfigError || responseOf(error) !== undefined) throw new OptionsError((error as Error).message);
     throw error;
   }
   if (resolved.demo) loadDemo(cluster);

@@ -9,7 +9,7 @@
 import type { ObjectSchema } from "../evaluator/schema.js";
 import { jobSpecFields, multiregionSchema, taskGroupSchema, updateStrategySchema } from "../schemas.js";
 import { decodeBody } from "./go-json.js";
-import { badRequest } from "./http-errors.js";
+import { invalid } from "./domain-errors.js";
 import type { JobSpec, JsonObject, TaskGroup } from "./model.js";
 
 /**
@@ -73,15 +73,15 @@ export interface RegisterRequest {
 export function decodeRegisterRequest(body: string): RegisterRequest {
   const request = decodeBody(body, REGISTER_REQUEST, "api.JobRegisterRequest") as JsonObject;
   const job = request.Job as JsonObject | null | undefined;
-  if (job === null || job === undefined) throw badRequest("Job must be specified");
-  if (job.ID === null || job.ID === undefined) throw badRequest("Job ID hasn't been provided");
+  if (job === null || job === undefined) throw invalid("Job must be specified");
+  if (job.ID === null || job.ID === undefined) throw invalid("Job ID hasn't been provided");
   const groups = (job.TaskGroups ?? []) as JsonObject[];
   if (job.Type === "system" && groups.some((group) => group.Scaling !== null && group.Scaling !== undefined)) {
-    throw badRequest("Task groups with job type system do not support scaling blocks");
+    throw invalid("Task groups with job type system do not support scaling blocks");
   }
   const evalPriority = integer(request.EvalPriority) ?? 0;
   if (evalPriority !== 0 && (evalPriority < 1 || evalPriority > 100)) {
-    throw badRequest("Eval priority must be between 1 and 100 inclusively");
+    throw invalid("Eval priority must be between 1 and 100 inclusively");
   }
   return {
     job,

@@ -1,0 +1,38 @@
+/**
+ * Why the agent's domain (registration, the scheduler, namespaces, ACLs, decoding) refuses
+ * something, in its own terms: the input is invalid, the caller may not, or the thing does not
+ * exist. The HTTP layer gives each kind its status, in one place (`http-errors.ts`); the domain
+ * never names a status.
+ *
+ * @module
+ */
+
+/** The kinds of refusal. */
+export type RefusalKind = "invalid" | "denied" | "not_found";
+
+/** A refusal by the domain, with the reason as the reference words it. */
+export class Refusal extends Error {
+  override readonly name = "Refusal";
+
+  constructor(
+    readonly kind: RefusalKind,
+    message: string,
+  ) {
+    super(message);
+  }
+}
+
+/** The input is wrong; changing it may make the request succeed. */
+export function invalid(message: string): Refusal {
+  return new Refusal("invalid", message);
+}
+
+/** The caller may not do this, with the reference's reason `Permission denied`. */
+export function denied(): Refusal {
+  return new Refusal("denied", "Permission denied");
+}
+
+/** The thing asked for does not exist. */
+export function missing(message: string): Refusal {
+  return new Refusal("not_found", message);
+}
