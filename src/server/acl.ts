@@ -11,6 +11,7 @@
 import { createHash, randomUUID, timingSafeEqual } from "node:crypto";
 import type { ObjectSchema } from "../evaluator/schema.js";
 import { Permissions, parsePolicy, PolicyError, type ParsedPolicy } from "./acl-policy.js";
+import { stringifyJson } from "../json.js";
 import { parseGoDuration } from "./duration.js";
 import { denied, invalid, missing } from "./domain-errors.js";
 import type { JsonObject } from "./model.js";
@@ -426,7 +427,8 @@ function parseTtl(value: unknown): number {
     return nanoseconds / 1e6;
   }
   const ms = typeof value === "string" ? parseGoDuration(value) : undefined;
-  if (ms === undefined) throw invalid(`time: invalid duration ${JSON.stringify(value)}`);
+  // Written as JSON with int64 kept (a nested number past 2^63 is a bigint, which JSON.stringify refuses).
+  if (ms === undefined) throw invalid(`time: invalid duration ${stringifyJson(value)}`);
   return ms;
 }
 

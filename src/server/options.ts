@@ -5,6 +5,7 @@
  */
 import { readFileSync } from "node:fs";
 import { hostname } from "node:os";
+import { stringifyJson } from "../json.js";
 import type { AclOptions } from "./acl.js";
 import { DEFAULT_METRICS_OPTIONS, type MetricsOptions } from "./metrics/index.js";
 
@@ -205,7 +206,7 @@ function resolveGroup<T extends object>(
     if (check === undefined) throw new OptionsError(`unknown option ${prefix}${key}; known options: ${Object.keys(checks).join(", ")}`);
     if (!check(value)) {
       const hint = expects(key);
-      throw new OptionsError(`invalid value for ${prefix}${key}: ${JSON.stringify(value)}${hint === undefined ? "" : `; expected ${hint}`}`);
+      throw new OptionsError(`invalid value for ${prefix}${key}: ${stringifyJson(value)}${hint === undefined ? "" : `; expected ${hint}`}`);
     }
     resolved[key] = value;
   }

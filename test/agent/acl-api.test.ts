@@ -170,6 +170,11 @@ describe("tokens", () => {
     expect(response.text).toContain(`* ${problem}`);
   });
 
+  it("refuses an ExpirationTTL holding a number past int64 with 400, not a 500 (found by the fuzz test)", async () => {
+    const response = await agent.get("/v1/acl/token", { method: "PUT", headers: { "x-svc-token": root }, body: '{"ExpirationTTL":{"Job":{"Job":9223372036854775808}}}' });
+    expect([response.status, response.text]).toEqual([400, 'time: invalid duration {"Job":{"Job":9223372036854775808}}']);
+  });
+
   it("refuses a token that has expired", async () => {
     const token = (await as(root, "/v1/acl/token", "PUT", { Name: "brief", Type: "management", ExpirationTTL: "300ms" })).json<Token>();
     expect(token.ExpirationTTL).toBe("300ms");
