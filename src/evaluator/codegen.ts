@@ -17,8 +17,7 @@
  */
 import type { Expression, MatchExpression } from "../ast.js";
 import { FilterEvaluationError } from "../errors.js";
-import { patternCost, textCost } from "./cost.js";
-import { costExceeded } from "./cost.js";
+import { costExceeded, patternCost, textCost } from "./cost.js";
 import type { Literal } from "./literal.js";
 import type { Pattern } from "./regex.js";
 import type { Site } from "./resolve.js";
