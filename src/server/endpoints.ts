@@ -14,7 +14,7 @@ import { badRequest } from "./http-errors.js";
 import { METRICS, type MetricDefinition } from "./metrics/catalogue.js";
 import type { Deployment, Job, JobSummary } from "./model.js";
 import { ALL_NAMESPACES } from "./query.js";
-import { compareStrings, type TableName } from "./store.js";
+import { compareStrings, lowerBound, type TableName } from "./store.js";
 
 /** One list endpoint. */
 export interface ListEndpoint<Row> {
@@ -72,18 +72,6 @@ export interface ItemOptions {
 
 function inNamespace<Row extends { readonly Namespace: string }>(rows: readonly Row[], namespace: string): readonly Row[] {
   return namespace === ALL_NAMESPACES ? rows : rows.filter((row) => row.Namespace === namespace);
-}
-
-/** The first position in `rows` (sorted) at which `compare(row)` is not below zero. */
-function lowerBound<Row>(rows: readonly Row[], compare: (row: Row) => number): number {
-  let low = 0;
-  let high = rows.length;
-  while (low < high) {
-    const middle = (low + high) >>> 1;
-    if (compare(rows[middle]!) < 0) low = middle + 1;
-    else high = middle;
-  }
-  return low;
 }
 
 /**

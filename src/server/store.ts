@@ -32,6 +32,18 @@ export function compareStrings(a: string, b: string): number {
   return a.length - b.length;
 }
 
+/** The first position in `rows` (sorted) at which `compare(row)` is not below zero, by binary search. */
+export function lowerBound<Row>(rows: readonly Row[], compare: (row: Row) => number): number {
+  let low = 0;
+  let high = rows.length;
+  while (low < high) {
+    const middle = (low + high) >>> 1;
+    if (compare(rows[middle]!) < 0) low = middle + 1;
+    else high = middle;
+  }
+  return low;
+}
+
 /**
  * A table: rows by key, kept in the table's order, and optionally grouped (by job, for the
  * deployments, evaluations and allocations of one job) so that a write never scans the table.
@@ -130,15 +142,9 @@ export class Table<Row> {
 
   /** The first position whose row does not come before `row`. */
   #position(row: Row): number {
-    let low = 0;
-    let high = this.#sorted.length;
-    while (low < high) {
-      const middle = (low + high) >>> 1;
-      if (this.order(this.#sorted[middle]!, row) < 0) low = middle + 1;
-      else high = middle;
-    }
-    return low;
+    return lowerBound(this.#sorted, (stored) => this.order(stored, row));
   }
+
 }
 
 const EMPTY_GROUP: ReadonlyMap<string, never> = new Map<string, never>();
