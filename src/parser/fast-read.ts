@@ -71,21 +71,21 @@ class Reader {
   }
 
   private or(): Expression {
-    const operands = [this.and()];
-    while (this.peekWord() === "or") {
-      this.keyword("or", true);
-      operands.push(this.and());
-    }
-    return chain("Or", operands);
+    return this.joined("Or", "or", () => this.and());
   }
 
   private and(): Expression {
-    const operands = [this.not()];
-    while (this.peekWord() === "and") {
-      this.keyword("and", true);
-      operands.push(this.not());
+    return this.joined("And", "and", () => this.not());
+  }
+
+  /** Operands read by `operand`, joined by the keyword `word` (spaced) into `kind`. */
+  private joined(kind: "And" | "Or", word: string, operand: () => Expression): Expression {
+    const operands = [operand()];
+    while (this.peekWord() === word) {
+      this.keyword(word, true);
+      operands.push(operand());
     }
-    return chain("And", operands);
+    return chain(kind, operands);
   }
 
   private not(): Expression {
