@@ -44,9 +44,10 @@ export interface Analysis {
 export function parse(source: string, options: ParseOptions = {}): Expression {
   requireSource(source);
   // The common filters are read by hand; anything else, valid or not, by the full parser.
-  const fast = fastRead(source, resolveLimits(options.limits));
+  const limits = resolveLimits(options.limits);
+  const fast = fastRead(source, limits);
   if (fast !== undefined) return fast;
-  const analysis = analyze(source, { ...options, recover: false });
+  const analysis = analyze(source, { limits, recover: false });
   if (analysis.expression === undefined || analysis.diagnostics.some((d) => d.severity === "error")) {
     throw new FilterSyntaxError(source, analysis.diagnostics.length > 0 ? analysis.diagnostics : [unknownProblem(source)]);
   }
