@@ -46,10 +46,10 @@ export interface Result {
   /** The JSON body; undefined for an empty body. */
   readonly body?: unknown;
   /**
-   * The JSON body as text, when the handler has it cheaper than `body` (lists join the cached JSON
-   * of their items): compact, or indented with `pretty`. Takes precedence over `body`.
+   * The JSON body as bytes, already written as the request asked (compact or `pretty`), when the
+   * handler has them cheaper than `body` (a list's cached answer). Takes precedence over `body`.
    */
-  readonly json?: (pretty: boolean) => string | Buffer;
+  readonly json?: Buffer;
   /** The same body gzipped (kept with a cached answer), for a client that only takes gzip. */
   readonly gzip?: () => Buffer;
   /** A body that is not JSON, sent as it is (the Prometheus text format). */
@@ -153,9 +153,8 @@ function sendResult(request: FastifyRequest, reply: FastifyReply, result: Result
     // sent as it sends them: as a stream, without Content-Length.
     return reply.code(200).header("Content-Type", "application/json").header("Content-Encoding", "gzip").send(Readable.from([result.gzip()]));
   }
-  const pretty = wantsPretty(queryOf(request));
-  const body = result.json === undefined ? stringifyJson(result.body, pretty) : result.json(pretty);
-  return reply.code(200).header("Content-Type", "application/json").send(typeof body === "string" ? Buffer.from(body) : body);
+  const body = result.json ?? Buffer.from(stringifyJson(result.body, wantsPretty(queryOf(request))));
+  return reply.code(200).header("Content-Type", "application/json").send(body);
 }
 
 /** A route handler dispatching on the method; other methods are `405 Invalid method`. */

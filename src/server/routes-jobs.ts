@@ -85,7 +85,10 @@ function describeEvaluationError(error: FilterEvaluationError): string {
   return [error.reason, ...error.message.split("\n").slice(1)].join("\n");
 }
 
-/** A list's answer at one index of its tables: its compact body, its next token. */
+/** An answer's gzip is kept when at most 1/GZIP_SHARE of its body (JSON lists compress to about a twentieth). */
+const GZIP_SHARE = 4;
+
+/** A list's answer at one index of its tables: its body (compact or pretty, as asked), its next token. */
 interface CachedAnswer {
   readonly index: number;
   readonly nextToken: string;
@@ -103,9 +106,6 @@ function keepGzip(answer: CachedAnswer): Buffer {
   if (gzipped.length <= answer.body.length / GZIP_SHARE) answer.gzip = gzipped;
   return gzipped;
 }
-
-/** An answer's gzip is kept when at most 1/GZIP_SHARE of its body (JSON lists compress to about a twentieth). */
-const GZIP_SHARE = 4;
 
 /** The shared list pipeline: options, region, ACL, filter, blocking, page. */
 async function list<Row>(
@@ -170,7 +170,7 @@ async function list<Row>(
   const { cached } = answer;
   const { body, nextToken } = cached;
   return {
-    json: () => body,
+    json: body,
     gzip: () => cached.gzip ?? keepGzip(cached),
     index: answer.index,
     nextToken,
