@@ -26,6 +26,7 @@ import { Pool, request as undiciRequest } from "undici";
 import type { AgentChildMessage, AgentParentMessage } from "./agent-child.js";
 import type { BareChildMessage, RecordedResponse } from "./bare-child.js";
 import { DEFAULT_CONNECTIONS, DEFAULT_DURATION_MS, DEFAULT_WARMUP_MS, LoadClient, type LoadFigures, type LoadRequest } from "./load.js";
+import { median } from "./stats.js";
 
 /** Jobs registered before the list requests are measured. */
 const JOBS = 10_000;
@@ -360,11 +361,6 @@ async function record(origin: string, request: LoadRequest): Promise<{ recorded:
   return { recorded: { url: request.path, gzip, status: response.statusCode, headers, body: body.toString("base64") }, items: (JSON.parse(text) as unknown[]).length };
 }
 
-/** The middle value (the upper one of an even count). */
-function median(values: readonly number[]): number {
-  const sorted = [...values].sort((a, b) => a - b);
-  return sorted[Math.floor(sorted.length / 2)]!;
-}
 
 /** The median of each figure over the rounds, each on its own. */
 function medians(rounds: readonly LoadFigures[]): ServerFigures {

@@ -11,6 +11,7 @@ import { compileFilter, parse, type Filter } from "bexpr";
 import { compileExpression as filtrexCompile } from "filtrex";
 import { CASES, kilobyteFilter, type Case, type Job } from "./cases.js";
 import { jobListItems } from "./data.js";
+import { median } from "./stats.js";
 
 const OBJECTS = 100_000;
 const WARMUP_PASSES = 5;
@@ -36,10 +37,7 @@ function hot<K extends string>(passes: Record<K, (() => number) | null>, count: 
     }
   }
   const out = {} as Record<K, number | null>;
-  for (const name of Object.keys(passes) as K[]) {
-    const sorted = passes[name] === null ? [] : samples[name].sort((a, b) => a - b);
-    out[name] = sorted.length === 0 ? null : sorted[Math.floor(sorted.length / 2)]!;
-  }
+  for (const name of Object.keys(passes) as K[]) out[name] = passes[name] === null ? null : median(samples[name]);
   return out;
 }
 
@@ -130,8 +128,7 @@ function microseconds(run: () => unknown): number {
     for (let i = 0; i < batch; i++) run();
     samples.push(Number(process.hrtime.bigint() - start) / batch / 1000);
   }
-  samples.sort((a, b) => a - b);
-  return samples[Math.floor(samples.length / 2)]!;
+  return median(samples);
 }
 
 function compiling(): Record<string, Record<string, number | null>> {

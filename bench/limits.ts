@@ -5,6 +5,7 @@
  * finish or spend their budget.
  */
 import { compileFilter, FilterEvaluationError, MAX_CLAUSES, MAX_EVALUATION_COST, MAX_SOURCE_LENGTH } from "../src/index.js";
+import { median } from "./stats.js";
 
 /** Median of `runs` timings (ms) of `run`, after warming up for `warmupMs` (one run at least). */
 function medianMs(run: () => unknown, runs: number, warmupMs = 0): { median: number; max: number } {
@@ -24,8 +25,7 @@ function medianMs(run: () => unknown, runs: number, warmupMs = 0): { median: num
     attempt();
     samples.push(Number(process.hrtime.bigint() - start) / 1e6);
   }
-  samples.sort((a, b) => a - b);
-  return { median: samples[Math.floor(samples.length / 2)]!, max: samples[samples.length - 1]! };
+  return { median: median(samples), max: Math.max(...samples) };
 }
 
 /** Clauses joined by ` or `, as many as fit the default limits (a collection counts as two clauses: itself and its body). */

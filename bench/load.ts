@@ -9,6 +9,7 @@
  * queue of the other connections in front of it, and requests per second is its capacity.
  */
 import { Pool } from "undici";
+import { quantile } from "./stats.js";
 
 /** Connections that each send one request at a time. */
 export const DEFAULT_CONNECTIONS = 50;
@@ -61,11 +62,6 @@ export interface LoadFigures {
   readonly seconds: number;
 }
 
-/** The value at quantile `q` of sorted `values` (nearest rank); NaN when there are none. */
-export function quantile(sorted: readonly number[], q: number): number {
-  if (sorted.length === 0) return Number.NaN;
-  return sorted[Math.min(sorted.length - 1, Math.max(0, Math.ceil(q * sorted.length) - 1))]!;
-}
 
 /**
  * A server under load: a pool of `connections` keep-alive connections to `origin`, kept between

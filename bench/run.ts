@@ -13,6 +13,7 @@ import { fileURLToPath } from "node:url";
 import { agentBench } from "./agent.js";
 import { CASES } from "./cases.js";
 import { benchLimits } from "./limits.js";
+import { median } from "./stats.js";
 import { renderReadmeTable, withReadmeTable, type BenchResults, type EvaluationFigures, type Spread } from "./report.js";
 
 /** Where the figures are written, for the README's table and for comparing runs. */
@@ -26,8 +27,7 @@ const OBJECTS = 100_000;
 const CHILD = fileURLToPath(new URL("./child.js", import.meta.url));
 
 function spread(values: readonly number[]): Spread {
-  const sorted = [...values].sort((a, b) => a - b);
-  return { median: sorted[Math.floor(sorted.length / 2)]!, min: sorted[0]!, max: sorted[sorted.length - 1]! };
+  return { median: median(values), min: Math.min(...values), max: Math.max(...values) };
 }
 
 /** Runs the child with `args` and parses the JSON line it prints. */
