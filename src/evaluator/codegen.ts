@@ -164,12 +164,9 @@ interface GeneratedData {
   readonly textCost: (length: number) => number;
   readonly patternCost: (size: number, length: number) => number;
   readonly atIndex: (error: unknown, index: number) => unknown;
-  readonly noBindings: unknown[];
   readonly startBudget: number;
   readonly reason: string;
 }
-
-const NO_BINDINGS: unknown[] = [];
 
 class SourceWriter {
   readonly functions: string[] = [];
@@ -192,12 +189,11 @@ class SourceWriter {
       textCost,
       patternCost,
       atIndex,
-      noBindings: NO_BINDINGS,
       startBudget: input.startBudget,
       reason: input.reason,
     };
     this.functions.push(
-      "const { keys: K, raws: R, ints: I, bools: B, patterns: P, generals: G, decides: D, closures: C, over: OVER, textCost: TEXT, patternCost: PATTERN, atIndex: AT, noBindings: NB, startBudget: START, reason: REASON } = data;",
+      "const { keys: K, raws: R, ints: I, bools: B, patterns: P, generals: G, decides: D, closures: C, over: OVER, textCost: TEXT, patternCost: PATTERN, atIndex: AT, startBudget: START, reason: REASON } = data;",
     );
   }
 
@@ -328,7 +324,9 @@ class SourceWriter {
            } catch (error) { throw AT(error, i); }
            return accepted;
          }`;
+    // An unmetered filter has no bindings: its environment is the shared empty one.
     return `const shared = runtime.env;
+const NB = shared.slots;
 const slowTest = runtime.slowTest;
 const slowFilter = runtime.slowFilter;
 return {
