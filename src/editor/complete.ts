@@ -45,7 +45,7 @@ import {
 import { resolveLimits, type Limits } from "../limits.js";
 import { strictParser } from "../parser/parser.js";
 import { findExcessiveNesting, requireSource } from "../parser/parse.js";
-import { quoteDouble, unquoteDouble, unquoteRaw } from "../strings.js";
+import { quoteDouble, unquoteDouble, unquoteRaw } from "../go/strings.js";
 
 /** The most values offered for one field (distinct values seen in the samples). */
 export const MAX_VALUE_COMPLETIONS = 100;

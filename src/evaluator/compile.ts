@@ -15,7 +15,7 @@ import type { CollectionExpression, Expression, MatchExpression, Selector } from
 import { forEachClause } from "../ast-walk.js";
 import { createDiagnostic, FilterEvaluationError, FilterSyntaxError, type Diagnostic } from "../errors.js";
 import { resolveLimits, type Limits } from "../limits.js";
-import { goQuote } from "../strings.js";
+import { goQuote } from "../go/strings.js";
 import { suggestName } from "../suggest.js";
 import { CostBudget, costExceeded, costExceededReason, fixedCost, KEY_LIST_COST, MAP_ENTRY_COST, patternCost, textCost, worstCaseCost, type ValueSizes } from "./cost.js";
 import { createLiteral, equalsInteger, type Literal } from "./literal.js";

@@ -5,8 +5,8 @@
  *
  * @module
  */
-import { escapedBytes } from "../strings.js";
-import { parseGoBool, parseGoFloat, parseGoInt, parseGoUint, type Parsed } from "./strconv.js";
+import { escapedBytes } from "../go/strings.js";
+import { parseGoBool, parseGoFloat, parseGoInt, parseGoUint, type Parsed } from "../go/strconv.js";
 
 /** An integer literal: exact as a bigint, and as a number when that is exact too. */
 export interface IntegerLiteral {

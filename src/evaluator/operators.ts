@@ -12,7 +12,7 @@ import { containsBytes, equalsInteger, type Literal } from "./literal.js";
 import type { Pattern } from "./regex.js";
 import { fail, ownValue, type Site } from "./resolve.js";
 import type { ElementType, ValueType } from "./schema.js";
-import type { Parsed } from "./strconv.js";
+import type { Parsed } from "../go/strconv.js";
 
 /** The positive tests the operators are built from. */
 export type Test = "equal" | "in" | "empty" | "nil" | "matches";

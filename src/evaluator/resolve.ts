@@ -13,8 +13,8 @@
 import type { Selector, Span } from "../ast.js";
 import { FilterEvaluationError, type EvaluationErrorCode } from "../errors.js";
 import { keyTypeOf, pathKindName, schemaType, type FieldSchema, type ValueType } from "./schema.js";
-import { goQuote } from "../strings.js";
-import { parseGoInt } from "./strconv.js";
+import { goQuote } from "../go/strings.js";
+import { parseGoInt } from "../go/strconv.js";
 
 /** The lookup found no value, and the missing-key rule applies: the operator's fixed result is used. */
 export const NOT_PRESENT: unique symbol = Symbol("bexpr.notPresent");

@@ -6,8 +6,8 @@
  */
 import { Lexer, tokenMatcher, type IToken, type TokenType } from "chevrotain";
 import { createDiagnostic, type Diagnostic } from "../errors.js";
-import { parseGoInt } from "../evaluator/strconv.js";
-import { unquoteDouble } from "../strings.js";
+import { parseGoInt } from "../go/strconv.js";
+import { unquoteDouble } from "../go/strings.js";
 import {
   allTokens,
   And,

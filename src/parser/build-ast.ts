@@ -25,7 +25,7 @@ import type {
 import { createDiagnostic, type Diagnostic } from "../errors.js";
 import { isWhitespaceAt, tokenEnd } from "../lexer/lexer.js";
 import { Contains, DoubleString, Matches, Nil, NotEqual, NumberLiteral, RawString, UnterminatedString } from "../lexer/tokens.js";
-import { decodePointerLiteral, isPointerLiteral, unquoteDouble, unquoteRaw } from "../strings.js";
+import { decodePointerLiteral, isPointerLiteral, unquoteDouble, unquoteRaw } from "../go/strings.js";
 
 /** An operand before its place decides whether it is a selector or a value. */
 export type Operand =

@@ -14,7 +14,7 @@
  */
 import type { BinaryMatchOperator, Expression, MatchExpression, Selector, Span, UnaryMatchOperator, Value } from "../ast.js";
 import type { Limits } from "../limits.js";
-import { isPointerLiteral, unquoteDouble, unquoteRaw } from "../strings.js";
+import { isPointerLiteral, unquoteDouble, unquoteRaw } from "../go/strings.js";
 
 /** Words that are keywords (never names) in the language. */
 const KEYWORDS: ReadonlySet<string> = new Set(["and", "or", "not", "in", "contains", "matches", "is", "empty", "nil", "any", "all", "as"]);

@@ -37,7 +37,7 @@ import {
   RawString,
   RBracket,
 } from "../lexer/tokens.js";
-import { isPointerLiteral } from "../strings.js";
+import { isPointerLiteral } from "../go/strings.js";
 
 const NOT_FOUND = -1;
 

@@ -8,7 +8,7 @@
 import type { CollectionBinding, Expression, MatchExpression, Selector, Value } from "../ast.js";
 import { checkExpression } from "../ast-check.js";
 import { NESTING_DEPTH_CEILING } from "../limits.js";
-import { encodePointerLiteral, quoteDouble } from "../strings.js";
+import { encodePointerLiteral, quoteDouble } from "../go/strings.js";
 
 const IDENTIFIER = /^[a-zA-Z][a-zA-Z0-9_/]*$/;
 const DIGITS = /^[0-9]+$/;

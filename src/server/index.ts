@@ -14,12 +14,13 @@
 import { randomUUID } from "node:crypto";
 import type { AddressInfo } from "node:net";
 import { VERSION } from "../version.js";
-import { AccessControl, AclConfigError } from "./acl.js";
-import { buildApp } from "./app.js";
-import { Cluster } from "./cluster.js";
-import { responseOf } from "./http-errors.js";
-import { validateNamespace } from "./routes-namespaces.js";
-import { loadDemo } from "./demo.js";
+import { AccessControl, AclConfigError } from "./domain/acl.js";
+import { buildApp } from "./http/app.js";
+import { Cluster } from "./domain/cluster.js";
+import { MemoryStore } from "./state/memory.js";
+import { responseOf } from "./http/errors.js";
+import { validateNamespace } from "./domain/namespaces.js";
+import { loadDemo } from "./domain/demo.js";
 import { Metrics } from "./metrics/index.js";
 import { OptionsError, resolveOptions, type AgentOptions, type ResolvedOptions } from "./options.js";
 
@@ -42,12 +43,12 @@ export {
   type LogLevel,
 } from "./options.js";
 export { DEFAULT_METRICS_OPTIONS, METRICS, RUNTIME_STATS_INTERVAL_MS, type MetricDefinition, type MetricsOptions, type MetricsSummary } from "./metrics/index.js";
-export { DEFAULT_WAIT_MS, JITTER_FRACTION, MAX_WAIT_MS } from "./blocking.js";
-export { MAX_BODY_BYTES, MAX_HEADER_BYTES, MAX_PATH_PARAM_LENGTH } from "./app.js";
-export { MAX_JSON_DEPTH } from "./go-json.js";
-export { MAX_JOB_ALLOCATIONS } from "./register.js";
-export { MAX_POLICY_RULES_BYTES } from "./acl-policy.js";
-export type { AclOptions, AclPolicyConfig, AclTokenConfig } from "./acl.js";
+export { DEFAULT_WAIT_MS, JITTER_FRACTION, MAX_WAIT_MS } from "./list/blocking.js";
+export { MAX_BODY_BYTES, MAX_HEADER_BYTES, MAX_PATH_PARAM_LENGTH } from "./http/app.js";
+export { MAX_JSON_DEPTH } from "../go/json.js";
+export { MAX_JOB_ALLOCATIONS } from "./domain/register.js";
+export { MAX_POLICY_RULES_BYTES } from "./domain/acl-policy.js";
+export type { AclOptions, AclPolicyConfig, AclTokenConfig } from "./domain/acl.js";
 export type { ResolvedOptions } from "./options.js";
 export type { MetricType } from "./metrics/catalogue.js";
 export type { GaugeValue, SampledValue } from "./metrics/sink.js";
@@ -84,7 +85,8 @@ export interface Agent {
  */
 export async function startAgent(options: AgentOptions = {}): Promise<Agent> {
   const resolved = resolveOptions(options);
-  const cluster = new Cluster({ region: resolved.region, placementDelayMs: resolved.placementDelayMs });
+  const store = new MemoryStore();
+  const cluster = new Cluster(store, { region: resolved.region, placementDelayMs: resolved.placementDelayMs });
   try {
     for (const namespace of resolved.namespaces) cluster.putNamespace(validateNamespace(namespace));
   } catch (error) {
@@ -92,7 +94,7 @@ export async function startAgent(options: AgentOptions = {}): Promise<Agent> {
   }
   let acl: AccessControl;
   try {
-    acl = await AccessControl.fromOptions(cluster.store, resolved.acl);
+    acl = await AccessControl.fromOptions(store, resolved.acl);
   } catch (error) {
     if (error instanceof AclConfigError || responseOf(error) !== undefined) throw new OptionsError((error as Error).message);
     throw error;
@@ -110,8 +112,8 @@ export async function startAgent(options: AgentOptions = {}): Promise<Agent> {
     logFormat: resolved.logFormat,
     limits: resolved.limits,
   };
-  const metrics = new Metrics(resolved.metrics, settings, cluster);
-  const { app, requestsInFlight } = await buildApp(cluster, acl, settings, metrics);
+  const metrics = new Metrics(resolved.metrics, settings, store);
+  const { app, requestsInFlight } = await buildApp(store, cluster, acl, settings, metrics);
   try {
     await app.listen({ host: resolved.bind, port: resolved.port });
   } catch (error) {
@@ -129,7 +131,7 @@ export async function startAgent(options: AgentOptions = {}): Promise<Agent> {
     port,
     options: { ...resolved, port },
     get blockingQueries() {
-      return cluster.store.waiting;
+      return store.waiting;
     },
     close: () => {
       closing ??= (async () => {

@@ -6,7 +6,7 @@
 import { readFileSync } from "node:fs";
 import { hostname } from "node:os";
 import { stringifyJson } from "../json.js";
-import type { AclOptions } from "./acl.js";
+import type { AclOptions } from "./domain/acl.js";
 import { DEFAULT_METRICS_OPTIONS, type MetricsOptions } from "./metrics/index.js";
 
 /** The shortest metrics interval accepted (`metrics.intervalMs`). */

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
-import { parsePolicy, Permissions, PolicyError, NAMESPACE_POLICY_CAPABILITIES } from "../../src/server/acl-policy.js";
-import { goDurationText } from "../../src/server/acl.js";
+import { parsePolicy, Permissions, PolicyError, NAMESPACE_POLICY_CAPABILITIES } from "../../src/server/domain/acl-policy.js";
+import { goDurationText } from "../../src/go/duration.js";
 
 async function permissions(...rules: string[]): Promise<Permissions> {
   return new Permissions(await Promise.all(rules.map(parsePolicy)));

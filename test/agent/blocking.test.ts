@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
-import { blockingQuery, blockingWait, DEFAULT_WAIT_MS, JITTER_FRACTION, MAX_WAIT_MS, type BlockingObserver } from "../../src/server/blocking.js";
-import { StateStore } from "../../src/server/store.js";
+import { blockingQuery, blockingWait, DEFAULT_WAIT_MS, JITTER_FRACTION, MAX_WAIT_MS, type BlockingObserver } from "../../src/server/list/blocking.js";
+import { MemoryStore } from "../../src/server/state/memory.js";
 import { startAgent } from "../../src/server/index.js";
 import { eventually, job, send, useAgent } from "./support.js";
 
@@ -122,8 +122,8 @@ describe("the wait of a blocking query", () => {
 
 describe("what a blocking query reports to its observer", () => {
   /** Runs a query on a real store, recording what it reports; `act` runs while it waits. */
-  async function observe(minIndex: number, act: (store: StateStore, abort: () => void) => void, options: { waitMs?: number; failAfterWake?: boolean } = {}) {
-    const store = new StateStore();
+  async function observe(minIndex: number, act: (store: MemoryStore, abort: () => void) => void, options: { waitMs?: number; failAfterWake?: boolean } = {}) {
+    const store = new MemoryStore();
     const events: string[] = [];
     const observer: BlockingObserver = {
       pass: () => events.push("pass"),

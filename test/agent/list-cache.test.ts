@@ -6,10 +6,12 @@
 import { gzipSync } from "node:zlib";
 import { describe, expect, it } from "vitest";
 import { parseJson, stringifyJson } from "../../src/json.js";
-import { Cluster, namespacedKey } from "../../src/server/cluster.js";
+import { Cluster } from "../../src/server/domain/cluster.js";
+import { MemoryStore } from "../../src/server/state/memory.js";
+import { namespacedKey } from "../../src/server/state/store.js";
 import { RESPONSE_CACHE_BYTES, startAgent } from "../../src/server/index.js";
-import { jobsEndpoint } from "../../src/server/endpoints.js";
-import { decodeRegisterRequest } from "../../src/server/register.js";
+import { jobsEndpoint } from "../../src/server/list/endpoints.js";
+import { decodeRegisterRequest } from "../../src/server/domain/register.js";
 import { job, send, useAgent } from "./support.js";
 
 const agent = useAgent({ placementDelayMs: 60_000 });
@@ -51,22 +53,23 @@ describe("a list answered from cached item JSON", () => {
   });
 
   it("follows a change of a job's summary alone (the job row unchanged)", () => {
-    const cluster = new Cluster({ region: "global", placementDelayMs: 60_000 });
+    const store = new MemoryStore();
+    const cluster = new Cluster(store, { region: "global", placementDelayMs: 60_000 });
     const registration = decodeRegisterRequest(JSON.stringify({ Job: job("web") }));
     cluster.register(registration, "default", "global");
-    const stored = cluster.jobs.get(namespacedKey("default", "web"))!;
-    const before = jobsEndpoint.itemJson(stored, cluster, { meta: false });
     const key = namespacedKey("default", "web");
-    cluster.store.write(["job_summary"], (index) => {
-      const summary = cluster.summaries.get(key)!;
-      cluster.summaries.put(key, { ...summary, Summary: { g: { ...summary.Summary["g"]!, Running: 7 } }, ModifyIndex: index });
+    const stored = store.tables.jobs.get(key)!;
+    const before = jobsEndpoint.itemJson(stored, store, { meta: false });
+    store.write(["job_summary"], (state) => {
+      const summary = state.job_summary.get(key)!;
+      state.job_summary.put({ ...summary, Summary: { g: { ...summary.Summary["g"]!, Running: 7 } }, ModifyIndex: state.index });
     });
-    expect(cluster.jobs.get(key)).toBe(stored);
-    const after = jobsEndpoint.itemJson(stored, cluster, { meta: false });
+    expect(store.tables.jobs.get(key)).toBe(stored);
+    const after = jobsEndpoint.itemJson(stored, store, { meta: false });
     expect(after).not.toBe(before);
     expect(after).toContain('"Running":7');
-    expect(after).toBe(stringifyJson(jobsEndpoint.item(stored, cluster, { meta: false })));
-    expect(jobsEndpoint.filterTarget(stored, cluster)).toMatchObject({ JobSummary: { Summary: { g: { Running: 7 } } } });
+    expect(after).toBe(stringifyJson(jobsEndpoint.item(stored, store, { meta: false })));
+    expect(jobsEndpoint.filterTarget(stored, store)).toMatchObject({ JobSummary: { Summary: { g: { Running: 7 } } } });
     cluster.close();
   });
 

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { parseGoDuration } from "../../src/server/duration.js";
+import { parseGoDuration } from "../../src/go/duration.js";
 import { job, useAgent } from "./support.js";
 
 const agent = useAgent();

@@ -4,12 +4,14 @@
  * the schema with its kind, and every field the schema describes is met in those rows; the CLI's
  * `--schema job` accepts what the agent accepts.
  */
+import { MemoryStore } from "../../src/server/state/memory.js";
+import type { RowRange } from "../../src/server/state/store.js";
 import { describe, expect, it } from "vitest";
 import { compileFilter, schemas, type FieldSchema } from "../../src/index.js";
-import { Cluster } from "../../src/server/cluster.js";
-import { loadDemo } from "../../src/server/demo.js";
-import { deploymentsEndpoint, jobsEndpoint } from "../../src/server/endpoints.js";
-import { decodeRegisterRequest } from "../../src/server/register.js";
+import { Cluster } from "../../src/server/domain/cluster.js";
+import { loadDemo } from "../../src/server/domain/demo.js";
+import { deploymentsEndpoint, jobsEndpoint } from "../../src/server/list/endpoints.js";
+import { decodeRegisterRequest } from "../../src/server/domain/register.js";
 import { useAgent } from "./support.js";
 
 /** A job using every block the agent keeps: update, multiregion, scaling, tasks with env and meta. */
@@ -48,14 +50,16 @@ const parameterizedJob = { ID: "param", Type: "batch", ParameterizedJob: { Paylo
 
 /** The rows the agent filters, from a cluster holding the demo data and the jobs above. */
 function filterTargets(): { jobs: unknown[]; deployments: unknown[] } {
-  const cluster = new Cluster({ region: "global", placementDelayMs: 0 });
+  const store = new MemoryStore();
+  const cluster = new Cluster(store, { region: "global", placementDelayMs: 0 });
   loadDemo(cluster);
   for (const job of [fullJob, periodicJob, parameterizedJob]) {
     cluster.register(decodeRegisterRequest(JSON.stringify({ Job: job })), "default", "global");
   }
   cluster.settle();
-  const jobs = jobsEndpoint.rows(cluster, "*", "").map((job) => jobsEndpoint.filterTarget(job, cluster));
-  const deployments = deploymentsEndpoint.rows(cluster, "*", "").map((deployment) => deploymentsEndpoint.filterTarget(deployment, cluster));
+  const rowsOf = <Row>(range: RowRange<Row>): Row[] => Array.from({ length: range.size }, (_, i) => range.at(i));
+  const jobs = rowsOf(jobsEndpoint.rows(store, "*", "")).map((job) => jobsEndpoint.filterTarget(job, store));
+  const deployments = rowsOf(deploymentsEndpoint.rows(store, "*", "")).map((deployment) => deploymentsEndpoint.filterTarget(deployment, store));
   cluster.close();
   return { jobs, deployments };
 }

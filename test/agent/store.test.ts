@@ -1,69 +1,94 @@
 /**
- * The state store's seam: a table changes only inside a write that names it (so no write can
- * forget to wake the queries watching a table), keeps its rows sorted and grouped as they change,
- * and the cluster finds a job's deployments, evaluations and allocations through its group.
+ * The state store's seam: a table changes only inside a write that names it (a compile error
+ * otherwise, and a runtime error for code that casts around the types), so no write can forget to
+ * wake the queries watching a table; tables keep their rows sorted and grouped as they change; the
+ * named queries find their rows by range; waking is batched.
  */
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import { compareStrings, StateStore, Table, WAKE_BATCH } from "../../src/server/store.js";
+import { MemoryStore, WAKE_BATCH } from "../../src/server/state/memory.js";
+import type { Allocation, Job } from "../../src/server/state/model.js";
+import { namespacedKey, TABLES, type Transaction, type WriteTable } from "../../src/server/state/store.js";
 
-interface Row {
-  readonly ID: string;
-  readonly CreateIndex: number;
-  readonly JobID: string;
-  /** Neither ordered nor grouped by: an update that keeps the row's place. */
-  readonly Status: string;
+function alloc(ID: string, CreateIndex: number, JobID = "j", ClientStatus: Allocation["ClientStatus"] = "pending"): Allocation {
+  return { ID, Namespace: "default", JobID, JobVersion: 0, TaskGroup: "g", DeploymentID: "", ClientStatus, CreateIndex, ModifyIndex: CreateIndex };
 }
 
-const order = (a: Row, b: Row) => a.CreateIndex - b.CreateIndex || compareStrings(a.ID, b.ID);
-
-function table(store = new StateStore()) {
-  return { store, rows: new Table<Row>("allocs", store, order, (row) => row.JobID) };
+function job(Namespace: string, ID: string): Job {
+  return { Namespace, ID } as Job;
 }
 
-describe("a table", () => {
-  it("changes only inside a write that names it", () => {
-    const { store, rows } = table();
-    expect(() => rows.put("a", { ID: "a", CreateIndex: 1, JobID: "j", Status: "x" })).toThrow(/outside a write that names it/);
-    expect(() => store.write(["jobs", "evals"], () => rows.put("a", { ID: "a", CreateIndex: 1, JobID: "j", Status: "x" }))).toThrow(/the table allocs was changed outside a write that names it/);
-    expect(rows.size).toBe(0);
-    expect(store.index).toBe(1);
-    store.write(["allocs"], () => rows.put("a", { ID: "a", CreateIndex: 2, JobID: "j", Status: "x" }));
-    expect(store.tableIndex("allocs")).toBe(2);
-    expect(() => rows.delete("a")).toThrow(/outside a write/);
-    expect(rows.get("a")).toBeDefined();
+describe("a write transaction", () => {
+  it("changes only the tables it names: another is a compile error, and a runtime error when cast", () => {
+    const store = new MemoryStore();
+    store.write(["jobs", "evals"], (state) => {
+      // @ts-expect-error: the transaction has no allocs table, as the write did not name it.
+      expect(state.allocs).toBeUndefined();
+      // Code that gets at the table around the types is refused as it changes it.
+      const allocs = store.tables.allocs as WriteTable<Allocation>;
+      expect(() => allocs.put(alloc("a", 1))).toThrow(/the table allocs was changed outside a write that names it/);
+    });
+    expect(store.tables.allocs.size).toBe(0);
+    expect(() => (store.tables.allocs as WriteTable<Allocation>).put(alloc("a", 1))).toThrow(/outside a write/);
+    const { index } = store.write(["allocs"], (state) => state.allocs.put(alloc("a", 3)));
+    // The first write moved the index to 2 (for jobs and evals), this one to 3.
+    expect(index).toBe(3);
+    expect(store.tableIndex("allocs")).toBe(3);
+    expect(store.tableIndex("jobs")).toBe(2);
+    expect(store.tableIndex("deployment")).toBe(1);
+    expect(() => (store.tables.allocs as WriteTable<Allocation>).delete("a")).toThrow(/outside a write/);
+    expect(store.tables.allocs.get("a")).toBeDefined();
   });
 
-  it("wakes what watches it: a write that names the table moves the table's index", async () => {
-    const { store, rows } = table();
+  it("types a helper by the tables it needs: a transaction naming more may be passed to it", () => {
+    const store = new MemoryStore();
+    const putAlloc = (state: Transaction<"allocs">, row: Allocation) => state.allocs.put(row);
+    store.write(["allocs", "jobs"], (state) => putAlloc(state, alloc("a", 2)));
+    // @ts-expect-error: a transaction without allocs cannot be given to it.
+    expect(() => store.write(["jobs"], (state) => putAlloc(state, alloc("b", 3)))).toThrow();
+    expect(store.tables.allocs.size).toBe(1);
+  });
+
+  it("keys each row by its table's definition", () => {
+    const store = new MemoryStore();
+    store.write(["jobs"], (state) => state.jobs.put(job("prod", "web")));
+    expect(store.tables.jobs.get(namespacedKey("prod", "web"))).toEqual(job("prod", "web"));
+    expect(TABLES.jobs.key(job("prod", "web"))).toBe(namespacedKey("prod", "web"));
+  });
+
+  it("wakes what watches a table it names", async () => {
+    const store = new MemoryStore();
     const woken = store.waitForChange(["allocs"], 1, new AbortController().signal);
-    store.write(["allocs"], () => rows.put("a", { ID: "a", CreateIndex: 2, JobID: "j", Status: "x" }));
+    store.write(["allocs"], (state) => state.allocs.put(alloc("a", 2)));
     await expect(woken).resolves.toBeUndefined();
   });
+});
 
+describe("a table", () => {
   it("keeps its rows sorted and grouped through any sequence of changes", () => {
     const key = fc.constantFrom("a", "b", "c", "d", "e", "f");
     const change = fc.oneof(
-      fc.record({ kind: fc.constant("put" as const), key, CreateIndex: fc.integer({ min: 1, max: 4 }), JobID: fc.constantFrom("j1", "j2", "j3"), Status: fc.constantFrom("x", "y") }),
+      fc.record({ kind: fc.constant("put" as const), key, CreateIndex: fc.integer({ min: 1, max: 4 }), JobID: fc.constantFrom("j1", "j2", "j3"), Status: fc.constantFrom("pending" as const, "running" as const) }),
       fc.record({ kind: fc.constant("delete" as const), key }),
     );
     fc.assert(
       fc.property(fc.array(change, { maxLength: 40 }), (changes) => {
-        const { store, rows } = table();
-        const model = new Map<string, Row>();
+        const store = new MemoryStore();
+        const model = new Map<string, Allocation>();
         for (const c of changes) {
-          store.write(["allocs"], () => {
+          store.write(["allocs"], (state) => {
             if (c.kind === "put") {
-              const row = { ID: c.key, CreateIndex: c.CreateIndex, JobID: c.JobID, Status: c.Status };
-              rows.put(c.key, row);
+              const row = alloc(c.key, c.CreateIndex, c.JobID, c.Status);
+              state.allocs.put(row);
               model.set(c.key, row);
             } else {
-              expect(rows.delete(c.key)).toBe(model.delete(c.key));
+              expect(state.allocs.delete(c.key)).toBe(model.delete(c.key));
             }
           });
-          expect(rows.sorted()).toEqual([...model.values()].sort(order));
-          for (const job of ["j1", "j2", "j3"]) {
-            expect(new Map(rows.group(job))).toEqual(new Map([...model].filter(([, row]) => row.JobID === job)));
+          const all = store.tables.allocs.all();
+          expect(Array.from({ length: all.size }, (_, i) => all.at(i))).toEqual([...model.values()].sort(TABLES.allocs.order));
+          for (const jobId of ["j1", "j2", "j3"]) {
+            expect(new Map(store.tables.allocs.group(namespacedKey("default", jobId)))).toEqual(new Map([...model].filter(([, row]) => row.JobID === jobId)));
           }
         }
       }),
@@ -72,13 +97,46 @@ describe("a table", () => {
   });
 });
 
+describe("the named queries", () => {
+  const namespaces = ["a", "a-b", "b", "default"];
+  const ids = ["", "w", "web", "web-2", "x", "zz"];
+
+  it("find a namespace's jobs with a prefix by range, as a scan would, with a segment per namespace across all", () => {
+    fc.assert(
+      fc.property(fc.uniqueArray(fc.tuple(fc.constantFrom(...namespaces), fc.constantFrom(...ids.slice(1))), { selector: ([ns, id]) => `${ns}/${id}` }), fc.constantFrom("*", ...namespaces), fc.constantFrom(...ids), (rows, namespace, prefix) => {
+        const store = new MemoryStore();
+        store.write(["jobs"], (state) => rows.forEach(([ns, id]) => state.jobs.put(job(ns, id))));
+        const expected = rows
+          .map(([ns, id]) => job(ns, id))
+          .filter((row) => (namespace === "*" || row.Namespace === namespace) && row.ID.startsWith(prefix))
+          .sort(TABLES.jobs.order);
+        const range = store.queries.jobs(namespace, prefix);
+        expect(Array.from({ length: range.size }, (_, i) => range.at(i))).toEqual(expected);
+        // Each segment starts where the namespace changes, and only there.
+        const starts = expected.flatMap((row, i) => (i > 0 && row.Namespace !== expected[i - 1]!.Namespace ? [i] : []));
+        expect(range.segments).toEqual(namespace === "*" ? starts : []);
+      }),
+      { numRuns: 300 },
+    );
+  });
+
+  it("find names with a prefix by range", () => {
+    const store = new MemoryStore();
+    store.write(["namespaces"], (state) => ["alpha", "alpine", "beta", "al"].forEach((Name) => state.namespaces.put({ Name, Description: "", Quota: "", Meta: null, CreateIndex: 2, ModifyIndex: 2 })));
+    const range = store.queries.byKeyPrefix("namespaces", "alp");
+    expect(Array.from({ length: range.size }, (_, i) => range.at(i).Name)).toEqual(["alpha", "alpine"]);
+    expect(store.queries.byKeyPrefix("namespaces", "").size).toBe(4);
+    expect(store.queries.byKeyPrefix("namespaces", "zeta").size).toBe(0);
+  });
+});
+
 describe("waking blocking queries", () => {
   it(`wakes ${WAKE_BATCH} at once and the rest a batch per turn of the event loop, every one in the end`, async () => {
-    const { store, rows } = table();
+    const store = new MemoryStore();
     const count = 3 * WAKE_BATCH + 7;
     let woken = 0;
     const waits = Array.from({ length: count }, () => store.waitForChange(["allocs"], 1, new AbortController().signal).then(() => woken++));
-    store.write(["allocs"], () => rows.put("a", { ID: "a", CreateIndex: 2, JobID: "j", Status: "x" }));
+    store.write(["allocs"], (state) => state.allocs.put(alloc("a", 2)));
     await Promise.resolve();
     await Promise.resolve();
     expect(woken).toBe(WAKE_BATCH);
@@ -90,16 +148,17 @@ describe("waking blocking queries", () => {
     expect(store.waiting).toBe(0);
   });
 
-  it("wakes only the queries that watch a table the write names, past their index", async () => {
-    const { store, rows } = table();
+  it("wakes only the queries that watch a table the write names, past their index, each once", async () => {
+    const store = new MemoryStore();
     let jobs = false;
-    let allocs = false;
+    let both = 0;
     void store.waitForChange(["jobs"], 1, new AbortController().signal).then(() => (jobs = true));
-    void store.waitForChange(["allocs"], 1, new AbortController().signal).then(() => (allocs = true));
-    store.write(["allocs"], () => rows.put("a", { ID: "a", CreateIndex: 2, JobID: "j", Status: "x" }));
+    void store.waitForChange(["allocs", "evals"], 1, new AbortController().signal).then(() => both++);
+    store.write(["allocs", "evals"], (state) => state.allocs.put(alloc("a", 2)));
     await new Promise((resolve) => setImmediate(resolve));
-    expect([jobs, allocs]).toEqual([false, true]);
+    expect([jobs, both]).toEqual([false, 1]);
     expect(store.waiting).toBe(1);
     store.close();
+    expect(store.waiting).toBe(0);
   });
 });

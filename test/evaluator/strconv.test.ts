@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { parseGoBool, parseGoFloat, parseGoInt, parseGoUint } from "../../src/evaluator/strconv.js";
+import { parseGoBool, parseGoFloat, parseGoInt, parseGoUint } from "../../src/go/strconv.js";
 
 const value = <T>(parsed: { ok: true; value: T } | { ok: false; error: string }) => (parsed.ok ? parsed.value : parsed.error);
 

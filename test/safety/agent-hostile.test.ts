@@ -5,7 +5,7 @@
 import { connect } from "node:net";
 import { describe, expect, it } from "vitest";
 import { MAX_EVALUATION_COST, MAX_SOURCE_LENGTH } from "../../src/index.js";
-import { globMatches } from "../../src/server/acl-policy.js";
+import { globMatches } from "../../src/server/domain/acl-policy.js";
 import { MAX_HEADER_BYTES, MAX_JOB_ALLOCATIONS, MAX_JSON_DEPTH, MAX_PATH_PARAM_LENGTH, MAX_POLICY_RULES_BYTES, type AgentOptions } from "../../src/server/index.js";
 import { job, useAgent, type TestAgent } from "../agent/support.js";
 

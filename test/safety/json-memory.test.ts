@@ -6,7 +6,7 @@
 import { setFlagsFromString } from "node:v8";
 import { runInNewContext } from "node:vm";
 import { describe, expect, it } from "vitest";
-import { decodeBody, decodeJsonBody } from "../../src/server/go-json.js";
+import { decodeBody, decodeJsonBody } from "../../src/go/json.js";
 
 setFlagsFromString("--expose-gc");
 const gc = runInNewContext("gc") as () => void;

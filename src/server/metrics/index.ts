@@ -7,8 +7,8 @@
  * @module
  */
 import { monitorEventLoopDelay, type IntervalHistogram } from "node:perf_hooks";
-import type { BlockingObserver, WakeReason } from "../blocking.js";
-import type { Cluster } from "../cluster.js";
+import type { BlockingObserver, WakeReason } from "../list/blocking.js";
+import type { Store } from "../state/store.js";
 import { HOST_LABEL, labelNames, METRICS, type MetricDefinition } from "./catalogue.js";
 import { PrometheusSink } from "./prometheus.js";
 import { InmemSink, type Labels, type MetricsSummary } from "./sink.js";
@@ -56,17 +56,17 @@ export class Metrics implements BlockingObserver {
   readonly #sink: InmemSink;
   readonly #prometheus: PrometheusSink | undefined;
   readonly #common: LabelValues;
-  readonly #cluster: Cluster;
+  readonly #store: Store;
   readonly #eventLoop: IntervalHistogram;
   readonly #timer: NodeJS.Timeout;
   readonly #collectors: (() => void)[] = [];
   #waiting = 0;
 
-  constructor(options: Required<MetricsOptions>, identity: MetricsIdentity, cluster: Cluster) {
+  constructor(options: Required<MetricsOptions>, identity: MetricsIdentity, store: Store) {
     this.#sink = new InmemSink(options);
     this.#prometheus = options.prometheus ? new PrometheusSink() : undefined;
     this.#common = { node_id: identity.nodeId, datacenter: identity.datacenter, [HOST_LABEL]: identity.nodeName };
-    this.#cluster = cluster;
+    this.#store = store;
     this.#eventLoop = monitorEventLoopDelay({ resolution: EVENT_LOOP_RESOLUTION_MS });
     this.#eventLoop.enable();
     this.collect();
@@ -169,8 +169,8 @@ export class Metrics implements BlockingObserver {
   /** Job counts by status for every namespace (0 included), so a namespace's gauges exist from its creation. */
   #collectJobStatus(): void {
     const counts = new Map<string, Record<string, number>>();
-    for (const namespace of this.#cluster.namespaces.values()) counts.set(namespace.Name, { pending: 0, running: 0, dead: 0 });
-    for (const job of this.#cluster.jobs.values()) {
+    for (const namespace of this.#store.tables.namespaces.values()) counts.set(namespace.Name, { pending: 0, running: 0, dead: 0 });
+    for (const job of this.#store.tables.jobs.values()) {
       const byStatus = counts.get(job.Namespace);
       if (byStatus !== undefined && job.Status in byStatus) byStatus[job.Status]!++;
     }

@@ -7,7 +7,7 @@
  *
  * @module
  */
-import { compareStrings } from "../store.js";
+import { compareStrings } from "../../go/order.js";
 
 /** Labels in emission order (the order is part of an entry's identity, as in the reference). */
 export type Labels = readonly (readonly [name: string, value: string])[];

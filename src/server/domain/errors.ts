@@ -1,14 +1,15 @@
 /**
  * Why the agent's domain (registration, the scheduler, namespaces, ACLs, decoding) refuses
- * something, in its own terms: the input is invalid, the caller may not, or the thing does not
- * exist. The HTTP layer gives each kind its status, in one place (`http-errors.ts`); the domain
+ * something, in its own terms: the input is invalid, the caller may not, the thing does not
+ * exist, or the request is for a region this agent cannot reach. The HTTP layer gives each kind
+ * its status, in one place (`http/errors.ts`); the domain
  * never names a status.
  *
  * @module
  */
 
 /** The kinds of refusal. */
-export type RefusalKind = "invalid" | "denied" | "not_found";
+export type RefusalKind = "invalid" | "denied" | "not_found" | "unreachable";
 
 /** A refusal by the domain, with the reason as the reference words it. */
 export class Refusal extends Error {
@@ -35,4 +36,12 @@ export function denied(): Refusal {
 /** The thing asked for does not exist. */
 export function missing(message: string): Refusal {
   return new Refusal("not_found", message);
+}
+
+/**
+ * The agent serves its own region only: another has no servers to forward to (the reference
+ * answers this with a 500).
+ */
+export function checkRegion(region: string, ownRegion: string): void {
+  if (region !== ownRegion) throw new Refusal("unreachable", "No path to region");
 }

@@ -6,19 +6,20 @@
  */
 import { Readable } from "node:stream";
 import type { FastifyReply, FastifyRequest } from "fastify";
-import { stringifyJson } from "../json.js";
-import type { AccessControl, Caller } from "./acl.js";
-import { blockingQuery, type Answer } from "./blocking.js";
-import type { Cluster } from "./cluster.js";
-import { badRequest, invalidMethod } from "./http-errors.js";
-import type { ObjectSchema } from "../evaluator/schema.js";
-import { decodeBody } from "./go-json.js";
-import type { JsonObject } from "./model.js";
-import type { MemberIdentity } from "./members.js";
-import type { Metrics } from "./metrics/index.js";
-import type { AgentLimits } from "./options.js";
-import type { QueryOptions } from "./query.js";
-import type { TableName } from "./store.js";
+import { stringifyJson } from "../../json.js";
+import type { AccessControl } from "../domain/acl.js";
+import type { ListEndpoint } from "../list/endpoints.js";
+import { gzipOf, runList, type ListContext } from "../list/pipeline.js";
+import { parseQueryOptions } from "../list/query.js";
+import type { Cluster } from "../domain/cluster.js";
+import { badRequest, invalidMethod } from "./errors.js";
+import type { ObjectSchema } from "../../evaluator/schema.js";
+import { decodeBody } from "../../go/json.js";
+import type { JsonObject } from "../state/model.js";
+import type { MemberIdentity } from "../domain/members.js";
+import type { Metrics } from "../metrics/index.js";
+import type { AgentLimits } from "../options.js";
+import type { Store } from "../state/store.js";
 
 /** Plain-text content type of error bodies. */
 export const TEXT = "text/plain; charset=utf-8";
@@ -35,10 +36,13 @@ export interface HttpSettings extends MemberIdentity {
 
 /** What the routes share. */
 export interface RouteContext {
+  readonly store: Store;
   readonly cluster: Cluster;
   readonly acl: AccessControl;
   readonly settings: HttpSettings;
   readonly metrics: Metrics;
+  /** What the list pipeline needs. */
+  readonly lists: ListContext;
 }
 
 /** A successful response. */
@@ -101,36 +105,16 @@ export function clientGone(reply: FastifyReply): AbortSignal {
   return controller.signal;
 }
 
-/** Writes to these tables can take a caller's rights away. */
-const ACL_TABLES: readonly TableName[] = ["acl_token", "acl_policy"];
-
-/**
- * Runs a read as the request's blocking query (`?index`, `?wait`): it wakes on writes to
- * `tables`, stops when the client goes away, and is counted by the agent's metrics.
- *
- * The query is given the request's caller, authenticated afresh on every run: a blocking query
- * wakes when a token or policy changes and when its token expires, and a token deleted, expired
- * or stripped of its rights while the query waited gets `403`, not the data written meanwhile.
- */
-export function blockingRead<A extends Answer>(
-  context: RouteContext,
-  reply: FastifyReply,
-  tables: readonly TableName[],
-  options: Pick<QueryOptions, "minQueryIndex" | "maxQueryTime" | "token">,
-  query: (caller: Caller) => A,
-): Promise<A> {
-  const { acl } = context;
-  const expires = acl.enabled ? acl.authenticate(options.token).token?.ExpirationTime : null;
-  const request = {
-    store: context.cluster.store,
-    tables: acl.enabled ? [...tables, ...ACL_TABLES] : tables,
-    minIndex: options.minQueryIndex,
-    waitMs: options.maxQueryTime,
-    signal: clientGone(reply),
-    observer: context.metrics,
-    ...(typeof expires === "string" ? { until: Date.parse(expires) } : {}),
+/** A list endpoint's route handler: the shared pipeline, timed, stopped when the client leaves. */
+export function listRoute<Row>(context: RouteContext, endpoint: ListEndpoint<Row>): Handler {
+  const answer = async (request: FastifyRequest, reply: FastifyReply): Promise<Result> => {
+    const query = queryOf(request);
+    const options = parseQueryOptions(query, request.headers, context.settings.region);
+    const answer = await runList(context.lists, endpoint, { options, query, signal: clientGone(reply) });
+    return { json: answer.body, gzip: () => gzipOf(answer), index: answer.index, nextToken: answer.nextToken, read: true };
   };
-  return blockingQuery(request, () => query(acl.authenticate(options.token)));
+  const { timer } = endpoint;
+  return timer === undefined ? answer : (request, reply) => context.metrics.time(timer, () => answer(request, reply));
 }
 
 /** Writes a plain-text response (errors). */

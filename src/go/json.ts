@@ -19,9 +19,9 @@
  */
 import { isInteger, isSafeNumber, LosslessNumber } from "lossless-json";
 import type { FieldSchema } from "../evaluator/schema.js";
-import { parseGoFloat, parseGoInt, parseGoUint } from "../evaluator/strconv.js";
+import { parseGoFloat, parseGoInt, parseGoUint } from "./strconv.js";
 import { MAX_JSON_DEPTH } from "../json.js";
-import { invalid } from "./domain-errors.js";
+import { invalid } from "../server/domain/errors.js";
 
 /**
  * The deepest nesting of objects and arrays accepted in a body (`src/json.ts`). Go's decoder

@@ -9,17 +9,21 @@ import compress from "@fastify/compress";
 import Fastify, { LogController, type FastifyInstance, type FastifyReply, type FastifyRequest } from "fastify";
 import { createServer, type RequestListener } from "node:http";
 import type { Socket } from "node:net";
-import type { AccessControl } from "./acl.js";
-import type { Cluster } from "./cluster.js";
-import { responseOf } from "./http-errors.js";
-import { EMPTY_BODY_HEADER, sendText, TEXT, type HttpSettings, type RouteContext } from "./http.js";
-import type { Metrics } from "./metrics/index.js";
-import { aclRoutes } from "./routes-acl.js";
-import { FilterCache, jobRoutes } from "./routes-jobs.js";
-import { metricsRoutes } from "./routes-metrics.js";
-import { namespaceRoutes } from "./routes-namespaces.js";
+import type { AccessControl } from "../domain/acl.js";
+import type { Cluster } from "../domain/cluster.js";
+import { responseOf } from "./errors.js";
+import { EMPTY_BODY_HEADER, sendText, TEXT, type HttpSettings, type RouteContext } from "./route.js";
+import { BoundedCache } from "../list/bounded-cache.js";
+import { FilterCache } from "../list/filter-cache.js";
+import type { ListAnswer, ListContext } from "../list/pipeline.js";
+import type { Metrics } from "../metrics/index.js";
+import type { Store } from "../state/store.js";
+import { aclRoutes } from "./acl-routes.js";
+import { jobRoutes } from "./job-routes.js";
+import { metricsRoutes } from "./metrics-routes.js";
+import { namespaceRoutes } from "./namespace-routes.js";
 
-export type { HttpSettings } from "./http.js";
+export type { HttpSettings } from "./route.js";
 
 /** Largest accepted request body (a job spec); larger bodies get 413. */
 export const MAX_BODY_BYTES = 4 * 1024 * 1024;
@@ -77,7 +81,7 @@ export interface AgentServer {
 }
 
 /** Builds the agent's HTTP server (not yet listening). */
-export async function buildApp(cluster: Cluster, acl: AccessControl, settings: HttpSettings, metrics: Metrics): Promise<AgentServer> {
+export async function buildApp(store: Store, cluster: Cluster, acl: AccessControl, settings: HttpSettings, metrics: Metrics): Promise<AgentServer> {
   const { requestTimeoutMs } = settings.limits;
   const app = Fastify({
     logger: settings.logLevel === "silent" ? false : { level: settings.logLevel, ...(settings.logFormat === "text" ? { stream: textLog(process.stdout) } : {}) },
@@ -149,8 +153,17 @@ export async function buildApp(cluster: Cluster, acl: AccessControl, settings: H
     return sendText(reply, 500, "Internal error");
   });
 
-  const context: RouteContext = { cluster, acl, settings, metrics };
-  jobRoutes(app, context, new FilterCache(metrics, settings.limits.filterCacheBytes));
+  const lists: ListContext = {
+    store,
+    acl,
+    metrics,
+    region: settings.region,
+    filterCostPerRequest: settings.limits.filterCostPerRequest,
+    filters: new FilterCache(metrics, settings.limits.filterCacheBytes),
+    answers: new BoundedCache<ListAnswer>(settings.limits.responseCacheBytes),
+  };
+  const context: RouteContext = { store, cluster, acl, settings, metrics, lists };
+  jobRoutes(app, context);
   metricsRoutes(app, context);
   aclRoutes(app, context);
   namespaceRoutes(app, context);

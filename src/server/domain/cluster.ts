@@ -12,10 +12,10 @@
  * @module
  */
 import { randomUUID } from "node:crypto";
-import { invalid } from "./domain-errors.js";
-import type { Allocation, Deployment, DeploymentState, Evaluation, Job, JobSpec, JobSummary, JsonObject, Namespace, TaskGroupSummary } from "./model.js";
+import { invalid } from "./errors.js";
+import type { Allocation, Deployment, DeploymentState, Evaluation, Job, JobSpec, JobSummary, JsonObject, Namespace, TaskGroupSummary } from "../state/model.js";
 import { canonicalizeJob, formatErrors, specChanged, validateJob, type RegisterRequest } from "./register.js";
-import { compareStrings, StateStore, Table } from "./store.js";
+import { namespacedKey, type Store, type Tables, type Transaction } from "../state/store.js";
 
 /** The texts of deployment states (the reference's constants). */
 export const DEPLOYMENT_DESCRIPTIONS = {
@@ -27,21 +27,6 @@ export const DEPLOYMENT_DESCRIPTIONS = {
 
 const ACTIVE_DEPLOYMENT = new Set(["running", "paused", "blocked", "unblocking", "initializing", "pending"]);
 const EMPTY_GROUP_SUMMARY: TaskGroupSummary = { Queued: 0, Complete: 0, Failed: 0, Running: 0, Starting: 0, Lost: 0, Unknown: 0 };
-
-/** The key of a namespaced row. */
-export function namespacedKey(namespace: string, id: string): string {
-  return `${namespace}\u0000${id}`;
-}
-
-/** The order of deployments, evaluations and allocations: creation, then ID. */
-function byCreation(a: { CreateIndex: number; ID: string }, b: { CreateIndex: number; ID: string }): number {
-  return a.CreateIndex - b.CreateIndex || compareStrings(a.ID, b.ID);
-}
-
-/** The job a deployment, evaluation or allocation belongs to. */
-function jobGroup(row: { Namespace: string; JobID: string }): string {
-  return namespacedKey(row.Namespace, row.JobID);
-}
 
 /** Nanoseconds since the epoch, as a bigint (above 2^53, like the reference's `SubmitTime`). */
 function nowNanoseconds(): bigint {
@@ -78,30 +63,30 @@ export interface ClusterOptions {
 
 /** The cluster state and its simulated scheduler. */
 export class Cluster {
-  readonly store = new StateStore();
-  readonly jobs = new Table<Job>("jobs", this.store, (a, b) => compareStrings(a.Namespace, b.Namespace) || compareStrings(a.ID, b.ID));
-  readonly summaries = new Table<JobSummary>("job_summary", this.store, (a, b) => compareStrings(a.Namespace, b.Namespace) || compareStrings(a.JobID, b.JobID));
-  // The deployments, evaluations and allocations of a job are found through its group: no write scans a table.
-  readonly deployments = new Table<Deployment>("deployment", this.store, byCreation, jobGroup);
-  readonly evals = new Table<Evaluation>("evals", this.store, byCreation, jobGroup);
-  readonly allocs = new Table<Allocation>("allocs", this.store, byCreation, jobGroup);
-  readonly namespaces = new Table<Namespace>("namespaces", this.store, (a, b) => compareStrings(a.Name, b.Name));
   readonly #tasks = new Set<Task>();
 
-  constructor(readonly options: ClusterOptions) {
-    this.store.seed(["namespaces"], () => {
-      this.namespaces.put("default", { Name: "default", Description: "Default shared namespace", Quota: "", Meta: null, CreateIndex: 1, ModifyIndex: 1 });
+  /** The tables, to read (writes go through the store's transactions). */
+  get #tables(): Tables {
+    return this.store.tables;
+  }
+
+  constructor(
+    readonly store: Store,
+    readonly options: ClusterOptions,
+  ) {
+    store.seed(["namespaces"], (state) => {
+      state.namespaces.put({ Name: "default", Description: "Default shared namespace", Quota: "", Meta: null, CreateIndex: 1, ModifyIndex: 1 });
     });
   }
 
   /** Registers a job (`PUT /v1/jobs`), with the namespace and region already resolved. */
   register(request: RegisterRequest, namespace: string, region: string): RegisterResponse {
     const spec = canonicalizeJob(request.job, namespace, region);
-    const errors = validateJob(spec, this.namespaces.get(spec.Namespace) !== undefined);
+    const errors = validateJob(spec, this.#tables.namespaces.get(spec.Namespace) !== undefined);
     // Invalid jobs are client mistakes: 400, where the reference answers 500 (decisions table).
     if (errors.length > 0) throw invalid(formatErrors(errors));
     const key = namespacedKey(spec.Namespace, spec.ID);
-    const previous = this.jobs.get(key);
+    const previous = this.#tables.jobs.get(key);
     if (request.enforceIndex) this.#enforceIndex(previous, request.jobModifyIndex);
     if (previous !== undefined && previous.Type !== spec.Type) {
       throw invalid(`cannot update job from type ${JSON.stringify(previous.Type)} to ${JSON.stringify(spec.Type)}`);
@@ -112,7 +97,8 @@ export class Cluster {
       return registerResponse("", 0, previous.JobModifyIndex, previous.ModifyIndex);
     }
 
-    const { index, result: evaluation } = this.store.write(["jobs", "job_summary", "evals"], (index) => {
+    const { index, result: evaluation } = this.store.write(["jobs", "job_summary", "evals"], (state) => {
+      const { index } = state;
       let job = previous;
       if (changed) {
         job = {
@@ -126,7 +112,7 @@ export class Cluster {
           ModifyIndex: index,
           JobModifyIndex: index,
         };
-        this.#putSummary(job, index);
+        this.#putSummary(state, job);
       }
       const evaluation: Evaluation | undefined = needsEval
         ? {
@@ -142,8 +128,8 @@ export class Cluster {
             ModifyIndex: index,
           }
         : undefined;
-      if (evaluation !== undefined) this.evals.put(evaluation.ID, evaluation);
-      this.#putJob(job!, index);
+      if (evaluation !== undefined) state.evals.put(evaluation);
+      this.#putJob(state, job!);
       return evaluation;
     });
     if (evaluation !== undefined) this.#defer(0, () => this.#process(evaluation.ID));
@@ -161,17 +147,17 @@ export class Cluster {
   }
 
   /** Stores a job with its status as the reference computes it. */
-  #putJob(job: Job, index: number): void {
+  #putJob(state: Transaction<"jobs">, job: Job): void {
     const status = this.#jobStatus(job);
-    this.jobs.put(namespacedKey(job.Namespace, job.ID), status === job.Status ? job : { ...job, Status: status, ModifyIndex: index });
+    state.jobs.put(status === job.Status ? job : { ...job, Status: status, ModifyIndex: state.index });
   }
 
-  #putSummary(job: JobSpec, index: number): void {
-    const key = namespacedKey(job.Namespace, job.ID);
-    const previous = this.summaries.get(key);
+  #putSummary(state: Transaction<"job_summary">, job: JobSpec): void {
+    const { index } = state;
+    const previous = state.job_summary.get(namespacedKey(job.Namespace, job.ID));
     const summary: Record<string, TaskGroupSummary> = {};
     for (const group of job.TaskGroups) summary[group.Name] = previous?.Summary[group.Name] ?? EMPTY_GROUP_SUMMARY;
-    this.summaries.put(key, {
+    state.job_summary.put({
       JobID: job.ID,
       Namespace: job.Namespace,
       Summary: summary,
@@ -182,13 +168,12 @@ export class Cluster {
   }
 
   /** Adds `change` to a task group's counts in the job's summary. */
-  #count(job: Job, group: string, change: Partial<TaskGroupSummary>, index: number): void {
-    const key = namespacedKey(job.Namespace, job.ID);
-    const summary = this.summaries.get(key);
+  #count(state: Transaction<"job_summary">, job: Job, group: string, change: Partial<TaskGroupSummary>): void {
+    const summary = state.job_summary.get(namespacedKey(job.Namespace, job.ID));
     if (summary === undefined) return;
     const counts = { ...(summary.Summary[group] ?? EMPTY_GROUP_SUMMARY) };
     for (const [field, delta] of Object.entries(change) as [keyof TaskGroupSummary, number][]) counts[field] = Math.max(0, counts[field] + delta);
-    this.summaries.put(key, { ...summary, Summary: { ...summary.Summary, [group]: counts }, ModifyIndex: index });
+    state.job_summary.put({ ...summary, Summary: { ...summary.Summary, [group]: counts }, ModifyIndex: state.index });
   }
 
   /**
@@ -199,9 +184,9 @@ export class Cluster {
   #jobStatus(job: JobSpec): string {
     if (job.Type === "system" || job.Periodic !== null || job.ParameterizedJob !== null) return job.Stop ? "dead" : "running";
     const key = namespacedKey(job.Namespace, job.ID);
-    const deployments = [...this.deployments.group(key).values()];
-    const allocs = [...this.allocs.group(key).values()];
-    const evals = [...this.evals.group(key).values()];
+    const deployments = [...this.#tables.deployment.group(key).values()];
+    const allocs = [...this.#tables.allocs.group(key).values()];
+    const evals = [...this.#tables.evals.group(key).values()];
     if (deployments.some((d) => ACTIVE_DEPLOYMENT.has(d.Status))) return "running";
     if (allocs.some((a) => a.ClientStatus !== "complete")) return "running";
     if (evals.some((e) => e.Status === "pending")) return "pending";
@@ -211,40 +196,42 @@ export class Cluster {
 
   /** The scheduler's work for an evaluation: placements, a deployment, cancellations. */
   #process(evalId: string): void {
-    const evaluation = this.evals.get(evalId);
+    const evaluation = this.#tables.evals.get(evalId);
     if (evaluation === undefined || evaluation.Status !== "pending") return;
     const jobKey = namespacedKey(evaluation.Namespace, evaluation.JobID);
     let placedDeployment: string | undefined;
     let placedAllocs: string[] = [];
-    this.store.write(["evals", "allocs", "deployment", "jobs", "job_summary"], (index) => {
-      this.evals.put(evalId, { ...evaluation, Status: "complete", ModifyIndex: index });
-      const job = this.jobs.get(jobKey);
+    this.store.write(["evals", "allocs", "deployment", "jobs", "job_summary"], (state) => {
+      const { index } = state;
+      state.evals.put({ ...evaluation, Status: "complete", ModifyIndex: index });
+      const job = state.jobs.get(jobKey);
       if (job === undefined) return;
-      const current = [...this.allocs.group(jobKey).values()].filter((a) => a.ClientStatus !== "complete");
+      const current = [...state.allocs.group(jobKey).values()].filter((a) => a.ClientStatus !== "complete");
       const obsolete = job.Stop ? current : current.filter((a) => a.JobVersion !== job.Version);
       for (const alloc of obsolete) {
-        this.allocs.put(alloc.ID, { ...alloc, ClientStatus: "complete", ModifyIndex: index });
-        this.#count(job, alloc.TaskGroup, alloc.ClientStatus === "running" ? { Running: -1, Complete: 1 } : { Starting: -1, Complete: 1 }, index);
+        state.allocs.put({ ...alloc, ClientStatus: "complete", ModifyIndex: index });
+        this.#count(state, job, alloc.TaskGroup, alloc.ClientStatus === "running" ? { Running: -1, Complete: 1 } : { Starting: -1, Complete: 1 });
       }
-      for (const deployment of [...this.deployments.group(jobKey).values()]) {
+      for (const deployment of [...state.deployment.group(jobKey).values()]) {
         if (!ACTIVE_DEPLOYMENT.has(deployment.Status)) continue;
         if (job.Stop || deployment.JobVersion < job.Version) {
           const description = job.Stop ? DEPLOYMENT_DESCRIPTIONS.stoppedJob : DEPLOYMENT_DESCRIPTIONS.newerJob;
-          this.deployments.put(deployment.ID, { ...deployment, Status: "cancelled", StatusDescription: description, ModifyIndex: index, ModifyTime: nowNanoseconds() });
+          state.deployment.put({ ...deployment, Status: "cancelled", StatusDescription: description, ModifyIndex: index, ModifyTime: nowNanoseconds() });
         }
       }
       if (!job.Stop && !current.some((a) => a.JobVersion === job.Version)) {
-        placedDeployment = this.#startDeployment(job, evaluation, index);
-        placedAllocs = this.#place(job, placedDeployment ?? "", index);
+        placedDeployment = this.#startDeployment(state, job, evaluation);
+        placedAllocs = this.#place(state, job, placedDeployment ?? "");
       }
-      this.#putJob(job, index);
+      this.#putJob(state, job);
     });
     if (placedAllocs.length > 0) this.#defer(this.options.placementDelayMs / 2, () => this.#run(placedAllocs, placedDeployment));
     if (placedDeployment !== undefined) this.#defer(this.options.placementDelayMs, () => this.#complete(placedDeployment!));
   }
 
   /** Creates the job's allocations: `Count` per task group (one per group for system jobs). */
-  #place(job: Job, deploymentId: string, index: number): string[] {
+  #place(state: Transaction<"allocs" | "job_summary">, job: Job, deploymentId: string): string[] {
+    const { index } = state;
     const ids: string[] = [];
     for (const group of job.TaskGroups) {
       const count = job.Type === "system" ? Math.min(group.Count, 1) : group.Count;
@@ -260,8 +247,8 @@ export class Cluster {
           CreateIndex: index,
           ModifyIndex: index,
         };
-        this.allocs.put(alloc.ID, alloc);
-        this.#count(job, group.Name, { Starting: 1 }, index);
+        state.allocs.put(alloc);
+        this.#count(state, job, group.Name, { Starting: 1 });
         ids.push(alloc.ID);
       }
     }
@@ -272,7 +259,8 @@ export class Cluster {
    * Starts a deployment for a service job whose update strategy allows one (MaxParallel above 0)
    * and that wants at least one allocation; returns its ID.
    */
-  #startDeployment(job: Job, evaluation: Evaluation, index: number): string | undefined {
+  #startDeployment(state: Transaction<"deployment">, job: Job, evaluation: Evaluation): string | undefined {
+    const { index } = state;
     if (job.Type !== "service") return undefined;
     const groups: Record<string, DeploymentState> = {};
     for (const group of job.TaskGroups) {
@@ -313,57 +301,57 @@ export class Cluster {
       CreateTime: now,
       ModifyTime: now,
     };
-    this.deployments.put(deployment.ID, deployment);
+    state.deployment.put(deployment);
     return deployment.ID;
   }
 
   /** The allocations report running; their deployment counts them placed. */
   #run(allocIds: readonly string[], deploymentId: string | undefined): void {
-    this.store.write(["allocs", "job_summary", "deployment", "jobs"], (index) => {
+    this.store.write(["allocs", "job_summary", "deployment", "jobs"], (state) => {
       for (const id of allocIds) {
-        const alloc = this.allocs.get(id);
-        const job = alloc && this.jobs.get(namespacedKey(alloc.Namespace, alloc.JobID));
+        const alloc = state.allocs.get(id);
+        const job = alloc && state.jobs.get(namespacedKey(alloc.Namespace, alloc.JobID));
         if (alloc === undefined || job === undefined || alloc.ClientStatus !== "pending") continue;
-        this.allocs.put(id, { ...alloc, ClientStatus: "running", ModifyIndex: index });
-        this.#count(job, alloc.TaskGroup, { Starting: -1, Running: 1 }, index);
+        state.allocs.put({ ...alloc, ClientStatus: "running", ModifyIndex: state.index });
+        this.#count(state, job, alloc.TaskGroup, { Starting: -1, Running: 1 });
       }
-      this.#updateDeployment(deploymentId, index, (state) => ({ ...state, PlacedAllocs: state.DesiredTotal }));
+      this.#updateDeployment(state, deploymentId, (state) => ({ ...state, PlacedAllocs: state.DesiredTotal }));
     });
   }
 
   /** The deployment's allocations are healthy: it completes successfully. */
   #complete(deploymentId: string): void {
-    this.store.write(["deployment", "jobs"], (index) => {
-      this.#updateDeployment(deploymentId, index, (state) => ({ ...state, PlacedAllocs: state.DesiredTotal, HealthyAllocs: state.DesiredTotal }), {
+    this.store.write(["deployment", "jobs"], (state) => {
+      this.#updateDeployment(state, deploymentId, (state) => ({ ...state, PlacedAllocs: state.DesiredTotal, HealthyAllocs: state.DesiredTotal }), {
         Status: "successful",
         StatusDescription: DEPLOYMENT_DESCRIPTIONS.successful,
       });
-      const deployment = this.deployments.get(deploymentId);
-      const job = deployment && this.jobs.get(namespacedKey(deployment.Namespace, deployment.JobID));
+      const deployment = state.deployment.get(deploymentId);
+      const job = deployment && state.jobs.get(namespacedKey(deployment.Namespace, deployment.JobID));
       if (job !== undefined && deployment?.Status === "successful" && job.Version === deployment.JobVersion) {
-        this.#putJob({ ...job, Stable: true, ModifyIndex: index }, index);
+        this.#putJob(state, { ...job, Stable: true, ModifyIndex: state.index });
       }
     });
   }
 
   /** Updates an active deployment's task groups (and status); cancelled ones stay as they are. */
   #updateDeployment(
+    state: Transaction<"deployment">,
     deploymentId: string | undefined,
-    index: number,
     change: (state: DeploymentState) => DeploymentState,
     status?: Pick<Deployment, "Status" | "StatusDescription">,
   ): void {
-    const deployment = deploymentId === undefined ? undefined : this.deployments.get(deploymentId);
+    const deployment = deploymentId === undefined ? undefined : state.deployment.get(deploymentId);
     if (deployment === undefined || !ACTIVE_DEPLOYMENT.has(deployment.Status)) return;
     const groups = Object.fromEntries(Object.entries(deployment.TaskGroups).map(([name, state]) => [name, change(state)]));
-    this.deployments.put(deployment.ID, { ...deployment, ...status, TaskGroups: groups, ModifyIndex: index, ModifyTime: nowNanoseconds() });
+    state.deployment.put({ ...deployment, ...status, TaskGroups: groups, ModifyIndex: state.index, ModifyTime: nowNanoseconds() });
   }
 
   /** Creates or updates a namespace. */
   putNamespace(namespace: Omit<Namespace, "CreateIndex" | "ModifyIndex">): number {
-    return this.store.write(["namespaces"], (index) => {
-      const previous = this.namespaces.get(namespace.Name);
-      this.namespaces.put(namespace.Name, { ...namespace, CreateIndex: previous?.CreateIndex ?? index, ModifyIndex: index });
+    return this.store.write(["namespaces"], (state) => {
+      const previous = state.namespaces.get(namespace.Name);
+      state.namespaces.put({ ...namespace, CreateIndex: previous?.CreateIndex ?? state.index, ModifyIndex: state.index });
     }).index;
   }
 
@@ -373,13 +361,15 @@ export class Cluster {
    */
   deleteNamespace(name: string): number {
     if (name === "default") throw invalid("default namespace can not be deleted");
-    if (this.namespaces.get(name) === undefined) throw invalid("namespace not found");
-    const running = this.jobs.sorted().find((job) => job.Namespace === name && job.Status !== "dead");
+    if (this.#tables.namespaces.get(name) === undefined) throw invalid("namespace not found");
+    const jobs = this.store.queries.jobs(name, "");
+    let running: Job | undefined;
+    for (let i = 0; i < jobs.size && running === undefined; i++) if (jobs.at(i).Status !== "dead") running = jobs.at(i);
     if (running !== undefined) {
       throw invalid(`namespace ${JSON.stringify(name)} contains at least one non-terminal job ${JSON.stringify(running.ID)}. All jobs must be terminal in namespace before it can be deleted`);
     }
-    return this.store.write(["namespaces"], () => {
-      this.namespaces.delete(name);
+    return this.store.write(["namespaces"], (state) => {
+      state.namespaces.delete(name);
     }).index;
   }
 

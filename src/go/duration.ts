@@ -45,3 +45,22 @@ export function parseGoDuration(input: string): number | undefined {
   if (nanoseconds > 9_223_372_036_854_775_807) return undefined;
   return (negative ? -nanoseconds : nanoseconds) / 1e6;
 }
+
+/** Go's `time.Duration.String()`: `1h0m0s`, `1m30s`, `500ms`, `0s`. */
+export function goDurationText(nanoseconds: number): string {
+  if (nanoseconds === 0) return "0s";
+  const sign = nanoseconds < 0 ? "-" : "";
+  let rest = Math.abs(nanoseconds);
+  if (rest < 1e9) {
+    const [unit, size] = rest < 1e3 ? ["ns", 1] : rest < 1e6 ? ["µs", 1e3] : ["ms", 1e6];
+    return `${sign}${Number((rest / size).toFixed(9))}${unit}`;
+  }
+  const hours = Math.floor(rest / 3600e9);
+  rest -= hours * 3600e9;
+  const minutes = Math.floor(rest / 60e9);
+  rest -= minutes * 60e9;
+  const seconds = Number((rest / 1e9).toFixed(9));
+  if (hours > 0) return `${sign}${hours}h${minutes}m${seconds}s`;
+  if (minutes > 0) return `${sign}${minutes}m${seconds}s`;
+  return `${sign}${seconds}s`;
+}

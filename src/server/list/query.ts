@@ -5,9 +5,9 @@
  *
  * @module
  */
-import { parseGoBool } from "../evaluator/strconv.js";
-import { parseGoDuration } from "./duration.js";
-import { badRequest } from "./http-errors.js";
+import { parseGoBool } from "../../go/strconv.js";
+import { parseGoDuration } from "../../go/duration.js";
+import { invalid } from "../domain/errors.js";
 
 /** The namespace value that selects every namespace. */
 export const ALL_NAMESPACES = "*";
@@ -75,7 +75,7 @@ function parsePretty(query: URLSearchParams): boolean {
 /**
  * Parses the query options of a request.
  *
- * @throws a 400 {@link HttpError} with the reference's text for a malformed `stale`, `per_page`,
+ * @throws a 400 refusal with the reference's text for a malformed `stale`, `per_page`,
  * `wait` or `index`.
  */
 export function parseQueryOptions(query: URLSearchParams, headers: Headers, agentRegion: string): QueryOptions {
@@ -88,7 +88,7 @@ export function parseQueryOptions(query: URLSearchParams, headers: Headers, agen
     if (stale === "") allowStale = true;
     else {
       const parsed = parseGoBool(stale);
-      if (!parsed.ok) throw badRequest("Expect `true` or `false` for `stale` query string parameter");
+      if (!parsed.ok) throw invalid("Expect `true` or `false` for `stale` query string parameter");
       allowStale = parsed.value;
     }
   }
@@ -102,7 +102,7 @@ export function parseQueryOptions(query: URLSearchParams, headers: Headers, agen
     // Go's ParseInt(v, 10, 32); negative sizes are refused too (the reference accepts them oddly).
     const value = PER_PAGE.test(perPageText) ? Number(perPageText) : Number.NaN;
     if (!Number.isInteger(value) || value < 0 || value > INT32_MAX) {
-      throw badRequest("Expect a number for `per_page` query string parameter");
+      throw invalid("Expect a number for `per_page` query string parameter");
     }
     perPage = value;
   }
@@ -114,12 +114,12 @@ export function parseQueryOptions(query: URLSearchParams, headers: Headers, agen
   const wait = query.get("wait");
   if (wait !== null && wait !== "") {
     maxQueryTime = parseGoDuration(wait);
-    if (maxQueryTime === undefined) throw badRequest("Invalid wait time");
+    if (maxQueryTime === undefined) throw invalid("Invalid wait time");
   }
   let minQueryIndex = 0;
   const index = query.get("index");
   if (index !== null && index !== "") {
-    if (!/^[0-9]+$/.test(index) || BigInt(index) > 2n ** 64n - 1n) throw badRequest("Invalid index");
+    if (!/^[0-9]+$/.test(index) || BigInt(index) > 2n ** 64n - 1n) throw invalid("Invalid index");
     minQueryIndex = Number(index);
   }
 

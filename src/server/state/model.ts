@@ -4,6 +4,7 @@
  *
  * @module
  */
+import type { ParsedPolicy } from "../domain/acl-policy.js";
 
 /** A decoded JSON object. */
 export type JsonObject = { [key: string]: unknown };
@@ -155,4 +156,31 @@ export interface Namespace {
   readonly Meta: { readonly [key: string]: string } | null;
   readonly CreateIndex: number;
   readonly ModifyIndex: number;
+}
+
+/** A stored policy. */
+export interface AclPolicy {
+  readonly Name: string;
+  readonly Description: string;
+  readonly Rules: string;
+  readonly parsed: ParsedPolicy;
+  readonly CreateIndex: number;
+  readonly ModifyIndex: number;
+}
+
+/** A stored token. `secretHash` is what secrets are compared with. */
+export interface AclToken {
+  readonly AccessorID: string;
+  readonly SecretID: string;
+  readonly Name: string;
+  readonly Type: "client" | "management";
+  readonly Policies: readonly string[];
+  readonly Global: boolean;
+  readonly CreateTime: string;
+  readonly ExpirationTime: string | null;
+  /** Nanoseconds; 0 when the token has no TTL. */
+  readonly ExpirationTTL: number;
+  readonly CreateIndex: number;
+  readonly ModifyIndex: number;
+  readonly secretHash: Buffer;
 }

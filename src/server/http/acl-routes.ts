@@ -6,12 +6,11 @@
  * @module
  */
 import type { FastifyInstance, FastifyRequest } from "fastify";
-import { ACL_POLICY_BODY, ACL_TOKEN_BODY, BOOTSTRAP_BODY, policyResponse, policyStub, requireManagement, tokenResponse, tokenStub, type AclToken } from "./acl.js";
-import { badRequest, notFound } from "./http-errors.js";
-import { blockingRead, bodyText, byMethod, missingName, objectBody, param, queryOf, type Result, type RouteContext } from "./http.js";
-import { cutPage } from "./pagination.js";
-import { parseQueryOptions, type QueryOptions } from "./query.js";
-import { compareStrings } from "./store.js";
+import { ACL_POLICY_BODY, ACL_TOKEN_BODY, BOOTSTRAP_BODY, policyResponse, requireManagement, tokenResponse } from "../domain/acl.js";
+import { aclPoliciesEndpoint, aclTokensEndpoint } from "../list/endpoints.js";
+import { parseQueryOptions, type QueryOptions } from "../list/query.js";
+import { badRequest, notFound } from "./errors.js";
+import { bodyText, byMethod, listRoute, missingName, objectBody, param, queryOf, type Result, type RouteContext } from "./route.js";
 
 /** Registers the ACL routes. */
 export function aclRoutes(app: FastifyInstance, context: RouteContext): void {
@@ -31,22 +30,7 @@ export function aclRoutes(app: FastifyInstance, context: RouteContext): void {
   };
   app.all("/v1/acl/bootstrap", byMethod({ PUT: bootstrap, POST: bootstrap }));
 
-  app.all(
-    "/v1/acl/policies",
-    byMethod({
-      GET: async (request, reply) => {
-        const query = options(request);
-        const answer = await blockingRead(context, reply, ["acl_policy"], query, (caller) => {
-          const held = new Set(caller.token?.Policies ?? ["anonymous"]);
-          return {
-            index: cluster.store.tableIndex("acl_policy"),
-            policies: acl.policies.sorted().filter((p) => p.Name.startsWith(query.prefix) && (caller.management || held.has(p.Name))),
-          };
-        });
-        return { body: answer.policies.map(policyStub), index: answer.index, read: true };
-      },
-    }),
-  );
+  app.all("/v1/acl/policies", byMethod({ GET: listRoute(context, aclPoliciesEndpoint) }));
 
   app.all("/v1/acl/policy/", missingName("Missing Policy Name"));
   const upsertPolicy = async (request: FastifyRequest): Promise<Result> => {
@@ -71,32 +55,7 @@ export function aclRoutes(app: FastifyInstance, context: RouteContext): void {
     }),
   );
 
-  app.all(
-    "/v1/acl/tokens",
-    byMethod({
-      GET: async (request, reply) => {
-        const query = options(request);
-        requireManagement(acl.authenticate(query.token));
-        const answer = await blockingRead(context, reply, ["acl_token"], query, (caller) => {
-          requireManagement(caller);
-          return {
-            index: cluster.store.tableIndex("acl_token"),
-            page: cutPage<AclToken>(
-              {
-                rows: acl.tokens.sorted().filter((token) => token.AccessorID.startsWith(query.prefix)),
-                token: (token) => token.AccessorID,
-                compare: compareStrings,
-                filterTarget: (token) => token,
-                permitted: () => true,
-              },
-              { perPage: query.perPage, nextToken: query.nextToken, reverse: query.reverse, filter: undefined },
-            ),
-          };
-        });
-        return { body: answer.page.rows.map(tokenStub), index: answer.index, nextToken: answer.page.nextToken, read: true };
-      },
-    }),
-  );
+  app.all("/v1/acl/tokens", byMethod({ GET: listRoute(context, aclTokensEndpoint) }));
 
   const createToken = async (request: FastifyRequest): Promise<Result> => {
     management(request);

@@ -6,11 +6,11 @@
  *
  * @module
  */
-import type { ObjectSchema } from "../evaluator/schema.js";
-import { jobSpecFields, multiregionSchema, taskGroupSchema, updateStrategySchema } from "../schemas.js";
-import { decodeBody } from "./go-json.js";
-import { invalid } from "./domain-errors.js";
-import type { JobSpec, JsonObject, TaskGroup } from "./model.js";
+import type { ObjectSchema } from "../../evaluator/schema.js";
+import { jobSpecFields, multiregionSchema, taskGroupSchema, updateStrategySchema } from "../../schemas.js";
+import { decodeBody } from "../../go/json.js";
+import { invalid } from "./errors.js";
+import type { JobSpec, JsonObject, TaskGroup } from "../state/model.js";
 
 /**
  * The most allocations the simulated scheduler places for one job (the sum of its task groups'

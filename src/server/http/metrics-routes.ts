@@ -6,10 +6,10 @@
  */
 import type { FastifyInstance } from "fastify";
 import { LosslessNumber } from "lossless-json";
-import { HttpError } from "./http-errors.js";
-import { byMethod, queryOf, type RouteContext } from "./http.js";
-import type { MetricsSummary } from "./metrics/index.js";
-import { PROMETHEUS_CONTENT_TYPE } from "./metrics/prometheus.js";
+import { HttpError } from "./errors.js";
+import { byMethod, queryOf, type RouteContext } from "./route.js";
+import type { MetricsSummary } from "../metrics/index.js";
+import { PROMETHEUS_CONTENT_TYPE } from "../metrics/prometheus.js";
 
 /** A float64 as the reference's JSON codec writes it: integral values keep a `.0` (`56.0`). */
 function goFloat(value: number): LosslessNumber {

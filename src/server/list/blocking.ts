@@ -4,7 +4,7 @@
  *
  * @module
  */
-import type { StateStore, TableName } from "./store.js";
+import type { Store, TableName } from "../state/store.js";
 
 /** The wait when `?wait` is absent, zero or negative (spec 4.5: 5 minutes). */
 export const DEFAULT_WAIT_MS = 5 * 60_000;
@@ -41,7 +41,7 @@ export interface BlockingObserver {
 
 /** A blocking read: what it watches and how long it may wait. */
 export interface BlockingRequest {
-  readonly store: StateStore;
+  readonly store: Store;
   /** The tables whose writes wake it (to run the query again). */
   readonly tables: readonly TableName[];
   /** `?index`: wait until the answer's index passes it (0: answer at once). */

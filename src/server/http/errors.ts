@@ -1,12 +1,12 @@
 /**
  * Errors that become HTTP responses: the HTTP layer's own (`HttpError`, with its status) and the
- * domain's refusals (`domain-errors.ts`), whose kind gives the status here. The status never
+ * domain's refusals (`domain/errors.ts`), whose kind gives the status here. The status never
  * comes from the text; the body is the plain-text reason, as the reference writes it.
  *
  * @module
  */
 
-import { denied, invalid, missing, Refusal, type RefusalKind } from "./domain-errors.js";
+import { denied, invalid, missing, Refusal, type RefusalKind } from "../domain/errors.js";
 
 /** A request the agent refuses or cannot serve: `status` and a plain-text `message` body. */
 export class HttpError extends Error {
@@ -21,7 +21,7 @@ export class HttpError extends Error {
 }
 
 /** The status of each kind of refusal by the domain: the one place that maps them. */
-export const REFUSAL_STATUS: Readonly<Record<RefusalKind, number>> = { invalid: 400, denied: 403, not_found: 404 };
+export const REFUSAL_STATUS: Readonly<Record<RefusalKind, number>> = { invalid: 400, denied: 403, not_found: 404, unreachable: 500 };
 
 /** The status and body of an error that becomes a response, or undefined for any other error. */
 export function responseOf(error: unknown): { readonly status: number; readonly message: string } | undefined {

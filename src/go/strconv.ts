@@ -8,7 +8,7 @@
  *
  * @module
  */
-import { goQuote } from "../strings.js";
+import { goQuote } from "./strings.js";
 
 /** A coercion outcome: the value, or Go's error text and whether it was a syntax error. */
 export type Parsed<T> =

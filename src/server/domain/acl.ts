@@ -9,41 +9,15 @@
  * @module
  */
 import { createHash, randomUUID, timingSafeEqual } from "node:crypto";
-import type { ObjectSchema } from "../evaluator/schema.js";
+import type { ObjectSchema } from "../../evaluator/schema.js";
 import { Permissions, parsePolicy, PolicyError, type ParsedPolicy } from "./acl-policy.js";
-import { stringifyJson } from "../json.js";
-import { parseGoDuration } from "./duration.js";
-import { denied, invalid, missing } from "./domain-errors.js";
-import type { JsonObject } from "./model.js";
+import { stringifyJson } from "../../json.js";
+import { goDurationText, parseGoDuration } from "../../go/duration.js";
+import { denied, invalid, missing } from "./errors.js";
+import type { JsonObject } from "../state/model.js";
 import { formatErrors } from "./register.js";
-import { compareStrings, Table, type StateStore } from "./store.js";
-
-/** A stored policy. */
-export interface AclPolicy {
-  readonly Name: string;
-  readonly Description: string;
-  readonly Rules: string;
-  readonly parsed: ParsedPolicy;
-  readonly CreateIndex: number;
-  readonly ModifyIndex: number;
-}
-
-/** A stored token. `secretHash` is what secrets are compared with. */
-export interface AclToken {
-  readonly AccessorID: string;
-  readonly SecretID: string;
-  readonly Name: string;
-  readonly Type: "client" | "management";
-  readonly Policies: readonly string[];
-  readonly Global: boolean;
-  readonly CreateTime: string;
-  readonly ExpirationTime: string | null;
-  /** Nanoseconds; 0 when the token has no TTL. */
-  readonly ExpirationTTL: number;
-  readonly CreateIndex: number;
-  readonly ModifyIndex: number;
-  readonly secretHash: Buffer;
-}
+import type { AclPolicy, AclToken } from "../state/model.js";
+import type { ReadTable, Store } from "../state/store.js";
 
 /** A token or policy given in the agent's configuration. */
 export interface AclTokenConfig {
@@ -129,24 +103,6 @@ function hashSecret(secret: string): Buffer {
   return createHash("sha256").update(secret).digest();
 }
 
-/** Go's `time.Duration.String()`: `1h0m0s`, `1m30s`, `500ms`, `0s`. */
-export function goDurationText(nanoseconds: number): string {
-  if (nanoseconds === 0) return "0s";
-  const sign = nanoseconds < 0 ? "-" : "";
-  let rest = Math.abs(nanoseconds);
-  if (rest < 1e9) {
-    const [unit, size] = rest < 1e3 ? ["ns", 1] : rest < 1e6 ? ["µs", 1e3] : ["ms", 1e6];
-    return `${sign}${Number((rest / size).toFixed(9))}${unit}`;
-  }
-  const hours = Math.floor(rest / 3600e9);
-  rest -= hours * 3600e9;
-  const minutes = Math.floor(rest / 60e9);
-  rest -= minutes * 60e9;
-  const seconds = Number((rest / 1e9).toFixed(9));
-  if (hours > 0) return `${sign}${hours}h${minutes}m${seconds}s`;
-  if (minutes > 0) return `${sign}${minutes}m${seconds}s`;
-  return `${sign}${seconds}s`;
-}
 
 /** Who is making a request, and what they may do. */
 export interface Caller {
@@ -181,25 +137,31 @@ export function requireManagement(caller: Caller): void {
 
 /** The ACL tables, the bootstrap state, and authentication. */
 export class AccessControl {
-  readonly policies: Table<AclPolicy>;
-  readonly tokens: Table<AclToken>;
   #bootstrapIndex: number | undefined;
   readonly #minTtlMs: number;
   readonly #maxTtlMs: number;
 
   constructor(
-    private readonly store: StateStore,
+    private readonly store: Store,
     readonly enabled: boolean,
     limits: { minTtlMs: number; maxTtlMs: number },
   ) {
-    this.policies = new Table<AclPolicy>("acl_policy", store, (a, b) => compareStrings(a.Name, b.Name));
-    this.tokens = new Table<AclToken>("acl_token", store, (a, b) => a.CreateIndex - b.CreateIndex || compareStrings(a.AccessorID, b.AccessorID));
     this.#minTtlMs = limits.minTtlMs;
     this.#maxTtlMs = limits.maxTtlMs;
   }
 
+  /** The policies table, to read. */
+  get policies(): ReadTable<AclPolicy> {
+    return this.store.tables.acl_policy;
+  }
+
+  /** The tokens table, to read. */
+  get tokens(): ReadTable<AclToken> {
+    return this.store.tables.acl_token;
+  }
+
   /** Sets up ACLs from the agent's options: policies, tokens, and the bootstrap token. */
-  static async fromOptions(store: StateStore, options: AclOptions): Promise<AccessControl> {
+  static async fromOptions(store: Store, options: AclOptions): Promise<AccessControl> {
     const minTtlMs = parseGoDuration(options.tokenMinExpirationTTL ?? "1m");
     const maxTtlMs = parseGoDuration(options.tokenMaxExpirationTTL ?? "24h");
     if (minTtlMs === undefined || maxTtlMs === undefined) throw new AclConfigError("acl token expiration TTLs must be Go durations such as 1m or 24h");
@@ -288,14 +250,15 @@ export class AccessControl {
   }
 
   #store(fields: Omit<AclToken, "CreateIndex" | "ModifyIndex" | "secretHash">, previous?: AclToken): AclToken {
-    return this.store.write(["acl_token"], (index) => {
+    return this.store.write(["acl_token"], (state) => {
+      const { index } = state;
       const token: AclToken = {
         ...fields,
         CreateIndex: previous?.CreateIndex ?? index,
         ModifyIndex: index,
         secretHash: hashSecret(fields.SecretID),
       };
-      this.tokens.put(token.AccessorID, token);
+      state.acl_token.put(token);
       return token;
     }).result;
   }
@@ -316,16 +279,17 @@ export class AccessControl {
     }
     if (description.length > MAX_DESCRIPTION) problems.push(`description longer than ${MAX_DESCRIPTION}`);
     if (problems.length > 0 || parsed === undefined) throw invalid(`policy 0 invalid: ${formatErrors(problems)}`);
-    return this.store.write(["acl_policy"], (index) => {
-      const previous = this.policies.get(name);
-      this.policies.put(name, { Name: name, Description: description, Rules: rules, parsed: parsed!, CreateIndex: previous?.CreateIndex ?? index, ModifyIndex: index });
+    return this.store.write(["acl_policy"], (state) => {
+      const { index } = state;
+      const previous = state.acl_policy.get(name);
+      state.acl_policy.put({ Name: name, Description: description, Rules: rules, parsed: parsed!, CreateIndex: previous?.CreateIndex ?? index, ModifyIndex: index });
     }).index;
   }
 
   /** Deletes a policy. */
   deletePolicy(name: string): number {
-    return this.store.write(["acl_policy"], () => {
-      this.policies.delete(name);
+    return this.store.write(["acl_policy"], (state) => {
+      state.acl_policy.delete(name);
     }).index;
   }
 
@@ -392,8 +356,8 @@ export class AccessControl {
   /** Deletes a token. */
   deleteToken(accessor: string): number {
     if (this.tokens.get(accessor) === undefined) throw invalid(`Cannot delete nonexistent tokens: ${accessor}`);
-    return this.store.write(["acl_token"], () => {
-      this.tokens.delete(accessor);
+    return this.store.write(["acl_token"], (state) => {
+      state.acl_token.delete(accessor);
     }).index;
   }
 
@@ -454,6 +418,21 @@ export function tokenResponse(token: AclToken): unknown {
     ModifyIndex: token.ModifyIndex,
   };
 }
+
+/**
+ * What a filter on `GET /v1/acl/tokens` sees: the whole token, as the reference evaluates its
+ * filter on the stored `structs.ACLToken` (secret included; only management tokens may list),
+ * with `ExpirationTTL` as Go's `time.Duration`, nanoseconds.
+ */
+export function tokenFilterTarget(token: AclToken): unknown {
+  return { ...(tokenResponse(token) as Record<string, unknown>), ExpirationTTL: token.ExpirationTTL };
+}
+
+/** The schema of {@link tokenFilterTarget}: the reference's `structs.ACLToken`. */
+export const ACL_TOKEN_FILTER: ObjectSchema = {
+  ...ACL_TOKEN_BODY,
+  fields: { ...ACL_TOKEN_BODY.fields, ExpirationTTL: "int" },
+};
 
 /** A token in lists: no secret. */
 export function tokenStub(token: AclToken): unknown {

@@ -1,0 +1,60 @@
+/**
+ * `/v1/jobs`, `/v1/deployments` and `/v1/agent/members`.
+ *
+ * @module
+ */
+import type { FastifyInstance, FastifyRequest } from "fastify";
+import { namespaceAccess } from "../domain/acl.js";
+import { checkRegion } from "../domain/errors.js";
+import { membersResponse } from "../domain/members.js";
+import { decodeRegisterRequest } from "../domain/register.js";
+import { deploymentsEndpoint, jobsEndpoint, type ListEndpoint } from "../list/endpoints.js";
+import { parseQueryOptions } from "../list/query.js";
+import { METRICS } from "../metrics/index.js";
+import { permissionDenied } from "./errors.js";
+import { bodyText, byMethod, listRoute, queryOf, type Result, type RouteContext } from "./route.js";
+
+/** `PUT /v1/jobs`: decode, region, ACL (`submit-job` or `register-job`), register. */
+async function register(context: RouteContext, request: FastifyRequest): Promise<Result> {
+  const query = queryOf(request);
+  // Malformed query options are refused before the body is read, as the reference parses first.
+  const options = parseQueryOptions(query, request.headers, context.settings.region);
+  const registration = decodeRegisterRequest(bodyText(request));
+  const { job } = registration;
+  const namespace = query.get("namespace") || registration.namespace || (typeof job.Namespace === "string" && job.Namespace) || "default";
+  let region = query.get("region") || registration.region || (typeof job.Region === "string" ? job.Region : "");
+  if (region === "" || region === "global") region = context.settings.region;
+  checkRegion(region, context.settings.region);
+  // A token in the header beats the request's SecretID.
+  const caller = context.acl.authenticate(options.token || registration.secretId);
+  namespaceAccess(caller, namespace, ["submit-job", "register-job"]);
+  const response = context.cluster.register(registration, namespace, region);
+  return { body: response, index: response.Index };
+}
+
+/** Registers the routes of jobs, deployments and members. */
+export function jobRoutes(app: FastifyInstance, context: RouteContext): void {
+  const listOf = <Row>(endpoint: ListEndpoint<Row>) => listRoute(context, endpoint);
+  const registerJob = (request: FastifyRequest) => context.metrics.time(METRICS.jobRegister, () => register(context, request));
+  app.all(
+    "/v1/jobs",
+    byMethod({
+      GET: listOf(jobsEndpoint),
+      PUT: registerJob,
+      POST: registerJob,
+    }),
+  );
+  app.all("/v1/deployments", byMethod({ GET: listOf(deploymentsEndpoint) }));
+  app.all(
+    "/v1/agent/members",
+    byMethod({
+      GET: async (request) => {
+        // Members ignores the region (the reference does not forward it), but needs node:read.
+        const options = parseQueryOptions(queryOf(request), request.headers, context.settings.region);
+        const caller = context.acl.authenticate(options.token);
+        if (!caller.management && !caller.permissions.nodeRead) throw permissionDenied();
+        return { body: membersResponse(context.settings) };
+      },
+    }),
+  );
+}

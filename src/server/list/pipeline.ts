@@ -1,0 +1,169 @@
+/**
+ * The one list pipeline, for every list endpoint (declared as data in `endpoints.ts`): region →
+ * token → namespaces → filter → blocking → page → items. It knows nothing of HTTP: it takes the
+ * request's options and a signal that fires when the client goes away, and answers with the body's
+ * bytes, the index and the next token, or throws a refusal.
+ *
+ * Answers are cached whole per (the list's index, the ACL's index, the token, the request) while
+ * those indexes do not move: the blocking queries one write wakes, and clients polling the same
+ * page, are answered from one computation and the same bytes.
+ *
+ * @module
+ */
+import { gzipSync } from "node:zlib";
+import { FilterEvaluationError } from "../../errors.js";
+import { CostBudget } from "../../evaluator/cost.js";
+import { stringifyJson } from "../../json.js";
+import type { AccessControl, Caller } from "../domain/acl.js";
+import { checkRegion, invalid } from "../domain/errors.js";
+import { METRICS, type Metrics } from "../metrics/index.js";
+import type { Store, TableName } from "../state/store.js";
+import { blockingQuery } from "./blocking.js";
+import type { BoundedCache } from "./bounded-cache.js";
+import type { ListEndpoint } from "./endpoints.js";
+import type { FilterCache } from "./filter-cache.js";
+import { cutPage } from "./page.js";
+import type { QueryOptions } from "./query.js";
+
+/** What the pipeline needs of the agent. */
+export interface ListContext {
+  readonly store: Store;
+  readonly acl: AccessControl;
+  readonly metrics: Metrics;
+  /** The agent's region: the only one it answers for. */
+  readonly region: string;
+  /** The cost budget of one request's filtering. */
+  readonly filterCostPerRequest: number;
+  readonly filters: FilterCache;
+  /** The answers at the current indexes (see `AgentLimits.responseCacheBytes`). */
+  readonly answers: BoundedCache<ListAnswer>;
+}
+
+/** One list request: its parsed options, its query string (for the endpoint's own parameters), and when its client leaves. */
+export interface ListRequest {
+  readonly options: QueryOptions;
+  readonly query: URLSearchParams;
+  readonly signal: AbortSignal;
+}
+
+/** A list's answer at one index of its tables: its body (compact or pretty, as asked), its next token. */
+export interface ListAnswer {
+  readonly index: number;
+  readonly nextToken: string;
+  readonly body: Buffer;
+  /** The body gzipped, made for the first client that asks for it (see {@link gzipOf}). */
+  gzip?: Buffer;
+}
+
+/** An answer's gzip is kept when at most 1/GZIP_SHARE of its body (JSON lists compress to about a twentieth). */
+export const GZIP_SHARE = 4;
+
+/**
+ * The gzip of an answer's body, kept with it when it is at most a quarter of the body: the answer
+ * cache counts each entry as its body and that quarter, so its bound holds.
+ */
+export function gzipOf(answer: ListAnswer): Buffer {
+  if (answer.gzip !== undefined) return answer.gzip;
+  const gzipped = gzipSync(answer.body);
+  if (gzipped.length <= answer.body.length / GZIP_SHARE) answer.gzip = gzipped;
+  return gzipped;
+}
+
+/** Writes to these tables can take a caller's rights away. */
+const ACL_TABLES: readonly TableName[] = ["acl_token", "acl_policy"];
+
+/**
+ * Runs a read as the request's blocking query (`?index`, `?wait`): it wakes on writes to
+ * `tables`, stops when the client goes away, and is counted by the agent's metrics.
+ *
+ * The query is given the request's caller, authenticated afresh on every run: a blocking query
+ * wakes when a token or policy changes and when its token expires, and a token deleted, expired
+ * or stripped of its rights while the query waited gets `403`, not the data written meanwhile.
+ */
+export function blockingRead<A extends { readonly index: number }>(
+  context: Pick<ListContext, "store" | "acl" | "metrics">,
+  tables: readonly TableName[],
+  options: Pick<QueryOptions, "minQueryIndex" | "maxQueryTime" | "token">,
+  signal: AbortSignal,
+  query: (caller: Caller) => A,
+): Promise<A> {
+  const { acl } = context;
+  const expires = acl.enabled ? acl.authenticate(options.token).token?.ExpirationTime : null;
+  const request = {
+    store: context.store,
+    tables: acl.enabled ? [...tables, ...ACL_TABLES] : tables,
+    minIndex: options.minQueryIndex,
+    waitMs: options.maxQueryTime,
+    signal,
+    observer: context.metrics,
+    ...(typeof expires === "string" ? { until: Date.parse(expires) } : {}),
+  };
+  return blockingQuery(request, () => query(acl.authenticate(options.token)));
+}
+
+/** The reference's wording first (clients match on it), then where in the filter it happened. */
+function describeEvaluationError(error: FilterEvaluationError): string {
+  return [error.reason, ...error.message.split("\n").slice(1)].join("\n");
+}
+
+/** Runs the pipeline for one request. */
+export async function runList<Row>(context: ListContext, endpoint: ListEndpoint<Row>, request: ListRequest): Promise<ListAnswer> {
+  const { store, acl, metrics, filters, answers } = context;
+  const { options, query, signal } = request;
+  if (endpoint.needsAcl === true) acl.requireEnabled();
+  const itemOptions = endpoint.itemOptions(query);
+  checkRegion(options.region, context.region);
+  // Refused before the filter is read; checked again by every run of the query below.
+  endpoint.access(acl.authenticate(options.token), options.namespace);
+  // Without a paginator (no schema), the reference ignores filter, per_page, next_token and reverse.
+  const { schema } = endpoint;
+  const paging = schema === undefined ? { perPage: 0, nextToken: "", reverse: false, filter: "" } : options;
+  if (paging.filter !== "" && options.prefix !== "") throw invalid("Filter expression cannot be used with other filter parameters");
+  const filter = paging.filter === "" || schema === undefined ? undefined : filters.get(paging.filter, { name: endpoint.name, schema });
+  // The answer depends on the data, the caller's rights (the ACL tables' index and the token)
+  // and the request: the same key at the same indexes is the same bytes.
+  const { pretty } = options;
+  const requestKey = JSON.stringify([endpoint.name, options.token, options.namespace, options.prefix, paging.filter, paging.perPage, paging.nextToken, paging.reverse, itemOptions.meta, pretty]);
+  const labels = { endpoint: endpoint.name };
+
+  return blockingRead(context, endpoint.tables, options, signal, (caller): ListAnswer => {
+    const permitted = endpoint.access(caller, options.namespace);
+    const index = store.tableIndex(...endpoint.tables);
+    const key = `${index} ${store.tableIndex(...ACL_TABLES)} ${requestKey}`;
+    const known = answers.get(key);
+    if (known !== undefined) return known;
+    // One request's filtering is bounded, whatever the rows: each run of the query has a budget.
+    const budget = new CostBudget(context.filterCostPerRequest);
+    try {
+      const page = cutPage(
+        {
+          rows: endpoint.rows(store, options.namespace, options.prefix),
+          token: (row) => endpoint.token(row, options.prefix),
+          compare: (token, next) => endpoint.compare(token, next, options.prefix),
+          seekable: endpoint.seekable(paging.nextToken, options.prefix),
+          filterTarget: (row) => endpoint.filterTarget(row, store),
+          permitted,
+        },
+        { perPage: paging.perPage, nextToken: paging.nextToken, reverse: paging.reverse, filter, budget },
+      );
+      if (filter !== undefined) metrics.counter(METRICS.filterEvaluations, labels, page.evaluated);
+      // Compact lists join the JSON of their items, each written once per version of its row.
+      const text = pretty
+        ? stringifyJson(
+            page.rows.map((row) => endpoint.item(row, store, itemOptions)),
+            true,
+          )
+        : `[${page.rows.map((row) => endpoint.itemJson(row, store, itemOptions)).join(",")}]`;
+      const body = Buffer.from(text);
+      const answer: ListAnswer = { index, nextToken: page.nextToken, body };
+      answers.set(key, answer, body.length + Math.ceil(body.length / GZIP_SHARE) + key.length);
+      return answer;
+    } catch (error) {
+      if (error instanceof FilterEvaluationError) {
+        metrics.counter(METRICS.filterEvaluationErrors, labels);
+        throw invalid(`failed to read result page: ${describeEvaluationError(error)}`);
+      }
+      throw error;
+    }
+  });
+}

@@ -1,0 +1,295 @@
+/**
+ * The in-memory {@link Store}: each table keeps its rows by key, in the table's order (a binary
+ * search and one move per change) and by group, so that reads seek and no write scans a table. The
+ * index starts at 1 and grows by one with every write; each table remembers the index of its last
+ * change; a write wakes the blocking queries that watch a table it touched, in batches.
+ *
+ * @module
+ */
+import { compareStrings } from "../../go/order.js";
+import type { Job } from "./model.js";
+import { TABLE_NAMES, TABLES, type Queries, type ReadTable, type RowRange, type Rows, type Store, type TableDefinition, type TableName, type Tables, type Transaction, type WriteTable } from "./store.js";
+
+/** The first position in `rows` (sorted) at which `compare(row)` is not below zero, by binary search. */
+export function lowerBound<Row>(rows: { at(position: number): Row | undefined }, size: number, compare: (row: Row) => number, from = 0): number {
+  let low = from;
+  let high = size;
+  while (low < high) {
+    const middle = (low + high) >>> 1;
+    if (compare(rows.at(middle)!) < 0) low = middle + 1;
+    else high = middle;
+  }
+  return low;
+}
+
+/** A view of `rows[start, end)`, with segment starts relative to `start`. */
+function range<Row>(rows: readonly Row[], start: number, end: number, segments: readonly number[] = []): RowRange<Row> {
+  return { size: end - start, at: (position) => rows[start + position]!, segments };
+}
+
+const EMPTY_GROUP: ReadonlyMap<string, never> = new Map<string, never>();
+
+/** One table of a {@link MemoryStore}. */
+class MemoryTable<Row> implements WriteTable<Row> {
+  readonly #rows = new Map<string, Row>();
+  /** The rows in order, kept up to date by each change. */
+  readonly #sorted: Row[] = [];
+  readonly #groups = new Map<string, Map<string, Row>>();
+
+  constructor(
+    readonly name: TableName,
+    private readonly definition: TableDefinition<Row>,
+    /** Throws unless a write transaction that names this table is under way. */
+    private readonly assertWriting: (table: TableName) => void,
+  ) {}
+
+  get(key: string): Row | undefined {
+    return this.#rows.get(key);
+  }
+
+  get size(): number {
+    return this.#rows.size;
+  }
+
+  all(): RowRange<Row> {
+    return range(this.#sorted, 0, this.#sorted.length);
+  }
+
+  values(): IterableIterator<Row> {
+    return this.#rows.values();
+  }
+
+  /** The sorted rows themselves, for the named queries of this module. */
+  get sorted(): readonly Row[] {
+    return this.#sorted;
+  }
+
+  group(group: string): ReadonlyMap<string, Row> {
+    return this.#groups.get(group) ?? EMPTY_GROUP;
+  }
+
+  put(row: Row): void {
+    this.assertWriting(this.name);
+    const { key: keyOf, order, group: groupOf } = this.definition;
+    const key = keyOf(row);
+    const previous = this.#rows.get(key);
+    if (previous !== undefined && order(previous, row) === 0 && groupOf?.(previous) === groupOf?.(row)) {
+      // The usual update: the row keeps its place and its group.
+      this.#sorted[this.#indexOf(previous)] = row;
+      this.#rows.set(key, row);
+      if (groupOf !== undefined) this.#groups.get(groupOf(row))?.set(key, row);
+      return;
+    }
+    if (previous !== undefined) this.#unlink(key, previous);
+    this.#rows.set(key, row);
+    this.#sorted.splice(this.#position(row), 0, row);
+    if (groupOf !== undefined) {
+      const group = groupOf(row);
+      let rows = this.#groups.get(group);
+      if (rows === undefined) this.#groups.set(group, (rows = new Map()));
+      rows.set(key, row);
+    }
+  }
+
+  delete(key: string): boolean {
+    this.assertWriting(this.name);
+    const previous = this.#rows.get(key);
+    if (previous === undefined) return false;
+    this.#unlink(key, previous);
+    this.#rows.delete(key);
+    return true;
+  }
+
+  /** Where `row` (a stored row) is in the sorted array. */
+  #indexOf(row: Row): number {
+    const at = this.#position(row);
+    // A total order puts the row at its position; a scan is only a safeguard.
+    return this.#sorted[at] === row ? at : this.#sorted.indexOf(row);
+  }
+
+  #unlink(key: string, row: Row): void {
+    this.#sorted.splice(this.#indexOf(row), 1);
+    const groupOf = this.definition.group;
+    if (groupOf !== undefined) {
+      const group = groupOf(row);
+      const rows = this.#groups.get(group);
+      rows?.delete(key);
+      if (rows?.size === 0) this.#groups.delete(group);
+    }
+  }
+
+  /** The first position whose row does not come before `row`. */
+  #position(row: Row): number {
+    return lowerBound(this.#sorted, this.#sorted.length, (stored) => this.definition.order(stored, row));
+  }
+}
+
+/** Something waiting for a table to change. */
+interface Waiter {
+  readonly tables: readonly TableName[];
+  readonly afterIndex: number;
+  readonly wake: () => void;
+}
+
+/**
+ * Blocking queries woken at once by one write: more are woken a turn of the event loop later, a
+ * batch at a time, so that the write's own answer and other requests are not held behind
+ * thousands of answers being computed and sent.
+ */
+export const WAKE_BATCH = 256;
+
+/** Wakes `waiters`: the first {@link WAKE_BATCH} now, each next batch on a later turn of the event loop. */
+function wakeInBatches(waiters: readonly Waiter[]): void {
+  let next = 0;
+  const batch = () => {
+    const end = Math.min(next + WAKE_BATCH, waiters.length);
+    // Waking is idempotent: a waiter whose client left in between has already been woken.
+    for (; next < end; next++) waiters[next]!.wake();
+    if (next < waiters.length) setImmediate(batch);
+  };
+  batch();
+}
+
+type MemoryTables = { readonly [Name in TableName]: MemoryTable<Rows[Name]> };
+
+/** The in-memory state store. */
+export class MemoryStore implements Store {
+  #index = 1;
+  readonly #tableIndex = new Map<TableName, number>();
+  /** The waiters on each table (a waiter on several tables is in several sets). */
+  readonly #waiters = new Map<TableName, Set<Waiter>>(TABLE_NAMES.map((name) => [name, new Set()]));
+  #waiting = 0;
+  #closed = false;
+  /** The tables the write under way may change; undefined outside a write. */
+  #writing: ReadonlySet<TableName> | undefined;
+  readonly #tables: MemoryTables;
+
+  constructor() {
+    const assertWriting = (table: TableName) => {
+      if (this.#writing?.has(table) !== true) {
+        throw new Error(`the table ${table} was changed outside a write that names it: blocking queries on it would never wake`);
+      }
+    };
+    const tables: Partial<Record<TableName, MemoryTable<unknown>>> = {};
+    for (const name of TABLE_NAMES) tables[name] = new MemoryTable(name, TABLES[name] as TableDefinition<unknown>, assertWriting);
+    this.#tables = tables as MemoryTables;
+  }
+
+  get index(): number {
+    return this.#index;
+  }
+
+  get tables(): Tables {
+    return this.#tables;
+  }
+
+  readonly queries: Queries = {
+    jobs: (namespace, prefix) => jobsOf(this.#tables.jobs.sorted, namespace, prefix),
+    byKeyPrefix: (table, prefix) => {
+      // Names sort as the table does, so the rows with a prefix are one run of it.
+      const rows = this.#tables[table].sorted as readonly { Name: string }[];
+      const start = lowerBound(rows, rows.length, (row) => compareStrings(row.Name, prefix));
+      const end = lowerBound(rows, rows.length, (row) => (row.Name.startsWith(prefix) ? -1 : 1), start);
+      return range(rows, start, end) as RowRange<Rows[typeof table]>;
+    },
+  };
+
+  tableIndex(...tables: readonly TableName[]): number {
+    let index = 1;
+    for (const table of tables) index = Math.max(index, this.#tableIndex.get(table) ?? 0);
+    return index;
+  }
+
+  #transaction<Names extends TableName>(tables: readonly Names[], index: number): Transaction<Names> {
+    const transaction: Record<string, unknown> = { index };
+    for (const name of tables) transaction[name] = this.#tables[name];
+    return transaction as Transaction<Names>;
+  }
+
+  seed<Names extends TableName>(tables: readonly Names[], apply: (transaction: Transaction<Names>) => void): void {
+    this.#writing = new Set(tables);
+    try {
+      apply(this.#transaction(tables, this.#index));
+    } finally {
+      this.#writing = undefined;
+    }
+  }
+
+  write<Names extends TableName, T>(tables: readonly Names[], apply: (transaction: Transaction<Names>) => T): { index: number; result: T } {
+    if (this.#writing !== undefined) throw new Error("a write transaction is already under way");
+    const index = this.#index + 1;
+    this.#writing = new Set(tables);
+    let result: T;
+    try {
+      result = apply(this.#transaction(tables, index));
+    } finally {
+      this.#writing = undefined;
+    }
+    this.#index = index;
+    for (const table of tables) this.#tableIndex.set(table, index);
+    const due = new Set<Waiter>();
+    for (const table of tables) {
+      for (const waiter of this.#waiters.get(table)!) if (index > waiter.afterIndex) due.add(waiter);
+    }
+    wakeInBatches([...due]);
+    return { index, result };
+  }
+
+  waitForChange(tables: readonly TableName[], afterIndex: number, signal: AbortSignal): Promise<void> {
+    if (this.#closed || signal.aborted || this.tableIndex(...tables) > afterIndex) return Promise.resolve();
+    return new Promise((resolve) => {
+      const waiter: Waiter = {
+        tables,
+        afterIndex,
+        wake: () => {
+          if (!this.#waiters.get(tables[0]!)!.delete(waiter)) return;
+          for (const table of tables) this.#waiters.get(table)!.delete(waiter);
+          this.#waiting--;
+          signal.removeEventListener("abort", waiter.wake);
+          resolve();
+        },
+      };
+      for (const table of tables) this.#waiters.get(table)!.add(waiter);
+      this.#waiting++;
+      signal.addEventListener("abort", waiter.wake, { once: true });
+    });
+  }
+
+  get closed(): boolean {
+    return this.#closed;
+  }
+
+  get waiting(): number {
+    return this.#waiting;
+  }
+
+  close(): void {
+    this.#closed = true;
+    const all = new Set<Waiter>();
+    for (const waiters of this.#waiters.values()) for (const waiter of waiters) all.add(waiter);
+    for (const waiter of all) waiter.wake();
+  }
+}
+
+/**
+ * The jobs of a namespace (`*`: all) whose ID starts with `prefix`: the jobs table is sorted by
+ * namespace then ID, so one namespace's jobs with a prefix are one run of it, found by binary
+ * search. Across namespaces, each namespace's run is a segment.
+ */
+function jobsOf(jobs: readonly Job[], namespace: string, prefix: string): RowRange<Job> {
+  if (namespace !== "*") {
+    const start = lowerBound(jobs, jobs.length, (job) => compareStrings(job.Namespace, namespace) || compareStrings(job.ID, prefix));
+    // From `start`, the namespace's jobs with the prefix come first: the run ends at the first other.
+    const end = lowerBound(jobs, jobs.length, (job) => (job.Namespace === namespace && job.ID.startsWith(prefix) ? -1 : 1), start);
+    return range(jobs, start, end);
+  }
+  const selected = prefix === "" ? jobs : jobs.filter((job) => job.ID.startsWith(prefix));
+  const segments: number[] = [];
+  // The next namespace starts where the current one's jobs end: one binary search per namespace.
+  for (let start = 0; start < selected.length; ) {
+    const namespaceOfRun = selected[start]!.Namespace;
+    start = lowerBound(selected, selected.length, (job) => (compareStrings(job.Namespace, namespaceOfRun) <= 0 ? -1 : 1), start);
+    if (start < selected.length) segments.push(start);
+  }
+  return range(selected, 0, selected.length, segments);
+}

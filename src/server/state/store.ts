@@ -1,0 +1,151 @@
+/**
+ * The seam between the agent and its state: the {@link Store} interface. Everything the agent
+ * keeps (jobs, their summaries, deployments, evaluations, allocations, namespaces, ACL policies and
+ * tokens) lives in its tables; every change happens in a write transaction at the next index, typed
+ * by the tables it names, so a write cannot change a table it did not name (a compile error, and a
+ * runtime error for code that casts its way around the types), and the blocking queries watching
+ * the named tables wake.
+ *
+ * The in-memory implementation is {@link MemoryStore} (`memory.ts`); the table definitions below
+ * (key, order, group) are what any implementation indexes.
+ *
+ * @module
+ */
+import { compareStrings } from "../../go/order.js";
+import type { AclPolicy, AclToken, Allocation, Deployment, Evaluation, Job, JobSummary, Namespace } from "./model.js";
+
+/** The row type of each table. */
+export interface Rows {
+  readonly jobs: Job;
+  readonly job_summary: JobSummary;
+  readonly deployment: Deployment;
+  readonly evals: Evaluation;
+  readonly allocs: Allocation;
+  readonly namespaces: Namespace;
+  readonly acl_policy: AclPolicy;
+  readonly acl_token: AclToken;
+}
+
+/** The tables of the state store. */
+export type TableName = keyof Rows;
+
+/** How a table is keyed, ordered and grouped: the indexes its queries need. */
+export interface TableDefinition<Row> {
+  /** The row's primary key. */
+  readonly key: (row: Row) => string;
+  /** The table's order (that of its list endpoint); it must be total. */
+  readonly order: (a: Row, b: Row) => number;
+  /** The row's group, when rows are looked up by group (the deployments of one job). */
+  readonly group?: (row: Row) => string;
+}
+
+/** The key of a namespaced row (a job, a job's summary, the group of a job's other rows). */
+export function namespacedKey(namespace: string, id: string): string {
+  return `${namespace}\u0000${id}`;
+}
+
+/** The order of deployments, evaluations and allocations: creation, then ID. */
+function byCreation(a: { CreateIndex: number; ID: string }, b: { CreateIndex: number; ID: string }): number {
+  return a.CreateIndex - b.CreateIndex || compareStrings(a.ID, b.ID);
+}
+
+/** The job a deployment, evaluation or allocation belongs to. */
+function jobGroup(row: { Namespace: string; JobID: string }): string {
+  return namespacedKey(row.Namespace, row.JobID);
+}
+
+/** Every table's definition. */
+export const TABLES: { readonly [Name in TableName]: TableDefinition<Rows[Name]> } = {
+  jobs: { key: (job) => namespacedKey(job.Namespace, job.ID), order: (a, b) => compareStrings(a.Namespace, b.Namespace) || compareStrings(a.ID, b.ID) },
+  job_summary: { key: (summary) => namespacedKey(summary.Namespace, summary.JobID), order: (a, b) => compareStrings(a.Namespace, b.Namespace) || compareStrings(a.JobID, b.JobID) },
+  // A job's deployments, evaluations and allocations are found through its group: no write scans a table.
+  deployment: { key: (row) => row.ID, order: byCreation, group: jobGroup },
+  evals: { key: (row) => row.ID, order: byCreation, group: jobGroup },
+  allocs: { key: (row) => row.ID, order: byCreation, group: jobGroup },
+  namespaces: { key: (row) => row.Name, order: (a, b) => compareStrings(a.Name, b.Name) },
+  acl_policy: { key: (row) => row.Name, order: (a, b) => compareStrings(a.Name, b.Name) },
+  acl_token: { key: (row) => row.AccessorID, order: (a, b) => a.CreateIndex - b.CreateIndex || compareStrings(a.AccessorID, b.AccessorID) },
+};
+
+/** The names of every table. */
+export const TABLE_NAMES = Object.keys(TABLES) as readonly TableName[];
+
+/**
+ * A contiguous run of a table's rows in the table's order (the result of a named query), read
+ * without copying. `segments` are the positions where a new run of the query's pagination tokens
+ * starts: within a segment, the tokens grow with the position (the jobs of one namespace), so a
+ * `next_token` is found there by binary search.
+ */
+export interface RowRange<Row> {
+  readonly size: number;
+  /** The row at `position` (0 ≤ position < size). */
+  at(position: number): Row;
+  /** The start of each segment after the first, ascending (empty: one segment). */
+  readonly segments: readonly number[];
+}
+
+/** Reads of one table. */
+export interface ReadTable<Row> {
+  get(key: string): Row | undefined;
+  readonly size: number;
+  /** Every row in the table's order. */
+  all(): RowRange<Row>;
+  /** Every row, in no particular order. */
+  values(): IterableIterator<Row>;
+  /** The rows of one group (see {@link TableDefinition.group}), by key. */
+  group(group: string): ReadonlyMap<string, Row>;
+}
+
+/** Reads and changes of one table, inside a write transaction that names it. */
+export interface WriteTable<Row> extends ReadTable<Row> {
+  /** Inserts or replaces the row with the row's key. */
+  put(row: Row): void;
+  delete(key: string): boolean;
+}
+
+/** Every table, to read. */
+export type Tables = { readonly [Name in TableName]: ReadTable<Rows[Name]> };
+
+/** A write transaction: the index it writes at, and the tables it named, to change. */
+export type Transaction<Names extends TableName> = { readonly index: number } & { readonly [Name in Names]: WriteTable<Rows[Name]> };
+
+/**
+ * The named queries of the list endpoints: each is a {@link RowRange} of one table, found through
+ * the table's order (a binary search in memory, an index in a database).
+ */
+export interface Queries {
+  /** The jobs of a namespace (`*`: all) whose ID starts with `prefix`, by namespace then ID; a segment per namespace. */
+  jobs(namespace: string, prefix: string): RowRange<Job>;
+  /** The rows of a table whose key (a name, an accessor ID) starts with `prefix`, in the table's order. */
+  byKeyPrefix<Name extends "namespaces" | "acl_policy">(table: Name, prefix: string): RowRange<Rows[Name]>;
+}
+
+/** The agent's state. */
+export interface Store {
+  /** The index of the latest write (1 on a new store). */
+  readonly index: number;
+  /** The tables, to read. */
+  readonly tables: Tables;
+  /** The named queries of the list endpoints. */
+  readonly queries: Queries;
+  /** The index of the last write to any of `tables`, at least 1 (an untouched table answers 1). */
+  tableIndex(...tables: readonly TableName[]): number;
+  /** Fills tables before the first write (the agent's initial state), without moving the index. */
+  seed<Names extends TableName>(tables: readonly Names[], apply: (transaction: Transaction<Names>) => void): void;
+  /**
+   * Runs one write at the next index: `apply` changes the tables it names, and only those; the
+   * index moves, the tables remember it, and the blocking queries watching them wake.
+   */
+  write<Names extends TableName, T>(tables: readonly Names[], apply: (transaction: Transaction<Names>) => T): { index: number; result: T };
+  /**
+   * Resolves once a write to one of `tables` passes `afterIndex`, the signal aborts, or the store
+   * closes; whichever comes first. Never rejects.
+   */
+  waitForChange(tables: readonly TableName[], afterIndex: number, signal: AbortSignal): Promise<void>;
+  /** True once the store has been closed. */
+  readonly closed: boolean;
+  /** How many blocking queries are waiting (for metrics and tests). */
+  readonly waiting: number;
+  /** Wakes every waiter and refuses to wait from now on (the agent is stopping). */
+  close(): void;
+}
