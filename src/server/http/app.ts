@@ -16,6 +16,7 @@ import { EMPTY_BODY_HEADER, sendText, TEXT, type HttpSettings, type RouteContext
 import { BoundedCache } from "../list/bounded-cache.js";
 import { FilterCache } from "../list/filter-cache.js";
 import type { ListAnswer, ListContext } from "../list/pipeline.js";
+import { ListLane } from "./list-lane.js";
 import type { Metrics } from "../metrics/index.js";
 import type { Store } from "../state/store.js";
 import { aclRoutes } from "./acl-routes.js";
@@ -83,6 +84,16 @@ export interface AgentServer {
 /** Builds the agent's HTTP server (not yet listening). */
 export async function buildApp(store: Store, cluster: Cluster, acl: AccessControl, settings: HttpSettings, metrics: Metrics): Promise<AgentServer> {
   const { requestTimeoutMs } = settings.limits;
+  const lists: ListContext = {
+    store,
+    acl,
+    metrics,
+    region: settings.region,
+    filterCostPerRequest: settings.limits.filterCostPerRequest,
+    filters: new FilterCache(metrics, settings.limits.filterCacheBytes),
+    answers: new BoundedCache<ListAnswer>(settings.limits.responseCacheBytes),
+  };
+  const lane = new ListLane(lists);
   const app = Fastify({
     logger: settings.logLevel === "silent" ? false : { level: settings.logLevel, ...(settings.logFormat === "text" ? { stream: textLog(process.stdout) } : {}) },
     exposeHeadRoutes: false,
@@ -91,7 +102,10 @@ export async function buildApp(store: Store, cluster: Cluster, acl: AccessContro
     // A client gets `requestTimeoutMs` to send its headers and body, checked every second (Node
     // checks every 30 s by default, and fastify turns the timeout off).
     serverFactory: (handler: RequestListener) =>
-      createServer({ maxHeaderSize: MAX_HEADER_BYTES, requestTimeout: requestTimeoutMs, headersTimeout: requestTimeoutMs, connectionsCheckingInterval: TIMEOUT_CHECK_INTERVAL_MS }, handler),
+      createServer({ maxHeaderSize: MAX_HEADER_BYTES, requestTimeout: requestTimeoutMs, headersTimeout: requestTimeoutMs, connectionsCheckingInterval: TIMEOUT_CHECK_INTERVAL_MS }, (request, response) => {
+        // A repeated list request whose answer is current is written before the router runs.
+        if (!lane.serve(request, response)) handler(request, response);
+      }),
     // Malformed requests and requests too slow to arrive: a plain-text 4xx, then the connection closes.
     clientErrorHandler: (error: Error & { code?: string }, socket: Socket) => {
       if (!socket.writable) return socket.destroy();
@@ -153,16 +167,7 @@ export async function buildApp(store: Store, cluster: Cluster, acl: AccessContro
     return sendText(reply, 500, "Internal error");
   });
 
-  const lists: ListContext = {
-    store,
-    acl,
-    metrics,
-    region: settings.region,
-    filterCostPerRequest: settings.limits.filterCostPerRequest,
-    filters: new FilterCache(metrics, settings.limits.filterCacheBytes),
-    answers: new BoundedCache<ListAnswer>(settings.limits.responseCacheBytes),
-  };
-  const context: RouteContext = { store, cluster, acl, settings, metrics, lists };
+  const context: RouteContext = { store, cluster, acl, settings, metrics, lists, lane };
   jobRoutes(app, context);
   metricsRoutes(app, context);
   aclRoutes(app, context);

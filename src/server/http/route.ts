@@ -4,12 +4,12 @@
  *
  * @module
  */
-import { Readable } from "node:stream";
 import type { FastifyReply, FastifyRequest } from "fastify";
 import { stringifyJson } from "../../json.js";
 import type { AccessControl } from "../domain/acl.js";
 import type { ListEndpoint } from "../list/endpoints.js";
-import { gzipOf, runList, type ListContext } from "../list/pipeline.js";
+import { runList, type ListContext } from "../list/pipeline.js";
+import type { ListLane } from "./list-lane.js";
 import { parseQueryOptions } from "../list/query.js";
 import type { Cluster } from "../domain/cluster.js";
 import { badRequest, invalidMethod } from "./errors.js";
@@ -43,6 +43,8 @@ export interface RouteContext {
   readonly metrics: Metrics;
   /** What the list pipeline needs. */
   readonly lists: ListContext;
+  /** How list answers are written, and the lane of repeated list requests. */
+  readonly lane: ListLane;
 }
 
 /** A successful response. */
@@ -54,8 +56,6 @@ export interface Result {
    * handler has them cheaper than `body` (a list's cached answer). Takes precedence over `body`.
    */
   readonly json?: Buffer;
-  /** The same body gzipped (kept with a cached answer), for a client that only takes gzip. */
-  readonly gzip?: () => Buffer;
   /** A body that is not JSON, sent as it is (the Prometheus text format). */
   readonly text?: { readonly body: string; readonly contentType: string };
   /** The `X-Svc-Index` value; reads also send the leader headers. */
@@ -64,22 +64,8 @@ export interface Result {
   readonly read?: boolean;
 }
 
-/** A handler of one method. */
-export type Handler = (request: FastifyRequest, reply: FastifyReply) => Promise<Result>;
-
-/**
- * Whether the compression plugin would answer this request with gzip for certain: `gzip` is the
- * only encoding it supports (gzip, deflate) that the client names, without weights.
- */
-function takesGzipOnly(request: FastifyRequest): boolean {
-  const header = request.headers["accept-encoding"];
-  if (typeof header !== "string" || request.headers["x-no-compression"] !== undefined || header.includes(";")) return false;
-  const named = header
-    .split(",")
-    .map((token) => token.trim().toLowerCase())
-    .filter((token) => token === "gzip" || token === "deflate" || token === "*" || token === "identity");
-  return named.length === 1 && named[0] === "gzip";
-}
+/** A handler of one method: its result, or undefined when it wrote the response itself. */
+export type Handler = (request: FastifyRequest, reply: FastifyReply) => Promise<Result | undefined>;
 
 /** `?pretty` (any value but `0`): indented JSON. */
 export function wantsPretty(query: URLSearchParams): boolean {
@@ -107,11 +93,14 @@ export function clientGone(reply: FastifyReply): AbortSignal {
 
 /** A list endpoint's route handler: the shared pipeline, timed, stopped when the client leaves. */
 export function listRoute<Row>(context: RouteContext, endpoint: ListEndpoint<Row>): Handler {
-  const answer = async (request: FastifyRequest, reply: FastifyReply): Promise<Result> => {
+  const answer = async (request: FastifyRequest, reply: FastifyReply): Promise<Result | undefined> => {
     const query = queryOf(request);
     const options = parseQueryOptions(query, request.headers, context.settings.region);
-    const answer = await runList(context.lists, endpoint, { options, query, signal: clientGone(reply) });
-    return { json: answer.body, gzip: () => gzipOf(answer), index: answer.index, nextToken: answer.nextToken, read: true };
+    const listed = await runList(context.lists, endpoint, { options, query, signal: clientGone(reply) });
+    // Written straight to the socket when the lane writes the client's encoding.
+    if (context.lane.send(request, reply, endpoint, listed, options.minQueryIndex)) return undefined;
+    const { answer } = listed;
+    return { json: answer.body, index: answer.index, nextToken: answer.nextToken, read: true };
   };
   const { timer } = endpoint;
   return timer === undefined ? answer : (request, reply) => context.metrics.time(timer, () => answer(request, reply));
@@ -132,11 +121,6 @@ function sendResult(request: FastifyRequest, reply: FastifyReply, result: Result
   }
   if (result.text !== undefined) return reply.code(200).header("Content-Type", result.text.contentType).send(Buffer.from(result.text.body));
   if (result.body === undefined && result.json === undefined) return reply.code(200).header(EMPTY_BODY_HEADER, "1").send(Buffer.alloc(0));
-  if (result.gzip !== undefined && takesGzipOnly(request)) {
-    // The bytes the compression plugin would write (zlib's defaults), made once per answer, and
-    // sent as it sends them: as a stream, without Content-Length.
-    return reply.code(200).header("Content-Type", "application/json").header("Content-Encoding", "gzip").send(Readable.from([result.gzip()]));
-  }
   const body = result.json ?? Buffer.from(stringifyJson(result.body, wantsPretty(queryOf(request))));
   return reply.code(200).header("Content-Type", "application/json").send(body);
 }
@@ -146,7 +130,8 @@ export function byMethod(handlers: Partial<Record<string, Handler>>) {
   return async (request: FastifyRequest, reply: FastifyReply) => {
     const handler = handlers[request.method];
     if (handler === undefined) throw invalidMethod();
-    return sendResult(request, reply, await handler(request, reply));
+    const result = await handler(request, reply);
+    return result === undefined ? reply : sendResult(request, reply, result);
   };
 }
 

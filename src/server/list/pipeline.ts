@@ -70,7 +70,24 @@ export function gzipOf(answer: ListAnswer): Buffer {
 }
 
 /** Writes to these tables can take a caller's rights away. */
-const ACL_TABLES: readonly TableName[] = ["acl_token", "acl_policy"];
+export const ACL_TABLES: readonly TableName[] = ["acl_token", "acl_policy"];
+
+/**
+ * The answer cache's key of a request at the current state: the index of the list's tables, the
+ * index of the ACL tables, and the request (see {@link runList}). The same key is the same bytes.
+ */
+export function answerKey(store: Store, endpoint: Pick<ListEndpoint<unknown>, "tables">, requestKey: string): string {
+  return `${store.tableIndex(...endpoint.tables)} ${store.tableIndex(...ACL_TABLES)} ${requestKey}`;
+}
+
+/** What {@link runList} answers: the answer, and what a cache of requests needs to find it again. */
+export interface Listed {
+  readonly answer: ListAnswer;
+  /** The request's part of the answer's key (see {@link answerKey}). */
+  readonly requestKey: string;
+  /** When the request's token expires (epoch milliseconds; Infinity when it does not). */
+  readonly expiresAt: number;
+}
 
 /**
  * Runs a read as the request's blocking query (`?index`, `?wait`): it wakes on writes to
@@ -107,14 +124,17 @@ function describeEvaluationError(error: FilterEvaluationError): string {
 }
 
 /** Runs the pipeline for one request. */
-export async function runList<Row>(context: ListContext, endpoint: ListEndpoint<Row>, request: ListRequest): Promise<ListAnswer> {
+export async function runList<Row>(context: ListContext, endpoint: ListEndpoint<Row>, request: ListRequest): Promise<Listed> {
   const { store, acl, metrics, filters, answers } = context;
   const { options, query, signal } = request;
   if (endpoint.needsAcl === true) acl.requireEnabled();
   const itemOptions = endpoint.itemOptions(query);
   checkRegion(options.region, context.region);
   // Refused before the filter is read; checked again by every run of the query below.
-  endpoint.access(acl.authenticate(options.token), options.namespace);
+  const caller = acl.authenticate(options.token);
+  endpoint.access(caller, options.namespace);
+  const expires = acl.enabled ? caller.token?.ExpirationTime : undefined;
+  const expiresAt = typeof expires === "string" ? Date.parse(expires) : Infinity;
   // Without a paginator (no schema), the reference ignores filter, per_page, next_token and reverse.
   const { schema } = endpoint;
   const paging = schema === undefined ? { perPage: 0, nextToken: "", reverse: false, filter: "" } : options;
@@ -126,11 +146,13 @@ export async function runList<Row>(context: ListContext, endpoint: ListEndpoint<
   const requestKey = JSON.stringify([endpoint.name, options.token, options.namespace, options.prefix, paging.filter, paging.perPage, paging.nextToken, paging.reverse, itemOptions.meta, pretty]);
   const labels = { endpoint: endpoint.name };
 
-  return blockingRead(context, endpoint.tables, options, signal, (caller): ListAnswer => {
+  let source: "computed" | "cache" = "computed";
+  const answer = await blockingRead(context, endpoint.tables, options, signal, (caller): ListAnswer => {
     const permitted = endpoint.access(caller, options.namespace);
     const index = store.tableIndex(...endpoint.tables);
-    const key = `${index} ${store.tableIndex(...ACL_TABLES)} ${requestKey}`;
+    const key = answerKey(store, endpoint, requestKey);
     const known = answers.get(key);
+    source = known === undefined ? "computed" : "cache";
     if (known !== undefined) return known;
     // One request's filtering is bounded, whatever the rows: each run of the query has a budget.
     const budget = new CostBudget(context.filterCostPerRequest);
@@ -166,4 +188,6 @@ export async function runList<Row>(context: ListContext, endpoint: ListEndpoint<
       throw error;
     }
   });
+  metrics.counter(METRICS.listAnswers, { endpoint: endpoint.name, source });
+  return { answer, requestKey, expiresAt };
 }

@@ -67,7 +67,7 @@ export const METRICS = Object.freeze({
   /** Counter `svc.svc.blocking.woken`: blocking queries that stopped waiting, by `reason` (`change`, `timeout`, `disconnect`, `shutdown`). */
   blockingWoken: counter("svc.svc.blocking.woken", ["reason"], "queries", "blocking queries that stopped waiting, by `reason`: `change`, `timeout`, `disconnect` (the client went away) or `shutdown`"),
   /** Counter `svc.svc.filter.compiled`: filters compiled because the cache did not hold them, by `endpoint`. */
-  filterCompiled: counter("svc.svc.filter.compiled", ["endpoint"], "filters", "filters compiled (not found in the cache of compiled filters), by `endpoint` (`job`, `deployment`)"),
+  filterCompiled: counter("svc.svc.filter.compiled", ["endpoint"], "filters", "filters compiled (not found in the cache of compiled filters), by `endpoint` (`job`, `deployment`, `acl_token`)"),
   /** Counter `svc.svc.filter.compile_errors`: filters refused with a syntax error (400), by `endpoint`. */
   filterCompileErrors: counter("svc.svc.filter.compile_errors", ["endpoint"], "filters", "filters refused with a syntax error (400)"),
   /** Counter `svc.svc.filter.evaluations`: objects filters were evaluated on (`Sum`), over query runs (`Count`), by `endpoint`. */
@@ -78,6 +78,8 @@ export const METRICS = Object.freeze({
   filterCacheEntries: gauge("svc.svc.filter.cache_entries", [], "filters", "compiled filters in the cache; set when it changes, and every second"),
   /** Counter `svc.svc.filter.evaluation_errors`: queries failed by a filter's evaluation error (400), by `endpoint`. */
   filterEvaluationErrors: counter("svc.svc.filter.evaluation_errors", ["endpoint"], "queries", "queries failed by a filter's evaluation error (400)"),
+  /** Counter `svc.svc.list.answers`: list answers sent, by `endpoint` and `source` (`computed`, `cache`, `lane`). */
+  listAnswers: counter("svc.svc.list.answers", ["endpoint", "source"], "answers", "list answers sent, by `endpoint` and by `source`: `computed` (the pipeline cut the page), `cache` (the pipeline found the answer at the current indexes) or `lane` (a repeated request answered from the cache before the router)"),
   /** Gauge `svc.svc.job_status.pending`: jobs with status `pending`, by `namespace`, collected every second. */
   jobStatusPending: gauge("svc.svc.job_status.pending", ["namespace"], "jobs", "jobs with status `pending`, per namespace, every second"),
   /** Gauge `svc.svc.job_status.running`: jobs with status `running`, by `namespace`, collected every second. */

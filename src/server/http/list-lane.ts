@@ -1,0 +1,153 @@
+/**
+ * How list answers are written, and the lane that answers a repeated list request before the
+ * router sees it.
+ *
+ * A list answer is written straight to the socket (fastify's reply is hijacked: its `onResponse`
+ * hooks still run) when the client takes it as it is or takes gzip only: the answer's bytes, or
+ * its gzip kept with it, with the headers of {@link listHeaders}. Any other `Accept-Encoding`
+ * goes through the compression plugin as every other response does.
+ *
+ * The lane remembers, for each list request answered so (by its method, raw URL, token headers
+ * and encoding), where its answer is in the pipeline's answer cache. When the same request comes
+ * again and the answer is still current (the list's tables and the ACL tables at the same
+ * indexes, the token not expired, and no blocking wait due), it is written at once, with the same
+ * metrics as the pipeline would record, without parsing, routing, or running the pipeline. A
+ * request the lane does not know, or whose answer has moved on, goes the usual way.
+ *
+ * @module
+ */
+import type { IncomingMessage, ServerResponse } from "node:http";
+import type { FastifyReply, FastifyRequest } from "fastify";
+import type { ListEndpoint } from "../list/endpoints.js";
+import { answerKey, gzipOf, type ListAnswer, type ListContext, type Listed } from "../list/pipeline.js";
+import { BoundedCache } from "../list/bounded-cache.js";
+import { METRICS } from "../metrics/index.js";
+
+/** How a list answer is encoded for a client. */
+export type ListEncoding = "identity" | "gzip";
+
+/**
+ * The encoding the lane writes for a request's headers: `identity` when the client names no
+ * encoding, `gzip` when gzip is the only one the compression plugin supports (gzip, deflate) that
+ * it names, without weights; undefined for anything else (left to the plugin).
+ */
+export function listEncoding(headers: IncomingMessage["headers"]): ListEncoding | undefined {
+  if (headers["x-no-compression"] !== undefined) return undefined;
+  const header = headers["accept-encoding"];
+  if (header === undefined) return "identity";
+  if (header.includes(";")) return undefined;
+  let named: string | undefined;
+  for (const part of header.split(",")) {
+    const token = part.trim().toLowerCase();
+    if (token !== "gzip" && token !== "deflate" && token !== "*" && token !== "identity") continue;
+    if (named !== undefined) return undefined;
+    named = token;
+  }
+  return named === "gzip" ? "gzip" : undefined;
+}
+
+/**
+ * The headers of a list answer: the reference's meta headers, the content's, and `Vary`. A gzip
+ * body is sent as the compression plugin and the reference send one, chunked, without a length.
+ */
+export function listHeaders(answer: ListAnswer, encoding: ListEncoding, length: number): Record<string, string> {
+  return {
+    "x-svc-index": String(answer.index),
+    "x-svc-knownleader": "true",
+    "x-svc-lastcontact": "0",
+    ...(answer.nextToken === "" ? {} : { "x-svc-nexttoken": answer.nextToken }),
+    "content-type": "application/json",
+    ...(encoding === "gzip" ? { "content-encoding": "gzip" } : {}),
+    vary: "Accept-Encoding",
+    ...(encoding === "gzip" ? {} : { "content-length": String(length) }),
+  };
+}
+
+/** Writes a list answer to `response` in `encoding`. */
+function writeAnswer(response: ServerResponse, answer: ListAnswer, encoding: ListEncoding): void {
+  const body = encoding === "gzip" ? gzipOf(answer) : answer.body;
+  response.writeHead(200, listHeaders(answer, encoding, body.length));
+  if (encoding === "gzip") {
+    // Written before the end, so that Node sends it chunked rather than count its length.
+    response.write(body);
+    response.end();
+  } else {
+    response.end(body);
+  }
+}
+
+/** What the lane knows of one request it can answer. */
+interface LaneEntry {
+  readonly endpoint: ListEndpoint<unknown>;
+  /** The request's part of the answer cache's key (see {@link answerKey}). */
+  readonly requestKey: string;
+  readonly encoding: ListEncoding;
+  /** The request's `?index`: an answer at or below it must wait, which only the pipeline does. */
+  readonly minQueryIndex: number;
+  /** When the request's token expires (epoch milliseconds; Infinity when it does not). */
+  readonly expiresAt: number;
+  /** The route's pattern, for the request metrics. */
+  readonly route: string;
+}
+
+/**
+ * The memory the lane's entries may hold (their keys), apart from the answers, which stay in the
+ * pipeline's answer cache: 4 MiB is about 10,000 distinct list requests with short filters.
+ */
+export const LIST_LANE_BYTES = 4 * 1024 * 1024;
+
+/** The fast lane of repeated list requests (see the module's description). */
+export class ListLane {
+  readonly #entries = new BoundedCache<LaneEntry>(LIST_LANE_BYTES);
+
+  constructor(private readonly context: ListContext) {}
+
+  /** The lane's key of a request: method, raw URL, token headers and encoding. */
+  static #keyOf(request: IncomingMessage, encoding: ListEncoding): string {
+    const { headers } = request;
+    return `${encoding} ${request.url ?? ""}\n${headers["x-svc-token"] ?? ""}\n${headers.authorization ?? ""}`;
+  }
+
+  /**
+   * Answers `request` from the lane when it can (see the module's description); returns whether it
+   * did. Only GET requests without a body are answered here.
+   */
+  serve(request: IncomingMessage, response: ServerResponse): boolean {
+    if (request.method !== "GET" || request.headers["content-length"] !== undefined || request.headers["transfer-encoding"] !== undefined) return false;
+    const encoding = listEncoding(request.headers);
+    if (encoding === undefined) return false;
+    const entry = this.#entries.get(ListLane.#keyOf(request, encoding));
+    if (entry === undefined || Date.now() >= entry.expiresAt) return false;
+    const start = performance.now();
+    const { store, answers, metrics } = this.context;
+    const answer = answers.get(answerKey(store, entry.endpoint, entry.requestKey));
+    if (answer === undefined || (entry.minQueryIndex > 0 && answer.index <= entry.minQueryIndex)) return false;
+    // What the pipeline would record: one pass of the query, its time, the request.
+    metrics.pass();
+    metrics.counter(METRICS.listAnswers, { endpoint: entry.endpoint.name, source: "lane" });
+    writeAnswer(response, answer, encoding);
+    const elapsedMs = performance.now() - start;
+    if (entry.endpoint.timer !== undefined) metrics.sample(entry.endpoint.timer, elapsedMs);
+    metrics.request("GET", entry.route, 200, elapsedMs);
+    return true;
+  }
+
+  /**
+   * Writes a list answer for a request that went through the router, straight to the socket when
+   * the lane writes its encoding (and remembers the request for next time); returns false, writing
+   * nothing, when the compression plugin must encode it.
+   */
+  send<Row>(request: FastifyRequest, reply: FastifyReply, endpoint: ListEndpoint<Row>, listed: Listed, minQueryIndex: number): boolean {
+    const { answer, requestKey, expiresAt } = listed;
+    const encoding = listEncoding(request.headers);
+    if (encoding === undefined) return false;
+    reply.hijack();
+    writeAnswer(reply.raw, answer, encoding);
+    if (request.method === "GET" && request.headers["content-length"] === undefined && request.headers["transfer-encoding"] === undefined) {
+      const key = ListLane.#keyOf(request.raw, encoding);
+      const entry: LaneEntry = { endpoint: endpoint as ListEndpoint<unknown>, requestKey, encoding, minQueryIndex, expiresAt, route: request.routeOptions.url ?? "*" };
+      this.#entries.set(key, entry, 2 * (key.length + requestKey.length) + 64);
+    }
+    return true;
+  }
+}

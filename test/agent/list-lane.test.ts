@@ -1,0 +1,183 @@
+/**
+ * The lane of repeated list requests: a request answered before is answered again before the
+ * router, from the pipeline's answer cache, with the very bytes and headers the router sent and
+ * the same metrics; it never answers with what the pipeline would no longer answer: after a
+ * write, an ACL change, a token's expiry, or when a blocking query must wait.
+ */
+import net from "node:net";
+import { describe, expect, it } from "vitest";
+import { startAgent, type Agent, type AgentOptions, type MetricsSummary } from "../../src/server/index.js";
+import { job, send } from "./support.js";
+
+async function withAgent<T>(options: AgentOptions, test: (agent: Agent) => Promise<T>): Promise<T> {
+  const agent = await startAgent({ port: 0, demo: false, logLevel: "silent", placementDelayMs: 60_000, ...options });
+  try {
+    return await test(agent);
+  } finally {
+    await agent.close();
+  }
+}
+
+/** A request as raw bytes on its own connection: the status line, the headers (without Date) and the body. */
+function raw(agent: Agent, path: string, headers: Record<string, string> = {}): Promise<{ head: string[]; body: Buffer }> {
+  return new Promise((resolve, reject) => {
+    const socket = net.connect(agent.port, "127.0.0.1", () => {
+      const lines = Object.entries(headers).map(([name, value]) => `${name}: ${value}\r\n`);
+      socket.write(`GET ${path} HTTP/1.1\r\nHost: agent\r\n${lines.join("")}Connection: close\r\n\r\n`);
+    });
+    const chunks: Buffer[] = [];
+    socket.on("data", (chunk: Buffer) => chunks.push(chunk));
+    socket.on("error", reject);
+    socket.on("end", () => {
+      const all = Buffer.concat(chunks);
+      const split = all.indexOf("\r\n\r\n");
+      const head = all.subarray(0, split).toString("latin1").split("\r\n").filter((line) => !/^date:/i.test(line));
+      resolve({ head, body: all.subarray(split + 4) });
+    });
+  });
+}
+
+/** How many list answers came from each source, by endpoint. */
+async function answers(agent: Agent, endpoint = "job"): Promise<Record<string, number>> {
+  const document = JSON.parse((await send(`${agent.url}/v1/metrics`)).text) as MetricsSummary;
+  const counts: Record<string, number> = { computed: 0, cache: 0, lane: 0 };
+  for (const counter of document.Counters) {
+    if (counter.Name === "svc.svc.list.answers" && counter.Labels.endpoint === endpoint) counts[counter.Labels.source!] = counter.Sum;
+  }
+  return counts;
+}
+
+const put = (agent: Agent, id: string, fields: Record<string, unknown> = {}, token?: string) =>
+  send(`${agent.url}/v1/jobs`, { method: "PUT", body: JSON.stringify({ Job: job(id, fields) }), headers: token === undefined ? {} : { "x-svc-token": token } });
+
+/** Waits until the scheduler's work for the jobs just registered (their evaluations) is written. */
+async function settled(agent: Agent): Promise<void> {
+  let index = "";
+  for (;;) {
+    await new Promise((resolve) => setTimeout(resolve, 30));
+    const now = String((await send(`${agent.url}/v1/jobs?prefix=%00`)).headers["x-svc-index"]);
+    if (now === index) return;
+    index = now;
+  }
+}
+
+const ONE_INTERVAL = { intervalMs: 2 ** 40, retentionMs: 2 ** 40 };
+
+describe("the lane of repeated list requests", () => {
+  it.each([
+    ["/v1/jobs", {}],
+    ["/v1/jobs?per_page=1&pretty", {}],
+    [`/v1/jobs?filter=${encodeURIComponent('ID == "b"')}`, {}],
+    ["/v1/jobs", { "accept-encoding": "gzip" }],
+    ["/v1/deployments", {}],
+    ["/v1/namespaces", {}],
+  ] as [string, Record<string, string>][])("answers %s %j again with the router's bytes and headers", async (path, headers) =>
+    withAgent({ metrics: ONE_INTERVAL }, async (agent) => {
+      for (const id of ["a", "b"]) expect((await put(agent, id)).status).toBe(200);
+      await settled(agent);
+      const endpoint = path.startsWith("/v1/jobs") ? "job" : path.startsWith("/v1/deployments") ? "deployment" : "namespace";
+      const first = await raw(agent, path, headers);
+      const before = await answers(agent, endpoint);
+      const again = await raw(agent, path, headers);
+      const after = await answers(agent, endpoint);
+      expect(after.lane! - before.lane!).toBe(1);
+      expect(after.computed! + after.cache!).toBe(before.computed! + before.cache!);
+      expect(again.head).toEqual(first.head);
+      expect(again.body.equals(first.body)).toBe(true);
+    }),
+  );
+
+  it("records the metrics the router would: the request, the list timer, the query", async () =>
+    withAgent({ metrics: ONE_INTERVAL }, async (agent) => {
+      await send(`${agent.url}/v1/jobs`);
+      const read = async () => {
+        const document = JSON.parse((await send(`${agent.url}/v1/metrics`)).text) as MetricsSummary;
+        const find = (kind: "Counters" | "Samples", name: string, labels: Record<string, string> = {}) =>
+          document[kind].find((item) => item.Name === name && Object.entries(labels).every(([key, value]) => item.Labels[key] === value))?.Count ?? 0;
+        return [find("Counters", "svc.http.requests", { route: "/v1/jobs", code: "200" }), find("Samples", "svc.http.request", { route: "/v1/jobs" }), find("Samples", "svc.svc.job.list"), find("Counters", "svc.svc.rpc.query")];
+      };
+      const before = await read();
+      for (let i = 0; i < 3; i++) await send(`${agent.url}/v1/jobs`);
+      const after = await read();
+      expect(after.map((count, i) => count - before[i]!)).toEqual([3, 3, 3, 3]);
+      expect((await answers(agent)).lane).toBe(3);
+    }),
+  );
+
+  it("answers with the new state after a write", async () =>
+    withAgent({}, async (agent) => {
+      await put(agent, "a");
+      await settled(agent);
+      const first = await send(`${agent.url}/v1/jobs`);
+      await send(`${agent.url}/v1/jobs`);
+      await put(agent, "b");
+      const after = await send(`${agent.url}/v1/jobs`);
+      expect(Number(after.headers["x-svc-index"])).toBeGreaterThan(Number(first.headers["x-svc-index"]));
+      expect((JSON.parse(after.text) as { ID: string }[]).map((item) => item.ID)).toEqual(["a", "b"]);
+    }),
+  );
+
+  it("lets a blocking query wait rather than answer from the lane", async () =>
+    withAgent({}, async (agent) => {
+      await put(agent, "a");
+      await settled(agent);
+      const first = await send(`${agent.url}/v1/jobs`);
+      const index = first.headers["x-svc-index"];
+      // The same blocking request, answered once by a write, then asked again at the same index.
+      const path = `${agent.url}/v1/jobs?index=${index}&wait=200ms`;
+      const timedOut = await send(path);
+      expect(timedOut.headers["x-svc-index"]).toBe(index);
+      const started = Date.now();
+      const waiting = send(path);
+      await new Promise((resolve) => setTimeout(resolve, 50));
+      expect(agent.blockingQueries).toBe(1);
+      await waiting;
+      expect(Date.now() - started).toBeGreaterThanOrEqual(150);
+    }),
+  );
+
+  it("refuses a token once it is deleted, stripped of its rights, or expired", async () => {
+    const root = "0b7e3c2a-1d4f-4e5a-8b6c-9d0e1f2a3b4c";
+    await withAgent({ acl: { enabled: true, bootstrapToken: root, tokenMinExpirationTTL: "1ms" } }, async (agent) => {
+      const as = (token: string, path: string, method = "GET", body?: unknown) =>
+        send(`${agent.url}${path}`, { method, headers: { "x-svc-token": token }, ...(body === undefined ? {} : { body: JSON.stringify(body) }) });
+      await as(root, "/v1/acl/policy/readers", "PUT", { Name: "readers", Rules: 'namespace "default" { policy = "read" }' });
+      const create = async (fields: Record<string, unknown>) => (await as(root, "/v1/acl/token", "PUT", { Type: "client", Policies: ["readers"], ...fields })).json<{ SecretID: string; AccessorID: string }>();
+      const reader = await create({ Name: "reader" });
+      const shortLived = await create({ Name: "short", ExpirationTTL: "300ms" });
+      for (const token of [reader, shortLived]) {
+        expect((await as(token.SecretID, "/v1/jobs")).status).toBe(200);
+        expect((await as(token.SecretID, "/v1/jobs")).status).toBe(200);
+      }
+      // Expired: no write happened, only time passed.
+      await new Promise((resolve) => setTimeout(resolve, 400));
+      expect((await as(shortLived.SecretID, "/v1/jobs")).status).toBe(403);
+      // Stripped of its rights.
+      await as(root, "/v1/acl/policy/readers", "PUT", { Name: "readers", Rules: 'namespace "other" { policy = "read" }' });
+      expect((await as(reader.SecretID, "/v1/jobs")).status).toBe(403);
+      // Deleted.
+      const again = await create({ Name: "again" });
+      await as(root, "/v1/acl/policy/readers", "PUT", { Name: "readers", Rules: 'namespace "default" { policy = "read" }' });
+      expect((await as(again.SecretID, "/v1/jobs")).status).toBe(200);
+      expect((await as(again.SecretID, "/v1/jobs")).status).toBe(200);
+      await as(root, `/v1/acl/token/${again.AccessorID}`, "DELETE");
+      expect((await as(again.SecretID, "/v1/jobs")).status).toBe(403);
+    });
+  });
+
+  it("keeps requests of different tokens, encodings and URLs apart", async () =>
+    withAgent({}, async (agent) => {
+      await put(agent, "a");
+      await put(agent, "b");
+      await settled(agent);
+      const paths = ["/v1/jobs", "/v1/jobs?per_page=1", "/v1/jobs?prefix=b", "/v1/jobs?reverse=true"];
+      const first = await Promise.all(paths.map((path) => raw(agent, path)));
+      const again = await Promise.all(paths.map((path) => raw(agent, path)));
+      expect(again.map((response) => [response.head, response.body.toString()])).toEqual(first.map((response) => [response.head, response.body.toString()]));
+      expect(new Set(first.map((response) => response.body.toString())).size).toBe(paths.length);
+      const gzipped = await raw(agent, "/v1/jobs", { "accept-encoding": "gzip" });
+      expect(gzipped.head).toContain("content-encoding: gzip");
+      expect((await raw(agent, "/v1/jobs")).head).not.toContain("content-encoding: gzip");
+    }),
+  );
+});
