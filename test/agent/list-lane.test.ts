@@ -5,7 +5,9 @@
  * write, an ACL change, a token's expiry, or when a blocking query must wait.
  */
 import net from "node:net";
+import { gzipSync } from "node:zlib";
 import { describe, expect, it } from "vitest";
+import { ASYNC_GZIP_BYTES } from "../../src/server/list/pipeline.js";
 import { startAgent, type Agent, type AgentOptions, type MetricsSummary } from "../../src/server/index.js";
 import { job, send } from "./support.js";
 
@@ -35,6 +37,18 @@ function raw(agent: Agent, path: string, headers: Record<string, string> = {}): 
       resolve({ head, body: all.subarray(split + 4) });
     });
   });
+}
+
+/** The bytes of a chunked body. */
+function dechunk(body: Buffer): Buffer {
+  const parts: Buffer[] = [];
+  for (let at = 0; ; ) {
+    const lineEnd = body.indexOf("\r\n", at);
+    const size = parseInt(body.subarray(at, lineEnd).toString("latin1"), 16);
+    if (size === 0) return Buffer.concat(parts);
+    parts.push(body.subarray(lineEnd + 2, lineEnd + 2 + size));
+    at = lineEnd + 2 + size + 2;
+  }
 }
 
 /** How many list answers came from each source, by endpoint. */
@@ -180,4 +194,24 @@ describe("the lane of repeated list requests", () => {
       expect((await raw(agent, "/v1/jobs")).head).not.toContain("content-encoding: gzip");
     }),
   );
+
+  it("gzips a large answer off the event loop, once for the clients asking meanwhile, then answers gzip from the lane", async () =>
+    withAgent({ metrics: ONE_INTERVAL }, async (agent) => {
+      for (let i = 0; i < 150; i++) await put(agent, `job-${String(i).padStart(3, "0")}`, { Meta: { padding: "x".repeat(200) } });
+      await settled(agent);
+      const plain = await raw(agent, "/v1/jobs");
+      expect(plain.body.length).toBeGreaterThan(ASYNC_GZIP_BYTES);
+      const gzipped = await Promise.all(Array.from({ length: 5 }, () => raw(agent, "/v1/jobs?meta=true", { "accept-encoding": "gzip" })));
+      const identity = await raw(agent, "/v1/jobs?meta=true");
+      for (const response of gzipped) {
+        expect(response.head).toContain("content-encoding: gzip");
+        expect(dechunk(response.body).equals(gzipSync(identity.body))).toBe(true);
+      }
+      const before = await answers(agent);
+      const again = await raw(agent, "/v1/jobs?meta=true", { "accept-encoding": "gzip" });
+      expect((await answers(agent)).lane! - before.lane!).toBe(1);
+      expect(dechunk(again.body).equals(dechunk(gzipped[0]!.body))).toBe(true);
+    }),
+  );
 });
+

@@ -19,7 +19,7 @@
 import type { IncomingMessage, ServerResponse } from "node:http";
 import type { FastifyReply, FastifyRequest } from "fastify";
 import type { ListEndpoint } from "../list/endpoints.js";
-import { answerKey, gzipOf, type ListAnswer, type ListContext, type Listed } from "../list/pipeline.js";
+import { answerKey, gzipOf, gzipReady, type ListAnswer, type ListContext, type Listed } from "../list/pipeline.js";
 import { BoundedCache } from "../list/bounded-cache.js";
 import { METRICS } from "../metrics/index.js";
 
@@ -63,9 +63,8 @@ export function listHeaders(answer: ListAnswer, encoding: ListEncoding, length: 
   };
 }
 
-/** Writes a list answer to `response` in `encoding`. */
-function writeAnswer(response: ServerResponse, answer: ListAnswer, encoding: ListEncoding): void {
-  const body = encoding === "gzip" ? gzipOf(answer) : answer.body;
+/** Writes a list answer to `response` in `encoding`, its body given (the answer's, or its gzip). */
+function writeAnswer(response: ServerResponse, answer: ListAnswer, encoding: ListEncoding, body: Buffer): void {
   response.writeHead(200, listHeaders(answer, encoding, body.length));
   if (encoding === "gzip") {
     // Written before the end, so that Node sends it chunked rather than count its length.
@@ -122,10 +121,13 @@ export class ListLane {
     const { store, answers, metrics } = this.context;
     const answer = answers.get(answerKey(store, entry.endpoint, entry.requestKey));
     if (answer === undefined || (entry.minQueryIndex > 0 && answer.index <= entry.minQueryIndex)) return false;
+    // A large body's gzip not made yet is made on the router's path, off the event loop.
+    const body = encoding === "gzip" ? gzipReady(answer) : answer.body;
+    if (body === undefined) return false;
     // What the pipeline would record: one pass of the query, its time, the request.
     metrics.pass();
     metrics.counter(METRICS.listAnswers, { endpoint: entry.endpoint.name, source: "lane" });
-    writeAnswer(response, answer, encoding);
+    writeAnswer(response, answer, encoding, body);
     const elapsedMs = performance.now() - start;
     if (entry.endpoint.timer !== undefined) metrics.sample(entry.endpoint.timer, elapsedMs);
     metrics.request("GET", entry.route, 200, elapsedMs);
@@ -137,12 +139,13 @@ export class ListLane {
    * the lane writes its encoding (and remembers the request for next time); returns false, writing
    * nothing, when the compression plugin must encode it.
    */
-  send<Row>(request: FastifyRequest, reply: FastifyReply, endpoint: ListEndpoint<Row>, listed: Listed, minQueryIndex: number): boolean {
+  async send<Row>(request: FastifyRequest, reply: FastifyReply, endpoint: ListEndpoint<Row>, listed: Listed, minQueryIndex: number): Promise<boolean> {
     const { answer, requestKey, expiresAt } = listed;
     const encoding = listEncoding(request.headers);
     if (encoding === undefined) return false;
+    const body = encoding === "gzip" ? await gzipOf(answer) : answer.body;
     reply.hijack();
-    writeAnswer(reply.raw, answer, encoding);
+    writeAnswer(reply.raw, answer, encoding, body);
     if (request.method === "GET" && request.headers["content-length"] === undefined && request.headers["transfer-encoding"] === undefined) {
       const key = ListLane.#keyOf(request.raw, encoding);
       const entry: LaneEntry = { endpoint: endpoint as ListEndpoint<unknown>, requestKey, encoding, minQueryIndex, expiresAt, route: request.routeOptions.url ?? "*" };

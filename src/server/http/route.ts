@@ -98,7 +98,7 @@ export function listRoute<Row>(context: RouteContext, endpoint: ListEndpoint<Row
     const options = parseQueryOptions(query, request.headers, context.settings.region);
     const listed = await runList(context.lists, endpoint, { options, query, signal: clientGone(reply) });
     // Written straight to the socket when the lane writes the client's encoding.
-    if (context.lane.send(request, reply, endpoint, listed, options.minQueryIndex)) return undefined;
+    if (await context.lane.send(request, reply, endpoint, listed, options.minQueryIndex)) return undefined;
     const { answer } = listed;
     return { json: answer.body, index: answer.index, nextToken: answer.nextToken, read: true };
   };

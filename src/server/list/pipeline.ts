@@ -10,7 +10,8 @@
  *
  * @module
  */
-import { gzipSync } from "node:zlib";
+import { promisify } from "node:util";
+import { gzip, gzipSync } from "node:zlib";
 import { FilterEvaluationError } from "../../errors.js";
 import { CostBudget } from "../../evaluator/cost.js";
 import { stringifyJson } from "../../json.js";
@@ -53,20 +54,48 @@ export interface ListAnswer {
   readonly body: Buffer;
   /** The body gzipped, made for the first client that asks for it (see {@link gzipOf}). */
   gzip?: Buffer;
+  /** The gzip being made on the thread pool, for the clients that ask meanwhile. */
+  gzipping?: Promise<Buffer>;
 }
 
 /** An answer's gzip is kept when at most 1/GZIP_SHARE of its body (JSON lists compress to about a twentieth). */
 export const GZIP_SHARE = 4;
 
 /**
- * The gzip of an answer's body, kept with it when it is at most a quarter of the body: the answer
- * cache counts each entry as its body and that quarter, so its bound holds.
+ * Bodies from this size on are gzipped on libuv's thread pool rather than on the event loop: the
+ * whole list of 10,000 jobs (6 MB) takes tens of milliseconds to compress, during which the agent
+ * would answer nothing else.
  */
-export function gzipOf(answer: ListAnswer): Buffer {
-  if (answer.gzip !== undefined) return answer.gzip;
-  const gzipped = gzipSync(answer.body);
+export const ASYNC_GZIP_BYTES = 64 * 1024;
+
+const gzipAsync = promisify(gzip);
+
+/** Keeps `gzipped` with the answer when it is at most 1/{@link GZIP_SHARE} of the body (so the answer cache's bound holds). */
+function keepGzip(answer: ListAnswer, gzipped: Buffer): Buffer {
   if (gzipped.length <= answer.body.length / GZIP_SHARE) answer.gzip = gzipped;
   return gzipped;
+}
+
+/**
+ * The gzip of an answer's body when it can be had at once: kept with the answer, or made now for
+ * a body below {@link ASYNC_GZIP_BYTES}; undefined for a large body not compressed yet.
+ */
+export function gzipReady(answer: ListAnswer): Buffer | undefined {
+  if (answer.gzip !== undefined) return answer.gzip;
+  return answer.body.length < ASYNC_GZIP_BYTES ? keepGzip(answer, gzipSync(answer.body)) : undefined;
+}
+
+/**
+ * The gzip of an answer's body (see {@link gzipReady}). Large bodies are compressed off the event
+ * loop, once for all the clients that ask meanwhile.
+ */
+export async function gzipOf(answer: ListAnswer): Promise<Buffer> {
+  const ready = gzipReady(answer);
+  if (ready !== undefined) return ready;
+  answer.gzipping ??= gzipAsync(answer.body)
+    .then((gzipped) => keepGzip(answer, gzipped))
+    .finally(() => delete answer.gzipping);
+  return answer.gzipping;
 }
 
 /** Writes to these tables can take a caller's rights away. */

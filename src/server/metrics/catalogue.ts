@@ -90,8 +90,13 @@ export const METRICS = Object.freeze({
 
 /** All labels of a metric, in emission order: its own, the gauge labels, then `host`. */
 export function labelNames(definition: MetricDefinition): readonly string[] {
-  return [...definition.labels, ...(definition.type === "gauge" ? GAUGE_LABELS : []), HOST_LABEL];
+  let names = LABEL_NAMES.get(definition);
+  if (names === undefined) LABEL_NAMES.set(definition, (names = Object.freeze([...definition.labels, ...(definition.type === "gauge" ? GAUGE_LABELS : []), HOST_LABEL])));
+  return names;
 }
+
+/** Each definition's label names, made once: every measurement asks for them. */
+const LABEL_NAMES = new WeakMap<MetricDefinition, readonly string[]>();
 
 /** The Prometheus name, as the reference's sink makes it: `.`, space, `=`, `-` and `/` become `_`. */
 export function prometheusName(name: string): string {

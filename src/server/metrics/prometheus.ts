@@ -5,24 +5,21 @@
  * process, not to an agent.
  *
  * As the reference's sink: counters keep their name (no `_total`), samples are summaries with the
- * 0.5, 0.9 and 0.99 quantiles over the last 10 seconds, and the help text is the name.
+ * 0.5, 0.9 and 0.99 quantiles over the last 10 seconds (computed at the scrape: `summary.ts`),
+ * and the help text is the name.
  *
  * @module
  */
-import { collectDefaultMetrics, Counter, Gauge, Registry, Summary } from "prom-client";
+import { collectDefaultMetrics, Counter, Gauge, Registry } from "prom-client";
 import { labelNames, prometheusName, type MetricDefinition } from "./catalogue.js";
+import { WindowedSummary } from "./summary.js";
 
-/** The quantiles of a summary, as the reference's objectives. */
-export const SUMMARY_QUANTILES = Object.freeze([0.5, 0.9, 0.99]);
-
-/** The window of a summary's quantiles, in seconds (the reference's `MaxAge`). */
-export const SUMMARY_MAX_AGE_SECONDS = 10;
 
 /** The content type of the text format. */
 export const PROMETHEUS_CONTENT_TYPE: string = Registry.PROMETHEUS_CONTENT_TYPE;
 
 type Labels = Record<string, string>;
-type AnyMetric = Counter | Gauge | Summary;
+type AnyMetric = Counter | Gauge | WindowedSummary;
 
 /**
  * The one piece of module state here, on purpose: prom-client's default collectors watch the
@@ -57,7 +54,7 @@ export class PrometheusSink {
 
   /** Records one observation of a sample. */
   addSample(definition: MetricDefinition, value: number, labels: Labels): void {
-    (this.#metric(definition) as Summary).observe(labels, value);
+    (this.#metric(definition) as WindowedSummary).observe(labels, value);
   }
 
   /** Sets one series of a gauge. */
@@ -85,7 +82,11 @@ export class PrometheusSink {
       const config = { name, help: name, labelNames: [...labelNames(definition)], registers: [this.#registry] };
       if (definition.type === "counter") metric = new Counter(config);
       else if (definition.type === "gauge") metric = new Gauge(config);
-      else metric = new Summary({ ...config, percentiles: [...SUMMARY_QUANTILES], maxAgeSeconds: SUMMARY_MAX_AGE_SECONDS, ageBuckets: 5 });
+      else {
+        // Quantiles computed at the scrape, not at each observation (see summary.ts).
+        metric = new WindowedSummary(name, name);
+        this.#registry.registerMetric(metric as unknown as Parameters<Registry["registerMetric"]>[0]);
+      }
       this.#metrics.set(definition.name, metric);
     }
     return metric;
