@@ -319,7 +319,7 @@ describe("Prometheus", () => {
 
       // The scrape also counts the JSON read just before it.
       const extra = (labels: Record<string, string>) => (labels.route === "/v1/metrics" ? 1 : 0);
-      for (const counter of document.Counters) expect(sample(counter.Name, counter.Labels)).toBe(counter.Sum + extra(counter.Labels));
+      for (const counter of document.Counters) expect(sample(counter.Name, counter.Labels), `${counter.Name} ${labelsKey(counter.Labels)}`).toBe(counter.Sum + extra(counter.Labels));
       for (const timer of document.Samples) {
         expect(sample(`${timer.Name}_count`, timer.Labels)).toBe(timer.Count + extra(timer.Labels));
         if (extra(timer.Labels) === 0) expect(sample(`${timer.Name}_sum`, timer.Labels)).toBe(timer.Sum);

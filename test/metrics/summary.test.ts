@@ -5,7 +5,7 @@
  */
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import { SUMMARY_AGE_BUCKETS, SUMMARY_MAX_AGE_SECONDS, SUMMARY_QUANTILES, SUMMARY_SAMPLES_PER_BUCKET, WindowedSummary } from "../../src/server/metrics/summary.js";
+import { CumulativeCounter, SUMMARY_AGE_BUCKETS, SUMMARY_MAX_AGE_SECONDS, SUMMARY_QUANTILES, SUMMARY_SAMPLES_PER_BUCKET, WindowedSummary } from "../../src/server/metrics/summary.js";
 
 /** The exposition's values by line: `quantile=0.5`, `_sum`, `_count`. */
 async function exposed(summary: WindowedSummary): Promise<Map<string, number>> {
@@ -70,5 +70,28 @@ describe("a windowed summary", () => {
     const { values } = await summary.get();
     expect(values).toHaveLength(2 * (SUMMARY_QUANTILES.length + 2));
     expect(values.filter((value) => value.labels.route === "/b" && value.metricName === undefined).map((value) => value.value)).toEqual([2, 2, 2]);
+  });
+});
+
+describe("recorders of one series", () => {
+  it("record what the labelled calls record, and make their series on first use only", async () => {
+    const counter = new CumulativeCounter("c", "c");
+    const record = counter.series({ route: "/a" });
+    expect((await counter.get()).values).toEqual([]);
+    record(1);
+    record(2);
+    counter.inc({ route: "/a" }, 4);
+    counter.inc({ route: "/b" }, 1);
+    expect((await counter.get()).values).toEqual([
+      { labels: { route: "/a" }, value: 7 },
+      { labels: { route: "/b" }, value: 1 },
+    ]);
+    const summary = new WindowedSummary("s", "s", () => 0);
+    const observe = summary.series({ route: "/a" });
+    expect((await summary.get()).values).toEqual([]);
+    observe(3);
+    summary.observe({ route: "/a" }, 5);
+    const lines = await exposed(summary);
+    expect([lines.get("_count"), lines.get("_sum"), lines.get("quantile=0.99")]).toEqual([2, 8, 5]);
   });
 });

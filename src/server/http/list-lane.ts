@@ -85,8 +85,8 @@ interface LaneEntry {
   readonly minQueryIndex: number;
   /** When the request's token expires (epoch milliseconds; Infinity when it does not). */
   readonly expiresAt: number;
-  /** The route's pattern, for the request metrics. */
-  readonly route: string;
+  /** Records what the pipeline would: a pass of the query, the answer, the request and its time. */
+  readonly record: (elapsedMs: number) => void;
 }
 
 /**
@@ -98,8 +98,28 @@ export const LIST_LANE_BYTES = 4 * 1024 * 1024;
 /** The fast lane of repeated list requests (see the module's description). */
 export class ListLane {
   readonly #entries = new BoundedCache<LaneEntry>(LIST_LANE_BYTES);
+  /** The recorders of each endpoint and route (a handful), made once. */
+  readonly #recorders = new Map<string, (elapsedMs: number) => void>();
 
   constructor(private readonly context: ListContext) {}
+
+  /** The metrics of a list request answered by the lane, as {@link LaneEntry.record}. */
+  #recorder(endpoint: ListEndpoint<unknown>, route: string): (elapsedMs: number) => void {
+    const key = `${endpoint.name} ${route}`;
+    let record = this.#recorders.get(key);
+    if (record === undefined) {
+      const { metrics } = this.context;
+      const request = { method: "GET", route, code: "200" };
+      const counted = [metrics.series(METRICS.rpcQuery), metrics.series(METRICS.listAnswers, { endpoint: endpoint.name, source: "lane" }), metrics.series(METRICS.httpRequests, request)];
+      const timed = [...(endpoint.timer === undefined ? [] : [metrics.series(endpoint.timer)]), metrics.series(METRICS.httpRequest, request)];
+      record = (elapsedMs) => {
+        for (const count of counted) count(1);
+        for (const time of timed) time(elapsedMs);
+      };
+      this.#recorders.set(key, record);
+    }
+    return record;
+  }
 
   /** The lane's key of a request: method, raw URL, token headers and encoding. */
   static #keyOf(request: IncomingMessage, encoding: ListEncoding): string {
@@ -118,19 +138,14 @@ export class ListLane {
     const entry = this.#entries.get(ListLane.#keyOf(request, encoding));
     if (entry === undefined || Date.now() >= entry.expiresAt) return false;
     const start = performance.now();
-    const { store, answers, metrics } = this.context;
+    const { store, answers } = this.context;
     const answer = answers.get(answerKey(store, entry.endpoint, entry.requestKey));
     if (answer === undefined || (entry.minQueryIndex > 0 && answer.index <= entry.minQueryIndex)) return false;
     // A large body's gzip not made yet is made on the router's path, off the event loop.
     const body = encoding === "gzip" ? gzipReady(answer) : answer.body;
     if (body === undefined) return false;
-    // What the pipeline would record: one pass of the query, its time, the request.
-    metrics.pass();
-    metrics.counter(METRICS.listAnswers, { endpoint: entry.endpoint.name, source: "lane" });
     writeAnswer(response, answer, encoding, body);
-    const elapsedMs = performance.now() - start;
-    if (entry.endpoint.timer !== undefined) metrics.sample(entry.endpoint.timer, elapsedMs);
-    metrics.request("GET", entry.route, 200, elapsedMs);
+    entry.record(performance.now() - start);
     return true;
   }
 
@@ -148,7 +163,7 @@ export class ListLane {
     writeAnswer(reply.raw, answer, encoding, body);
     if (request.method === "GET" && request.headers["content-length"] === undefined && request.headers["transfer-encoding"] === undefined) {
       const key = ListLane.#keyOf(request.raw, encoding);
-      const entry: LaneEntry = { endpoint: endpoint as ListEndpoint<unknown>, requestKey, encoding, minQueryIndex, expiresAt, route: request.routeOptions.url ?? "*" };
+      const entry: LaneEntry = { endpoint: endpoint as ListEndpoint<unknown>, requestKey, encoding, minQueryIndex, expiresAt, record: this.#recorder(endpoint as ListEndpoint<unknown>, request.routeOptions.url ?? "*") };
       this.#entries.set(key, entry, 2 * (key.length + requestKey.length) + 64);
     }
     return true;

@@ -87,6 +87,23 @@ export class Metrics implements BlockingObserver {
     this.#prometheus?.addSample(definition, value, Object.fromEntries(all));
   }
 
+  /**
+   * A recorder of one series of a counter (its value is added) or a sample (its value observed),
+   * its labels resolved once: for a path that records the same series again and again.
+   */
+  series(definition: MetricDefinition, labels: LabelValues = {}): (value: number) => void {
+    if (definition.type === "gauge") throw new TypeError(`${definition.name} is a gauge`);
+    const all = this.#labels(definition, labels);
+    const local = this.#sink.series(definition.type === "counter" ? "counters" : "samples", definition.name, all);
+    const prometheus = this.#prometheus?.series(definition, Object.fromEntries(all));
+    return prometheus === undefined
+      ? local
+      : (value) => {
+          local(value);
+          prometheus(value);
+        };
+  }
+
   /** Sets a gauge. */
   gauge(definition: MetricDefinition, value: number, labels: LabelValues = {}): void {
     const all = this.#labels(definition, labels);

@@ -10,16 +10,16 @@
  *
  * @module
  */
-import { collectDefaultMetrics, Counter, Gauge, Registry } from "prom-client";
+import { collectDefaultMetrics, Gauge, Registry } from "prom-client";
 import { labelNames, prometheusName, type MetricDefinition } from "./catalogue.js";
-import { WindowedSummary } from "./summary.js";
+import { CumulativeCounter, WindowedSummary } from "./summary.js";
 
 
 /** The content type of the text format. */
 export const PROMETHEUS_CONTENT_TYPE: string = Registry.PROMETHEUS_CONTENT_TYPE;
 
 type Labels = Record<string, string>;
-type AnyMetric = Counter | Gauge | WindowedSummary;
+type AnyMetric = CumulativeCounter | Gauge | WindowedSummary;
 
 /**
  * The one piece of module state here, on purpose: prom-client's default collectors watch the
@@ -49,7 +49,12 @@ export class PrometheusSink {
 
   /** Adds `value` to a counter. */
   incrCounter(definition: MetricDefinition, value: number, labels: Labels): void {
-    (this.#metric(definition) as Counter).inc(labels, value);
+    (this.#metric(definition) as CumulativeCounter).inc(labels, value);
+  }
+
+  /** A recorder of one series of a counter or a sample, its labels resolved once. */
+  series(definition: MetricDefinition, labels: Labels): (value: number) => void {
+    return (this.#metric(definition) as CumulativeCounter | WindowedSummary).series(labels);
   }
 
   /** Records one observation of a sample. */
@@ -80,11 +85,10 @@ export class PrometheusSink {
     if (metric === undefined) {
       const name = prometheusName(definition.name);
       const config = { name, help: name, labelNames: [...labelNames(definition)], registers: [this.#registry] };
-      if (definition.type === "counter") metric = new Counter(config);
-      else if (definition.type === "gauge") metric = new Gauge(config);
+      if (definition.type === "gauge") metric = new Gauge(config);
       else {
-        // Quantiles computed at the scrape, not at each observation (see summary.ts).
-        metric = new WindowedSummary(name, name);
+        // Counters and summaries of our own, cheap to record (see summary.ts).
+        metric = definition.type === "counter" ? new CumulativeCounter(name, name) : new WindowedSummary(name, name);
         this.#registry.registerMetric(metric as unknown as Parameters<Registry["registerMetric"]>[0]);
       }
       this.#metrics.set(definition.name, metric);

@@ -209,8 +209,17 @@ export class InmemSink {
     };
   }
 
-  #aggregate(entries: Map<string, AggregateEntry>, name: string, labels: Labels): AggregateSample {
+  /**
+   * One series of counters or samples, its identity made once: a recorder for a path that records
+   * the same series again and again (what {@link InmemSink.incrCounter} and
+   * {@link InmemSink.addSample} do, without hashing the labels each time).
+   */
+  series(kind: "counters" | "samples", name: string, labels: Labels): (value: number) => void {
     const hash = hashOf(name, labels);
+    return (value) => this.#aggregate(this.#current()[kind], name, labels, hash).ingest(value);
+  }
+
+  #aggregate(entries: Map<string, AggregateEntry>, name: string, labels: Labels, hash = hashOf(name, labels)): AggregateSample {
     let entry = entries.get(hash);
     if (entry === undefined) {
       entry = { name, labels, aggregate: new AggregateSample() };

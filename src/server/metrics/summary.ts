@@ -1,5 +1,6 @@
 /**
- * A Prometheus summary whose observation costs O(1): the quantiles over the last
+ * A Prometheus summary whose observation costs O(1), and a counter whose series can be resolved
+ * once for a hot path: the quantiles over the last
  * {@link SUMMARY_MAX_AGE_SECONDS} seconds are computed when the metrics are scraped, not kept up
  * to date at every observation.
  *
@@ -74,9 +75,23 @@ export class WindowedSummary {
 
   /** Records one observation. */
   observe(labels: Labels, value: number): void {
+    this.#observe(this.#seriesOf(labels), value);
+  }
+
+  /** A recorder of one series, for a path that records it again and again (the series exists from its first observation). */
+  series(labels: Labels): (value: number) => void {
+    let series: Series | undefined;
+    return (value) => this.#observe((series ??= this.#seriesOf(labels)), value);
+  }
+
+  #seriesOf(labels: Labels): Series {
     const key = Object.values(labels).join("\u0000");
     let series = this.#series.get(key);
     if (series === undefined) this.#series.set(key, (series = { labels: { ...labels }, count: 0, sum: 0, buckets: [] }));
+    return series;
+  }
+
+  #observe(series: Series, value: number): void {
     series.count++;
     series.sum += value;
     const slot = Math.floor(this.now() / BUCKET_MS);
@@ -129,8 +144,44 @@ export class WindowedSummary {
     return { name: this.name, help: this.help, type: this.type, aggregator: "sum", values };
   }
 
-  /** Forgets every series. */
-  reset(): void {
-    this.#series.clear();
+}
+
+/**
+ * A Prometheus counter for a prom-client `Registry`, with recorders of one series for hot paths:
+ * prom-client's `Counter` hashes and validates the labels at every increment, which a request
+ * answered from the cache paid several times.
+ */
+export class CumulativeCounter {
+  readonly type = "counter";
+  readonly #series = new Map<string, { readonly labels: Labels; value: number }>();
+
+  constructor(
+    readonly name: string,
+    readonly help: string,
+  ) {}
+
+  /** Adds `value` to the series of `labels`. */
+  inc(labels: Labels, value: number): void {
+    this.#seriesOf(labels).value += value;
+  }
+
+  /** A recorder of one series (the series exists from its first increment). */
+  series(labels: Labels): (value: number) => void {
+    let series: { value: number } | undefined;
+    return (value) => {
+      (series ??= this.#seriesOf(labels)).value += value;
+    };
+  }
+
+  #seriesOf(labels: Labels): { readonly labels: Labels; value: number } {
+    const key = Object.values(labels).join("\u0000");
+    let series = this.#series.get(key);
+    if (series === undefined) this.#series.set(key, (series = { labels: { ...labels }, value: 0 }));
+    return series;
+  }
+
+  /** The exposition, as prom-client's registry reads a metric's `get()`. */
+  async get(): Promise<{ name: string; help: string; type: "counter"; aggregator: "sum"; values: { labels: Labels; value: number }[] }> {
+    return { name: this.name, help: this.help, type: this.type, aggregator: "sum", values: [...this.#series.values()].map(({ labels, value }) => ({ labels, value })) };
   }
 }
