@@ -75,11 +75,16 @@ export async function blockingQuery<A extends Answer>(request: BlockingRequest, 
   };
   let answer = run();
   if (minIndex <= 0 || answer.index > minIndex) return answer;
-  const expiry = new AbortController();
+  // One controller stops the wait, on the client's leaving or the timer (AbortSignal.any would
+  // keep a composite signal and weak references per waiting query).
+  const stopping = new AbortController();
+  const stop = stopping.signal;
+  const abort = () => stopping.abort();
   const waitMs = blockingWait(request.waitMs, request.random);
   const untilMs = request.until === undefined ? Infinity : Math.max(0, request.until - Date.now() + 1);
-  const timer = setTimeout(() => expiry.abort(), Math.min(waitMs, untilMs));
-  const stop = AbortSignal.any([signal, expiry.signal]);
+  const timer = setTimeout(abort, Math.min(waitMs, untilMs));
+  if (signal.aborted) abort();
+  else signal.addEventListener("abort", abort, { once: true });
   observer?.parked();
   let failed = true;
   try {
@@ -91,6 +96,7 @@ export async function blockingQuery<A extends Answer>(request: BlockingRequest, 
     return answer;
   } finally {
     clearTimeout(timer);
+    signal.removeEventListener("abort", abort);
     // A query that failed after waking was woken by a change.
     const reason = failed || answer.index > minIndex ? "change" : store.closed ? "shutdown" : signal.aborted ? "disconnect" : "timeout";
     observer?.woken(reason);
