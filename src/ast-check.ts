@@ -6,12 +6,13 @@
  *
  * @module
  */
-import type { BinaryMatchOperator, Expression, Span, UnaryMatchOperator } from "./ast.js";
+import type { Expression, Span } from "./ast.js";
+import { isUnary, MATCH_OPERATORS, type MatchOperator } from "./operators.js";
 import { createDiagnostic, FilterSyntaxError } from "./errors.js";
 import type { Limits } from "./limits.js";
 
-const BINARY_OPERATORS: ReadonlySet<string> = new Set<BinaryMatchOperator>(["Equal", "NotEqual", "In", "NotIn", "Matches", "NotMatches"]);
-const UNARY_OPERATORS: ReadonlySet<string> = new Set<UnaryMatchOperator>(["IsEmpty", "IsNotEmpty", "IsNil", "IsNotNil"]);
+const BINARY_OPERATORS: ReadonlySet<string> = new Set<MatchOperator>(MATCH_OPERATORS.filter((name) => !isUnary(name)));
+const UNARY_OPERATORS: ReadonlySet<string> = new Set<MatchOperator>(MATCH_OPERATORS.filter(isUnary));
 
 /**
  * How deep a parsed tree can be for a source within `maxNestingDepth`: each parenthesis or body

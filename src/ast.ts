@@ -60,24 +60,10 @@ export interface NotExpression {
   readonly span: Span;
 }
 
-/** The match operators of the language, after `contains` has been folded into `In`. */
-export type MatchOperator =
-  | "Equal"
-  | "NotEqual"
-  | "In"
-  | "NotIn"
-  | "IsEmpty"
-  | "IsNotEmpty"
-  | "Matches"
-  | "NotMatches"
-  | "IsNil"
-  | "IsNotNil";
+import type { BinaryMatchOperator, MatchOperator, UnaryMatchOperator } from "./operators.js";
 
-/** Operators that take no value (`is empty`, `is nil` and their negations). */
-export type UnaryMatchOperator = "IsEmpty" | "IsNotEmpty" | "IsNil" | "IsNotNil";
-
-/** Operators that compare the selected field with a literal value. */
-export type BinaryMatchOperator = Exclude<MatchOperator, UnaryMatchOperator>;
+/** The match operators, their arities and spellings: one table in `operators.ts`. */
+export type { BinaryMatchOperator, MatchOperator, UnaryMatchOperator };
 
 /** A comparison of one selected field with an optional literal. */
 export type MatchExpression = ValueMatchExpression | EmptinessMatchExpression;

@@ -12,6 +12,7 @@
  * @module bexpr
  */
 export type * from "./ast.js";
+export { OPERATORS, MATCH_OPERATORS, negationOf, type OperatorDefinition, type Spelling, type Test, type ValueKind } from "./operators.js";
 export {
   FilterError,
   FilterSyntaxError,

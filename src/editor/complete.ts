@@ -5,6 +5,7 @@
  *
  * @module
  */
+import { MATCH_OPERATORS, negationOf, operator } from "../operators.js";
 import { createTokenInstance, tokenMatcher, type IToken, type TokenType } from "chevrotain";
 import type { Span } from "../ast.js";
 import type { FieldSchema } from "../evaluator/schema.js";
@@ -89,21 +90,14 @@ export interface CompleteOptions {
   readonly limits?: Partial<Limits>;
 }
 
-/** The operators offered after an operand, in the order shown. */
-const OPERATORS: readonly (readonly [string, string])[] = [
-  ["==", "equal"],
-  ["!=", "not equal"],
-  ["in", "value is an element, key or substring of the selector"],
-  ["not in", "value is not an element, key or substring of the selector"],
-  ["contains", "the list, map or string contains the value"],
-  ["not contains", "the list, map or string does not contain the value"],
-  ["matches", "matches a regular expression (Go's regexp, RE2 syntax)"],
-  ["not matches", "does not match a regular expression"],
-  ["is empty", "empty string, list or map, or missing"],
-  ["is not empty", "not empty"],
-  ["is nil", "null or missing"],
-  ["is not nil", "present and not null"],
-];
+/**
+ * The operators offered after an operand: every spelling in the operator table, with what it
+ * means, each positive spelling followed by its negation's (`in`, `not in`, `contains`, …).
+ */
+const OPERATORS: readonly (readonly [string, string])[] = MATCH_OPERATORS.filter((name) => !operator(name).negated).flatMap((name) => {
+  const negation = operator(negationOf(name));
+  return operator(name).spellings.flatMap((spelling, i) => [spelling, negation.spellings[i]!].map((each) => [each.text, each.description] as const));
+});
 
 const IDENTIFIER = /^[a-zA-Z][a-zA-Z0-9_/]*$/;
 

@@ -11,6 +11,7 @@
  *
  * @module
  */
+import { operator, type Test } from "../operators.js";
 import type { CollectionExpression, Expression, MatchExpression, Selector } from "../ast.js";
 import { forEachClause } from "../ast-walk.js";
 import { createDiagnostic, FilterEvaluationError, FilterSyntaxError, type Diagnostic } from "../errors.js";
@@ -392,7 +393,8 @@ function survey(expression: Expression): Survey {
   forEachClause(expression, (clause) => {
     clauses++;
     segments += clause.selector.path.length;
-    if (clause.kind === "Collection" || (clause.operator !== "Equal" && clause.operator !== "NotEqual" && clause.operator !== "IsNil" && clause.operator !== "IsNotNil")) metered = true;
+    // Equality and nil tests cost the same whatever the data; the others are metered.
+    if (clause.kind === "Collection" || !UNMETERED_TESTS.has(operator(clause.operator).test)) metered = true;
   });
   return { metered, clauses, segments };
 }
@@ -626,8 +628,11 @@ function checkLiteral(node: MatchExpression, schema: FieldSchema | undefined, li
   );
 }
 
+/** The tests whose cost does not depend on the data they meet. */
+const UNMETERED_TESTS: ReadonlySet<Test> = new Set<Test>(["equal", "nil"]);
+
 /** What the data costs an operator beyond its clause (see `cost.ts`): lists and texts searched, patterns run. */
-function dataCostOf(test: (typeof OPERATORS)[keyof typeof OPERATORS]["test"], pattern: Pattern | undefined): ((value: unknown) => number) | undefined {
+function dataCostOf(test: Test, pattern: Pattern | undefined): ((value: unknown) => number) | undefined {
   switch (test) {
     case "in":
       return (value) => (typeof value === "string" ? textCost(value.length) : Array.isArray(value) ? value.length : 0);
@@ -672,7 +677,7 @@ function compileMatchPattern(raw: string, node: MatchExpression, context: Compil
 
 type PositiveTest = (type: ValueType, value: unknown, env: unknown[]) => boolean;
 
-function positiveTest(test: (typeof OPERATORS)[keyof typeof OPERATORS]["test"], literal: Literal | undefined, pattern: Pattern | undefined, site: Site): PositiveTest {
+function positiveTest(test: Test, literal: Literal | undefined, pattern: Pattern | undefined, site: Site): PositiveTest {
   switch (test) {
     case "equal":
       return (type, value) => testEqual(type, value, literal!, site);

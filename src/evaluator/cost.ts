@@ -22,6 +22,7 @@
  *
  * @module
  */
+import { operator, unhandled } from "../operators.js";
 import type { Expression, MatchExpression } from "../ast.js";
 import { forEachClause } from "../ast-walk.js";
 import { FilterEvaluationError } from "../errors.js";
@@ -88,19 +89,23 @@ export function worstCaseCost(expression: Expression, sizes: ValueSizes, pattern
       case "Not":
         return cost(node.operand);
       case "Match":
-        switch (node.operator) {
-          case "In":
-          case "NotIn":
+      {
+        // By the operator's test (the operator table): a new test is a compile error here.
+        const test = operator(node.operator).test;
+        switch (test) {
+          case "in":
             return clauseCost(node) + Math.max(sizes.length, textCost(sizes.textLength));
-          case "Matches":
-          case "NotMatches":
+          case "matches":
             return clauseCost(node) + patternCost(patternSize(node), sizes.textLength);
-          case "IsEmpty":
-          case "IsNotEmpty":
+          case "empty":
             return clauseCost(node) + sizes.length * KEY_LIST_COST;
-          default:
+          case "equal":
+          case "nil":
             return clauseCost(node);
+          default:
+            return unhandled(test);
         }
+      }
       case "Collection":
         // A map's keys are listed, then each entry visited.
         return clauseCost(node) + sizes.length * (KEY_LIST_COST + MAP_ENTRY_COST + cost(node.body));

@@ -7,37 +7,13 @@
  *
  * @module
  */
-import type { MatchOperator } from "../ast.js";
 import { containsBytes, equalsInteger, type Literal } from "./literal.js";
 import type { Pattern } from "./regex.js";
 import { fail, ownValue, type Site } from "./resolve.js";
 import type { ElementType, ValueType } from "./schema.js";
 import type { Parsed } from "../go/strconv.js";
 
-/** The positive tests the operators are built from. */
-export type Test = "equal" | "in" | "empty" | "nil" | "matches";
-
-/** One operator: its positive test, whether it negates it, and its missing-key result. */
-export interface OperatorRule {
-  readonly test: Test;
-  readonly negated: boolean;
-  /** The result when the key is missing from an existing map (the reference's NotPresentDisposition). */
-  readonly missing: boolean;
-}
-
-/** Every operator of the language. */
-export const OPERATORS: { readonly [operator in MatchOperator]: OperatorRule } = {
-  Equal: { test: "equal", negated: false, missing: false }, // nothing is equal to a missing key
-  NotEqual: { test: "equal", negated: true, missing: true }, // nothing is equal to a missing key
-  In: { test: "in", negated: false, missing: false }, // a missing key contains no values
-  NotIn: { test: "in", negated: true, missing: true }, // a missing key contains no values
-  IsEmpty: { test: "empty", negated: false, missing: true }, // a missing key holds nothing
-  IsNotEmpty: { test: "empty", negated: true, missing: false }, // a missing key holds nothing
-  Matches: { test: "matches", negated: false, missing: false }, // nothing matches a missing key
-  NotMatches: { test: "matches", negated: true, missing: true }, // nothing matches a missing key
-  IsNil: { test: "nil", negated: false, missing: true }, // a missing key has no value
-  IsNotNil: { test: "nil", negated: true, missing: false }, // a missing key has no value
-};
+export { OPERATORS, type Test } from "../operators.js";
 
 /** The literal coerced to an integer, float or bool kind, or the reference's error (with what it means). */
 function coerced<T>(parsed: Parsed<T>, site: Site): T {

@@ -23,8 +23,9 @@ import type {
   Value,
 } from "../ast.js";
 import { createDiagnostic, type Diagnostic } from "../errors.js";
+import { readSpelling, SPELLINGS } from "../operators.js";
 import { isWhitespaceAt, tokenEnd } from "../lexer/lexer.js";
-import { Contains, DoubleString, Matches, Nil, NotEqual, NumberLiteral, RawString, UnterminatedString } from "../lexer/tokens.js";
+import { Contains, DoubleString, Matches, NumberLiteral, RawString, UnterminatedString } from "../lexer/tokens.js";
 import { decodePointerLiteral, isPointerLiteral, unquoteDouble, unquoteRaw } from "../go/strings.js";
 
 /** An operand before its place decides whether it is a selector or a value. */
@@ -160,26 +161,27 @@ export class AstBuilder {
       this.requireSpaceBefore(negation ?? token, word);
       this.requireSpaceAfter(token, word);
     }
-    if (token.tokenType === Contains) return { operator: negation ? "NotIn" : "In", spelling: "contains", word };
-    if (token.tokenType === Matches) return { operator: negation ? "NotMatches" : "Matches", spelling: "in", word };
-    return { operator: token.tokenType === NotEqual ? "NotEqual" : "Equal", spelling: "in", word };
+    // An operator the language lacks (`>=`, `=`), reported as an error already, stands as `==`
+    // so that the rest of the filter is still checked.
+    const { operator, spelling } = SPELLINGS.get(word) ?? readSpelling("==");
+    return { operator: operator as BinaryMatchOperator, spelling: spelling.ast, word };
   }
 
   /** `is [not] empty|nil`. */
   emptiness(is: IToken, negation: IToken | undefined, operatorToken: IToken): Emptiness {
     const token = real(operatorToken);
     this.requireSpaceBefore(real(is), "is");
-    const negated = negation !== undefined;
-    const operator: UnaryMatchOperator = token.tokenType === Nil ? (negated ? "IsNotNil" : "IsNil") : negated ? "IsNotEmpty" : "IsEmpty";
-    return { operator, end: tokenEnd(token) };
+    const { operator } = readSpelling(`is ${negation === undefined ? "" : "not "}${token.image}`);
+    return { operator: operator as UnaryMatchOperator, end: tokenEnd(token) };
   }
 
   /** `in`, `not in`. */
   membership(negation: IToken | undefined, operatorToken: IToken): "In" | "NotIn" {
     const token = real(operatorToken);
-    this.requireSpaceBefore(negation ?? token, negation === undefined ? "in" : "not in");
-    this.requireSpaceAfter(token, negation === undefined ? "in" : "not in");
-    return negation === undefined ? "In" : "NotIn";
+    const word = negation === undefined ? token.image : `not ${token.image}`;
+    this.requireSpaceBefore(negation ?? token, word);
+    this.requireSpaceAfter(token, word);
+    return readSpelling(word).operator as "In" | "NotIn";
   }
 
   /** A string or a number, before its place decides its meaning. */

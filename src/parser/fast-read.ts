@@ -12,6 +12,7 @@
  *
  * @module
  */
+import { readSpelling } from "../operators.js";
 import type { BinaryMatchOperator, Expression, MatchExpression, Selector, Span, UnaryMatchOperator, Value } from "../ast.js";
 import type { Limits } from "../limits.js";
 import { isPointerLiteral, unquoteDouble, unquoteRaw } from "../go/strings.js";
@@ -125,7 +126,7 @@ class Reader {
       const next = s.charCodeAt(this.#pos + 2);
       if (next === 0x3d || next === 0x21 || next === 0x3c || next === 0x3e || next === 0x26 || next === 0x7c) throw GIVE_UP;
       this.#pos += 2;
-      return this.binary(left, c === 0x3d ? "Equal" : "NotEqual", "in");
+      return this.binary(left, readSpelling(c === 0x3d ? "==" : "!=").operator as BinaryMatchOperator, "in");
     }
     let word = this.peekWord();
     let negated = false;
@@ -135,29 +136,16 @@ class Reader {
       word = this.peekWord();
       negated = true;
     }
+    // The operator's words, read here; what they mean comes from the operator table.
+    let words: string;
     switch (word) {
       case "contains":
-        this.keyword(word, !negated);
-        if (!isSpace(s.charCodeAt(this.#pos))) throw GIVE_UP;
-        return this.binary(left, negated ? "NotIn" : "In", "contains");
       case "matches":
+      case "in":
         this.keyword(word, !negated);
         if (!isSpace(s.charCodeAt(this.#pos))) throw GIVE_UP;
-        return this.binary(left, negated ? "NotMatches" : "Matches", "in");
-      case "in": {
-        this.keyword(word, !negated);
-        if (!isSpace(s.charCodeAt(this.#pos))) throw GIVE_UP;
-        const right = this.operand();
-        if (right.path === undefined) throw GIVE_UP;
-        return {
-          kind: "Match",
-          operator: negated ? "NotIn" : "In",
-          selector: selectorOf(right),
-          value: valueOf(left),
-          spelling: "in",
-          span: { start: left.span.start, end: right.span.end },
-        };
-      }
+        words = negated ? `not ${word}` : word;
+        break;
       case "is": {
         if (negated || left.path === undefined) throw GIVE_UP;
         this.keyword("is", false);
@@ -171,12 +159,27 @@ class Reader {
         }
         if (what !== "empty" && what !== "nil") throw GIVE_UP;
         this.keyword(what, false);
-        const operator: UnaryMatchOperator = what === "nil" ? (not ? "IsNotNil" : "IsNil") : not ? "IsNotEmpty" : "IsEmpty";
-        return { kind: "Match", operator, selector: selectorOf(left), span: { start: left.span.start, end: this.#pos } };
+        words = `is ${not ? "not " : ""}${what}`;
+        break;
       }
       default:
         throw GIVE_UP;
     }
+    const { operator, spelling } = readSpelling(words);
+    if (spelling.order === "unary") {
+      return { kind: "Match", operator: operator as UnaryMatchOperator, selector: selectorOf(left), span: { start: left.span.start, end: this.#pos } };
+    }
+    if (spelling.order === "selector-first") return this.binary(left, operator as BinaryMatchOperator, spelling.ast);
+    const right = this.operand();
+    if (right.path === undefined) throw GIVE_UP;
+    return {
+      kind: "Match",
+      operator: operator as BinaryMatchOperator,
+      selector: selectorOf(right),
+      value: valueOf(left),
+      spelling: spelling.ast,
+      span: { start: left.span.start, end: right.span.end },
+    };
   }
 
   /** `Selector op Value` once the operator is read. */

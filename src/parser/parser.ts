@@ -9,6 +9,7 @@
  *
  * @module
  */
+import { MATCH_OPERATORS, operator } from "../operators.js";
 import type { CollectionBinding, CollectionExpression, Expression, MatchExpression } from "../ast.js";
 import type { Diagnostic } from "../errors.js";
 import { EmbeddedActionsParser, type IParserErrorMessageProvider, type IToken, type TokenType, EOF } from "chevrotain";
@@ -48,6 +49,12 @@ import { AstBuilder, type Comparison, type Emptiness, type Operand, type Segment
 import { Lookahead } from "./lookahead.js";
 
 /** Human wording for what the parser expected and what it found. */
+/** The operators named in "expected an operator": every spelling in the table without a `not`. */
+const OPERATOR_EXAMPLES = MATCH_OPERATORS.flatMap((name) => operator(name).spellings.map((spelling) => spelling.text))
+  .filter((text) => !text.split(" ").includes("not"))
+  .map((text) => JSON.stringify(text))
+  .join(", ");
+
 const errorMessages: IParserErrorMessageProvider = {
   buildMismatchTokenMessage({ expected, actual, ruleName }) {
     if (expected === RParen) return `expected ")" to close the group, but found ${describeToken(actual)}`;
@@ -63,7 +70,7 @@ const errorMessages: IParserErrorMessageProvider = {
     const expected = new Set<string>();
     for (const paths of expectedPathsPerAlt) for (const path of paths) if (path[0]) expected.add(describeType(path[0]));
     const found = describeToken(actual[0]);
-    if (ruleName === "match") return `expected an operator ("==", "!=", "in", "contains", "matches", "is empty", "is nil"…), but found ${found}`;
+    if (ruleName === "match") return `expected an operator (${OPERATOR_EXAMPLES}…), but found ${found}`;
     if (ruleName === "operand" || ruleName === "primary") return `expected a selector, a value or "(", but found ${found}`;
     if (ruleName === "emptiness") return `expected "empty", "not empty", "nil" or "not nil" after "is", but found ${found}`;
     return `expected ${[...expected].join(", ")}, but found ${found}`;

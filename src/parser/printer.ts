@@ -5,6 +5,7 @@
  *
  * @module
  */
+import { spellingOf } from "../operators.js";
 import type { CollectionBinding, Expression, MatchExpression, Selector, Value } from "../ast.js";
 import { checkExpression } from "../ast-check.js";
 import { NESTING_DEPTH_CEILING } from "../limits.js";
@@ -57,30 +58,11 @@ function printNode(node: Expression): string {
 
 function printMatch(node: MatchExpression): string {
   const selector = printSelector(node.selector);
-  switch (node.operator) {
-    case "Equal":
-      return `${selector} == ${printValue(node.value)}`;
-    case "NotEqual":
-      return `${selector} != ${printValue(node.value)}`;
-    case "In":
-      return node.spelling === "contains" ? `${selector} contains ${printValue(node.value)}` : `${printValue(node.value)} in ${selector}`;
-    case "NotIn":
-      return node.spelling === "contains" ? `${selector} not contains ${printValue(node.value)}` : `${printValue(node.value)} not in ${selector}`;
-    case "Matches":
-      return `${selector} matches ${printValue(node.value)}`;
-    case "NotMatches":
-      return `${selector} not matches ${printValue(node.value)}`;
-    case "IsEmpty":
-      return `${selector} is empty`;
-    case "IsNotEmpty":
-      return `${selector} is not empty`;
-    case "IsNil":
-      return `${selector} is nil`;
-    case "IsNotNil":
-      return `${selector} is not nil`;
-    default:
-      return unreachable(node);
-  }
+  // The operator's words and their order come from the operator table.
+  if (!("value" in node)) return `${selector} ${spellingOf(node.operator, "in").text}`;
+  const spelling = spellingOf(node.operator, node.spelling);
+  const value = printValue(node.value);
+  return spelling.order === "value-first" ? `${value} ${spelling.text} ${selector}` : `${selector} ${spelling.text} ${value}`;
 }
 
 /**
