@@ -14,7 +14,7 @@ import { readFileSync } from "node:fs";
 const pkg = JSON.parse(readFileSync(new URL("../package.json", import.meta.url), "utf8"));
 
 await build({
-  entryPoints: ["src/index.ts", "src/server/index.ts", "src/cli.ts"],
+  entryPoints: ["src/index.ts", "src/server/index.ts", "src/sql/index.ts", "src/cli.ts"],
   outdir: "dist",
   outbase: "src",
   chunkNames: "chunks/[name]-[hash]",

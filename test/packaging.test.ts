@@ -220,13 +220,14 @@ describe("a fresh consumer project that installs the tarball", () => {
     expect(existsSync(join(consumer, "node_modules/bexpr/dist/index.js"))).toBe(true);
   });
 
-  it("requires bexpr and bexpr/server from CommonJS", () => {
+  it("requires bexpr, bexpr/server and bexpr/sql from CommonJS", () => {
     const script = `
       const { compileFilter } = require("bexpr");
       const { startAgent } = require("bexpr/server");
-      console.log(compileFilter('Status == "running"').test({ Status: "running" }), typeof startAgent);`;
+      const { toSql } = require("bexpr/sql");
+      console.log(compileFilter('Status == "running"').test({ Status: "running" }), typeof startAgent, toSql('Status == "running"').params.join(","));`;
     const result = runOk(process.execPath, ["-e", script], consumer);
-    expect(result.stdout.trim()).toBe("true function");
+    expect(result.stdout.trim()).toBe("true function Status,running");
   });
 
   it("imports bexpr/server and serves the API on a real socket", () => {
@@ -278,8 +279,10 @@ describe("a fresh consumer project that installs the tarball", () => {
   const USES = `
 import { compileFilter, Filter, FilterSyntaxError } from "bexpr";
 import { startAgent, type Agent } from "bexpr/server";
+import { toSql, type SqlFilter } from "bexpr/sql";
 
 interface Job { Status: string }
+export const pushed: SqlFilter = toSql('Status == "running"', { column: "doc" });
 export const running: Filter<Job> = compileFilter<Job>('Status == "running"');
 export const accepted: boolean = running.test({ Status: "running" });
 export const agent: Promise<Agent> = startAgent({ port: 0, logLevel: "silent" });
@@ -288,6 +291,8 @@ export const isSyntaxError = (error: unknown): boolean => error instanceof Filte
 compileFilter(42);
 // @ts-expect-error: startAgent takes options, not a port
 startAgent(4646);
+// @ts-expect-error: toSql takes a filter, not a number
+toSql(42);
 // @ts-expect-error: a Filter comes from compileFilter
 new Filter();
 `;
