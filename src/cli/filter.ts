@@ -3,6 +3,7 @@
  *
  * @module
  */
+import { toSql, type SqlFilter } from "../sql/index.js";
 import { parseArgs } from "node:util";
 import { format } from "../editor/format.js";
 import { validate } from "../editor/validate.js";
@@ -51,6 +52,21 @@ double-quoted strings (backticks for text with a backslash), only the parenthese
 needs. Exits 1 when the filter is invalid. EXPR "-" reads the filter from stdin.
 
 Options:
+  -h, --help               show this help
+  -v, --version            print the version
+`;
+
+export const SQL_USAGE = `Usage: bexpr sql [options] EXPR
+
+Prints the PostgreSQL expression that selects, from a table of JSONB documents, the rows the
+filter accepts (put it after WHERE), then its parameters, and whether the selection is exact:
+when it is not, re-check the rows with the compiled filter. EXPR "-" reads the filter from stdin.
+
+Options:
+  --schema job|deployment  typed mode: the documents are job list items or deployments
+  --column NAME            the JSONB column (default doc)
+  --param-offset N         number the placeholders from $N+1 (default 0)
+  --json                   print {"sql", "params", "exact"} as JSON
   -h, --help               show this help
   -v, --version            print the version
 `;
@@ -216,5 +232,34 @@ export function runEval(args: readonly string[], io: Io): Outcome {
   if (values.count) io.stdout.write(`${matches.length}\n`);
   else if (input.form === "array") io.stdout.write(stringifyJson(matches, true));
   else io.stdout.write(matches.map((match) => `${stringifyJson(match)}\n`).join(""));
+  return 0;
+}
+
+/** `bexpr sql`. */
+export function runSql(args: readonly string[], io: Io): Outcome {
+  const { values, positionals } = parseCommand(args, { schema: { type: "string" }, column: { type: "string" }, "param-offset": { type: "string" }, json: { type: "boolean" } });
+  const answered = early(values);
+  if (answered !== undefined) return answered;
+  extraArguments(positionals, 1);
+  const source = filterArgument(positionals[0]);
+  const schema = schemaOption(values.schema);
+  const offsetText = values["param-offset"];
+  const paramOffset = typeof offsetText === "string" ? Number(offsetText) : 0;
+  if (typeof offsetText === "string" && !/^[0-9]+$/.test(offsetText)) throw new UsageError(`--param-offset must be a whole number, got ${JSON.stringify(offsetText)}`);
+  let pushed: SqlFilter;
+  try {
+    pushed = toSql(source, { ...(schema === undefined ? {} : { schema }), ...(typeof values.column === "string" ? { column: values.column } : {}), paramOffset });
+  } catch (error) {
+    if (!(error instanceof FilterSyntaxError)) throw error;
+    printDiagnostics(source, error.diagnostics, io.stderr);
+    return 1;
+  }
+  if (values.json) {
+    io.stdout.write(`${JSON.stringify(pushed, null, 2)}\n`);
+    return 0;
+  }
+  const params = pushed.params.map((param, i) => `-- $${paramOffset + i + 1} = ${JSON.stringify(param)}`);
+  const exact = pushed.exact ? "-- exact: the rows selected are the rows the filter accepts" : "-- not exact: re-check the rows with the compiled filter (it also raises the filter's errors)";
+  io.stdout.write(`${[pushed.sql, ...params, exact].join("\n")}\n`);
   return 0;
 }

@@ -14,15 +14,16 @@
  * The SQL selects every row the filter accepts, and every row on which the filter would raise an
  * evaluation error or that the SQL cannot decide; `exact` says whether it selects nothing else.
  *
- * This is the first part of the translation: map mode (documents as JSON, no schema), with
- * equality, `in`/`contains`, emptiness, nil tests and boolean logic translated exactly, and
- * `matches`, `any`/`all` and paths through lists left to the re-check. Typed mode (`schema`),
- * regular expressions and index-friendly forms come next.
+ * Equality, `in`/`contains`, emptiness, nil tests and boolean logic are translated, in map mode
+ * (documents as JSON) and in typed mode (`schema`); `matches`, `any`/`all` and paths through lists
+ * are left to the re-check. Regular expressions and index-friendly forms come next.
  *
  * @packageDocumentation
  * @module bexpr/sql
  */
 import type { Expression } from "../ast.js";
+import type { FieldSchema } from "../evaluator/schema.js";
+import { parseGoBool, parseGoInt, parseGoUint } from "../go/strconv.js";
 import { parse } from "../parser/parse.js";
 import { Parameters, translate } from "./translate.js";
 
@@ -32,6 +33,13 @@ export interface SqlOptions {
   readonly column?: string;
   /** Placeholders start after this many (default 0: `$1`), to put the SQL beside parameters of your own. */
   readonly paramOffset?: number;
+  /**
+   * Typed mode: the documents' schema, as given to `compileFilter` (for example `schemas.job`).
+   * The SQL then reads each literal as its field's kind and decides every row whose document has
+   * the schema's shape; `exact` is about such documents (a row of another shape is selected for the
+   * re-check).
+   */
+  readonly schema?: FieldSchema;
 }
 
 /** What {@link toSql} gives. */
@@ -65,6 +73,63 @@ export function toSql(filter: string | Expression, options: SqlOptions = {}): Sq
   const offset = options.paramOffset ?? 0;
   if (!Number.isSafeInteger(offset) || offset < 0) throw new TypeError("paramOffset must be a whole number from 0");
   const parameters = new Parameters(offset);
-  const clause = translate(expression, quoteIdentifier(options.column ?? "doc"), parameters);
-  return { sql: `(${clause.sql}) <> 0`, params: parameters.values, exact: !clause.undecided };
+  const column = quoteIdentifier(options.column ?? "doc");
+  const clause = translate(expression, column, parameters, options.schema);
+  const exact = !clause.undecided;
+  // An exact typed filter also says, as containments a GIN index answers, what its rows must hold.
+  const containments = exact && options.schema !== undefined ? necessaryContainments(expression, options.schema) : [];
+  const conditions = [...containments.map((json) => `${column} @> ${parameters.text(json)}::jsonb`), `(${clause.sql}) <> 0`];
+  return { sql: conditions.join(" AND "), params: parameters.values, exact };
+}
+
+/**
+ * The containments (`doc @> {...}`) that every accepted row of an exact typed filter satisfies:
+ * one per clause of its top-level `and` that is `field == literal` on a string, integer or bool
+ * field, or `literal in list` on a list of those, reached through objects and maps. A GIN index
+ * (`jsonb_path_ops`) finds the rows that hold them. Floats are left out: the engine compares them
+ * as doubles, which jsonb equality is not.
+ */
+function necessaryContainments(expression: Expression, schema: FieldSchema): string[] {
+  const clauses = expression.kind === "And" ? expression.operands : [expression];
+  const containments: string[] = [];
+  for (const clause of clauses) {
+    if (clause.kind !== "Match" || !("value" in clause) || (clause.operator !== "Equal" && clause.operator !== "In")) continue;
+    const leaf = leafSchema(schema, clause.selector.path);
+    const scalar = clause.operator === "Equal" ? leaf : typeof leaf === "object" && leaf.kind === "array" ? leaf.items : undefined;
+    const value = typeof scalar === "string" ? jsonScalar(scalar, clause.value.raw) : undefined;
+    if (value === undefined) continue;
+    const wrapped = clause.operator === "Equal" ? value : `[${value}]`;
+    containments.push(clause.selector.path.reduceRight((inner, key) => `{${JSON.stringify(key)}:${inner}}`, wrapped));
+  }
+  return containments;
+}
+
+/** The schema at `path` through objects and maps only. */
+function leafSchema(schema: FieldSchema, path: readonly string[]): FieldSchema | undefined {
+  let at: FieldSchema | undefined = schema;
+  for (const key of path) {
+    if (typeof at !== "object" || at.kind === "array") return undefined;
+    at = at.kind === "object" ? at.fields[key] : at.values;
+  }
+  return at;
+}
+
+/** The literal as the JSON a field of `kind` holds when it equals it, or undefined (no containment for that kind, or a literal that does not read). */
+function jsonScalar(kind: string, raw: string): string | undefined {
+  if (/[\u0000\ud800-\udfff]/.test(raw)) return undefined;
+  switch (kind) {
+    case "string":
+      return JSON.stringify(raw);
+    case "int":
+    case "uint": {
+      const parsed = kind === "int" ? parseGoInt(raw) : parseGoUint(raw);
+      return parsed.ok ? parsed.value.toString() : undefined;
+    }
+    case "bool": {
+      const parsed = parseGoBool(raw);
+      return parsed.ok ? String(parsed.value) : undefined;
+    }
+    default:
+      return undefined;
+  }
 }

@@ -20,7 +20,9 @@
  */
 import type { Expression, MatchExpression } from "../ast.js";
 import { parseGoBool, parseGoFloat, parseGoInt } from "../go/strconv.js";
+import type { FieldSchema } from "../evaluator/schema.js";
 import { operator, unhandled } from "../operators.js";
+import { typedMatch } from "./typed.js";
 
 /** The three-valued result of a clause: its SQL, and whether it can be `2` (undecided or an error). */
 interface Clause {
@@ -163,16 +165,19 @@ function match(node: MatchExpression, column: string, parameters: Parameters): C
   return { sql: `(CASE WHEN NOT (${throughMaps}) THEN 2 WHEN NOT (${parent} ? ${last}) THEN ${missing} ELSE ${result} END)`, undecided: true };
 }
 
-/** The three-valued SQL of an expression. */
-export function translate(node: Expression, column: string, parameters: Parameters): Clause {
+/**
+ * The three-valued SQL of an expression: in map mode without `schema`, in typed mode with it
+ * (`typed.ts`).
+ */
+export function translate(node: Expression, column: string, parameters: Parameters, schema?: FieldSchema): Clause {
   switch (node.kind) {
     case "Match":
-      return match(node, column, parameters);
+      return schema === undefined ? match(node, column, parameters) : typedMatch(node, schema, column, parameters);
     case "Collection":
       // `any` and `all` are left to the compiled filter.
       return UNDECIDED;
     case "Not": {
-      const operand = translate(node.operand, column, parameters);
+      const operand = translate(node.operand, column, parameters, schema);
       return { sql: `(CASE ${operand.sql} WHEN 1 THEN 0 WHEN 0 THEN 1 ELSE 2 END)`, undecided: operand.undecided };
     }
     case "And":
@@ -180,7 +185,7 @@ export function translate(node: Expression, column: string, parameters: Paramete
       // Left to right, each operand written once: `and` goes on past a 1 and stops at a 0, `or`
       // goes on past a 0 and stops at a 1; an undecided operand stops both.
       const [goOn, stop] = node.kind === "And" ? [1, 0] : [0, 1];
-      const operands = node.operands.map((operand) => translate(operand, column, parameters));
+      const operands = node.operands.map((operand) => translate(operand, column, parameters, schema));
       const sql = operands
         .slice(0, -1)
         .reduceRight((rest, operand) => `(CASE ${operand.sql} WHEN ${goOn} THEN ${rest} WHEN ${stop} THEN ${stop} ELSE 2 END)`, operands[operands.length - 1]!.sql);

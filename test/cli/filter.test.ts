@@ -176,8 +176,28 @@ describe.concurrent("bexpr fmt", SLOW, () => {
   });
 });
 
+describe.concurrent("bexpr sql", SLOW, () => {
+  it("prints the SQL, its parameters and whether it is exact, as text or JSON", async () => {
+    const { code, stdout } = await runCli(["sql", "--schema", "job", "--column", "body", "--param-offset", "2", 'Status == "running"']);
+    expect(code).toBe(0);
+    const lines = stdout.trimEnd().split("\n");
+    // The containment a GIN index answers, then the exact three-valued test.
+    expect(lines[0]).toMatch(/^"body" @> \$5::text::jsonb AND \(.*\$3::text.*\$4::text.*\) <> 0$/);
+    expect(lines.slice(1)).toEqual(['-- $3 = "Status"', '-- $4 = "running"', '-- $5 = "{\\"Status\\":\\"running\\"}"', "-- exact: the rows selected are the rows the filter accepts"]);
+    const json = await runCli(["sql", "--json", 'Meta.owner matches "^a"']);
+    expect(JSON.parse(json.stdout)).toMatchObject({ params: ["Meta", "owner"], exact: false });
+  });
+
+  it("exits 1 with the diagnostics for an invalid filter, and 2 for a bad option", async () => {
+    const invalid = await runCli(["sql", "Status =="]);
+    expect([invalid.code, invalid.stdout]).toEqual([1, ""]);
+    expect(invalid.stderr).toContain("error[unexpected_end]");
+    expect((await runCli(["sql", "--param-offset", "x", "Status == 1"])).code).toBe(2);
+  });
+});
+
 describe.concurrent("help and version everywhere", SLOW, () => {
-  it.each(["check", "eval", "fmt", "agent"])(
+  it.each(["check", "eval", "fmt", "sql", "agent"])(
     "bexpr %s answers --help, -h, --version and -v",
     async (command) => {
       const [help, short, version, v] = await Promise.all([["--help"], ["-h"], ["--version"], ["-v"]].map((flag) => runCli([command, ...flag])));
@@ -191,6 +211,6 @@ describe.concurrent("help and version everywhere", SLOW, () => {
 
   it("lists every command in the main help", async () => {
     const { stdout } = await runCli(["help"]);
-    for (const command of ["check EXPR", "eval EXPR [FILE]", "fmt EXPR", "agent"]) expect(stdout).toContain(command);
+    for (const command of ["check EXPR", "eval EXPR [FILE]", "fmt EXPR", "sql EXPR", "agent"]) expect(stdout).toContain(command);
   });
 });
