@@ -60,6 +60,29 @@ const UNSTORABLE = /[\u0000\ud800-\udfff]/;
  */
 const NUMBER_TEXT = /^-?(?:[0-9]+(?:\.[0-9]+)?(?:e[+-][0-9]+)?|Infinity)$|^NaN$/;
 
+/**
+ * The regular expressions whose meaning is plain text search, in Go's syntax: an optional `^`,
+ * literal characters (letters, digits, spaces and punctuation that is not an operator, or an
+ * operator escaped with `\`), and an optional `$`. Without flags, `^` and `$` are the start and the
+ * end of the text (Go's `$` does not match before a final newline), so these are "contains",
+ * "starts with", "ends with" and "equals", which SQL answers exactly. Every other pattern is left to
+ * the re-check.
+ */
+const PLAIN_PATTERN = /^(\^?)((?:[^\\.+*?()|[\]{}^$\u0000\ud800-\udfff]|\\[\\.+*?()|[\]{}^$/-])*)(\$?)$/;
+
+/** The SQL test of `text` (an SQL text) against a plain pattern, or undefined when the pattern is not plain. */
+export function plainMatch(text: string, pattern: string, parameters: Parameters): string | undefined {
+  const plain = PLAIN_PATTERN.exec(pattern);
+  if (plain === null) return undefined;
+  const [, start, escaped, end] = plain;
+  const literal = escaped!.replace(/\\(.)/g, "$1");
+  const bound = parameters.text(literal);
+  if (start && end) return `${text} = ${bound}`;
+  if (start) return `starts_with(${text}, ${bound})`;
+  if (end) return `right(${text}, char_length(${bound})) = ${bound}`;
+  return `strpos(${text}, ${bound}) > 0`;
+}
+
 /** The SQL of a clause whose JSONB value is `value`, by the value's JSON type. */
 function byType(value: string, cases: { readonly [type in "string" | "number" | "boolean" | "null" | "array" | "object"]?: string }): string {
   const arms = Object.entries(cases).map(([type, sql]) => `WHEN '${type}' THEN ${sql}`);
@@ -134,9 +157,11 @@ function positive(node: MatchExpression, value: string, parameters: Parameters):
       });
     case "nil":
       return byType(value, { null: "1", array: "0", object: "0" });
-    case "matches":
-      // Regular expressions are left to the compiled filter.
-      return "2";
+    case "matches": {
+      // Plain text search is answered here; every other pattern is left to the compiled filter.
+      const plain = plainMatch(text, raw, parameters);
+      return plain === undefined ? "2" : byType(value, { string: bit(plain) });
+    }
     default:
       return unhandled(test);
   }

@@ -16,7 +16,7 @@ import { FilterEvaluationError } from "../errors.js";
 import { compileFilter } from "../filter.js";
 import { parseGoBool, parseGoFloat, parseGoInt, parseGoUint } from "../go/strconv.js";
 import { operator, unhandled } from "../operators.js";
-import type { Parameters } from "./translate.js";
+import { plainMatch, type Parameters } from "./translate.js";
 
 /** A clause's SQL, and whether it can be undecided on a document of the schema's shape. */
 export interface TypedClause {
@@ -111,8 +111,10 @@ function leafTest(node: MatchExpression, leaf: FieldSchema, value: string, param
     case "nil":
       // A present map or list is not nil; the evaluator errors on the other kinds (asked below).
       return typeof leaf === "object" && leaf.kind !== "object" ? { sql: "0", undecided: false } : UNDECIDED;
-    case "matches":
-      return UNDECIDED;
+    case "matches": {
+      const plain = scalar === "string" ? plainMatch(text, raw, parameters) : undefined;
+      return plain === undefined ? UNDECIDED : { sql: bit(plain), undecided: false };
+    }
     default:
       return unhandled(test);
   }

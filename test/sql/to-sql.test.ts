@@ -137,6 +137,15 @@ const TRAPS = [
   "Stop == T",
   "Stop == yes",
   "Priority == 1152921504606846976",
+  // Patterns that are plain text search are answered in SQL; others are left to the re-check.
+  'Name matches "^web"',
+  'Name matches "api$"',
+  "Name matches `^web-api$`",
+  "Name matches `a\\.b`",
+  'Name matches ""',
+  'Name matches "^$"',
+  'Status matches "unn" and not (Name matches "^/")',
+  "Name matches `^w.b`",
   // Short-circuit: the error on the right is reached only where the left does not decide.
   'Status == "dead" and Nope == 1',
   'Status == "dead" or Nope == 1',
@@ -191,6 +200,7 @@ describeEachDatabase("toSql", (db) => {
     'Meta.owner == "team-a"',
     '"owner" in Meta',
     "SubmitTime == 1717000000123456789",
+    "Name matches `^web-`",
   ])("is exact for %s in typed mode: the rows selected are the rows accepted", async (source) => {
     const { sql, params, exact } = toSql(source, { schema: jobSchema });
     expect(exact).toBe(true);
