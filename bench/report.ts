@@ -25,6 +25,8 @@ export interface BenchResults {
   readonly limits: unknown;
   /** The agent's section (bench/agent.ts); not in the README's table. */
   readonly agent?: unknown;
+  /** bexpr/sql on 100,000 documents (bench/sql.ts); not in the README's table. */
+  readonly sql?: unknown;
 }
 
 export const README_START = "<!-- bench:start (npm run bench writes this table from bench/results.json) -->";

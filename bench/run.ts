@@ -11,6 +11,7 @@ import { readFileSync, writeFileSync } from "node:fs";
 import { cpus } from "node:os";
 import { fileURLToPath } from "node:url";
 import { agentBench } from "./agent.js";
+import { sqlBench } from "./sql.js";
 import { CASES } from "./cases.js";
 import { benchLimits } from "./limits.js";
 import { median } from "./stats.js";
@@ -121,6 +122,7 @@ async function main(): Promise<void> {
     startup,
     limits: benchLimits(),
     agent: await agentBench(),
+    sql: await sqlBench(),
   };
   writeFileSync(RESULTS_PATH, `${JSON.stringify(results, null, 2)}\n`);
   writeFileSync(README_PATH, withReadmeTable(readFileSync(README_PATH, "utf8"), renderReadmeTable(results)));

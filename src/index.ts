@@ -12,6 +12,7 @@
  * @module bexpr
  */
 export type * from "./ast.js";
+export { parseJson, stringifyJson, MAX_JSON_DEPTH } from "./json.js";
 export { OPERATORS, MATCH_OPERATORS, negationOf, type OperatorDefinition, type Spelling, type Test, type ValueKind } from "./operators.js";
 export {
   FilterError,
