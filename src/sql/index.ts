@@ -26,6 +26,7 @@ import type { FieldSchema } from "../evaluator/schema.js";
 import { parseGoBool, parseGoInt, parseGoUint } from "../go/strconv.js";
 import { parse } from "../parser/parse.js";
 import { Parameters, translate } from "./translate.js";
+import { documentTo, evaluated } from "./typed.js";
 
 /** Options of {@link toSql}. */
 export interface SqlOptions {
@@ -98,6 +99,11 @@ function necessaryContainments(expression: Expression, schema: FieldSchema): str
     const scalar = clause.operator === "Equal" ? leaf : typeof leaf === "object" && leaf.kind === "array" ? leaf.items : undefined;
     const value = typeof scalar === "string" ? jsonScalar(scalar, clause.value.raw) : undefined;
     if (value === undefined) continue;
+    // A field that is missing or null at any depth holds a zero value the clause may accept
+    // (`Status == ""`): then the containment is not necessary, and is left out.
+    const { path } = clause.selector;
+    const zeroAccepted = path.some((_, depth) => evaluated(clause, schema, documentTo(path, depth, undefined)) !== 0 || evaluated(clause, schema, documentTo(path, depth, { value: null })) !== 0);
+    if (zeroAccepted) continue;
     const wrapped = clause.operator === "Equal" ? value : `[${value}]`;
     containments.push(clause.selector.path.reduceRight((inner, key) => `{${JSON.stringify(key)}:${inner}}`, wrapped));
   }

@@ -32,7 +32,7 @@ const UNSTORABLE = /[\u0000\ud800-\udfff]/;
 const bit = (condition: string): string => `(CASE WHEN ${condition} THEN 1 ELSE 0 END)`;
 
 /** What the evaluator answers for the clause on `document`: 1, 0, or 2 for an error. */
-function evaluated(node: MatchExpression, schema: FieldSchema, document: unknown): 0 | 1 | 2 {
+export function evaluated(node: MatchExpression, schema: FieldSchema, document: unknown): 0 | 1 | 2 {
   try {
     return compileFilter(node, { schema }).test(document) ? 1 : 0;
   } catch (error) {
@@ -42,7 +42,7 @@ function evaluated(node: MatchExpression, schema: FieldSchema, document: unknown
 }
 
 /** A document holding `path[0..depth)` as empty objects, then `leaf` (or nothing) at `path[depth]`. */
-function documentTo(path: readonly string[], depth: number, leaf: { readonly value: unknown } | undefined): unknown {
+export function documentTo(path: readonly string[], depth: number, leaf: { readonly value: unknown } | undefined): unknown {
   const root: Record<string, unknown> = {};
   let at = root;
   for (let i = 0; i < depth; i++) at = at[path[i]!] = {};

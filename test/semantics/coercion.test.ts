@@ -3,8 +3,8 @@
  * integers within int64 are int64 (ParseInt base 0), other numbers float64 (ParseFloat), booleans
  * use ParseBool; strings compare the raw text. Plus int64 exactness with bigint (§9, §14.10).
  */
-import { describe, it } from "vitest";
-import { expectOutcome, type Outcome } from "./support.js";
+import { describe } from "vitest";
+import { outcomeTable, type Outcome } from "./support.js";
 
 type Row = readonly [string, Outcome];
 
@@ -31,9 +31,7 @@ const values = {
 };
 
 function table(rows: readonly Row[]) {
-  return it.each(rows)("%s gives %s", (source, expected) => {
-    expectOutcome(source, values, expected);
-  });
+  return outcomeTable(values, rows);
 }
 
 describe("int fields: strconv.ParseInt(raw, 0, 64)", () => {

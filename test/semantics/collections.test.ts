@@ -2,8 +2,8 @@
  * Collections (filter-semantics.md §7): `any`/`all` with default, index/value, index-only and
  * value-only bindings, in map mode.
  */
-import { describe, it } from "vitest";
-import { expectOutcome, type Outcome } from "./support.js";
+import { describe } from "vitest";
+import { outcomeTable, type Outcome } from "./support.js";
 
 const job = {
   Status: "running",
@@ -26,9 +26,7 @@ const job = {
 };
 
 function table(rows: ReadonlyArray<readonly [string, Outcome]>) {
-  return it.each(rows)("%s gives %s", (source, expected) => {
-    expectOutcome(source, job, expected);
-  });
+  return outcomeTable(job, rows);
 }
 
 describe("default binding", () => {

@@ -4,8 +4,8 @@
  * syntax error are skipped, numbers inside arrays are json.Number (compared by their decimal text,
  * String(n)), objects and arrays are errors, null is a go-bexpr panic (nil_value here).
  */
-import { describe, it } from "vitest";
-import { expectOutcome, type Outcome } from "./support.js";
+import { describe } from "vitest";
+import { outcomeTable, type Outcome } from "./support.js";
 
 const value = {
   Mixed: [true, 5, "x"],
@@ -27,9 +27,7 @@ const value = {
 };
 
 function table(rows: ReadonlyArray<readonly [string, Outcome]>) {
-  return it.each(rows)("%s gives %s", (source, expected) => {
-    expectOutcome(source, value, expected);
-  });
+  return outcomeTable(value, rows);
 }
 
 describe("elements of mixed kinds", () => {

@@ -6,7 +6,7 @@
 import { describe, expect, it } from "vitest";
 import { compileFilter, FilterSyntaxError, parse } from "../../src/index.js";
 import { show } from "../support/show.js";
-import { expectOutcome, type Outcome } from "./support.js";
+import { expectOutcome, outcomeTable, type Outcome } from "./support.js";
 
 const job = {
   Status: "running",
@@ -20,9 +20,7 @@ const job = {
 type Row = readonly [string, Outcome];
 
 function table(rows: readonly Row[]) {
-  return it.each(rows)("%s gives %s", (source, expected) => {
-    expectOutcome(source, job, expected);
-  });
+  return outcomeTable(job, rows);
 }
 
 describe("last key missing under an existing map", () => {

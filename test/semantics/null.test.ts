@@ -2,8 +2,8 @@
  * JSON null in map mode (filter-semantics.md §3 "Invalid" row, §14.5 "null is not empty"): a null
  * that is present is a value of the Invalid kind, not a missing key.
  */
-import { describe, it } from "vitest";
-import { expectOutcome, type Outcome } from "./support.js";
+import { describe } from "vitest";
+import { outcomeTable, type Outcome } from "./support.js";
 
 const value = {
   Multiregion: null,
@@ -13,9 +13,7 @@ const value = {
 };
 
 function table(rows: ReadonlyArray<readonly [string, Outcome]>) {
-  return it.each(rows)("%s gives %s", (source, expected) => {
-    expectOutcome(source, value, expected);
-  });
+  return outcomeTable(value, rows);
 }
 
 describe("a null value", () => {

@@ -2,8 +2,8 @@
  * Each operator against each kind of value, in map mode (filter-semantics.md §3: "Operators by the
  * kind of the resolved value"). A row is: filter, expected outcome (boolean or error code).
  */
-import { describe, it } from "vitest";
-import { expectOutcome, type Outcome } from "./support.js";
+import { describe } from "vitest";
+import { outcomeTable, type Outcome } from "./support.js";
 
 const job = {
   Name: "web-api",
@@ -23,9 +23,7 @@ const job = {
 type Row = readonly [string, Outcome];
 
 function table(rows: readonly Row[]) {
-  return it.each(rows)("%s gives %s", (source, expected) => {
-    expectOutcome(source, job, expected);
-  });
+  return outcomeTable(job, rows);
 }
 
 describe("on a string", () => {

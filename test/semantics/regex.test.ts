@@ -5,7 +5,7 @@
 import { describe, expect, it } from "vitest";
 import { compileFilter, FilterSyntaxError, parse } from "../../src/index.js";
 import { show } from "../support/show.js";
-import { expectOutcome, type Outcome } from "./support.js";
+import { outcomeTable, type Outcome } from "./support.js";
 
 const value = {
   Name: "web-api",
@@ -28,9 +28,7 @@ const value = {
 };
 
 function table(rows: ReadonlyArray<readonly [string, Outcome]>) {
-  return it.each(rows)("%s gives %s", (source, expected) => {
-    expectOutcome(source, value, expected);
-  });
+  return outcomeTable(value, rows);
 }
 
 describe("RE2 search semantics", () => {

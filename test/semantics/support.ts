@@ -3,7 +3,7 @@
  * evaluated on and the outcome filter-semantics.md prescribes: `true`, `false`, or the stable
  * `code` of the error (`"missing_key"`; a syntax error at compile time reads `"syntax:invalid_regex"`).
  */
-import { expect } from "vitest";
+import { expect, it } from "vitest";
 import {
   compileFilter,
   FilterEvaluationError,
@@ -63,6 +63,27 @@ export function expectOutcome(source: string, value: unknown, expected: Outcome,
   expect(run(source, value, { ...options, tierUpAfter: 0 }), "generated code").toBe(expected);
   expect(run(source, value, { ...options, codegen: false }), "closures").toBe(expected);
   expect(run(source, value, { ...options, generalOnly: true }), "general evaluator").toBe(expected);
+}
+
+/** One table of the semantics: the value its rows are evaluated on, the rows, and the schema in typed mode. */
+export interface OutcomeTable {
+  readonly value: unknown;
+  readonly rows: ReadonlyArray<readonly [string, Outcome]>;
+  readonly schema?: FieldSchema;
+}
+
+/**
+ * Every table declared so far in this module graph, so that another backend can be held to the
+ * same rows (test/sql/semantics.test.ts imports the table files, then reads this).
+ */
+export const OUTCOME_TABLES: OutcomeTable[] = [];
+
+/** Declares a table: a test per row that `source` on `value` gives the outcome, and the table recorded in {@link OUTCOME_TABLES}. */
+export function outcomeTable(value: unknown, rows: ReadonlyArray<readonly [string, Outcome]>, schema?: FieldSchema) {
+  OUTCOME_TABLES.push(schema === undefined ? { value, rows } : { value, rows, schema });
+  return it.each(rows)("%s gives %s", (source, expected) => {
+    expectOutcome(source, value, expected, schema);
+  });
 }
 
 /** The parse error a source gives (the first diagnostic, which is also the error's own position). */

@@ -6,7 +6,7 @@
  */
 import { describe, expect, it } from "vitest";
 import { compileFilter, FilterSyntaxError, type ObjectSchema } from "../../src/index.js";
-import { expectOutcome, type Outcome } from "./support.js";
+import { expectOutcome, outcomeTable, type Outcome } from "./support.js";
 
 const summarySchema: ObjectSchema = {
   kind: "object",
@@ -81,9 +81,7 @@ const sparse = { Name: "batch" };
 const nulls = Object.fromEntries(Object.keys(jobSchema.fields).map((key) => [key, null]));
 
 function table(value: unknown, rows: ReadonlyArray<readonly [string, Outcome]>) {
-  return it.each(rows)("%s gives %s", (source, expected) => {
-    expectOutcome(source, value, expected, jobSchema);
-  });
+  return outcomeTable(value, rows, jobSchema);
 }
 
 describe("scalars of a full object", () => {

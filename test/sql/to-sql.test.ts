@@ -43,7 +43,7 @@ async function answers(db: TestDatabase, table: string, source: string | Express
 }
 
 /** Every row agrees: 1 only on acceptance, 0 only on rejection, 2 on every error. */
-async function expectAgreement(db: TestDatabase, table: string, source: string | Expression, schema?: FieldSchema): Promise<void> {
+export async function expectAgreement(db: TestDatabase, table: string, source: string | Expression, schema?: FieldSchema): Promise<void> {
   const { sql, params, exact } = toSql(source, schema === undefined ? {} : { schema });
   const selected = new Set((await db.query(`select id::text as id from ${table} where ${sql}`, params)).map((row) => Number(row.id)));
   for (const row of await answers(db, table, source, schema)) {
@@ -61,7 +61,7 @@ async function expectAgreement(db: TestDatabase, table: string, source: string |
 }
 
 /** Stores `documents` (values, or JSON texts as written) in a new table. */
-async function load(db: TestDatabase, table: string, documents: readonly unknown[]): Promise<void> {
+export async function load(db: TestDatabase, table: string, documents: readonly unknown[]): Promise<void> {
   await db.exec(`create table ${table} (id int primary key, doc jsonb not null)`);
   for (const [i, document] of documents.entries()) {
     await db.query(`insert into ${table} (id, doc) values ($1::text::int, $2::text::jsonb)`, [String(i), typeof document === "string" ? document : stringifyJson(document)]);
