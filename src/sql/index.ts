@@ -64,13 +64,14 @@ export function quoteIdentifier(name: string): string {
 }
 
 /**
- * Translates a filter (its source, or its parsed expression) into a PostgreSQL expression over a
- * JSONB column.
+ * Translates a filter (its source, its parsed expression, or a compiled `Filter`) into a
+ * PostgreSQL expression over a JSONB column. A compiled filter's schema is not read: give the
+ * same `schema` in the options for typed mode.
  *
  * @throws FilterSyntaxError for a source that does not parse; TypeError for bad options.
  */
-export function toSql(filter: string | Expression, options: SqlOptions = {}): SqlFilter {
-  const expression = typeof filter === "string" ? parse(filter) : filter;
+export function toSql(filter: string | Expression | { readonly expression: Expression }, options: SqlOptions = {}): SqlFilter {
+  const expression = typeof filter === "string" ? parse(filter) : "kind" in filter ? filter : filter.expression;
   const offset = options.paramOffset ?? 0;
   if (!Number.isSafeInteger(offset) || offset < 0) throw new TypeError("paramOffset must be a whole number from 0");
   const parameters = new Parameters(offset);

@@ -218,6 +218,13 @@ describeEachDatabase("toSql", (db) => {
     expect(params).toContain('x"y');
   });
 
+  it("takes a source, a parsed expression or a compiled filter alike", () => {
+    const source = 'Status == "running" and "dc1" in Datacenters';
+    const expected = toSql(source, { schema: jobSchema });
+    expect(toSql(parse(source), { schema: jobSchema })).toEqual(expected);
+    expect(toSql(compileFilter(source, { schema: jobSchema }), { schema: jobSchema })).toEqual(expected);
+  });
+
   it("is exact for filters that decide every row, and says so", () => {
     expect(toSql('Status == "running"').exact).toBe(false); // map mode: a row may hold a list there, an error
     expect(() => toSql("Status ==")).toThrow(FilterSyntaxError);
