@@ -45,6 +45,8 @@ export {
 export { DEFAULT_METRICS_OPTIONS, METRICS, RUNTIME_STATS_INTERVAL_MS, type MetricDefinition, type MetricsOptions, type MetricsSummary } from "./metrics/index.js";
 export { DEFAULT_WAIT_MS, JITTER_FRACTION, MAX_WAIT_MS } from "./list/blocking.js";
 export { MAX_BODY_BYTES, MAX_HEADER_BYTES, MAX_PATH_PARAM_LENGTH } from "./http/app.js";
+export { LIST_LANE_BYTES } from "./http/list-lane.js";
+export { ASYNC_GZIP_BYTES } from "./list/pipeline.js";
 export { MAX_JSON_DEPTH } from "../go/json.js";
 export { MAX_JOB_ALLOCATIONS } from "./domain/register.js";
 export { MAX_POLICY_RULES_BYTES } from "./domain/acl-policy.js";

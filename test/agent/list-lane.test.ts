@@ -8,7 +8,7 @@ import net from "node:net";
 import { gzipSync } from "node:zlib";
 import { describe, expect, it } from "vitest";
 import { ASYNC_GZIP_BYTES } from "../../src/server/list/pipeline.js";
-import { startAgent, type Agent, type AgentOptions, type MetricsSummary } from "../../src/server/index.js";
+import { LIST_LANE_BYTES, startAgent, type Agent, type AgentOptions, type MetricsSummary } from "../../src/server/index.js";
 import { job, send } from "./support.js";
 
 async function withAgent<T>(options: AgentOptions, test: (agent: Agent) => Promise<T>): Promise<T> {
@@ -213,5 +213,21 @@ describe("the lane of repeated list requests", () => {
       expect(dechunk(again.body).equals(dechunk(gzipped[0]!.body))).toBe(true);
     }),
   );
-});
 
+  it(`forgets the least recently used requests beyond ${LIST_LANE_BYTES} bytes of keys, which the router then answers`, async () =>
+    withAgent({ metrics: ONE_INTERVAL }, async (agent) => {
+      // Each request's key holds its URL and its part of the answer cache's key: about 20 KB here.
+      const path = (i: number) => `/v1/jobs?prefix=${String(i).padStart(5, "0")}${"x".repeat(5_000)}`;
+      const count = Math.ceil(LIST_LANE_BYTES / 20_000) + 20;
+      for (let i = 0; i < count; i++) expect((await send(`${agent.url}${path(i)}`)).status).toBe(200);
+      const before = await answers(agent);
+      await send(`${agent.url}${path(count - 1)}`);
+      const recent = await answers(agent);
+      expect(recent.lane! - before.lane!).toBe(1);
+      await send(`${agent.url}${path(0)}`);
+      const oldest = await answers(agent);
+      expect(oldest.lane).toBe(recent.lane);
+      expect(oldest.cache! + oldest.computed!).toBe(recent.cache! + recent.computed! + 1);
+    }),
+  );
+});
