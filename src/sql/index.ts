@@ -23,10 +23,10 @@
  */
 import type { Expression } from "../ast.js";
 import type { FieldSchema } from "../evaluator/schema.js";
-import { parseGoBool, parseGoInt, parseGoUint } from "../go/strconv.js";
+import { parseGoBool } from "../go/strconv.js";
 import { parse } from "../parser/parse.js";
-import { Parameters, translate } from "./translate.js";
-import { documentTo, evaluated } from "./typed.js";
+import { Parameters, translate, UNSTORABLE } from "./translate.js";
+import { documentTo, evaluated, integerLiteral, schemasAlong } from "./typed.js";
 
 /** Options of {@link toSql}. */
 export interface SqlOptions {
@@ -96,7 +96,7 @@ function necessaryContainments(expression: Expression, schema: FieldSchema): str
   const containments: string[] = [];
   for (const clause of clauses) {
     if (clause.kind !== "Match" || !("value" in clause) || (clause.operator !== "Equal" && clause.operator !== "In")) continue;
-    const leaf = leafSchema(schema, clause.selector.path);
+    const leaf = schemasAlong(schema, clause.selector.path)?.at(-1);
     const scalar = clause.operator === "Equal" ? leaf : typeof leaf === "object" && leaf.kind === "array" ? leaf.items : undefined;
     const value = typeof scalar === "string" ? jsonScalar(scalar, clause.value.raw) : undefined;
     if (value === undefined) continue;
@@ -111,27 +111,15 @@ function necessaryContainments(expression: Expression, schema: FieldSchema): str
   return containments;
 }
 
-/** The schema at `path` through objects and maps only. */
-function leafSchema(schema: FieldSchema, path: readonly string[]): FieldSchema | undefined {
-  let at: FieldSchema | undefined = schema;
-  for (const key of path) {
-    if (typeof at !== "object" || at.kind === "array") return undefined;
-    at = at.kind === "object" ? at.fields[key] : at.values;
-  }
-  return at;
-}
-
 /** The literal as the JSON a field of `kind` holds when it equals it, or undefined (no containment for that kind, or a literal that does not read). */
 function jsonScalar(kind: string, raw: string): string | undefined {
-  if (/[\u0000\ud800-\udfff]/.test(raw)) return undefined;
+  if (UNSTORABLE.test(raw)) return undefined;
   switch (kind) {
     case "string":
       return JSON.stringify(raw);
     case "int":
-    case "uint": {
-      const parsed = kind === "int" ? parseGoInt(raw) : parseGoUint(raw);
-      return parsed.ok ? parsed.value.toString() : undefined;
-    }
+    case "uint":
+      return integerLiteral(kind, raw);
     case "bool": {
       const parsed = parseGoBool(raw);
       return parsed.ok ? String(parsed.value) : undefined;

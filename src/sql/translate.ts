@@ -25,7 +25,7 @@ import { operator, unhandled } from "../operators.js";
 import { typedMatch } from "./typed.js";
 
 /** The three-valued result of a clause: its SQL, and whether it can be `2` (undecided or an error). */
-interface Clause {
+export interface Clause {
   readonly sql: string;
   /** False when the clause is `0` or `1` on every row. */
   readonly undecided: boolean;
@@ -45,14 +45,14 @@ class Parameters {
 }
 
 /** The undecided value: the row goes to the compiled filter. */
-const UNDECIDED: Clause = { sql: "2", undecided: true };
+export const UNDECIDED: Clause = { sql: "2", undecided: true };
 
 /**
  * Text that no PostgreSQL text value or JSONB string can hold: NUL, and lone surrogates (which
  * stand for bytes that are not UTF-8). A literal holding one equals no stored string and is in
  * none, and cannot be bound as a parameter.
  */
-const UNSTORABLE = /[\u0000\ud800-\udfff]/;
+export const UNSTORABLE = /[\u0000\ud800-\udfff]/;
 
 /**
  * Text that some number in a list could print as (JavaScript's `String(number)`, which is what the
@@ -91,7 +91,18 @@ function byType(value: string, cases: { readonly [type in "string" | "number" | 
 }
 
 /** `1` when `condition` holds, else `0`. */
-const bit = (condition: string): string => `(CASE WHEN ${condition} THEN 1 ELSE 0 END)`;
+export const bit = (condition: string): string => `(CASE WHEN ${condition} THEN 1 ELSE 0 END)`;
+
+/** The negation of a three-valued SQL value: 1 and 0 swap, 2 stays. */
+export const negate = (sql: string): string => `(CASE ${sql} WHEN 1 THEN 0 WHEN 0 THEN 1 ELSE 2 END)`;
+
+/**
+ * `1` when `condition` holds of the literal `raw` (bound as a parameter), else `0`; always `0` for
+ * a literal no stored text can hold (see {@link UNSTORABLE}), which is not bound.
+ */
+export function literalTest(raw: string, parameters: Parameters, condition: (bound: string) => string): string {
+  return UNSTORABLE.test(raw) ? "0" : bit(condition(parameters.text(raw)));
+}
 
 /**
  * The positive test of `==` on a number, as the engine reads the number it meets: an integer (a
@@ -137,7 +148,7 @@ function positive(node: MatchExpression, value: string, parameters: Parameters):
     case "equal": {
       const bool = parseGoBool(raw);
       return byType(value, {
-        string: UNSTORABLE.test(raw) ? "0" : bit(`${text} = ${parameters.text(raw)}`),
+        string: literalTest(raw, parameters, (bound) => `${text} = ${bound}`),
         number: numberEquals(value, raw, parameters),
         boolean: bool.ok ? bit(`${value} = '${bool.value}'::jsonb`) : "2",
       });
@@ -145,8 +156,8 @@ function positive(node: MatchExpression, value: string, parameters: Parameters):
     case "in":
       return byType(value, {
         // strpos finds the empty string in every text, as Go's strings.Contains does.
-        string: UNSTORABLE.test(raw) ? "0" : bit(`strpos(${text}, ${parameters.text(raw)}) > 0`),
-        object: UNSTORABLE.test(raw) ? "0" : bit(`${value} ? ${parameters.text(raw)}`),
+        string: literalTest(raw, parameters, (bound) => `strpos(${text}, ${bound}) > 0`),
+        object: literalTest(raw, parameters, (bound) => `${value} ? ${bound}`),
         array: listContains(value, raw, parameters),
       });
     case "empty":
@@ -186,7 +197,7 @@ function match(node: MatchExpression, column: string, parameters: Parameters): C
   // A missing last key: the operator's fixed result under a map when the path has two keys or more; an error at the top.
   const missing = path.length >= 2 ? (definition.missing ? "1" : "0") : "2";
   const found = positive(node, value, parameters);
-  const result = definition.negated ? `(CASE ${found} WHEN 1 THEN 0 WHEN 0 THEN 1 ELSE 2 END)` : found;
+  const result = definition.negated ? negate(found) : found;
   return { sql: `(CASE WHEN NOT (${throughMaps}) THEN 2 WHEN NOT (${parent} ? ${last}) THEN ${missing} ELSE ${result} END)`, undecided: true };
 }
 
@@ -203,7 +214,7 @@ export function translate(node: Expression, column: string, parameters: Paramete
       return UNDECIDED;
     case "Not": {
       const operand = translate(node.operand, column, parameters, schema);
-      return { sql: `(CASE ${operand.sql} WHEN 1 THEN 0 WHEN 0 THEN 1 ELSE 2 END)`, undecided: operand.undecided };
+      return { sql: negate(operand.sql), undecided: operand.undecided };
     }
     case "And":
     case "Or": {

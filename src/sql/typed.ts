@@ -16,20 +16,7 @@ import { FilterEvaluationError } from "../errors.js";
 import { compileFilter } from "../filter.js";
 import { parseGoBool, parseGoFloat, parseGoInt, parseGoUint } from "../go/strconv.js";
 import { operator, unhandled } from "../operators.js";
-import { plainMatch, type Parameters } from "./translate.js";
-
-/** A clause's SQL, and whether it can be undecided on a document of the schema's shape. */
-export interface TypedClause {
-  readonly sql: string;
-  readonly undecided: boolean;
-}
-
-const UNDECIDED: TypedClause = { sql: "2", undecided: true };
-
-/** Text no stored string holds, and no parameter can carry (see translate.ts). */
-const UNSTORABLE = /[\u0000\ud800-\udfff]/;
-
-const bit = (condition: string): string => `(CASE WHEN ${condition} THEN 1 ELSE 0 END)`;
+import { bit, literalTest, negate, plainMatch, UNDECIDED, UNSTORABLE, type Clause, type Parameters } from "./translate.js";
 
 /** What the evaluator answers for the clause on `document`: 1, 0, or 2 for an error. */
 export function evaluated(node: MatchExpression, schema: FieldSchema, document: unknown): 0 | 1 | 2 {
@@ -71,20 +58,20 @@ function jsonTypeOf(schema: FieldSchema): string | undefined {
 }
 
 /** The literal read as an integer of `kind`, as numeric text, or undefined when the reading fails (an error on every row). */
-function integerLiteral(kind: "int" | "uint", raw: string): string | undefined {
+export function integerLiteral(kind: "int" | "uint", raw: string): string | undefined {
   const parsed = kind === "int" ? parseGoInt(raw) : parseGoUint(raw);
   return parsed.ok ? parsed.value.toString() : undefined;
 }
 
 /** The SQL of the positive test on a present value of the leaf's schema (its JSON type checked already). */
-function leafTest(node: MatchExpression, leaf: FieldSchema, value: string, parameters: Parameters): TypedClause {
+function leafTest(node: MatchExpression, leaf: FieldSchema, value: string, parameters: Parameters): Clause {
   const test = operator(node.operator).test;
   const raw = "value" in node ? node.value.raw : "";
   const text = `(${value} #>> '{}')`;
   const scalar = typeof leaf === "string" ? leaf : undefined;
   switch (test) {
     case "equal":
-      if (scalar === "string") return { sql: UNSTORABLE.test(raw) ? "0" : bit(`${text} = ${parameters.text(raw)}`), undecided: false };
+      if (scalar === "string") return { sql: literalTest(raw, parameters, (bound) => `${text} = ${bound}`), undecided: false };
       if (scalar === "int" || scalar === "uint") {
         const literal = integerLiteral(scalar, raw);
         return literal === undefined ? UNDECIDED : { sql: bit(`(${value})::numeric = ${parameters.text(literal)}::numeric`), undecided: false };
@@ -99,8 +86,8 @@ function leafTest(node: MatchExpression, leaf: FieldSchema, value: string, param
       }
       return UNDECIDED;
     case "in":
-      if (scalar === "string") return { sql: UNSTORABLE.test(raw) ? "0" : bit(`strpos(${text}, ${parameters.text(raw)}) > 0`), undecided: false };
-      if (typeof leaf === "object" && leaf.kind === "map") return { sql: UNSTORABLE.test(raw) ? "0" : bit(`${value} ? ${parameters.text(raw)}`), undecided: false };
+      if (scalar === "string") return { sql: literalTest(raw, parameters, (bound) => `strpos(${text}, ${bound}) > 0`), undecided: false };
+      if (typeof leaf === "object" && leaf.kind === "map") return { sql: literalTest(raw, parameters, (bound) => `${value} ? ${bound}`), undecided: false };
       if (typeof leaf === "object" && leaf.kind === "array") return listContains(leaf.items, raw, value, parameters);
       return UNDECIDED;
     case "empty":
@@ -124,11 +111,11 @@ function leafTest(node: MatchExpression, leaf: FieldSchema, value: string, param
  * `in` over a typed list: the literal is read as the element kind (a failure is an error on every
  * row, the empty list included), then compared with each element.
  */
-function listContains(items: FieldSchema, raw: string, value: string, parameters: Parameters): TypedClause {
+function listContains(items: FieldSchema, raw: string, value: string, parameters: Parameters): Clause {
   const elements = `jsonb_array_elements(${value}) AS elements(e)`;
   switch (items) {
     case "string":
-      return { sql: UNSTORABLE.test(raw) ? "0" : bit(`EXISTS (SELECT 1 FROM ${elements} WHERE e #>> '{}' = ${parameters.text(raw)})`), undecided: false };
+      return { sql: literalTest(raw, parameters, (bound) => `EXISTS (SELECT 1 FROM ${elements} WHERE e #>> '{}' = ${bound})`), undecided: false };
     case "int":
     case "uint": {
       const literal = integerLiteral(items, raw);
@@ -144,7 +131,7 @@ function listContains(items: FieldSchema, raw: string, value: string, parameters
 }
 
 /** The schema of each key of `path`, or undefined where the path leaves what the translation follows (lists, `any`, unknown fields). */
-function schemasAlong(root: FieldSchema, path: readonly string[]): FieldSchema[] | undefined {
+export function schemasAlong(root: FieldSchema, path: readonly string[]): FieldSchema[] | undefined {
   const schemas: FieldSchema[] = [];
   let at: FieldSchema = root;
   for (const key of path) {
@@ -162,7 +149,7 @@ function schemasAlong(root: FieldSchema, path: readonly string[]): FieldSchema[]
  * (the evaluator's constant answer for that), of the JSON type its schema says (go on), or of
  * another (undecided); at the leaf, the operator's test for the field's kind.
  */
-export function typedMatch(node: MatchExpression, root: FieldSchema, column: string, parameters: Parameters): TypedClause {
+export function typedMatch(node: MatchExpression, root: FieldSchema, column: string, parameters: Parameters): Clause {
   const { path } = node.selector;
   const schemas = schemasAlong(root, path);
   if (schemas === undefined || path.some((key) => UNSTORABLE.test(key))) return UNDECIDED;
@@ -183,7 +170,7 @@ export function typedMatch(node: MatchExpression, root: FieldSchema, column: str
     arms.push(`WHEN jsonb_typeof(${value}) <> '${jsonTypeOf(schemas[depth]!)}' THEN 2`);
   }
   const leafValue = values[values.length - 1]!;
-  let found: TypedClause;
+  let found: Clause;
   if (typeof leafSchema === "object" && leafSchema.kind === "object") {
     // A present struct: the evaluator's answer does not depend on its fields.
     const answer = evaluated(node, root, documentTo(path, path.length - 1, { value: {} }));
@@ -193,7 +180,7 @@ export function typedMatch(node: MatchExpression, root: FieldSchema, column: str
     found = { sql: String(answer), undecided: answer === 2 };
   } else {
     const positive = leafTest(node, leafSchema, leafValue, parameters);
-    found = definition.negated ? { sql: `(CASE ${positive.sql} WHEN 1 THEN 0 WHEN 0 THEN 1 ELSE 2 END)`, undecided: positive.undecided } : positive;
+    found = definition.negated ? { sql: negate(positive.sql), undecided: positive.undecided } : positive;
   }
   return { sql: `(CASE ${arms.join(" ")} ELSE ${found.sql} END)`, undecided: undecided || found.undecided };
 }
