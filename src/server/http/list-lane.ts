@@ -75,6 +75,11 @@ function writeAnswer(response: ServerResponse, answer: ListAnswer, encoding: Lis
   }
 }
 
+/** A GET without a body: the only requests the lane remembers and answers. */
+function isBodilessGet(request: IncomingMessage): boolean {
+  return request.method === "GET" && request.headers["content-length"] === undefined && request.headers["transfer-encoding"] === undefined;
+}
+
 /** What the lane knows of one request it can answer. */
 interface LaneEntry {
   readonly endpoint: ListEndpoint<unknown>;
@@ -132,7 +137,7 @@ export class ListLane {
    * did. Only GET requests without a body are answered here.
    */
   serve(request: IncomingMessage, response: ServerResponse): boolean {
-    if (request.method !== "GET" || request.headers["content-length"] !== undefined || request.headers["transfer-encoding"] !== undefined) return false;
+    if (!isBodilessGet(request)) return false;
     const encoding = listEncoding(request.headers);
     if (encoding === undefined) return false;
     const entry = this.#entries.get(ListLane.#keyOf(request, encoding));
@@ -161,7 +166,7 @@ export class ListLane {
     const body = encoding === "gzip" ? await gzipOf(answer) : answer.body;
     reply.hijack();
     writeAnswer(reply.raw, answer, encoding, body);
-    if (request.method === "GET" && request.headers["content-length"] === undefined && request.headers["transfer-encoding"] === undefined) {
+    if (isBodilessGet(request.raw)) {
       const key = ListLane.#keyOf(request.raw, encoding);
       const entry: LaneEntry = { endpoint: endpoint as ListEndpoint<unknown>, requestKey, encoding, minQueryIndex, expiresAt, record: this.#recorder(endpoint as ListEndpoint<unknown>, request.routeOptions.url ?? "*") };
       this.#entries.set(key, entry, 2 * (key.length + requestKey.length) + 64);

@@ -123,18 +123,19 @@ export interface Listed {
  * `tables`, stops when the client goes away, and is counted by the agent's metrics.
  *
  * The query is given the request's caller, authenticated afresh on every run: a blocking query
- * wakes when a token or policy changes and when its token expires, and a token deleted, expired
- * or stripped of its rights while the query waited gets `403`, not the data written meanwhile.
+ * wakes when a token or policy changes and when its token expires (`expiresAt`, epoch
+ * milliseconds, Infinity when it does not), and a token deleted, expired or stripped of its rights
+ * while the query waited gets `403`, not the data written meanwhile.
  */
 export function blockingRead<A extends { readonly index: number }>(
   context: Pick<ListContext, "store" | "acl" | "metrics">,
   tables: readonly TableName[],
   options: Pick<QueryOptions, "minQueryIndex" | "maxQueryTime" | "token">,
   signal: AbortSignal,
+  expiresAt: number,
   query: (caller: Caller) => A,
 ): Promise<A> {
   const { acl } = context;
-  const expires = acl.enabled ? acl.authenticate(options.token).token?.ExpirationTime : null;
   const request = {
     store: context.store,
     tables: acl.enabled ? [...tables, ...ACL_TABLES] : tables,
@@ -142,7 +143,7 @@ export function blockingRead<A extends { readonly index: number }>(
     waitMs: options.maxQueryTime,
     signal,
     observer: context.metrics,
-    ...(typeof expires === "string" ? { until: Date.parse(expires) } : {}),
+    ...(Number.isFinite(expiresAt) ? { until: expiresAt } : {}),
   };
   return blockingQuery(request, () => query(acl.authenticate(options.token)));
 }
@@ -176,7 +177,7 @@ export async function runList<Row>(context: ListContext, endpoint: ListEndpoint<
   const labels = { endpoint: endpoint.name };
 
   let source: "computed" | "cache" = "computed";
-  const answer = await blockingRead(context, endpoint.tables, options, signal, (caller): ListAnswer => {
+  const answer = await blockingRead(context, endpoint.tables, options, signal, expiresAt, (caller): ListAnswer => {
     const permitted = endpoint.access(caller, options.namespace);
     const index = store.tableIndex(...endpoint.tables);
     const key = answerKey(store, endpoint, requestKey);
