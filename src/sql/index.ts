@@ -26,7 +26,7 @@ import type { FieldSchema } from "../evaluator/schema.js";
 import { parseGoBool } from "../go/strconv.js";
 import { parse } from "../parser/parse.js";
 import { Parameters, translate, UNSTORABLE } from "./translate.js";
-import { documentTo, evaluated, integerLiteral, schemasAlong } from "./typed.js";
+import { absentAnswers, integerLiteral, schemasAlong } from "./typed.js";
 
 /** Options of {@link toSql}. */
 export interface SqlOptions {
@@ -102,9 +102,7 @@ function necessaryContainments(expression: Expression, schema: FieldSchema): str
     if (value === undefined) continue;
     // A field that is missing or null at any depth holds a zero value the clause may accept
     // (`Status == ""`): then the containment is not necessary, and is left out.
-    const { path } = clause.selector;
-    const zeroAccepted = path.some((_, depth) => evaluated(clause, schema, documentTo(path, depth, undefined)) !== 0 || evaluated(clause, schema, documentTo(path, depth, { value: null })) !== 0);
-    if (zeroAccepted) continue;
+    if (absentAnswers(clause, schema).some(({ missing, isNull }) => missing !== 0 || isNull !== 0)) continue;
     const wrapped = clause.operator === "Equal" ? value : `[${value}]`;
     containments.push(clause.selector.path.reduceRight((inner, key) => `{${JSON.stringify(key)}:${inner}}`, wrapped));
   }

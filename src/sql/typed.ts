@@ -19,7 +19,7 @@ import { operator, unhandled } from "../operators.js";
 import { bit, literalTest, negate, plainMatch, UNDECIDED, UNSTORABLE, type Clause, type Parameters } from "./translate.js";
 
 /** What the evaluator answers for the clause on `document`: 1, 0, or 2 for an error. */
-export function evaluated(node: MatchExpression, schema: FieldSchema, document: unknown): 0 | 1 | 2 {
+function evaluated(node: MatchExpression, schema: FieldSchema, document: unknown): 0 | 1 | 2 {
   try {
     return compileFilter(node, { schema }).test(document) ? 1 : 0;
   } catch (error) {
@@ -28,8 +28,30 @@ export function evaluated(node: MatchExpression, schema: FieldSchema, document: 
   }
 }
 
+/** What the evaluator answers at each depth of a clause's path when the field there is missing, and when it is null. */
+export interface AbsentAnswers {
+  readonly missing: 0 | 1 | 2;
+  readonly isNull: 0 | 1 | 2;
+}
+
+/** The answers of the evaluator on fields absent at each depth, asked once per clause and schema (the translation and its index conditions both read them). */
+const absentCache = new WeakMap<MatchExpression, { readonly root: FieldSchema; readonly answers: readonly AbsentAnswers[] }>();
+
+/** {@link AbsentAnswers} for each depth of `node`'s path, in typed mode with `root`. */
+export function absentAnswers(node: MatchExpression, root: FieldSchema): readonly AbsentAnswers[] {
+  const cached = absentCache.get(node);
+  if (cached?.root === root) return cached.answers;
+  const { path } = node.selector;
+  const answers = path.map((_, depth) => ({
+    missing: evaluated(node, root, documentTo(path, depth, undefined)),
+    isNull: evaluated(node, root, documentTo(path, depth, { value: null })),
+  }));
+  absentCache.set(node, { root, answers });
+  return answers;
+}
+
 /** A document holding `path[0..depth)` as empty objects, then `leaf` (or nothing) at `path[depth]`. */
-export function documentTo(path: readonly string[], depth: number, leaf: { readonly value: unknown } | undefined): unknown {
+function documentTo(path: readonly string[], depth: number, leaf: { readonly value: unknown } | undefined): unknown {
   const root: Record<string, unknown> = {};
   let at = root;
   for (let i = 0; i < depth; i++) at = at[path[i]!] = {};
@@ -160,10 +182,10 @@ export function typedMatch(node: MatchExpression, root: FieldSchema, column: str
   const values = keys.map((_, depth) => keys.slice(0, depth + 1).reduce((sql, key) => `(${sql} -> ${key})`, column));
   let undecided = false;
   const arms: string[] = [];
+  const absent = absentAnswers(node, root);
   for (let depth = 0; depth < path.length; depth++) {
     const value = values[depth]!;
-    const missing = evaluated(node, root, documentTo(path, depth, undefined));
-    const isNull = evaluated(node, root, documentTo(path, depth, { value: null }));
+    const { missing, isNull } = absent[depth]!;
     undecided ||= missing === 2 || isNull === 2;
     arms.push(`WHEN ${value} IS NULL THEN ${missing}`, `WHEN jsonb_typeof(${value}) = 'null' THEN ${isNull}`);
     // Another JSON type than the schema's: the document does not have the schema's shape.
