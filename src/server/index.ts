@@ -89,8 +89,11 @@ export async function startAgent(options: AgentOptions = {}): Promise<Agent> {
   const resolved = resolveOptions(options);
   const store = new MemoryStore();
   const cluster = new Cluster(store, { region: resolved.region, placementDelayMs: resolved.placementDelayMs });
+  await cluster.seed();
+  // On a store of its own, the agent runs the scheduler.
+  cluster.lead();
   try {
-    for (const namespace of resolved.namespaces) cluster.putNamespace(validateNamespace(namespace));
+    for (const namespace of resolved.namespaces) await cluster.putNamespace(validateNamespace(namespace));
   } catch (error) {
     throw new OptionsError(`namespaces: ${(error as Error).message}`);
   }
@@ -101,7 +104,7 @@ export async function startAgent(options: AgentOptions = {}): Promise<Agent> {
     if (error instanceof AclConfigError || responseOf(error) !== undefined) throw new OptionsError((error as Error).message);
     throw error;
   }
-  if (resolved.demo) loadDemo(cluster);
+  if (resolved.demo) await loadDemo(cluster);
   const advertiseAddress = resolved.bind === "0.0.0.0" || resolved.bind === "::" ? "127.0.0.1" : resolved.bind;
   const settings = {
     region: resolved.region,

@@ -52,15 +52,16 @@ describe("a list answered from cached item JSON", () => {
     expect((parseJson((await agent.get("/v1/jobs?prefix=")).text) as { ID: string }[]).map((item) => item.ID)).toEqual(["a", "b", "c"]);
   });
 
-  it("follows a change of a job's summary alone (the job row unchanged)", () => {
+  it("follows a change of a job's summary alone (the job row unchanged)", async () => {
     const store = new MemoryStore();
     const cluster = new Cluster(store, { region: "global", placementDelayMs: 60_000 });
+    await cluster.seed();
     const registration = decodeRegisterRequest(JSON.stringify({ Job: job("web") }));
-    cluster.register(registration, "default", "global");
+    await cluster.register(registration, "default", "global");
     const key = namespacedKey("default", "web");
     const stored = store.tables.jobs.get(key)!;
     const before = jobsEndpoint.itemJson(stored, store, { meta: false });
-    store.write(["job_summary"], (state) => {
+    await store.write(["job_summary"], (state) => {
       const summary = state.job_summary.get(key)!;
       state.job_summary.put({ ...summary, Summary: { g: { ...summary.Summary["g"]!, Running: 7 } }, ModifyIndex: state.index });
     });

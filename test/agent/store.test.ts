@@ -11,7 +11,7 @@ import type { Allocation, Job } from "../../src/server/state/model.js";
 import { namespacedKey, TABLES, type Transaction, type WriteTable } from "../../src/server/state/store.js";
 
 function alloc(ID: string, CreateIndex: number, JobID = "j", ClientStatus: Allocation["ClientStatus"] = "pending"): Allocation {
-  return { ID, Namespace: "default", JobID, JobVersion: 0, TaskGroup: "g", DeploymentID: "", ClientStatus, CreateIndex, ModifyIndex: CreateIndex };
+  return { ID, Namespace: "default", JobID, JobVersion: 0, TaskGroup: "g", DeploymentID: "", ClientStatus, CreateIndex, ModifyIndex: CreateIndex, CreateTime: 0n, ModifyTime: 0n };
 }
 
 function job(Namespace: string, ID: string): Job {
@@ -19,9 +19,9 @@ function job(Namespace: string, ID: string): Job {
 }
 
 describe("a write transaction", () => {
-  it("changes only the tables it names: another is a compile error, and a runtime error when cast", () => {
+  it("changes only the tables it names: another is a compile error, and a runtime error when cast", async () => {
     const store = new MemoryStore();
-    store.write(["jobs", "evals"], (state) => {
+    await store.write(["jobs", "evals"], (state) => {
       // @ts-expect-error: the transaction has no allocs table, as the write did not name it.
       expect(state.allocs).toBeUndefined();
       // Code that gets at the table around the types is refused as it changes it.
@@ -30,7 +30,7 @@ describe("a write transaction", () => {
     });
     expect(store.tables.allocs.size).toBe(0);
     expect(() => (store.tables.allocs as WriteTable<Allocation>).put(alloc("a", 1))).toThrow(/outside a write/);
-    const { index } = store.write(["allocs"], (state) => state.allocs.put(alloc("a", 3)));
+    const { index } = await store.write(["allocs"], (state) => state.allocs.put(alloc("a", 3)));
     // The first write moved the index to 2 (for jobs and evals), this one to 3.
     expect(index).toBe(3);
     expect(store.tableIndex("allocs")).toBe(3);
@@ -40,13 +40,50 @@ describe("a write transaction", () => {
     expect(store.tables.allocs.get("a")).toBeDefined();
   });
 
-  it("types a helper by the tables it needs: a transaction naming more may be passed to it", () => {
+  it("types a helper by the tables it needs: a transaction naming more may be passed to it", async () => {
     const store = new MemoryStore();
     const putAlloc = (state: Transaction<"allocs">, row: Allocation) => state.allocs.put(row);
-    store.write(["allocs", "jobs"], (state) => putAlloc(state, alloc("a", 2)));
+    await store.write(["allocs", "jobs"], (state) => putAlloc(state, alloc("a", 2)));
     // @ts-expect-error: a transaction without allocs cannot be given to it.
-    expect(() => store.write(["jobs"], (state) => putAlloc(state, alloc("b", 3)))).toThrow();
+    await expect(store.write(["jobs"], (state) => putAlloc(state, alloc("b", 3)))).rejects.toThrow();
     expect(store.tables.allocs.size).toBe(1);
+  });
+
+  it("is atomic: when apply throws, no row and no index moves, and the write rejects with what it threw", async () => {
+    const store = new MemoryStore();
+    await store.write(["allocs"], (state) => state.allocs.put(alloc("kept", 2)));
+    const refusal = new Error("refused half way");
+    await expect(
+      store.write(["allocs", "jobs"], (state) => {
+        state.allocs.put(alloc("new", 3));
+        state.allocs.delete("kept");
+        state.jobs.put(job("prod", "web"));
+        // The transaction sees its own changes before they are committed.
+        expect([state.allocs.get("new")?.ID, state.allocs.get("kept"), state.allocs.size, [...state.allocs.group(namespacedKey("default", "j")).keys()]]).toEqual(["new", undefined, 1, ["new"]]);
+        throw refusal;
+      }),
+    ).rejects.toBe(refusal);
+    expect([store.index, store.tableIndex("jobs"), store.tables.allocs.size, store.tables.allocs.get("kept")?.ID, store.tables.jobs.size]).toEqual([2, 1, 1, "kept", 0]);
+  });
+
+  it("tells its listeners of every write in index order, with the rows it put and deleted", async () => {
+    const store = new MemoryStore();
+    const seen: string[] = [];
+    const stop = store.subscribe((write) => seen.push(`${write.index}: ${Object.entries(write.changes).map(([table, rows]) => `${table} ${[...rows!].map(([key, row]) => (row === undefined ? `-${key}` : `+${key}`)).join(" ")}`).join(", ")}`));
+    await store.write(["allocs"], (state) => state.allocs.put(alloc("a", 2)));
+    await store.write(["allocs", "jobs"], (state) => state.allocs.delete("a"));
+    stop();
+    await store.write(["allocs"], (state) => state.allocs.put(alloc("b", 4)));
+    expect(seen).toEqual(["2: allocs +a", "3: allocs -a"]);
+  });
+
+  it("applies a replicated write once, at its own index, and ignores one it already has", () => {
+    const store = new MemoryStore();
+    const row = alloc("a", 7);
+    expect(store.replicate({ index: 7, changes: { allocs: new Map([["a", row]]) } }, ["allocs", "evals"])).toBe(true);
+    expect([store.index, store.tableIndex("allocs"), store.tableIndex("evals"), store.tables.allocs.get("a")]).toEqual([7, 7, 7, row]);
+    expect(store.replicate({ index: 7, changes: { allocs: new Map([["a", undefined]]) } })).toBe(false);
+    expect(store.tables.allocs.get("a")).toBe(row);
   });
 
   it("keys each row by its table's definition", () => {
@@ -65,18 +102,18 @@ describe("a write transaction", () => {
 });
 
 describe("a table", () => {
-  it("keeps its rows sorted and grouped through any sequence of changes", () => {
+  it("keeps its rows sorted and grouped through any sequence of changes", async () => {
     const key = fc.constantFrom("a", "b", "c", "d", "e", "f");
     const change = fc.oneof(
       fc.record({ kind: fc.constant("put" as const), key, CreateIndex: fc.integer({ min: 1, max: 4 }), JobID: fc.constantFrom("j1", "j2", "j3"), Status: fc.constantFrom("pending" as const, "running" as const) }),
       fc.record({ kind: fc.constant("delete" as const), key }),
     );
-    fc.assert(
-      fc.property(fc.array(change, { maxLength: 40 }), (changes) => {
+    await fc.assert(
+      fc.asyncProperty(fc.array(change, { maxLength: 40 }), async (changes) => {
         const store = new MemoryStore();
         const model = new Map<string, Allocation>();
         for (const c of changes) {
-          store.write(["allocs"], (state) => {
+          await store.write(["allocs"], (state) => {
             if (c.kind === "put") {
               const row = alloc(c.key, c.CreateIndex, c.JobID, c.Status);
               state.allocs.put(row);

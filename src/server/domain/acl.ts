@@ -135,6 +135,9 @@ export function requireManagement(caller: Caller): void {
   if (!caller.management) throw denied();
 }
 
+/** The name of the token `POST /v1/acl/bootstrap` makes. */
+const BOOTSTRAP_TOKEN_NAME = "Bootstrap Token";
+
 /** The ACL tables, the bootstrap state, and authentication. */
 export class AccessControl {
   #bootstrapIndex: number | undefined;
@@ -175,12 +178,15 @@ export class AccessControl {
     }
     if (options.bootstrapToken !== undefined) {
       if (!UUID.test(options.bootstrapToken)) throw new AclConfigError("acl.bootstrapToken must be a UUID");
-      acl.bootstrap({ BootstrapSecret: options.bootstrapToken });
+      // On a shared store, the agent that bootstrapped first made the token; the others find it.
+      if (acl.#storedBootstrapIndex() === undefined) await acl.bootstrap({ BootstrapSecret: options.bootstrapToken });
     }
     for (const token of options.tokens ?? []) {
       const type = token.Type ?? (token.Policies === undefined || token.Policies.length === 0 ? "management" : "client");
       if (token.SecretID !== undefined && !UUID.test(token.SecretID)) throw new AclConfigError(`acl token ${JSON.stringify(token.Name ?? "")}: SecretID must be a UUID`);
-      acl.#store({
+      // A configured token already stored (a shared store, a restart) is kept as it is.
+      if (token.SecretID !== undefined && acl.#findBySecret(token.SecretID) !== undefined) continue;
+      await acl.#store({
         AccessorID: token.AccessorID ?? randomUUID(),
         SecretID: token.SecretID ?? randomUUID(),
         Name: token.Name ?? "",
@@ -229,15 +235,17 @@ export class AccessControl {
   }
 
   /** `POST /v1/acl/bootstrap`: the first management token, once. */
-  bootstrap(body: JsonObject): AclToken {
+  async bootstrap(body: JsonObject): Promise<AclToken> {
     this.requireEnabled();
+    // Done once per cluster: by this agent, or (on a shared store) by another, whose token is in the table.
+    this.#bootstrapIndex ??= this.#storedBootstrapIndex();
     if (this.#bootstrapIndex !== undefined) throw invalid(`ACL bootstrap already done (reset index: ${this.#bootstrapIndex})`);
     const secret = body.BootstrapSecret;
     if (secret !== undefined && secret !== "" && (typeof secret !== "string" || !UUID.test(secret))) throw invalid("invalid acl token");
-    const token = this.#store({
+    const token = await this.#store({
       AccessorID: randomUUID(),
       SecretID: typeof secret === "string" && secret !== "" ? secret : randomUUID(),
-      Name: "Bootstrap Token",
+      Name: BOOTSTRAP_TOKEN_NAME,
       Type: "management",
       Policies: [],
       Global: true,
@@ -249,8 +257,14 @@ export class AccessControl {
     return token;
   }
 
-  #store(fields: Omit<AclToken, "CreateIndex" | "ModifyIndex" | "secretHash">, previous?: AclToken): AclToken {
-    return this.store.write(["acl_token"], (state) => {
+  /** The index of a bootstrap token in the table (one another agent of a shared store made). */
+  #storedBootstrapIndex(): number | undefined {
+    for (const token of this.tokens.values()) if (token.Name === BOOTSTRAP_TOKEN_NAME && token.Global && token.Type === "management") return token.CreateIndex;
+    return undefined;
+  }
+
+  async #store(fields: Omit<AclToken, "CreateIndex" | "ModifyIndex" | "secretHash">, previous?: AclToken): Promise<AclToken> {
+    const { result } = await this.store.write(["acl_token"], (state) => {
       const { index } = state;
       const token: AclToken = {
         ...fields,
@@ -260,7 +274,8 @@ export class AccessControl {
       };
       state.acl_token.put(token);
       return token;
-    }).result;
+    });
+    return result;
   }
 
   /** Creates or replaces a policy; a management caller is checked by the handler. */
@@ -279,25 +294,27 @@ export class AccessControl {
     }
     if (description.length > MAX_DESCRIPTION) problems.push(`description longer than ${MAX_DESCRIPTION}`);
     if (problems.length > 0 || parsed === undefined) throw invalid(`policy 0 invalid: ${formatErrors(problems)}`);
-    return this.store.write(["acl_policy"], (state) => {
+    const { index } = await this.store.write(["acl_policy"], (state) => {
       const { index } = state;
       const previous = state.acl_policy.get(name);
       state.acl_policy.put({ Name: name, Description: description, Rules: rules, parsed: parsed!, CreateIndex: previous?.CreateIndex ?? index, ModifyIndex: index });
-    }).index;
+    });
+    return index;
   }
 
   /** Deletes a policy. */
-  deletePolicy(name: string): number {
-    return this.store.write(["acl_policy"], (state) => {
+  async deletePolicy(name: string): Promise<number> {
+    const { index } = await this.store.write(["acl_policy"], (state) => {
       state.acl_policy.delete(name);
-    }).index;
+    });
+    return index;
   }
 
   /**
    * Creates a token, or updates the one named by `AccessorID`, with the reference's checks
    * (`token 0 invalid: …`).
    */
-  upsertToken(body: JsonObject): AclToken {
+  upsertToken(body: JsonObject): Promise<AclToken> {
     const accessor = typeof body.AccessorID === "string" ? body.AccessorID : "";
     const previous = accessor === "" ? undefined : this.tokens.get(accessor);
     if (accessor !== "" && previous === undefined) throw invalid(`cannot find token ${accessor}`);
@@ -354,11 +371,11 @@ export class AccessControl {
   }
 
   /** Deletes a token. */
-  deleteToken(accessor: string): number {
-    if (this.tokens.get(accessor) === undefined) throw invalid(`Cannot delete nonexistent tokens: ${accessor}`);
-    return this.store.write(["acl_token"], (state) => {
-      state.acl_token.delete(accessor);
-    }).index;
+  async deleteToken(accessor: string): Promise<number> {
+    const { index } = await this.store.write(["acl_token"], (state) => {
+      if (!state.acl_token.delete(accessor)) throw invalid(`Cannot delete nonexistent tokens: ${accessor}`);
+    });
+    return index;
   }
 
   /** A token by accessor, for a caller allowed to read it (management, or the token itself). */

@@ -9,13 +9,17 @@
  * - D/2: allocations run (summary `Running`), the deployment counts them placed;
  * - D: the deployment counts them healthy and becomes `successful`.
  *
+ * Only the leader runs the scheduler (see {@link Cluster.lead}): an evaluation written by any agent
+ * of a shared store reaches it through the store's change feed, and a new leader takes up the
+ * work in flight from the state, so nothing depends on the timers of an agent that died.
+ *
  * @module
  */
 import { randomUUID } from "node:crypto";
 import { invalid } from "./errors.js";
 import type { Allocation, Deployment, DeploymentState, Evaluation, Job, JobSpec, JobSummary, JsonObject, Namespace, TaskGroupSummary } from "../state/model.js";
 import { canonicalizeJob, formatErrors, specChanged, validateJob, type RegisterRequest } from "./register.js";
-import { namespacedKey, type Store, type Tables, type Transaction } from "../state/store.js";
+import { namespacedKey, type AppliedWrite, type Store, type Tables, type Transaction } from "../state/store.js";
 
 /** The texts of deployment states (the reference's constants). */
 export const DEPLOYMENT_DESCRIPTIONS = {
@@ -33,6 +37,9 @@ function nowNanoseconds(): bigint {
   return BigInt(Date.now()) * 1_000_000n + (process.hrtime.bigint() % 1_000_000n);
 }
 
+/** Thrown inside a registration's write when the state it was planned on has moved (another agent's write): the registration plans again. */
+const STALE_PLAN = Symbol("the job changed since the registration was planned");
+
 /** What `PUT /v1/jobs` answers. */
 export interface RegisterResponse {
   readonly EvalID: string;
@@ -47,7 +54,7 @@ export interface RegisterResponse {
 
 /** Deferred work of the simulated scheduler, run by timers, or at once with {@link Cluster.settle}. */
 interface Task {
-  readonly run: () => void;
+  readonly run: () => Promise<void>;
   readonly timer: NodeJS.Timeout;
   readonly delayMs: number;
   /** When the timer fires (epoch milliseconds); settling runs tasks in this order. */
@@ -59,11 +66,15 @@ export interface ClusterOptions {
   readonly region: string;
   /** Milliseconds from registration until a deployment is healthy (allocations run at half of it). */
   readonly placementDelayMs: number;
+  /** Told of a scheduler step that failed (a shared store's database went away, say); the leader takes the work up again. */
+  readonly onError?: (error: unknown) => void;
 }
 
 /** The cluster state and its simulated scheduler. */
 export class Cluster {
   readonly #tasks = new Set<Task>();
+  #leading = false;
+  readonly #unsubscribe: () => void;
 
   /** The tables, to read (writes go through the store's transactions). */
   get #tables(): Tables {
@@ -74,67 +85,97 @@ export class Cluster {
     readonly store: Store,
     readonly options: ClusterOptions,
   ) {
-    store.seed(["namespaces"], (state) => {
+    this.#unsubscribe = store.subscribe((write) => this.#observe(write));
+  }
+
+  /** Puts the state of a new cluster into a new store: the `default` namespace (nothing on a store that already has state). */
+  async seed(): Promise<void> {
+    await this.store.seed(["namespaces"], (state) => {
       state.namespaces.put({ Name: "default", Description: "Default shared namespace", Quota: "", Meta: null, CreateIndex: 1, ModifyIndex: 1 });
     });
   }
 
-  /** Registers a job (`PUT /v1/jobs`), with the namespace and region already resolved. */
-  register(request: RegisterRequest, namespace: string, region: string): RegisterResponse {
+  /**
+   * Registers a job (`PUT /v1/jobs`), with the namespace and region already resolved. The checks
+   * are made again inside the write, on the latest state: when another agent of a shared store
+   * changed the job in between, the registration starts over with the new state.
+   */
+  async register(request: RegisterRequest, namespace: string, region: string): Promise<RegisterResponse> {
     const spec = canonicalizeJob(request.job, namespace, region);
+    const key = namespacedKey(spec.Namespace, spec.ID);
+    for (;;) {
+      const previous = this.#tables.jobs.get(key);
+      const plan = this.#planRegistration(spec, request, previous);
+      if (plan === undefined) return registerResponse("", 0, previous!.JobModifyIndex, previous!.ModifyIndex);
+      try {
+        const { index, result: evaluation } = await this.store.write(["jobs", "job_summary", "evals"], (state) => {
+          // The state the plan was made on has moved: plan again.
+          if (state.jobs.get(key) !== previous || (plan.changed && this.#tables.namespaces.get(spec.Namespace) === undefined)) throw STALE_PLAN;
+          return this.#registerAt(state, spec, request, previous, plan);
+        });
+        const jobModifyIndex = plan.changed ? index : previous!.JobModifyIndex;
+        return registerResponse(evaluation?.ID ?? "", evaluation === undefined ? 0 : index, jobModifyIndex, index);
+      } catch (error) {
+        if (error !== STALE_PLAN) throw error;
+      }
+    }
+  }
+
+  /** What registering `spec` over `previous` does; undefined when nothing (an unchanged periodic or parameterized job). */
+  #planRegistration(spec: JobSpec, request: RegisterRequest, previous: Job | undefined): { changed: boolean; needsEval: boolean } | undefined {
     const errors = validateJob(spec, this.#tables.namespaces.get(spec.Namespace) !== undefined);
     // Invalid jobs are client mistakes: 400, where the reference answers 500 (decisions table).
     if (errors.length > 0) throw invalid(formatErrors(errors));
-    const key = namespacedKey(spec.Namespace, spec.ID);
-    const previous = this.#tables.jobs.get(key);
     if (request.enforceIndex) this.#enforceIndex(previous, request.jobModifyIndex);
     if (previous !== undefined && previous.Type !== spec.Type) {
       throw invalid(`cannot update job from type ${JSON.stringify(previous.Type)} to ${JSON.stringify(spec.Type)}`);
     }
     const changed = previous === undefined || specChanged(previous, spec);
     const needsEval = spec.Periodic === null && spec.ParameterizedJob === null;
-    if (!changed && !needsEval) {
-      return registerResponse("", 0, previous.JobModifyIndex, previous.ModifyIndex);
-    }
+    return changed || needsEval ? { changed, needsEval } : undefined;
+  }
 
-    const { index, result: evaluation } = this.store.write(["jobs", "job_summary", "evals"], (state) => {
-      const { index } = state;
-      let job = previous;
-      if (changed) {
-        job = {
-          ...spec,
+  /** The registration's write: the job (when changed), its summary, and its evaluation (when one is needed). */
+  #registerAt(
+    state: Transaction<"jobs" | "job_summary" | "evals">,
+    spec: JobSpec,
+    request: RegisterRequest,
+    previous: Job | undefined,
+    plan: { changed: boolean; needsEval: boolean },
+  ): Evaluation | undefined {
+    const { index } = state;
+    let job = previous;
+    if (plan.changed) {
+      job = {
+        ...spec,
+        Status: "pending",
+        StatusDescription: "",
+        Stable: false,
+        Version: previous === undefined ? 0 : previous.Version + 1,
+        SubmitTime: nowNanoseconds(),
+        CreateIndex: previous?.CreateIndex ?? index,
+        ModifyIndex: index,
+        JobModifyIndex: index,
+      };
+      this.#putSummary(state, job);
+    }
+    const evaluation: Evaluation | undefined = plan.needsEval
+      ? {
+          ID: randomUUID(),
+          Namespace: spec.Namespace,
+          Priority: request.evalPriority || spec.Priority,
+          Type: spec.Type,
+          TriggeredBy: "job-register",
+          JobID: spec.ID,
+          JobModifyIndex: job!.JobModifyIndex,
           Status: "pending",
-          StatusDescription: "",
-          Stable: false,
-          Version: previous === undefined ? 0 : previous.Version + 1,
-          SubmitTime: nowNanoseconds(),
-          CreateIndex: previous?.CreateIndex ?? index,
+          CreateIndex: index,
           ModifyIndex: index,
-          JobModifyIndex: index,
-        };
-        this.#putSummary(state, job);
-      }
-      const evaluation: Evaluation | undefined = needsEval
-        ? {
-            ID: randomUUID(),
-            Namespace: spec.Namespace,
-            Priority: request.evalPriority || spec.Priority,
-            Type: spec.Type,
-            TriggeredBy: "job-register",
-            JobID: spec.ID,
-            JobModifyIndex: job!.JobModifyIndex,
-            Status: "pending",
-            CreateIndex: index,
-            ModifyIndex: index,
-          }
-        : undefined;
-      if (evaluation !== undefined) state.evals.put(evaluation);
-      this.#putJob(state, job!);
-      return evaluation;
-    });
-    if (evaluation !== undefined) this.#defer(0, () => this.#process(evaluation.ID));
-    const jobModifyIndex = changed ? index : previous!.JobModifyIndex;
-    return registerResponse(evaluation?.ID ?? "", evaluation === undefined ? 0 : index, jobModifyIndex, index);
+        }
+      : undefined;
+    if (evaluation !== undefined) state.evals.put(evaluation);
+    this.#putJob(state, job!);
+    return evaluation;
   }
 
   #enforceIndex(previous: Job | undefined, expected: number): void {
@@ -147,8 +188,8 @@ export class Cluster {
   }
 
   /** Stores a job with its status as the reference computes it. */
-  #putJob(state: Transaction<"jobs">, job: Job): void {
-    const status = this.#jobStatus(job);
+  #putJob(state: Transaction<"jobs"> & Partial<Transaction<"deployment" | "allocs" | "evals">>, job: Job): void {
+    const status = this.#jobStatus(job, state);
     state.jobs.put(status === job.Status ? job : { ...job, Status: status, ModifyIndex: state.index });
   }
 
@@ -181,12 +222,13 @@ export class Cluster {
    * jobs run while a deployment is active or an allocation has not finished, are pending while an
    * evaluation is, dead once their work is done (or stopped), and pending before any.
    */
-  #jobStatus(job: JobSpec): string {
+  #jobStatus(job: JobSpec, state: Partial<Transaction<"deployment" | "allocs" | "evals">>): string {
     if (job.Type === "system" || job.Periodic !== null || job.ParameterizedJob !== null) return job.Stop ? "dead" : "running";
     const key = namespacedKey(job.Namespace, job.ID);
-    const deployments = [...this.#tables.deployment.group(key).values()];
-    const allocs = [...this.#tables.allocs.group(key).values()];
-    const evals = [...this.#tables.evals.group(key).values()];
+    // The write's own changes first: the tables it names are read through its transaction.
+    const deployments = [...(state.deployment ?? this.#tables.deployment).group(key).values()];
+    const allocs = [...(state.allocs ?? this.#tables.allocs).group(key).values()];
+    const evals = [...(state.evals ?? this.#tables.evals).group(key).values()];
     if (deployments.some((d) => ACTIVE_DEPLOYMENT.has(d.Status))) return "running";
     if (allocs.some((a) => a.ClientStatus !== "complete")) return "running";
     if (evals.some((e) => e.Status === "pending")) return "pending";
@@ -195,21 +237,21 @@ export class Cluster {
   }
 
   /** The scheduler's work for an evaluation: placements, a deployment, cancellations. */
-  #process(evalId: string): void {
-    const evaluation = this.#tables.evals.get(evalId);
-    if (evaluation === undefined || evaluation.Status !== "pending") return;
-    const jobKey = namespacedKey(evaluation.Namespace, evaluation.JobID);
+  async #process(evalId: string): Promise<void> {
     let placedDeployment: string | undefined;
     let placedAllocs: string[] = [];
-    this.store.write(["evals", "allocs", "deployment", "jobs", "job_summary"], (state) => {
+    await this.store.write(["evals", "allocs", "deployment", "jobs", "job_summary"], (state) => {
       const { index } = state;
+      const evaluation = state.evals.get(evalId);
+      if (evaluation === undefined || evaluation.Status !== "pending") return;
+      const jobKey = namespacedKey(evaluation.Namespace, evaluation.JobID);
       state.evals.put({ ...evaluation, Status: "complete", ModifyIndex: index });
       const job = state.jobs.get(jobKey);
       if (job === undefined) return;
       const current = [...state.allocs.group(jobKey).values()].filter((a) => a.ClientStatus !== "complete");
       const obsolete = job.Stop ? current : current.filter((a) => a.JobVersion !== job.Version);
       for (const alloc of obsolete) {
-        state.allocs.put({ ...alloc, ClientStatus: "complete", ModifyIndex: index });
+        state.allocs.put({ ...alloc, ClientStatus: "complete", ModifyIndex: index, ModifyTime: nowNanoseconds() });
         this.#count(state, job, alloc.TaskGroup, alloc.ClientStatus === "running" ? { Running: -1, Complete: 1 } : { Starting: -1, Complete: 1 });
       }
       for (const deployment of [...state.deployment.group(jobKey).values()]) {
@@ -233,6 +275,7 @@ export class Cluster {
   #place(state: Transaction<"allocs" | "job_summary">, job: Job, deploymentId: string): string[] {
     const { index } = state;
     const ids: string[] = [];
+    const now = nowNanoseconds();
     for (const group of job.TaskGroups) {
       const count = job.Type === "system" ? Math.min(group.Count, 1) : group.Count;
       for (let i = 0; i < count; i++) {
@@ -246,6 +289,8 @@ export class Cluster {
           ClientStatus: "pending",
           CreateIndex: index,
           ModifyIndex: index,
+          CreateTime: now,
+          ModifyTime: now,
         };
         state.allocs.put(alloc);
         this.#count(state, job, group.Name, { Starting: 1 });
@@ -306,13 +351,13 @@ export class Cluster {
   }
 
   /** The allocations report running; their deployment counts them placed. */
-  #run(allocIds: readonly string[], deploymentId: string | undefined): void {
-    this.store.write(["allocs", "job_summary", "deployment", "jobs"], (state) => {
+  async #run(allocIds: readonly string[], deploymentId: string | undefined): Promise<void> {
+    await this.store.write(["allocs", "job_summary", "deployment", "jobs"], (state) => {
       for (const id of allocIds) {
         const alloc = state.allocs.get(id);
         const job = alloc && state.jobs.get(namespacedKey(alloc.Namespace, alloc.JobID));
         if (alloc === undefined || job === undefined || alloc.ClientStatus !== "pending") continue;
-        state.allocs.put({ ...alloc, ClientStatus: "running", ModifyIndex: state.index });
+        state.allocs.put({ ...alloc, ClientStatus: "running", ModifyIndex: state.index, ModifyTime: nowNanoseconds() });
         this.#count(state, job, alloc.TaskGroup, { Starting: -1, Running: 1 });
       }
       this.#updateDeployment(state, deploymentId, (state) => ({ ...state, PlacedAllocs: state.DesiredTotal }));
@@ -320,8 +365,8 @@ export class Cluster {
   }
 
   /** The deployment's allocations are healthy: it completes successfully. */
-  #complete(deploymentId: string): void {
-    this.store.write(["deployment", "jobs"], (state) => {
+  async #complete(deploymentId: string): Promise<void> {
+    await this.store.write(["deployment", "jobs"], (state) => {
       this.#updateDeployment(state, deploymentId, (state) => ({ ...state, PlacedAllocs: state.DesiredTotal, HealthyAllocs: state.DesiredTotal }), {
         Status: "successful",
         StatusDescription: DEPLOYMENT_DESCRIPTIONS.successful,
@@ -348,39 +393,88 @@ export class Cluster {
   }
 
   /** Creates or updates a namespace. */
-  putNamespace(namespace: Omit<Namespace, "CreateIndex" | "ModifyIndex">): number {
-    return this.store.write(["namespaces"], (state) => {
+  async putNamespace(namespace: Omit<Namespace, "CreateIndex" | "ModifyIndex">): Promise<number> {
+    const { index } = await this.store.write(["namespaces"], (state) => {
       const previous = state.namespaces.get(namespace.Name);
       state.namespaces.put({ ...namespace, CreateIndex: previous?.CreateIndex ?? state.index, ModifyIndex: state.index });
-    }).index;
+    });
+    return index;
   }
 
   /**
    * Deletes a namespace; `default` and namespaces with jobs that have not finished cannot be
    * deleted (400, where the reference answers 500).
    */
-  deleteNamespace(name: string): number {
+  async deleteNamespace(name: string): Promise<number> {
     if (name === "default") throw invalid("default namespace can not be deleted");
-    if (this.#tables.namespaces.get(name) === undefined) throw invalid("namespace not found");
-    const jobs = this.store.queries.jobs(name, "");
-    let running: Job | undefined;
-    for (let i = 0; i < jobs.size && running === undefined; i++) if (jobs.at(i).Status !== "dead") running = jobs.at(i);
-    if (running !== undefined) {
-      throw invalid(`namespace ${JSON.stringify(name)} contains at least one non-terminal job ${JSON.stringify(running.ID)}. All jobs must be terminal in namespace before it can be deleted`);
-    }
-    return this.store.write(["namespaces"], (state) => {
+    const { index } = await this.store.write(["namespaces"], (state) => {
+      if (state.namespaces.get(name) === undefined) throw invalid("namespace not found");
+      const jobs = this.store.queries.jobs(name, "");
+      let running: Job | undefined;
+      for (let i = 0; i < jobs.size && running === undefined; i++) if (jobs.at(i).Status !== "dead") running = jobs.at(i);
+      if (running !== undefined) {
+        throw invalid(`namespace ${JSON.stringify(name)} contains at least one non-terminal job ${JSON.stringify(running.ID)}. All jobs must be terminal in namespace before it can be deleted`);
+      }
       state.namespaces.delete(name);
-    }).index;
+    });
+    return index;
   }
 
-  #defer(delayMs: number, run: () => void): void {
+  /** True while this agent runs the simulated scheduler (always, on a store of its own; the leader's, on a shared one). */
+  get leading(): boolean {
+    return this.#leading;
+  }
+
+  /**
+   * Makes this agent the one that runs the simulated scheduler: it takes up the work in flight
+   * from the state (pending evaluations now, pending allocations and running deployments when
+   * their time comes, counted from when they were created), then every evaluation written from now
+   * on, by this agent or another.
+   */
+  lead(): void {
+    if (this.#leading) return;
+    this.#leading = true;
+    const now = Date.now();
+    const delay = this.options.placementDelayMs;
+    const dueIn = (created: bigint, after: number) => Math.max(0, Number(created / 1_000_000n) + after - now);
+    for (const evaluation of this.#tables.evals.values()) if (evaluation.Status === "pending") this.#defer(0, () => this.#process(evaluation.ID));
+    const pending = new Map<string, Allocation[]>();
+    for (const alloc of this.#tables.allocs.values()) {
+      if (alloc.ClientStatus !== "pending") continue;
+      const batch = `${alloc.DeploymentID}\u0000${alloc.Namespace}\u0000${alloc.JobID}`;
+      pending.set(batch, [...(pending.get(batch) ?? []), alloc]);
+    }
+    for (const allocs of pending.values()) {
+      const { DeploymentID: deployment, CreateTime: created } = allocs[0]!;
+      this.#defer(dueIn(created, delay / 2), () => this.#run(allocs.map((alloc) => alloc.ID), deployment === "" ? undefined : deployment));
+    }
+    for (const deployment of this.#tables.deployment.values()) {
+      if (deployment.Status === "running") this.#defer(dueIn(deployment.CreateTime, delay), () => this.#complete(deployment.ID));
+    }
+  }
+
+  /** Stops running the scheduler (another agent leads now); the work in flight is left to the leader. */
+  follow(): void {
+    this.#leading = false;
+    this.#cancelTasks();
+  }
+
+  /** The leader's part of every write: a pending evaluation is processed on the next turn. */
+  #observe(write: AppliedWrite): void {
+    if (!this.#leading) return;
+    for (const [id, evaluation] of write.changes.evals ?? []) {
+      if (evaluation?.Status === "pending") this.#defer(0, () => this.#process(id));
+    }
+  }
+
+  #defer(delayMs: number, run: () => Promise<void>): void {
     const task: Task = {
       run,
       delayMs,
       dueAt: Date.now() + delayMs,
       timer: setTimeout(() => {
         this.#tasks.delete(task);
-        run();
+        run().catch((error: unknown) => this.options.onError?.(error));
       }, delayMs),
     };
     this.#tasks.add(task);
@@ -390,21 +484,27 @@ export class Cluster {
    * Runs the pending steps of the simulated scheduler now, in order (for the demo data): all of
    * them, or with `immediateOnly` only the evaluations, leaving placements to their timers.
    */
-  settle(immediateOnly = false): void {
+  async settle(immediateOnly = false): Promise<void> {
     for (;;) {
       const due = [...this.#tasks].filter((candidate) => !immediateOnly || candidate.delayMs === 0);
       const task = due.reduce<Task | undefined>((first, candidate) => (first === undefined || candidate.dueAt < first.dueAt ? candidate : first), undefined);
       if (task === undefined) return;
       this.#tasks.delete(task);
       clearTimeout(task.timer);
-      task.run();
+      await task.run();
     }
+  }
+
+  #cancelTasks(): void {
+    for (const task of this.#tasks) clearTimeout(task.timer);
+    this.#tasks.clear();
   }
 
   /** Stops the scheduler and wakes every waiting blocking query. */
   close(): void {
-    for (const task of this.#tasks) clearTimeout(task.timer);
-    this.#tasks.clear();
+    this.#leading = false;
+    this.#unsubscribe();
+    this.#cancelTasks();
     this.store.close();
   }
 }

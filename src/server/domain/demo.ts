@@ -19,35 +19,35 @@ function serviceJob(id: string, image: string, count: number, meta: Record<strin
   };
 }
 
-function register(cluster: Cluster, namespace: string, job: JsonObject): void {
-  cluster.register({ job, enforceIndex: false, jobModifyIndex: 0, evalPriority: 0, region: "", namespace: "", secretId: "" }, namespace, cluster.options.region);
+async function register(cluster: Cluster, namespace: string, job: JsonObject): Promise<void> {
+  await cluster.register({ job, enforceIndex: false, jobModifyIndex: 0, evalPriority: 0, region: "", namespace: "", secretId: "" }, namespace, cluster.options.region);
 }
 
 /** Loads the demo data into an empty cluster. */
-export function loadDemo(cluster: Cluster): void {
-  cluster.putNamespace({ Name: "prod", Description: "Production workloads", Quota: "", Meta: { owner: "platform" } });
+export async function loadDemo(cluster: Cluster): Promise<void> {
+  await cluster.putNamespace({ Name: "prod", Description: "Production workloads", Quota: "", Meta: { owner: "platform" } });
 
-  register(cluster, "default", serviceJob("web", "nginx:1.25", 3, { owner: "team-a", tier: "gold" }, { Datacenters: ["dc1", "dc2"] }));
-  cluster.settle();
+  await register(cluster, "default", serviceJob("web", "nginx:1.25", 3, { owner: "team-a", tier: "gold" }, { Datacenters: ["dc1", "dc2"] }));
+  await cluster.settle();
   // A second version before the first finished: its deployment is cancelled by the newer one.
-  register(cluster, "default", serviceJob("api", "api:1.0", 2, { owner: "team-b" }));
-  cluster.settle(true);
-  register(cluster, "default", serviceJob("api", "api:1.1", 2, { owner: "team-b" }));
-  register(cluster, "default", serviceJob("cache", "redis:7", 1, undefined, { Priority: 70 }));
-  register(cluster, "default", {
+  await register(cluster, "default", serviceJob("api", "api:1.0", 2, { owner: "team-b" }));
+  await cluster.settle(true);
+  await register(cluster, "default", serviceJob("api", "api:1.1", 2, { owner: "team-b" }));
+  await register(cluster, "default", serviceJob("cache", "redis:7", 1, undefined, { Priority: 70 }));
+  await register(cluster, "default", {
     ID: "report",
     Type: "batch",
     Datacenters: ["dc1"],
     TaskGroups: [{ Name: "report", Count: 1, Tasks: [{ Name: "report", Driver: "exec", Config: { command: "/bin/report" } }] }],
   });
-  register(cluster, "prod", {
+  await register(cluster, "prod", {
     ID: "nightly-backup",
     Type: "batch",
     Periodic: { Spec: "0 2 * * *" },
     Datacenters: ["dc1"],
     TaskGroups: [{ Name: "backup", Count: 1, Tasks: [{ Name: "backup", Driver: "exec", Config: { command: "/bin/backup" } }] }],
   });
-  cluster.settle();
+  await cluster.settle();
   // Left to the live scheduler: this deployment runs when the agent starts and completes after the placement delay.
-  register(cluster, "prod", serviceJob("web", "nginx:1.25", 2, { owner: "team-a" }));
+  await register(cluster, "prod", serviceJob("web", "nginx:1.25", 2, { owner: "team-a" }));
 }

@@ -25,7 +25,7 @@ export function aclRoutes(app: FastifyInstance, context: RouteContext): void {
   const bootstrap = async (request: FastifyRequest): Promise<Result> => {
     options(request);
     const text = bodyText(request);
-    const token = acl.bootstrap(text.trim() === "" ? {} : objectBody(request, BOOTSTRAP_BODY, "structs.ACLTokenBootstrapRequest"));
+    const token = await acl.bootstrap(text.trim() === "" ? {} : objectBody(request, BOOTSTRAP_BODY, "structs.ACLTokenBootstrapRequest"));
     return { body: tokenResponse(token), index: token.CreateIndex };
   };
   app.all("/v1/acl/bootstrap", byMethod({ PUT: bootstrap, POST: bootstrap }));
@@ -50,7 +50,7 @@ export function aclRoutes(app: FastifyInstance, context: RouteContext): void {
       POST: upsertPolicy,
       DELETE: async (request) => {
         management(request);
-        return { index: acl.deletePolicy(param(request, "name")) };
+        return { index: await acl.deletePolicy(param(request, "name")) };
       },
     }),
   );
@@ -60,7 +60,7 @@ export function aclRoutes(app: FastifyInstance, context: RouteContext): void {
   const createToken = async (request: FastifyRequest): Promise<Result> => {
     management(request);
     const body = objectBody(request, ACL_TOKEN_BODY, "structs.ACLToken");
-    const token = acl.upsertToken({ ...body, AccessorID: "" });
+    const token = await acl.upsertToken({ ...body, AccessorID: "" });
     return { body: tokenResponse(token), index: token.ModifyIndex };
   };
   app.all("/v1/acl/token", byMethod({ PUT: createToken, POST: createToken }));
@@ -81,7 +81,7 @@ export function aclRoutes(app: FastifyInstance, context: RouteContext): void {
     management(request);
     const body = objectBody(request, ACL_TOKEN_BODY, "structs.ACLToken");
     if (body.AccessorID !== param(request, "accessor")) throw badRequest("ACL token accessor does not match request path");
-    const token = acl.upsertToken(body);
+    const token = await acl.upsertToken(body);
     return { body: tokenResponse(token), index: token.ModifyIndex };
   };
   app.all(
@@ -95,7 +95,7 @@ export function aclRoutes(app: FastifyInstance, context: RouteContext): void {
       POST: updateToken,
       DELETE: async (request) => {
         management(request);
-        return { index: acl.deleteToken(param(request, "accessor")) };
+        return { index: await acl.deleteToken(param(request, "accessor")) };
       },
     }),
   );

@@ -28,7 +28,7 @@ async function register(context: RouteContext, request: FastifyRequest): Promise
   // A token in the header beats the request's SecretID.
   const caller = context.acl.authenticate(options.token || registration.secretId);
   namespaceAccess(caller, namespace, ["submit-job", "register-job"]);
-  const response = context.cluster.register(registration, namespace, region);
+  const response = await context.cluster.register(registration, namespace, region);
   return { body: response, index: response.Index };
 }
 

@@ -23,7 +23,7 @@ export function namespaceRoutes(app: FastifyInstance, context: RouteContext): vo
     requireManagement(caller(request));
     const body = objectBody(request, NAMESPACE_BODY, "structs.Namespace");
     if (name !== undefined && body.Name !== name) throw badRequest("Namespace name does not match request path");
-    return { index: cluster.putNamespace(validateNamespace(body)) };
+    return { index: await cluster.putNamespace(validateNamespace(body)) };
   };
   app.all("/v1/namespace", byMethod({ PUT: (request) => create(request), POST: (request) => create(request) }));
 
@@ -43,7 +43,7 @@ export function namespaceRoutes(app: FastifyInstance, context: RouteContext): vo
       POST: (request) => create(request, param(request, "name")),
       DELETE: async (request) => {
         requireManagement(caller(request));
-        return { index: cluster.deleteNamespace(param(request, "name")) };
+        return { index: await cluster.deleteNamespace(param(request, "name")) };
       },
     }),
   );

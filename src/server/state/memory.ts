@@ -8,7 +8,8 @@
  */
 import { compareStrings } from "../../go/order.js";
 import type { Job } from "./model.js";
-import { TABLE_NAMES, TABLES, type Queries, type ReadTable, type RowRange, type Rows, type Store, type TableDefinition, type TableName, type Tables, type Transaction, type WriteTable } from "./store.js";
+import { runTransaction, type Changes } from "./overlay.js";
+import { TABLE_NAMES, TABLES, type AppliedWrite, type Queries, type ReadTable, type RowRange, type Rows, type Store, type TableDefinition, type TableName, type Tables, type Transaction, type WriteTable } from "./store.js";
 
 /** The first position in `rows` (sorted) at which `compare(row)` is not below zero, by binary search. */
 export function lowerBound<Row>(rows: { at(position: number): Row | undefined }, size: number, compare: (row: Row) => number, from = 0): number {
@@ -160,8 +161,10 @@ export class MemoryStore implements Store {
   readonly #waiters = new Map<TableName, Set<Waiter>>(TABLE_NAMES.map((name) => [name, new Set()]));
   #waiting = 0;
   #closed = false;
-  /** The tables the write under way may change; undefined outside a write. */
+  /** The tables the commit under way may change; undefined outside one. */
   #writing: ReadonlySet<TableName> | undefined;
+  #applying = false;
+  readonly #listeners = new Set<(write: AppliedWrite) => void>();
   readonly #tables: MemoryTables;
 
   constructor() {
@@ -200,39 +203,68 @@ export class MemoryStore implements Store {
     return index;
   }
 
-  #transaction<Names extends TableName>(tables: readonly Names[], index: number): Transaction<Names> {
-    const transaction: Record<string, unknown> = { index };
-    for (const name of tables) transaction[name] = this.#tables[name];
-    return transaction as Transaction<Names>;
+  async seed<Names extends TableName>(tables: readonly Names[], apply: (transaction: Transaction<Names>) => void): Promise<void> {
+    const { changes } = runTransaction(this.#tables, tables, this.#index, apply);
+    this.#commit(changes);
   }
 
-  seed<Names extends TableName>(tables: readonly Names[], apply: (transaction: Transaction<Names>) => void): void {
-    this.#writing = new Set(tables);
-    try {
-      apply(this.#transaction(tables, this.#index));
-    } finally {
-      this.#writing = undefined;
-    }
-  }
-
-  write<Names extends TableName, T>(tables: readonly Names[], apply: (transaction: Transaction<Names>) => T): { index: number; result: T } {
-    if (this.#writing !== undefined) throw new Error("a write transaction is already under way");
+  async write<Names extends TableName, T>(tables: readonly Names[], apply: (transaction: Transaction<Names>) => T): Promise<{ index: number; result: T }> {
+    if (this.#applying) throw new Error("a write transaction is already under way");
     const index = this.#index + 1;
-    this.#writing = new Set(tables);
-    let result: T;
+    // Atomic: what `apply` changes is kept aside until it returns.
+    this.#applying = true;
+    let outcome: ReturnType<typeof runTransaction<Names, T>>;
     try {
-      result = apply(this.#transaction(tables, index));
+      outcome = runTransaction(this.#tables, tables, index, apply);
     } finally {
-      this.#writing = undefined;
+      this.#applying = false;
     }
+    const { result, changes } = outcome;
+    this.replicate({ index, changes }, tables);
+    return { index, result };
+  }
+
+  /**
+   * Applies a write made elsewhere (by a store this one is the copy of) at its index: its changes,
+   * the index of every table it named, the wakes and the listeners. A write at or below the
+   * current index is already here and is ignored.
+   */
+  replicate(write: AppliedWrite, tables: Iterable<TableName> = Object.keys(write.changes) as TableName[], tableIndexes?: ReadonlyMap<TableName, number>): boolean {
+    const { index, changes } = write;
+    if (index <= this.#index) return false;
+    this.#commit(changes);
     this.#index = index;
-    for (const table of tables) this.#tableIndex.set(table, index);
+    const touched = new Set(tables);
+    for (const table of touched) this.#tableIndex.set(table, tableIndexes?.get(table) ?? index);
     const due = new Set<Waiter>();
-    for (const table of tables) {
-      for (const waiter of this.#waiters.get(table)!) if (index > waiter.afterIndex) due.add(waiter);
+    for (const table of touched) {
+      for (const waiter of this.#waiters.get(table)!) if (this.tableIndex(...waiter.tables) > waiter.afterIndex) due.add(waiter);
     }
     wakeInBatches([...due]);
-    return { index, result };
+    for (const listener of this.#listeners) listener(write);
+    return true;
+  }
+
+  /** Puts a write's changes into the tables. */
+  #commit(changes: Changes): void {
+    const names = Object.keys(changes) as TableName[];
+    this.#writing = new Set(names);
+    try {
+      for (const name of names) {
+        const table = this.#tables[name] as MemoryTable<unknown>;
+        for (const [key, row] of changes[name]!) {
+          if (row === undefined) table.delete(key);
+          else table.put(row);
+        }
+      }
+    } finally {
+      this.#writing = undefined;
+    }
+  }
+
+  subscribe(listener: (write: AppliedWrite) => void): () => void {
+    this.#listeners.add(listener);
+    return () => this.#listeners.delete(listener);
   }
 
   waitForChange(tables: readonly TableName[], afterIndex: number, signal: AbortSignal): Promise<void> {

@@ -146,6 +146,9 @@ export interface Allocation {
   readonly ClientStatus: "pending" | "running" | "complete";
   readonly CreateIndex: number;
   readonly ModifyIndex: number;
+  /** Nanoseconds since the epoch (bigints, as the reference's); the scheduler's timeline counts from `CreateTime`. */
+  readonly CreateTime: bigint;
+  readonly ModifyTime: bigint;
 }
 
 /** A namespace. */

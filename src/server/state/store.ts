@@ -12,6 +12,7 @@
  * @module
  */
 import { compareStrings } from "../../go/order.js";
+import type { Changes } from "./overlay.js";
 import type { AclPolicy, AclToken, Allocation, Deployment, Evaluation, Job, JobSummary, Namespace } from "./model.js";
 
 /** The row type of each table. */
@@ -120,6 +121,12 @@ export interface Queries {
   byKeyPrefix<Name extends "namespaces" | "acl_policy">(table: Name, prefix: string): RowRange<Rows[Name]>;
 }
 
+/** A write as the store applied it (its own, or one replicated from another agent): the index, and the rows it put or deleted. */
+export interface AppliedWrite {
+  readonly index: number;
+  readonly changes: Changes;
+}
+
 /** The agent's state. */
 export interface Store {
   /** The index of the latest write (1 on a new store). */
@@ -130,13 +137,24 @@ export interface Store {
   readonly queries: Queries;
   /** The index of the last write to any of `tables`, at least 1 (an untouched table answers 1). */
   tableIndex(...tables: readonly TableName[]): number;
-  /** Fills tables before the first write (the agent's initial state), without moving the index. */
-  seed<Names extends TableName>(tables: readonly Names[], apply: (transaction: Transaction<Names>) => void): void;
+  /**
+   * Fills tables of a new store before its first write (the agent's initial state), without
+   * moving the index; on a store that already holds state (a database that survived a restart,
+   * or that another agent created), does nothing.
+   */
+  seed<Names extends TableName>(tables: readonly Names[], apply: (transaction: Transaction<Names>) => void): Promise<void>;
   /**
    * Runs one write at the next index: `apply` changes the tables it names, and only those; the
-   * index moves, the tables remember it, and the blocking queries watching them wake.
+   * index moves, the tables remember it, and the blocking queries watching them wake. The write
+   * is atomic: when `apply` throws, nothing changes and the promise rejects with what it threw.
+   * `apply` sees the latest state (a shared store first catches up with the other agents' writes).
    */
-  write<Names extends TableName, T>(tables: readonly Names[], apply: (transaction: Transaction<Names>) => T): { index: number; result: T };
+  write<Names extends TableName, T>(tables: readonly Names[], apply: (transaction: Transaction<Names>) => T): Promise<{ index: number; result: T }>;
+  /**
+   * Calls `listener` after every write the store applies, its own and, for a shared store, those
+   * of other agents, in index order; returns the function that stops it.
+   */
+  subscribe(listener: (write: AppliedWrite) => void): () => void;
   /**
    * Resolves once a write to one of `tables` passes `afterIndex`, the signal aborts, or the store
    * closes; whichever comes first. Never rejects.
