@@ -1,10 +1,21 @@
 import { defineConfig } from "vitest/config";
 
+/** The tests of the agent over a real socket: run twice, on its own store and on PostgreSQL. */
+const AGENT_TESTS = ["test/agent/**/*.test.ts", "test/safety/agent-*.test.ts"];
+
 export default defineConfig({
   test: {
-    include: ["test/**/*.test.ts"],
     // Agent tests open real sockets; keep runs predictable on a 2-core machine.
     pool: "forks",
     testTimeout: 20_000,
+    projects: [
+      { extends: true, test: { name: "all", include: ["test/**/*.test.ts"] } },
+      {
+        extends: true,
+        // The same agent tests with the state in PostgreSQL: the server BEXPR_TEST_POSTGRES_URL
+        // names (.ci/run starts one), or PGlite when none is named (see test/agent/support.ts).
+        test: { name: "agent on postgres", include: AGENT_TESTS, env: { BEXPR_TEST_AGENT_STORE: "postgres" }, hookTimeout: 60_000 },
+      },
+    ],
   },
 });

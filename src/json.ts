@@ -24,9 +24,14 @@ function parseNumber(text: string): number | bigint {
  */
 export const MAX_JSON_DEPTH = 1_000;
 
-/** Throws when `text` nests arrays and objects deeper than {@link MAX_JSON_DEPTH} (counted outside strings). */
-function checkDepth(text: string): void {
+/**
+ * How deep arrays and objects nest in JSON text (counted outside strings): the deepest level, and
+ * where it was reached; the scan stops at the first level deeper than `limit`.
+ */
+export function nestingDepth(text: string, limit = Infinity): { readonly depth: number; readonly position: number } {
   let depth = 0;
+  let deepest = 0;
+  let position = -1;
   let inString = false;
   for (let i = 0; i < text.length; i++) {
     const ch = text.charCodeAt(i);
@@ -35,9 +40,17 @@ function checkDepth(text: string): void {
       else if (ch === 0x22) inString = false;
     } else if (ch === 0x22) inString = true;
     else if (ch === 0x5b || ch === 0x7b) {
-      if (++depth > MAX_JSON_DEPTH) throw new SyntaxError(`JSON nested more than ${MAX_JSON_DEPTH} levels deep at position ${i}`);
+      if (++depth > deepest) [deepest, position] = [depth, i];
+      if (depth > limit) break;
     } else if (ch === 0x5d || ch === 0x7d) depth--;
   }
+  return { depth: deepest, position };
+}
+
+/** Throws when `text` nests arrays and objects deeper than {@link MAX_JSON_DEPTH}. */
+function checkDepth(text: string): void {
+  const { depth, position } = nestingDepth(text, MAX_JSON_DEPTH);
+  if (depth > MAX_JSON_DEPTH) throw new SyntaxError(`JSON nested more than ${MAX_JSON_DEPTH} levels deep at position ${position}`);
 }
 
 /**

@@ -15,9 +15,15 @@ import { randomUUID } from "node:crypto";
 import type { AddressInfo } from "node:net";
 import { VERSION } from "../version.js";
 import { AccessControl, AclConfigError } from "./domain/acl.js";
-import { buildApp } from "./http/app.js";
+import { buildApp, type AgentServer, type ClusterPart } from "./http/app.js";
 import { Cluster } from "./domain/cluster.js";
 import { MemoryStore } from "./state/memory.js";
+import { connectServer, fromPglite } from "./state/postgres/database.js";
+import { MemberNameTaken, Membership } from "./state/postgres/membership.js";
+import { PostgresStore, StoreSetupError } from "./state/postgres/store.js";
+import type { Store } from "./state/store.js";
+import { lonePeers, type Peers } from "./domain/members.js";
+import { SEARCH_DOCUMENTS } from "./list/sql-pages.js";
 import { responseOf } from "./http/errors.js";
 import { validateNamespace } from "./domain/namespaces.js";
 import { loadDemo } from "./domain/demo.js";
@@ -41,7 +47,11 @@ export {
   type AgentOptions,
   type LogFormat,
   type LogLevel,
+  type PostgresStoreConfig,
 } from "./options.js";
+export type { PgliteLike, PgliteResults } from "./state/postgres/database.js";
+export { HEARTBEAT_MS, LEADER_LEASE_MS, MEMBER_FAILED_AFTER_MS } from "./state/postgres/membership.js";
+export { DEFAULT_SCHEMA, SCHEMA_VERSION } from "./state/postgres/store.js";
 export { DEFAULT_METRICS_OPTIONS, METRICS, RUNTIME_STATS_INTERVAL_MS, type MetricDefinition, type MetricsOptions, type MetricsSummary } from "./metrics/index.js";
 export { DEFAULT_WAIT_MS, JITTER_FRACTION, MAX_WAIT_MS } from "./list/blocking.js";
 export { MAX_BODY_BYTES, MAX_HEADER_BYTES, MAX_PATH_PARAM_LENGTH } from "./http/app.js";
@@ -73,38 +83,49 @@ export interface Agent {
    * before it makes the write that should wake it.
    */
   readonly blockingQueries: number;
+  /** Whether this agent runs the simulated scheduler: always on a store of its own, the leader's part on a shared one. */
+  readonly leading: boolean;
   /**
    * Stops the agent: answers every waiting blocking query with its current result, stops the
-   * simulated scheduler, and closes the server once in-flight requests are answered.
+   * simulated scheduler, leaves the cluster (a shared store's members show it `left`, and another
+   * agent leads), and closes the server once in-flight requests are answered.
    */
   close(): Promise<void>;
+}
+
+/** The agent's state: its own, or shared through PostgreSQL, and how to let go of it. */
+interface OpenedStore {
+  readonly store: Store;
+  readonly shared?: PostgresStore;
+  /** Closes the connections the agent opened (not a PGlite instance it was given). */
+  readonly disconnect: () => Promise<void>;
+}
+
+async function openStore(option: ResolvedOptions["store"]): Promise<OpenedStore> {
+  if (option === "memory") return { store: new MemoryStore(), disconnect: async () => {} };
+  const config = typeof option === "string" ? { url: option } : option;
+  const database = config.url !== undefined ? await connectServer(config.url) : fromPglite(config.pglite!);
+  try {
+    const shared = await PostgresStore.open(database, { ...(config.schema === undefined ? {} : { schema: config.schema }), documents: SEARCH_DOCUMENTS });
+    return { store: shared, shared, disconnect: () => database.close() };
+  } catch (error) {
+    await database.close().catch(() => {});
+    if (error instanceof StoreSetupError) throw new OptionsError(`store: ${error.message}`);
+    throw error;
+  }
 }
 
 /**
  * Starts an agent.
  *
- * @throws OptionsError for an invalid option; the listen error when the port is taken.
+ * @throws OptionsError for an invalid option, or a database that cannot hold the agent's state; the
+ *   listen error when the port is taken; the database's error when it cannot be reached.
  */
 export async function startAgent(options: AgentOptions = {}): Promise<Agent> {
   const resolved = resolveOptions(options);
-  const store = new MemoryStore();
+  const { store, shared, disconnect } = await openStore(resolved.store);
   const cluster = new Cluster(store, { region: resolved.region, placementDelayMs: resolved.placementDelayMs });
-  await cluster.seed();
-  // On a store of its own, the agent runs the scheduler.
-  cluster.lead();
-  try {
-    for (const namespace of resolved.namespaces) await cluster.putNamespace(validateNamespace(namespace));
-  } catch (error) {
-    throw new OptionsError(`namespaces: ${(error as Error).message}`);
-  }
-  let acl: AccessControl;
-  try {
-    acl = await AccessControl.fromOptions(store, resolved.acl);
-  } catch (error) {
-    if (error instanceof AclConfigError || responseOf(error) !== undefined) throw new OptionsError((error as Error).message);
-    throw error;
-  }
-  if (resolved.demo) await loadDemo(cluster);
+  let membership: Membership | undefined;
   const advertiseAddress = resolved.bind === "0.0.0.0" || resolved.bind === "::" ? "127.0.0.1" : resolved.bind;
   const settings = {
     region: resolved.region,
@@ -117,39 +138,99 @@ export async function startAgent(options: AgentOptions = {}): Promise<Agent> {
     logFormat: resolved.logFormat,
     limits: resolved.limits,
   };
-  const metrics = new Metrics(resolved.metrics, settings, store);
-  const { app, requestsInFlight } = await buildApp(store, cluster, acl, settings, metrics);
+  let started: { app: AgentServer["app"]; metrics: Metrics } | undefined;
   try {
-    await app.listen({ host: resolved.bind, port: resolved.port });
+    await cluster.seed();
+    try {
+      for (const namespace of resolved.namespaces) await cluster.putNamespace(validateNamespace(namespace));
+    } catch (error) {
+      throw new OptionsError(`namespaces: ${(error as Error).message}`);
+    }
+    let acl: AccessControl;
+    try {
+      acl = await AccessControl.fromOptions(store, resolved.acl);
+    } catch (error) {
+      if (error instanceof AclConfigError || responseOf(error) !== undefined) throw new OptionsError((error as Error).message);
+      throw error;
+    }
+    // The demo data is loaded once per store: by a lone agent, or by the first agent of a shared one,
+    // which schedules it as if it led until it knows who does.
+    if (resolved.demo && (await store.claim("demo"))) {
+      cluster.lead();
+      await loadDemo(cluster);
+    }
+    if (shared === undefined) cluster.lead();
+    else cluster.follow();
+    const metrics = new Metrics(resolved.metrics, settings, store);
+    const peers: { current: Peers } = { current: lonePeers(settings) };
+    const server = await buildApp(store, cluster, acl, settings, metrics, {
+      get peers() {
+        return peers.current;
+      },
+      ...(shared === undefined ? {} : { shared }),
+    } as ClusterPart);
+    started = { app: server.app, metrics };
+    await server.app.listen({ host: resolved.bind, port: resolved.port });
+    const { address, port } = server.app.server.address() as AddressInfo;
+    if (shared !== undefined) {
+      membership = new Membership(shared, { name: `${resolved.nodeName}.${resolved.region}`, address: advertiseAddress, port, datacenter: resolved.datacenter, nodeId: settings.nodeId, version: VERSION }, (leading) => {
+        if (leading) cluster.lead();
+        else cluster.follow();
+      });
+      peers.current = sharedPeers(membership, shared);
+      try {
+        await membership.join();
+      } catch (error) {
+        if (error instanceof MemberNameTaken) throw new OptionsError(`nodeName: ${error.message}`);
+        throw error;
+      }
+    }
+    const host = address.includes(":") ? `[${address}]` : address;
+    let closing: Promise<void> | undefined;
+    return {
+      url: `http://${host}:${port}`,
+      address,
+      port,
+      options: { ...resolved, port },
+      get blockingQueries() {
+        return store.waiting;
+      },
+      get leading() {
+        return cluster.leading;
+      },
+      close: () => {
+        closing ??= (async () => {
+          metrics.close();
+          await membership?.stop(true);
+          cluster.close();
+          // Let the woken blocking queries (and other requests) finish writing, within a grace period.
+          const deadline = Date.now() + CLOSE_GRACE_MS;
+          while (server.requestsInFlight() > 0 && Date.now() < deadline) {
+            await new Promise((resolve) => setTimeout(resolve, 5));
+          }
+          await server.app.close();
+          await disconnect();
+        })();
+        return closing;
+      },
+    };
   } catch (error) {
-    metrics.close();
+    await membership?.stop(false);
+    started?.metrics.close();
     cluster.close();
-    await app.close();
+    await started?.app.close();
+    await disconnect().catch(() => {});
     throw error;
   }
-  const { address, port } = app.server.address() as AddressInfo;
-  const host = address.includes(":") ? `[${address}]` : address;
-  let closing: Promise<void> | undefined;
+}
+
+/** The peers of an agent sharing its state: the leader's lease and the members' table, and the copy's age for `?stale` reads. */
+function sharedPeers(membership: Membership, shared: PostgresStore): Peers {
   return {
-    url: `http://${host}:${port}`,
-    address,
-    port,
-    options: { ...resolved, port },
-    get blockingQueries() {
-      return store.waiting;
+    get knownLeader() {
+      return membership.knownLeader;
     },
-    close: () => {
-      closing ??= (async () => {
-        metrics.close();
-        cluster.close();
-        // Let the woken blocking queries (and other requests) finish writing, within a grace period.
-        const deadline = Date.now() + CLOSE_GRACE_MS;
-        while (requestsInFlight() > 0 && Date.now() < deadline) {
-          await new Promise((resolve) => setTimeout(resolve, 5));
-        }
-        await app.close();
-      })();
-      return closing;
-    },
+    lastContactMs: (stale) => (stale ? shared.copyAgeMs : 0),
+    members: () => membership.members(),
   };
 }

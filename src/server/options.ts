@@ -7,6 +7,7 @@ import { readFileSync } from "node:fs";
 import { hostname } from "node:os";
 import { stringifyJson } from "../json.js";
 import type { AclOptions } from "./domain/acl.js";
+import type { PgliteLike } from "./state/postgres/database.js";
 import { DEFAULT_METRICS_OPTIONS, type MetricsOptions } from "./metrics/index.js";
 
 /** The shortest metrics interval accepted (`metrics.intervalMs`). */
@@ -69,6 +70,19 @@ export interface AgentLimits {
   readonly requestTimeoutMs?: number;
 }
 
+/**
+ * A PostgreSQL database for the agent's state (see {@link AgentOptions.store}): a server's URL, or
+ * a PGlite instance the caller opened; `schema` names the PostgreSQL schema of the agent's tables.
+ */
+export interface PostgresStoreConfig {
+  /** A server: `postgres://user:password@host:port/database`. */
+  readonly url?: string;
+  /** An embedded PGlite instance (`@electric-sql/pglite`), which the caller opens and closes; agents of one process may share it. */
+  readonly pglite?: PgliteLike;
+  /** The PostgreSQL schema of the agent's tables (default `bexpr`): agents share their state when they share the database and the schema. */
+  readonly schema?: string;
+}
+
 /** Options of {@link startAgent}; every field is optional. */
 export interface AgentOptions {
   /** Address to listen on (default `127.0.0.1`). */
@@ -104,6 +118,12 @@ export interface AgentOptions {
   readonly metrics?: MetricsOptions;
   /** Limits against hostile clients (see {@link AgentLimits}). */
   readonly limits?: AgentLimits;
+  /**
+   * Where the state is kept: `memory` (the default: the agent's own, gone when it stops), or
+   * PostgreSQL, where several agents share it as the servers of one region and it survives them:
+   * a URL (`postgres://…`) or a {@link PostgresStoreConfig}.
+   */
+  readonly store?: "memory" | string | PostgresStoreConfig;
 }
 
 /** Options with every default applied. */
@@ -137,6 +157,7 @@ export const DEFAULT_OPTIONS: ResolvedOptions = Object.freeze({
   namespaces: [],
   metrics: DEFAULT_METRICS_OPTIONS,
   limits: DEFAULT_LIMITS,
+  store: "memory",
 });
 
 const CHECKS: { readonly [K in keyof AgentOptions]-?: (value: unknown) => boolean } = {
@@ -153,7 +174,22 @@ const CHECKS: { readonly [K in keyof AgentOptions]-?: (value: unknown) => boolea
   namespaces: (value) => Array.isArray(value) && value.every((entry) => typeof entry === "object" && entry !== null && typeof (entry as { Name?: unknown }).Name === "string"),
   metrics: (value) => typeof value === "object" && value !== null && !Array.isArray(value),
   limits: (value) => typeof value === "object" && value !== null && !Array.isArray(value),
+  store: (value) => value === "memory" || isPostgresUrl(value) || isPostgresConfig(value),
 };
+
+/** A PostgreSQL connection URL. */
+function isPostgresUrl(value: unknown): value is string {
+  return typeof value === "string" && /^postgres(ql)?:\/\//.test(value);
+}
+
+/** A {@link PostgresStoreConfig}: a URL or a PGlite instance (one of them), and an optional schema. */
+function isPostgresConfig(value: unknown): value is PostgresStoreConfig {
+  if (typeof value !== "object" || value === null || Array.isArray(value)) return false;
+  const { url, pglite, schema, ...rest } = value as Record<string, unknown>;
+  if (Object.keys(rest).length > 0 || (url === undefined) === (pglite === undefined)) return false;
+  const pgliteLike = pglite === undefined || (typeof pglite === "object" && pglite !== null && typeof (pglite as PgliteLike).query === "function");
+  return (url === undefined || isPostgresUrl(url)) && pgliteLike && (schema === undefined || typeof schema === "string");
+}
 
 /** What each option accepts, for the message when a value is refused. */
 const EXPECTS: { readonly [K in keyof AgentOptions]-?: string } = {
@@ -170,6 +206,7 @@ const EXPECTS: { readonly [K in keyof AgentOptions]-?: string } = {
   namespaces: 'a list of objects with a Name, such as [{"Name": "prod"}]',
   metrics: 'an object such as {"intervalMs": 10000}',
   limits: 'an object such as {"requestTimeoutMs": 30000}',
+  store: 'memory, a PostgreSQL URL such as postgres://user@localhost/bexpr, or {"url": "postgres://…", "schema": "bexpr"}',
 };
 
 const isPositiveInteger = (value: unknown) => Number.isSafeInteger(value) && (value as number) > 0;

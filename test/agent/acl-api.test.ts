@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { eventually, useAgent } from "./support.js";
+import { eventually, useAgent, startTestAgent } from "./support.js";
 
 const agent = useAgent({ acl: { enabled: true, tokenMinExpirationTTL: "1ms" } });
 
@@ -45,7 +45,7 @@ describe("bootstrap", () => {
 function useAgentLater(options: Parameters<typeof import("../../src/server/index.js").startAgent>[0]) {
   return async <T>(body: (url: string) => Promise<T>): Promise<T> => {
     const { startAgent } = await import("../../src/server/index.js");
-    const started = await startAgent({ port: 0, demo: false, logLevel: "silent", ...options });
+    const started = await startTestAgent({ port: 0, demo: false, logLevel: "silent", ...options });
     try {
       return await body(started.url);
     } finally {

@@ -2,7 +2,7 @@ import { describe, expect, it } from "vitest";
 import { blockingQuery, blockingWait, DEFAULT_WAIT_MS, JITTER_FRACTION, MAX_WAIT_MS, type BlockingObserver } from "../../src/server/list/blocking.js";
 import { MemoryStore } from "../../src/server/state/memory.js";
 import { startAgent } from "../../src/server/index.js";
-import { eventually, job, send, useAgent } from "./support.js";
+import { eventually, job, send, settled, startTestAgent, useAgent } from "./support.js";
 
 const agent = useAgent({ placementDelayMs: 60_000 });
 
@@ -43,6 +43,7 @@ describe("blocking queries", () => {
   });
 
   it("wakes a deployments query when the scheduler starts a deployment", async () => {
+    await settled(agent.url);
     const index = await currentIndex("/v1/deployments");
     const waiting = agent.get(`/v1/deployments?index=${index}&wait=10s`);
     await eventually(async () => (agent.agent.blockingQueries > 0 ? true : undefined));
@@ -84,7 +85,7 @@ describe("blocking queries", () => {
   });
 
   it("answers every waiting query when the agent closes", async () => {
-    const own = await startAgent({ port: 0, demo: false, logLevel: "silent" });
+    const own = await startTestAgent({ port: 0, demo: false, logLevel: "silent" });
     const index = Number((await send(`${own.url}/v1/jobs`)).headers["x-svc-index"]);
     const waiting = timed(() => send(`${own.url}/v1/jobs?index=${index}&wait=60s`));
     await eventually(async () => (own.blockingQueries > 0 ? true : undefined));

@@ -12,7 +12,7 @@ import { namespacedKey } from "../../src/server/state/store.js";
 import { RESPONSE_CACHE_BYTES, startAgent } from "../../src/server/index.js";
 import { jobsEndpoint } from "../../src/server/list/endpoints.js";
 import { decodeRegisterRequest } from "../../src/server/domain/register.js";
-import { job, send, useAgent } from "./support.js";
+import { job, send, useAgent, startTestAgent, settled } from "./support.js";
 
 const agent = useAgent({ placementDelayMs: 60_000 });
 
@@ -75,10 +75,11 @@ describe("a list answered from cached item JSON", () => {
   });
 
   it("answers the blocking queries one write wakes from one computation, with the same bytes", async () => {
-    const shared = await startAgent({ port: 0, demo: false, logLevel: "silent", placementDelayMs: 60_000 });
+    const shared = await startTestAgent({ port: 0, demo: false, logLevel: "silent", placementDelayMs: 60_000 });
     try {
       const put = (id: string) => send(`${shared.url}/v1/jobs`, { method: "PUT", body: JSON.stringify({ Job: job(id) }) });
       for (const id of ["x1", "x2"]) expect((await put(id)).status).toBe(200);
+      await settled(shared.url);
       const filter = encodeURIComponent('Type == "service"');
       const first = await send(`${shared.url}/v1/jobs?filter=${filter}`);
       const index = first.headers["x-svc-index"];
@@ -102,12 +103,12 @@ describe("a list answered from cached item JSON", () => {
     [-1, "invalid value for limits.responseCacheBytes: -1; expected a non-negative whole number"],
     [1.5, "invalid value for limits.responseCacheBytes: 1.5"],
   ])("refuses limits.responseCacheBytes %j", async (value, message) => {
-    await expect(startAgent({ port: 0, logLevel: "silent", limits: { responseCacheBytes: value } })).rejects.toThrow(message);
+    await expect(startTestAgent({ port: 0, logLevel: "silent", limits: { responseCacheBytes: value } })).rejects.toThrow(message);
   });
 
   it(`answers the same with the cache off (0), and defaults to ${RESPONSE_CACHE_BYTES} bytes`, async () => {
-    const off = await startAgent({ port: 0, demo: true, logLevel: "silent", limits: { responseCacheBytes: 0 } });
-    const on = await startAgent({ port: 0, demo: true, logLevel: "silent" });
+    const off = await startTestAgent({ port: 0, demo: true, logLevel: "silent", limits: { responseCacheBytes: 0 } });
+    const on = await startTestAgent({ port: 0, demo: true, logLevel: "silent" });
     try {
       expect(on.options.limits.responseCacheBytes).toBe(RESPONSE_CACHE_BYTES);
       const ids = (text: string) => (parseJson(text) as { ID: string }[]).map((item) => item.ID);

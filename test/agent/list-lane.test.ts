@@ -9,10 +9,10 @@ import { gzipSync } from "node:zlib";
 import { describe, expect, it } from "vitest";
 import { ASYNC_GZIP_BYTES } from "../../src/server/list/pipeline.js";
 import { LIST_LANE_BYTES, startAgent, type Agent, type AgentOptions, type MetricsSummary } from "../../src/server/index.js";
-import { job, send } from "./support.js";
+import { job, ON_POSTGRES, send, startTestAgent } from "./support.js";
 
 async function withAgent<T>(options: AgentOptions, test: (agent: Agent) => Promise<T>): Promise<T> {
-  const agent = await startAgent({ port: 0, demo: false, logLevel: "silent", placementDelayMs: 60_000, ...options });
+  const agent = await startTestAgent({ port: 0, demo: false, logLevel: "silent", placementDelayMs: 60_000, ...options });
   try {
     return await test(agent);
   } finally {
@@ -77,7 +77,8 @@ async function settled(agent: Agent): Promise<void> {
 
 const ONE_INTERVAL = { intervalMs: 2 ** 40, retentionMs: 2 ** 40 };
 
-describe("the lane of repeated list requests", () => {
+// Agents sharing their state in PostgreSQL answer every read through the router: see the test below.
+describe.skipIf(ON_POSTGRES)("the lane of repeated list requests", () => {
   it.each([
     ["/v1/jobs", {}],
     ["/v1/jobs?per_page=1&pretty", {}],
@@ -230,4 +231,20 @@ describe("the lane of repeated list requests", () => {
       expect(oldest.cache! + oldest.computed!).toBe(recent.cache! + recent.computed! + 1);
     }),
   );
+});
+
+describe.runIf(ON_POSTGRES)("agents that share their state", () => {
+  it("answer repeated list requests through the router, consistently, never from the lane", async () => {
+    const agent = await startTestAgent({ port: 0, demo: false, logLevel: "silent" });
+    try {
+      await send(`${agent.url}/v1/jobs`, { method: "PUT", body: JSON.stringify({ Job: job("a") }) });
+      for (let i = 0; i < 3; i++) expect((await send(`${agent.url}/v1/jobs`)).status).toBe(200);
+      const summary = await (await fetch(`${agent.url}/v1/metrics`)).json() as MetricsSummary;
+      const sources = summary.Counters.filter((counter) => counter.Name === "svc.svc.list.answers").map((counter) => counter.Labels.source);
+      expect(sources).not.toContain("lane");
+      expect(sources).toContain("computed");
+    } finally {
+      await agent.close();
+    }
+  });
 });

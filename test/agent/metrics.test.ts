@@ -2,7 +2,7 @@ import { spawnSync } from "node:child_process";
 import parsePrometheusTextFormat from "parse-prometheus-text-format";
 import { describe, expect, it } from "vitest";
 import { METRICS, startAgent, type Agent, type AgentOptions, type MetricsSummary } from "../../src/server/index.js";
-import { eventually, job, send, useAgent } from "./support.js";
+import { eventually, job, ON_POSTGRES, send, settled, startTestAgent, useAgent } from "./support.js";
 
 /** One interval that outlasts any test run (2^40 ms is about 35 years): everything lands in it. */
 const ONE_INTERVAL = { intervalMs: 2 ** 40, retentionMs: 2 ** 40 };
@@ -25,7 +25,7 @@ function entry<T extends Gauge | Sampled>(entries: readonly T[], name: string, l
 
 /** Runs `test` against an agent of its own (for counts that must start from zero). */
 async function withAgent<T>(options: AgentOptions, test: (agent: Agent) => Promise<T>): Promise<T> {
-  const agent = await startAgent({ port: 0, demo: false, logLevel: "silent", ...options });
+  const agent = await startTestAgent({ port: 0, demo: false, logLevel: "silent", ...options });
   try {
     return await test(agent);
   } finally {
@@ -151,16 +151,12 @@ describe("instrumentation", () => {
       const document = await readDocument(agent.url);
       const seconds = ONE_INTERVAL.intervalMs / 1000;
       const labels = { endpoint: "job" };
-      // 3 then 2 (then 1 for the evaluation error's query, which is not an evaluation count).
+      // 3 then 2 (then 1 for the evaluation error's query, which is not an evaluation count). On
+      // PostgreSQL the database decides this filter (its translation is exact): the agent evaluates nothing.
       expect(entry(document.Counters, "svc.svc.filter.evaluations", labels)).toEqual({
         Name: "svc.svc.filter.evaluations",
         Count: 2,
-        Rate: 5 / seconds,
-        Sum: 5,
-        Min: 2,
-        Max: 3,
-        Mean: 2.5,
-        Stddev: Math.sqrt(0.5),
+        ...(ON_POSTGRES ? { Rate: 0, Sum: 0, Min: 0, Max: 0, Mean: 0, Stddev: 0 } : { Rate: 5 / seconds, Sum: 5, Min: 2, Max: 3, Mean: 2.5, Stddev: Math.sqrt(0.5) }),
         Labels: { endpoint: "job", host: agent.options.nodeName },
       });
       // The same filter twice is compiled once (the second comes from the cache).
@@ -184,6 +180,7 @@ describe("instrumentation", () => {
       expect((await blocked).status).toBe(200);
       expect(await woken("change")).toBe(1);
       expect(await waiting()).toBe(0);
+      await settled(agent.url);
 
       const index2 = (await send(`${agent.url}/v1/jobs`)).headers["x-svc-index"];
       await send(`${agent.url}/v1/deployments?index=${index2}&wait=20ms`);
@@ -375,7 +372,7 @@ describe("options", () => {
     [{ intervalMs: 10_000, retentionMs: 9_999 }, "metrics.retentionMs must hold 1 to 1000 intervals of metrics.intervalMs (9999 / 10000 gives 0)"],
     [{ intervalMs: 10, retentionMs: 10_010 }, "metrics.retentionMs must hold 1 to 1000 intervals of metrics.intervalMs (10010 / 10 gives 1001)"],
   ])("refuses metrics %j", async (metrics, message) => {
-    await expect(startAgent({ port: 0, logLevel: "silent", metrics: metrics as never })).rejects.toThrow(message);
+    await expect(startTestAgent({ port: 0, logLevel: "silent", metrics: metrics as never })).rejects.toThrow(message);
   });
 
   it("accepts the edges: a 10 ms interval and 1000 intervals of retention", async () => {

@@ -4,9 +4,56 @@
  */
 import { request as undiciRequest } from "undici";
 import { gunzipSync, inflateSync } from "node:zlib";
+import { randomBytes } from "node:crypto";
+import { PGlite } from "@electric-sql/pglite";
+import pg from "pg";
 import { afterAll, beforeAll } from "vitest";
 import { parseJson } from "../../src/json.js";
 import { startAgent, type Agent, type AgentOptions } from "../../src/server/index.js";
+import { POSTGRES_URL_VARIABLE } from "../sql/databases.js";
+
+/**
+ * The environment variable that runs the agent's tests on PostgreSQL (`postgres`; the vitest
+ * project `agent on postgres` sets it): the server named by `BEXPR_TEST_POSTGRES_URL` when one is,
+ * PGlite otherwise, each agent in a fresh schema.
+ */
+export const AGENT_STORE_VARIABLE = "BEXPR_TEST_AGENT_STORE";
+
+/** Whether this run's agents keep their state in PostgreSQL. */
+export const ON_POSTGRES = process.env[AGENT_STORE_VARIABLE] === "postgres";
+
+/** The PGlite instance the agents of this test file share (each in its own schema): an instance costs seconds. */
+let pglite: Promise<PGlite> | undefined;
+
+/** A store for one test agent: memory, or a fresh PostgreSQL schema (and how to drop it afterwards). */
+export async function testStore(): Promise<{ store: AgentOptions["store"]; drop: () => Promise<void> }> {
+  if (!ON_POSTGRES) return { store: "memory", drop: async () => {} };
+  const schema = `agent_${randomBytes(6).toString("hex")}`;
+  const url = process.env[POSTGRES_URL_VARIABLE];
+  if (url) {
+    return {
+      store: { url, schema },
+      drop: async () => {
+        const client = new pg.Client({ connectionString: url });
+        await client.connect();
+        await client.query(`DROP SCHEMA IF EXISTS "${schema}" CASCADE`).finally(() => client.end());
+      },
+    };
+  }
+  pglite ??= PGlite.create();
+  return { store: { pglite: await pglite, schema }, drop: async () => {} };
+}
+
+/** Starts an agent on this run's store (see {@link ON_POSTGRES}); its schema is dropped when it closes. */
+export async function startTestAgent(options: AgentOptions = {}): Promise<Agent> {
+  const { store, drop } = await testStore();
+  const agent = await startAgent({ store, ...options }).catch(async (error: unknown) => {
+    await drop();
+    throw error;
+  });
+  const close = agent.close.bind(agent);
+  return Object.assign(Object.create(agent) as Agent, { close: () => close().then(drop) });
+}
 
 export interface Response {
   readonly status: number;
@@ -56,7 +103,7 @@ export interface TestAgent {
 export function useAgent(options: AgentOptions = {}): TestAgent {
   let agent: Agent | undefined;
   beforeAll(async () => {
-    agent = await startAgent({ port: 0, demo: false, logLevel: "silent", ...options });
+    agent = await startTestAgent({ port: 0, demo: false, logLevel: "silent", ...options });
   });
   afterAll(async () => {
     await agent?.close();
@@ -96,5 +143,22 @@ export async function eventually<T>(check: () => Promise<T | undefined>, timeout
     if (result !== undefined) return result;
     if (Date.now() > deadline) throw new Error("condition not met in time");
     await new Promise((resolve) => setTimeout(resolve, 25));
+  }
+}
+
+/**
+ * Waits until the simulated scheduler has done the work that needs no waiting (the evaluations of
+ * the jobs just registered): the agent's index stays put for `quietMs`. On a store of its own the
+ * scheduler's writes follow at once; on PostgreSQL each is a transaction, a few milliseconds later,
+ * and a test that reads an index then parks a blocking query on it must not race them.
+ */
+export async function settled(url: string, quietMs = 150): Promise<void> {
+  const index = async () => (await send(`${url}/v1/jobs?namespace=*&stale`)).headers["x-svc-index"];
+  let last = await index();
+  for (;;) {
+    await new Promise((resolve) => setTimeout(resolve, quietMs));
+    const now = await index();
+    if (now === last) return;
+    last = now;
   }
 }

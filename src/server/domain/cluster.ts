@@ -72,7 +72,8 @@ export interface ClusterOptions {
 
 /** The cluster state and its simulated scheduler. */
 export class Cluster {
-  readonly #tasks = new Set<Task>();
+  /** The scheduled steps, by name (one of each). */
+  readonly #tasks = new Map<string, Task>();
   #leading = false;
   readonly #unsubscribe: () => void;
 
@@ -238,8 +239,6 @@ export class Cluster {
 
   /** The scheduler's work for an evaluation: placements, a deployment, cancellations. */
   async #process(evalId: string): Promise<void> {
-    let placedDeployment: string | undefined;
-    let placedAllocs: string[] = [];
     await this.store.write(["evals", "allocs", "deployment", "jobs", "job_summary"], (state) => {
       const { index } = state;
       const evaluation = state.evals.get(evalId);
@@ -262,19 +261,16 @@ export class Cluster {
         }
       }
       if (!job.Stop && !current.some((a) => a.JobVersion === job.Version)) {
-        placedDeployment = this.#startDeployment(state, job, evaluation);
-        placedAllocs = this.#place(state, job, placedDeployment ?? "");
+        const deployment = this.#startDeployment(state, job, evaluation);
+        this.#place(state, job, deployment ?? "");
       }
       this.#putJob(state, job);
     });
-    if (placedAllocs.length > 0) this.#defer(this.options.placementDelayMs / 2, () => this.#run(placedAllocs, placedDeployment));
-    if (placedDeployment !== undefined) this.#defer(this.options.placementDelayMs, () => this.#complete(placedDeployment!));
   }
 
   /** Creates the job's allocations: `Count` per task group (one per group for system jobs). */
-  #place(state: Transaction<"allocs" | "job_summary">, job: Job, deploymentId: string): string[] {
+  #place(state: Transaction<"allocs" | "job_summary">, job: Job, deploymentId: string): void {
     const { index } = state;
-    const ids: string[] = [];
     const now = nowNanoseconds();
     for (const group of job.TaskGroups) {
       const count = job.Type === "system" ? Math.min(group.Count, 1) : group.Count;
@@ -294,10 +290,8 @@ export class Cluster {
         };
         state.allocs.put(alloc);
         this.#count(state, job, group.Name, { Starting: 1 });
-        ids.push(alloc.ID);
       }
     }
-    return ids;
   }
 
   /**
@@ -428,29 +422,13 @@ export class Cluster {
   /**
    * Makes this agent the one that runs the simulated scheduler: it takes up the work in flight
    * from the state (pending evaluations now, pending allocations and running deployments when
-   * their time comes, counted from when they were created), then every evaluation written from now
-   * on, by this agent or another.
+   * their time comes, counted from when they were created), then the work of every write from
+   * now on, this agent's or another's.
    */
   lead(): void {
     if (this.#leading) return;
     this.#leading = true;
-    const now = Date.now();
-    const delay = this.options.placementDelayMs;
-    const dueIn = (created: bigint, after: number) => Math.max(0, Number(created / 1_000_000n) + after - now);
-    for (const evaluation of this.#tables.evals.values()) if (evaluation.Status === "pending") this.#defer(0, () => this.#process(evaluation.ID));
-    const pending = new Map<string, Allocation[]>();
-    for (const alloc of this.#tables.allocs.values()) {
-      if (alloc.ClientStatus !== "pending") continue;
-      const batch = `${alloc.DeploymentID}\u0000${alloc.Namespace}\u0000${alloc.JobID}`;
-      pending.set(batch, [...(pending.get(batch) ?? []), alloc]);
-    }
-    for (const allocs of pending.values()) {
-      const { DeploymentID: deployment, CreateTime: created } = allocs[0]!;
-      this.#defer(dueIn(created, delay / 2), () => this.#run(allocs.map((alloc) => alloc.ID), deployment === "" ? undefined : deployment));
-    }
-    for (const deployment of this.#tables.deployment.values()) {
-      if (deployment.Status === "running") this.#defer(dueIn(deployment.CreateTime, delay), () => this.#complete(deployment.ID));
-    }
+    this.#schedule(this.#tables.evals.values(), this.#tables.allocs.values(), this.#tables.deployment.values());
   }
 
   /** Stops running the scheduler (another agent leads now); the work in flight is left to the leader. */
@@ -459,25 +437,52 @@ export class Cluster {
     this.#cancelTasks();
   }
 
-  /** The leader's part of every write: a pending evaluation is processed on the next turn. */
+  /** The leader's part in every write: the work its rows start (the scheduler's steps follow from the state alone). */
   #observe(write: AppliedWrite): void {
     if (!this.#leading) return;
-    for (const [id, evaluation] of write.changes.evals ?? []) {
-      if (evaluation?.Status === "pending") this.#defer(0, () => this.#process(id));
+    const rows = <Row>(changes: ReadonlyMap<string, Row | undefined> | undefined) => [...(changes?.values() ?? [])].filter((row): row is Row => row !== undefined);
+    const { evals, allocs, deployment } = write.changes;
+    this.#schedule(rows(evals), rows(allocs), rows(deployment));
+  }
+
+  /**
+   * Schedules the steps these rows wait for: a pending evaluation is processed at once; pending
+   * allocations run at half the placement delay after they were created (those placed together,
+   * together); a running deployment completes at the whole delay. Each step is scheduled once,
+   * and each checks the state again when it runs.
+   */
+  #schedule(evals: Iterable<Evaluation>, allocs: Iterable<Allocation>, deployments: Iterable<Deployment>): void {
+    const delay = this.options.placementDelayMs;
+    const dueIn = (created: bigint, after: number) => Math.max(0, Number(created / 1_000_000n) + after - Date.now());
+    for (const evaluation of evals) if (evaluation.Status === "pending") this.#defer(`process ${evaluation.ID}`, 0, () => this.#process(evaluation.ID));
+    const placed = new Map<string, Allocation[]>();
+    for (const alloc of allocs) {
+      if (alloc.ClientStatus !== "pending") continue;
+      const batch = `run ${alloc.DeploymentID} ${namespacedKey(alloc.Namespace, alloc.JobID)} ${alloc.CreateIndex}`;
+      placed.set(batch, [...(placed.get(batch) ?? []), alloc]);
+    }
+    for (const [batch, batchAllocs] of placed) {
+      const { DeploymentID: deployment, CreateTime: created } = batchAllocs[0]!;
+      this.#defer(batch, dueIn(created, delay / 2), () => this.#run(batchAllocs.map((alloc) => alloc.ID), deployment === "" ? undefined : deployment));
+    }
+    for (const deployment of deployments) {
+      if (deployment.Status === "running") this.#defer(`complete ${deployment.ID}`, dueIn(deployment.CreateTime, delay), () => this.#complete(deployment.ID));
     }
   }
 
-  #defer(delayMs: number, run: () => Promise<void>): void {
+  /** Runs `run` in `delayMs`, unless a task of the same name is already scheduled. */
+  #defer(name: string, delayMs: number, run: () => Promise<void>): void {
+    if (this.#tasks.has(name)) return;
     const task: Task = {
       run,
       delayMs,
       dueAt: Date.now() + delayMs,
       timer: setTimeout(() => {
-        this.#tasks.delete(task);
+        this.#tasks.delete(name);
         run().catch((error: unknown) => this.options.onError?.(error));
       }, delayMs),
     };
-    this.#tasks.add(task);
+    this.#tasks.set(name, task);
   }
 
   /**
@@ -486,17 +491,18 @@ export class Cluster {
    */
   async settle(immediateOnly = false): Promise<void> {
     for (;;) {
-      const due = [...this.#tasks].filter((candidate) => !immediateOnly || candidate.delayMs === 0);
-      const task = due.reduce<Task | undefined>((first, candidate) => (first === undefined || candidate.dueAt < first.dueAt ? candidate : first), undefined);
-      if (task === undefined) return;
-      this.#tasks.delete(task);
+      const due = [...this.#tasks].filter(([, candidate]) => !immediateOnly || candidate.delayMs === 0);
+      const next = due.reduce<[string, Task] | undefined>((first, candidate) => (first === undefined || candidate[1].dueAt < first[1].dueAt ? candidate : first), undefined);
+      if (next === undefined) return;
+      const [name, task] = next;
+      this.#tasks.delete(name);
       clearTimeout(task.timer);
       await task.run();
     }
   }
 
   #cancelTasks(): void {
-    for (const task of this.#tasks) clearTimeout(task.timer);
+    for (const task of this.#tasks.values()) clearTimeout(task.timer);
     this.#tasks.clear();
   }
 

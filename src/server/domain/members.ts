@@ -1,8 +1,10 @@
 /**
- * `GET /v1/agent/members`: the reference's answer for a cluster of one server, this agent.
+ * `GET /v1/agent/members`: the reference's answer, for this agent alone or for every agent that
+ * shares its state.
  *
  * @module
  */
+import type { MemberRecord } from "../state/postgres/membership.js";
 
 /** Who the agent is. */
 export interface MemberIdentity {
@@ -21,42 +23,69 @@ export interface MemberIdentity {
 const RPC_PORT = 4647;
 const SERF_PORT = 4648;
 
-/**
- * The members response, in the reference's shape. Tags are written in sorted key order, as Go
- * writes maps.
- */
-export function membersResponse(identity: MemberIdentity): unknown {
-  const tags: Record<string, string> = {
-    bootstrap: "1",
-    build: identity.version,
-    dc: identity.datacenter,
-    id: identity.nodeId,
-    port: String(RPC_PORT),
-    raft_vsn: "3",
-    region: identity.region,
-    revision: "",
-    role: "svc",
-    rpc_addr: identity.advertiseAddress,
-    vsn: "1",
+/** One agent of the cluster (see the PostgreSQL store's `Membership`; a lone agent is its only member). */
+export type { MemberRecord };
+
+/** What the agent knows of the cluster it is part of: the leader, and the members. */
+export interface Peers {
+  /** Whether a leader is known (the `X-Svc-KnownLeader` of reads). */
+  readonly knownLeader: boolean;
+  /**
+   * The `X-Svc-LastContact` of a read: 0 for a consistent read; for a `?stale` read answered from
+   * the agent's copy of the state, how old that copy may be, in milliseconds.
+   */
+  lastContactMs(stale: boolean): number;
+  /** Every member, this agent among them. */
+  members(): Promise<readonly MemberRecord[]>;
+}
+
+/** The peers of an agent with a store of its own: itself, alive and leading. */
+export function lonePeers(identity: MemberIdentity): Peers {
+  const self: MemberRecord = {
+    name: `${identity.nodeName}.${identity.region}`,
+    address: identity.advertiseAddress,
+    port: 0,
+    datacenter: identity.datacenter,
+    nodeId: identity.nodeId,
+    version: identity.version,
+    status: "alive",
   };
+  return { knownLeader: true, lastContactMs: () => 0, members: async () => [self] };
+}
+
+/**
+ * The members response, in the reference's shape: `Server*` name this agent, `Members` every
+ * agent sharing its state. Tags are written in sorted key order, as Go writes maps.
+ */
+export function membersResponse(identity: MemberIdentity, members: readonly MemberRecord[]): unknown {
   return {
     ServerName: identity.nodeName,
     ServerRegion: identity.region,
     ServerDC: identity.datacenter,
-    Members: [
-      {
-        Name: `${identity.nodeName}.${identity.region}`,
-        Addr: identity.advertiseAddress,
-        Port: SERF_PORT,
-        Tags: tags,
-        Status: "alive",
-        ProtocolMin: 1,
-        ProtocolMax: 5,
-        ProtocolCur: 2,
-        DelegateMin: 2,
-        DelegateMax: 4,
-        DelegateCur: 4,
+    Members: members.map((member) => ({
+      Name: member.name,
+      Addr: member.address,
+      Port: SERF_PORT,
+      Tags: {
+        bootstrap: "1",
+        build: member.version,
+        dc: member.datacenter,
+        id: member.nodeId,
+        port: String(RPC_PORT),
+        raft_vsn: "3",
+        region: identity.region,
+        revision: "",
+        role: "svc",
+        rpc_addr: member.address,
+        vsn: "1",
       },
-    ],
+      Status: member.status,
+      ProtocolMin: 1,
+      ProtocolMax: 5,
+      ProtocolCur: 2,
+      DelegateMin: 2,
+      DelegateMax: 4,
+      DelegateCur: 4,
+    })),
   };
 }

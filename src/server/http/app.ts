@@ -12,7 +12,9 @@ import type { Socket } from "node:net";
 import type { AccessControl } from "../domain/acl.js";
 import type { Cluster } from "../domain/cluster.js";
 import { responseOf } from "./errors.js";
-import { EMPTY_BODY_HEADER, sendText, TEXT, type HttpSettings, type RouteContext } from "./route.js";
+import { EMPTY_BODY_HEADER, sendText, staleRead, TEXT, usePeers, type HttpSettings, type RouteContext } from "./route.js";
+import type { Peers } from "../domain/members.js";
+import type { PostgresStore } from "../state/postgres/store.js";
 import { BoundedCache } from "../list/bounded-cache.js";
 import { FilterCache } from "../list/filter-cache.js";
 import type { ListAnswer, ListContext } from "../list/pipeline.js";
@@ -82,7 +84,13 @@ export interface AgentServer {
 }
 
 /** Builds the agent's HTTP server (not yet listening). */
-export async function buildApp(store: Store, cluster: Cluster, acl: AccessControl, settings: HttpSettings, metrics: Metrics): Promise<AgentServer> {
+/** How the agent takes part in a cluster: its peers, and the state it shares with them (none for an agent of its own). */
+export interface ClusterPart {
+  readonly peers: Peers;
+  readonly shared?: PostgresStore;
+}
+
+export async function buildApp(store: Store, cluster: Cluster, acl: AccessControl, settings: HttpSettings, metrics: Metrics, part: ClusterPart): Promise<AgentServer> {
   const { requestTimeoutMs } = settings.limits;
   const lists: ListContext = {
     store,
@@ -92,6 +100,7 @@ export async function buildApp(store: Store, cluster: Cluster, acl: AccessContro
     filterCostPerRequest: settings.limits.filterCostPerRequest,
     filters: new FilterCache(metrics, settings.limits.filterCacheBytes),
     answers: new BoundedCache<ListAnswer>(settings.limits.responseCacheBytes),
+    ...(part.shared === undefined ? {} : { shared: part.shared }),
   };
   const lane = new ListLane(lists);
   const app = Fastify({
@@ -134,6 +143,16 @@ export async function buildApp(store: Store, cluster: Cluster, acl: AccessContro
   app.addHook("onRequestAbort", async (request) => {
     inFlight.delete(request);
   });
+  const { shared } = part;
+  if (shared !== undefined) {
+    // A consistent read sees every write committed before it arrived, whichever agent made it
+    // (as the reference's leader answers reads): the agent's copy catches up first. `?stale` reads
+    // are answered from the copy as it is.
+    app.addHook("preHandler", async (request) => {
+      if (request.method === "GET" && !staleRead(request)) await shared.catchUp();
+    });
+  }
+  usePeers(app, part.peers);
 
   await app.register(compress, { global: true, threshold: 0, syncThreshold: 0, encodings: ["gzip", "deflate"] });
 
@@ -167,7 +186,7 @@ export async function buildApp(store: Store, cluster: Cluster, acl: AccessContro
     return sendText(reply, 500, "Internal error");
   });
 
-  const context: RouteContext = { store, cluster, acl, settings, metrics, lists, lane };
+  const context: RouteContext = { store, cluster, acl, settings, metrics, lists, lane, peers: part.peers };
   jobRoutes(app, context);
   metricsRoutes(app, context);
   aclRoutes(app, context);

@@ -53,7 +53,7 @@ export function jobRoutes(app: FastifyInstance, context: RouteContext): void {
         const options = parseQueryOptions(queryOf(request), request.headers, context.settings.region);
         const caller = context.acl.authenticate(options.token);
         if (!caller.management && !caller.permissions.nodeRead) throw permissionDenied();
-        return { body: membersResponse(context.settings) };
+        return { body: membersResponse(context.settings, await context.peers.members()) };
       },
     }),
   );

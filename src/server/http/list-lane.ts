@@ -137,7 +137,8 @@ export class ListLane {
    * did. Only GET requests without a body are answered here.
    */
   serve(request: IncomingMessage, response: ServerResponse): boolean {
-    if (!isBodilessGet(request)) return false;
+    // Agents sharing their state read it consistently through the router (and the database).
+    if (this.context.shared !== undefined || !isBodilessGet(request)) return false;
     const encoding = listEncoding(request.headers);
     if (encoding === undefined) return false;
     const entry = this.#entries.get(ListLane.#keyOf(request, encoding));
@@ -162,7 +163,8 @@ export class ListLane {
   async send<Row>(request: FastifyRequest, reply: FastifyReply, endpoint: ListEndpoint<Row>, listed: Listed, minQueryIndex: number): Promise<boolean> {
     const { answer, requestKey, expiresAt } = listed;
     const encoding = listEncoding(request.headers);
-    if (encoding === undefined) return false;
+    // The router writes the meta headers of agents sharing their state (the leader and the copy's age vary).
+    if (encoding === undefined || this.context.shared !== undefined) return false;
     const body = encoding === "gzip" ? await gzipOf(answer) : answer.body;
     reply.hijack();
     writeAnswer(reply.raw, answer, encoding, body);

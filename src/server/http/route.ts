@@ -10,13 +10,13 @@ import type { AccessControl } from "../domain/acl.js";
 import type { ListEndpoint } from "../list/endpoints.js";
 import { runList, type ListContext } from "../list/pipeline.js";
 import type { ListLane } from "./list-lane.js";
-import { parseQueryOptions } from "../list/query.js";
+import { parseQueryOptions, parseStale } from "../list/query.js";
 import type { Cluster } from "../domain/cluster.js";
 import { badRequest, invalidMethod } from "./errors.js";
 import type { ObjectSchema } from "../../evaluator/schema.js";
 import { decodeBody } from "../../go/json.js";
 import type { JsonObject } from "../state/model.js";
-import type { MemberIdentity } from "../domain/members.js";
+import type { MemberIdentity, Peers } from "../domain/members.js";
 import type { Metrics } from "../metrics/index.js";
 import type { AgentLimits } from "../options.js";
 import type { Store } from "../state/store.js";
@@ -36,6 +36,8 @@ export interface HttpSettings extends MemberIdentity {
 
 /** What the routes share. */
 export interface RouteContext {
+  /** The cluster as this agent knows it: the leader, the members. */
+  readonly peers: Peers;
   readonly store: Store;
   readonly cluster: Cluster;
   readonly acl: AccessControl;
@@ -111,12 +113,30 @@ export function sendText(reply: FastifyReply, status: number, message: string): 
   return reply.code(status).type(TEXT).send(Buffer.from(message));
 }
 
+/** The peers of each agent's server, for the meta headers of its reads. */
+const PEERS = new WeakMap<object, Peers>();
+
+/** Gives the routes of `server` the agent's peers (for `X-Svc-KnownLeader` and `X-Svc-LastContact`). */
+export function usePeers(server: object, peers: Peers): void {
+  PEERS.set(server, peers);
+}
+
+/** Whether a read asked for `?stale` (a malformed value was refused before any read). */
+export function staleRead(request: FastifyRequest): boolean {
+  try {
+    return parseStale(queryOf(request));
+  } catch {
+    return false;
+  }
+}
+
 /** Writes a successful result. */
 function sendResult(request: FastifyRequest, reply: FastifyReply, result: Result): FastifyReply {
   if (result.index !== undefined) reply.header("X-Svc-Index", String(result.index));
   if (result.read) {
-    reply.header("X-Svc-Knownleader", "true");
-    reply.header("X-Svc-Lastcontact", "0");
+    const peers = PEERS.get(request.server);
+    reply.header("X-Svc-Knownleader", String(peers?.knownLeader ?? true));
+    reply.header("X-Svc-Lastcontact", String(peers === undefined ? 0 : peers.lastContactMs(staleRead(request))));
     if (result.nextToken) reply.header("X-Svc-Nexttoken", result.nextToken);
   }
   if (result.text !== undefined) return reply.code(200).header("Content-Type", result.text.contentType).send(Buffer.from(result.text.body));

@@ -65,15 +65,17 @@ export interface BlockingRequest {
  * is answered; it wakes on any write to `tables` after the state it last read, so writes that
  * leave its index where it was (an ACL change) make it check again and go back to waiting.
  */
-export async function blockingQuery<A extends Answer>(request: BlockingRequest, query: () => A): Promise<A> {
+export async function blockingQuery<A extends Answer>(request: BlockingRequest, query: () => A | Promise<A>): Promise<A> {
   const { store, tables, minIndex, signal, observer } = request;
   let seen = store.index;
-  const run = (): A => {
+  const run = (): A | Promise<A> => {
     observer?.pass();
     seen = store.index;
     return query();
   };
-  let answer = run();
+  // A query that answers at once (from memory) is not held back a turn.
+  const first = run();
+  let answer = first instanceof Promise ? await first : first;
   if (minIndex <= 0 || answer.index > minIndex) return answer;
   // One controller stops the wait, on the client's leaving or the timer (AbortSignal.any would
   // keep a composite signal and weak references per waiting query).
@@ -90,7 +92,7 @@ export async function blockingQuery<A extends Answer>(request: BlockingRequest, 
   try {
     while (answer.index <= minIndex && !stop.aborted && !store.closed) {
       await store.waitForChange(tables, seen, stop);
-      answer = run();
+      answer = await run();
     }
     failed = false;
     return answer;

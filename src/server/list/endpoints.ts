@@ -17,6 +17,7 @@ import { METRICS, type MetricDefinition } from "../metrics/catalogue.js";
 import type { AclPolicy, AclToken, Deployment, Job, JobSummary, Namespace } from "../state/model.js";
 import { ALL_NAMESPACES } from "./query.js";
 import { namespacedKey, type RowRange, type Store, type TableName } from "../state/store.js";
+import type { SqlListing } from "./sql-pages.js";
 
 /** One list endpoint. */
 export interface ListEndpoint<Row> {
@@ -55,6 +56,8 @@ export interface ListEndpoint<Row> {
   item(row: Row, store: Store, options: ItemOptions): unknown;
   /** The item's compact JSON (written once per version of what it is made of). */
   itemJson(row: Row, store: Store, options: ItemOptions): string;
+  /** How the rows are found in PostgreSQL, for the consistent reads of agents that share their state there (undefined: from the agent's copy). */
+  readonly sql?: SqlListing;
 }
 
 /**
@@ -159,6 +162,7 @@ export const jobsEndpoint: ListEndpoint<Job> = {
   itemOptions: (query) => ({ meta: wantsMeta(query) }),
   item: (job, store, options) => jobListItem(job, summaryOf(job, store), options.meta),
   itemJson: (job, store, options) => (options.meta ? jobItemMetaJson : jobItemJson).get(job, summaryOf(job, store)),
+  sql: { table: "jobs", order: () => "namespace", idPrefix: (prefix) => prefix, namespaced: true, summaries: true },
 };
 
 /** The reference's UUID prefix index: hex digits (dashes aside), an even number of them. */
@@ -188,6 +192,12 @@ function compareCreateIndexTokens(token: string, nextToken: string): number {
   return Number(token.slice(0, tokenDot)) - wantedIndex || compareStrings(token.slice(tokenDot + 1), nextToken.slice(nextToken.indexOf(".") + 1));
 }
 
+/** A UUID prefix as the IDs start with it: checked, and lower-cased. */
+function uuidPrefix(prefix: string): string {
+  if (prefix !== "") checkIdPrefix(prefix);
+  return prefix.toLowerCase();
+}
+
 /** Rows as a range of their own (the result of a scan). */
 function rangeOf<Row>(rows: readonly Row[]): RowRange<Row> {
   return { size: rows.length, at: (position) => rows[position]!, segments: [] };
@@ -199,8 +209,7 @@ function rangeOf<Row>(rows: readonly Row[]): RowRange<Row> {
  */
 function byUuidPrefix<Row>(all: RowRange<Row>, prefix: string, idOf: (row: Row) => string, keep?: (row: Row) => boolean): RowRange<Row> {
   if (prefix === "" && keep === undefined) return all;
-  if (prefix !== "") checkIdPrefix(prefix);
-  const wanted = prefix.toLowerCase();
+  const wanted = uuidPrefix(prefix);
   const rows: Row[] = [];
   for (let position = 0; position < all.size; position++) {
     const row = all.at(position);
@@ -233,6 +242,7 @@ export const deploymentsEndpoint: ListEndpoint<Deployment> = {
   itemOptions: () => ({ meta: false }),
   item: (deployment) => deployment,
   itemJson: (deployment) => deploymentJson.get(deployment, undefined),
+  sql: { table: "deployment", order: (prefix) => (prefix === "" ? "creation" : "id"), idPrefix: uuidPrefix, namespaced: true },
 };
 
 /** Endpoints whose reference has no paginator: rows by name, with a prefix; no tokens to seek. */
@@ -300,4 +310,5 @@ export const aclTokensEndpoint: ListEndpoint<AclToken> = {
   itemOptions: () => ({ meta: false }),
   item: (token) => tokenStub(token),
   itemJson: (token) => tokenStubJson.get(token, undefined),
+  sql: { table: "acl_token", order: (prefix) => (prefix === "" ? "creation" : "id"), idPrefix: uuidPrefix, namespaced: false },
 };

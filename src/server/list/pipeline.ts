@@ -24,6 +24,8 @@ import type { BoundedCache } from "./bounded-cache.js";
 import type { ListEndpoint } from "./endpoints.js";
 import type { FilterCache } from "./filter-cache.js";
 import { cutPage } from "./page.js";
+import type { PostgresStore } from "../state/postgres/store.js";
+import { sqlPage } from "./sql-pages.js";
 import type { QueryOptions } from "./query.js";
 
 /** What the pipeline needs of the agent. */
@@ -38,6 +40,11 @@ export interface ListContext {
   readonly filters: FilterCache;
   /** The answers at the current indexes (see `AgentLimits.responseCacheBytes`). */
   readonly answers: BoundedCache<ListAnswer>;
+  /**
+   * The state in PostgreSQL that this agent shares with others: consistent reads of the lists that
+   * have a `sql` listing cut their pages there; `?stale` reads use the agent's copy.
+   */
+  readonly shared?: PostgresStore;
 }
 
 /** One list request: its parsed options, its query string (for the endpoint's own parameters), and when its client leaves. */
@@ -133,7 +140,7 @@ export function blockingRead<A extends { readonly index: number }>(
   options: Pick<QueryOptions, "minQueryIndex" | "maxQueryTime" | "token">,
   signal: AbortSignal,
   expiresAt: number,
-  query: (caller: Caller) => A,
+  query: (caller: Caller) => A | Promise<A>,
 ): Promise<A> {
   const { acl } = context;
   const request = {
@@ -177,17 +184,30 @@ export async function runList<Row>(context: ListContext, endpoint: ListEndpoint<
   const labels = { endpoint: endpoint.name };
 
   let source: "computed" | "cache" = "computed";
-  const answer = await blockingRead(context, endpoint.tables, options, signal, expiresAt, (caller): ListAnswer => {
+  const { shared } = context;
+  const listing = shared !== undefined && !options.allowStale ? endpoint.sql : undefined;
+  const answer = await blockingRead(context, endpoint.tables, options, signal, expiresAt, (caller): ListAnswer | Promise<ListAnswer> => {
     const permitted = endpoint.access(caller, options.namespace);
-    const index = store.tableIndex(...endpoint.tables);
     const key = answerKey(store, endpoint, requestKey);
     const known = answers.get(key);
     source = known === undefined ? "computed" : "cache";
     if (known !== undefined) return known;
     // One request's filtering is bounded, whatever the rows: each run of the query has a budget.
     const budget = new CostBudget(context.filterCostPerRequest);
+    const keep = (answer: ListAnswer) => {
+      answers.set(key, answer, answer.body.length + Math.ceil(answer.body.length / GZIP_SHARE) + key.length);
+      return answer;
+    };
+    const page = { perPage: paging.perPage, nextToken: paging.nextToken, reverse: paging.reverse, filter, budget };
     try {
-      const page = cutPage(
+      if (listing !== undefined) {
+        // A consistent read on a shared store: the database cuts the page, at its own index.
+        return sqlPage(shared!, endpoint, listing, { ...page, namespace: options.namespace, prefix: options.prefix, permitted })
+          .then((cut) => keep(listAnswer(endpoint, cut.index, cut.rows, cut.view, cut.nextToken, cut.evaluated)))
+          .catch(refuseEvaluationError);
+      }
+      const index = store.tableIndex(...endpoint.tables);
+      const cut = cutPage(
         {
           rows: endpoint.rows(store, options.namespace, options.prefix),
           token: (row) => endpoint.token(row, options.prefix),
@@ -196,28 +216,31 @@ export async function runList<Row>(context: ListContext, endpoint: ListEndpoint<
           filterTarget: (row) => endpoint.filterTarget(row, store),
           permitted,
         },
-        { perPage: paging.perPage, nextToken: paging.nextToken, reverse: paging.reverse, filter, budget },
+        page,
       );
-      if (filter !== undefined) metrics.counter(METRICS.filterEvaluations, labels, page.evaluated);
-      // Compact lists join the JSON of their items, each written once per version of its row.
-      const text = pretty
-        ? stringifyJson(
-            page.rows.map((row) => endpoint.item(row, store, itemOptions)),
-            true,
-          )
-        : `[${page.rows.map((row) => endpoint.itemJson(row, store, itemOptions)).join(",")}]`;
-      const body = Buffer.from(text);
-      const answer: ListAnswer = { index, nextToken: page.nextToken, body };
-      answers.set(key, answer, body.length + Math.ceil(body.length / GZIP_SHARE) + key.length);
-      return answer;
+      return keep(listAnswer(endpoint, index, cut.rows, store, cut.nextToken, cut.evaluated));
     } catch (error) {
-      if (error instanceof FilterEvaluationError) {
-        metrics.counter(METRICS.filterEvaluationErrors, labels);
-        throw invalid(`failed to read result page: ${describeEvaluationError(error)}`);
-      }
-      throw error;
+      return refuseEvaluationError(error);
     }
   });
+  function listAnswer(endpoint: ListEndpoint<Row>, index: number, rows: readonly Row[], view: Store, nextToken: string, evaluated: number): ListAnswer {
+    if (filter !== undefined) metrics.counter(METRICS.filterEvaluations, labels, evaluated);
+    // Compact lists join the JSON of their items, each written once per version of its row.
+    const text = pretty
+      ? stringifyJson(
+          rows.map((row) => endpoint.item(row, view, itemOptions)),
+          true,
+        )
+      : `[${rows.map((row) => endpoint.itemJson(row, view, itemOptions)).join(",")}]`;
+    return { index, nextToken, body: Buffer.from(text) };
+  }
+  function refuseEvaluationError(error: unknown): never {
+    if (error instanceof FilterEvaluationError) {
+      metrics.counter(METRICS.filterEvaluationErrors, labels);
+      throw invalid(`failed to read result page: ${describeEvaluationError(error)}`);
+    }
+    throw error;
+  }
   metrics.counter(METRICS.listAnswers, { endpoint: endpoint.name, source });
   return { answer, requestKey, expiresAt };
 }

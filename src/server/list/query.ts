@@ -72,6 +72,16 @@ function parsePretty(query: URLSearchParams): boolean {
   return query.has("pretty") && query.get("pretty") !== "0";
 }
 
+/** `?stale`: present and empty, or a true bool word; a malformed value is the reference's 400. */
+export function parseStale(query: URLSearchParams): boolean {
+  if (!query.has("stale")) return false;
+  const stale = query.get("stale")!;
+  if (stale === "") return true;
+  const parsed = parseGoBool(stale);
+  if (!parsed.ok) throw invalid("Expect `true` or `false` for `stale` query string parameter");
+  return parsed.value;
+}
+
 /**
  * Parses the query options of a request.
  *
@@ -82,16 +92,7 @@ export function parseQueryOptions(query: URLSearchParams, headers: Headers, agen
   const region = query.get("region") || agentRegion;
   const token = parseToken(headers);
 
-  let allowStale = false;
-  if (query.has("stale")) {
-    const stale = query.get("stale")!;
-    if (stale === "") allowStale = true;
-    else {
-      const parsed = parseGoBool(stale);
-      if (!parsed.ok) throw invalid("Expect `true` or `false` for `stale` query string parameter");
-      allowStale = parsed.value;
-    }
-  }
+  const allowStale = parseStale(query);
 
   const prefix = query.get("prefix") ?? "";
   const namespace = query.get("namespace") || DEFAULT_NAMESPACE;

@@ -164,6 +164,7 @@ export class MemoryStore implements Store {
   /** The tables the commit under way may change; undefined outside one. */
   #writing: ReadonlySet<TableName> | undefined;
   #applying = false;
+  readonly #claims = new Set<string>();
   readonly #listeners = new Set<(write: AppliedWrite) => void>();
   readonly #tables: MemoryTables;
 
@@ -260,6 +261,12 @@ export class MemoryStore implements Store {
     } finally {
       this.#writing = undefined;
     }
+  }
+
+  async claim(name: string): Promise<boolean> {
+    if (this.#claims.has(name)) return false;
+    this.#claims.add(name);
+    return true;
   }
 
   subscribe(listener: (write: AppliedWrite) => void): () => void {

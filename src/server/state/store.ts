@@ -144,6 +144,11 @@ export interface Store {
    */
   seed<Names extends TableName>(tables: readonly Names[], apply: (transaction: Transaction<Names>) => void): Promise<void>;
   /**
+   * Claims `name` once in the store's life: true for the first claim (the agent that loads the
+   * demo data into a new store), false for every later one, by this agent or another.
+   */
+  claim(name: string): Promise<boolean>;
+  /**
    * Runs one write at the next index: `apply` changes the tables it names, and only those; the
    * index moves, the tables remember it, and the blocking queries watching them wake. The write
    * is atomic: when `apply` throws, nothing changes and the promise rejects with what it threw.

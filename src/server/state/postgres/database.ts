@@ -1,0 +1,152 @@
+/**
+ * The agent's connection to PostgreSQL, whichever engine serves it: a server (through `pg`, a
+ * pool for queries and transactions, and one connection of its own that listens for
+ * notifications and comes back after the server drops it), or a PGlite instance the caller opened
+ * (an embedded PostgreSQL, for tests and single-process use).
+ *
+ * Every value the agent selects is cast to text in its SQL, and parameters are strings or arrays of
+ * strings: both engines then pass values through unchanged, so int64 values stay exact.
+ *
+ * @module
+ */
+import type pg from "pg";
+
+/** A row as the agent reads it: every column as text (or null). */
+export type TextRow = Record<string, string | null>;
+
+/** Something that runs statements: the database, or one transaction of it. */
+export interface SqlSession {
+  /** Runs one statement with parameters `$1`, `$2`…; every selected column must be text. */
+  query(sql: string, params?: readonly unknown[]): Promise<TextRow[]>;
+}
+
+/** A PostgreSQL database as the agent's store uses it. */
+export interface Database extends SqlSession {
+  /** Runs `work` in a transaction: committed when it resolves, rolled back when it rejects. */
+  transaction<T>(work: (session: SqlSession) => Promise<T>): Promise<T>;
+  /**
+   * Listens on `channel`: `onPayload` gets each notification's payload; `onReconnect` is called
+   * after the connection was lost and came back (notifications sent meanwhile are lost).
+   */
+  listen(channel: string, onPayload: (payload: string) => void, onReconnect: () => void): Promise<void>;
+  /** True while the listening connection is up (notifications arrive). */
+  readonly listening: boolean;
+  /** Closes every connection. */
+  close(): Promise<void>;
+}
+
+/**
+ * What the agent needs of a PGlite instance (`@electric-sql/pglite`), which the caller opens (the
+ * agent does not depend on PGlite): several agents in one process may share one instance, each in
+ * a schema of its own.
+ */
+export interface PgliteLike {
+  /** Runs one statement with parameters. */
+  query<T>(query: string, params?: unknown[]): Promise<PgliteResults<T>>;
+  /** Runs `callback` in a transaction, with the connection to itself. */
+  transaction<T>(callback: (tx: { query<R>(query: string, params?: unknown[]): Promise<PgliteResults<R>> }) => Promise<T>): Promise<T>;
+  /** Listens on a channel; resolves to the function that stops listening. */
+  listen(channel: string, callback: (payload: string) => void): Promise<(...args: never[]) => Promise<void>>;
+}
+
+/** What a PGlite query gives back (the part the agent reads). */
+export interface PgliteResults<T> {
+  /** The rows, each column by name. */
+  readonly rows: T[];
+}
+
+/** The longest wait between two attempts to bring the listening connection back. */
+const MAX_RECONNECT_DELAY_MS = 2000;
+
+/** How long a connection attempt to the server may take. */
+const CONNECT_TIMEOUT_MS = 10_000;
+
+/** A database served by PostgreSQL at `url` (`postgres://user:password@host:port/database`). */
+export async function connectServer(url: string, options: { readonly poolSize?: number } = {}): Promise<Database> {
+  // Loaded only by agents that use a server: the others start without it.
+  const { default: pg } = await import("pg");
+  const pool = new pg.Pool({ connectionString: url, max: options.poolSize ?? 8, connectionTimeoutMillis: CONNECT_TIMEOUT_MS });
+  // An idle connection the server drops is replaced on the next query; the error must not go unheard.
+  pool.on("error", () => {});
+  let listener: pg.Client | undefined;
+  let listening = false;
+  let closed = false;
+  const run = async (client: pg.Pool | pg.PoolClient, sql: string, params?: readonly unknown[]) => (await client.query<TextRow>(sql, params as unknown[] | undefined)).rows;
+  return {
+    query: (sql, params) => run(pool, sql, params),
+    async transaction(work) {
+      const client = await pool.connect();
+      try {
+        await client.query("BEGIN");
+        const result = await work({ query: (sql, params) => run(client, sql, params) });
+        await client.query("COMMIT");
+        return result;
+      } catch (error) {
+        await client.query("ROLLBACK").catch(() => {});
+        throw error;
+      } finally {
+        client.release();
+      }
+    },
+    async listen(channel, onPayload, onReconnect) {
+      const connect = async (): Promise<void> => {
+        const client = new pg.Client({ connectionString: url, connectionTimeoutMillis: CONNECT_TIMEOUT_MS });
+        let lost = false;
+        const reconnect = () => {
+          if (lost || closed) return;
+          lost = true;
+          listening = false;
+          void client.end().catch(() => {});
+          void (async () => {
+            for (let delay = 50; !closed; delay = Math.min(delay * 2, MAX_RECONNECT_DELAY_MS)) {
+              await new Promise((resolve) => setTimeout(resolve, delay));
+              try {
+                await connect();
+                onReconnect();
+                return;
+              } catch {
+                // The server is still away: try again, a little later.
+              }
+            }
+          })();
+        };
+        client.on("error", reconnect);
+        client.on("end", reconnect);
+        client.on("notification", (message) => onPayload(message.payload ?? ""));
+        await client.connect();
+        await client.query(`LISTEN ${pg.escapeIdentifier(channel)}`);
+        listener = client;
+        listening = true;
+      };
+      await connect();
+    },
+    get listening() {
+      return listening;
+    },
+    async close() {
+      closed = true;
+      listening = false;
+      await listener?.end().catch(() => {});
+      await pool.end();
+    },
+  };
+}
+
+/** A database served by a PGlite instance the caller opened (and closes). */
+export function fromPglite(instance: PgliteLike): Database {
+  const unlisten: ((...args: never[]) => Promise<void>)[] = [];
+  return {
+    query: async (sql, params) => (await instance.query<TextRow>(sql, params === undefined ? undefined : [...params])).rows,
+    transaction: (work) => instance.transaction((tx) => work({ query: async (sql, params) => (await tx.query<TextRow>(sql, params === undefined ? undefined : [...params])).rows })),
+    async listen(channel, onPayload) {
+      // In-process: the connection is never lost.
+      unlisten.push(await instance.listen(channel, onPayload));
+    },
+    get listening() {
+      return unlisten.length > 0;
+    },
+    async close() {
+      await Promise.all(unlisten.map((stop) => stop()));
+    },
+  };
+}

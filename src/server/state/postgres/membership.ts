@@ -1,0 +1,209 @@
+/**
+ * The agents sharing one PostgreSQL schema, as the servers of one region: each heartbeats its row
+ * of `members`, and one holds the leader's lease (a row with an expiry, renewed with every
+ * heartbeat) and runs the simulated scheduler.
+ *
+ * - An agent whose heartbeats stop for {@link MEMBER_FAILED_AFTER_MS} is `failed`; one that shut
+ *   down cleanly is `left` (it also gives up its lease, so another leads at its next heartbeat).
+ * - A lease not renewed for {@link LEADER_LEASE_MS} is free: when the leader's process dies, another
+ *   agent takes it at its next heartbeat after that, and takes up the work in flight.
+ * - A leader that cannot renew its lease (the database is away) stops leading before the lease
+ *   could pass to another, so two agents never run the scheduler at once.
+ * - Times are the database's (`now()`), so the agents' clocks need not agree.
+ *
+ * A lease rather than an advisory lock: it works the same on PGlite (one session shared by every
+ * agent of a process, where a session's advisory locks are all the same holder's), and its expiry
+ * is the same timer that tells members failed.
+ *
+ * @module
+ */
+import type { PostgresStore } from "./store.js";
+
+/** How often each agent heartbeats, renews or seeks the lease, and reads the database's index. */
+export const HEARTBEAT_MS = 1000;
+
+/** How long the leader's lease lasts without renewal. */
+export const LEADER_LEASE_MS = 5000;
+
+/** How long without a heartbeat before a member is `failed`. */
+export const MEMBER_FAILED_AFTER_MS = 5000;
+
+/** One agent of the cluster, as the members table holds it. */
+export interface MemberRecord {
+  /** `<node name>.<region>`, unique among the agents alive. */
+  readonly name: string;
+  readonly address: string;
+  /** The agent's HTTP port. */
+  readonly port: number;
+  readonly datacenter: string;
+  readonly nodeId: string;
+  readonly version: string;
+  /** `alive`, `failed` (no heartbeat for {@link MEMBER_FAILED_AFTER_MS}) or `left`. */
+  readonly status: "alive" | "failed" | "left";
+}
+
+/** The error of an agent whose name another live agent holds. */
+export class MemberNameTaken extends Error {
+  override readonly name = "MemberNameTaken";
+}
+
+/** This agent's part in the cluster: its heartbeat, its member row, and the leader's lease. */
+export class Membership {
+  #timer: NodeJS.Timeout | undefined;
+  #leading = false;
+  /** When the lease was last renewed by this agent (epoch milliseconds). */
+  #renewedAt = 0;
+  /** The leader seen by the last heartbeat (its member name), if its lease was current. */
+  #leader: string | undefined;
+  /** When a heartbeat last reached the database (epoch milliseconds). */
+  #contactAt = Date.now();
+  #beating: Promise<void> | undefined;
+  #stopped = false;
+
+  constructor(
+    private readonly store: PostgresStore,
+    readonly self: Omit<MemberRecord, "status">,
+    /** Told when this agent starts or stops leading. */
+    private readonly onLeadership: (leading: boolean) => void,
+  ) {}
+
+  /**
+   * Joins: writes the member row, then heartbeats every {@link HEARTBEAT_MS}. While another live
+   * agent holds the name, it waits (a restarted agent's own old row fails in
+   * {@link MEMBER_FAILED_AFTER_MS}), then gives up.
+   *
+   * @throws MemberNameTaken when a live agent keeps this agent's name.
+   */
+  async join(): Promise<void> {
+    // An agent restarted at once after its process was killed finds its own row still alive: it waits for it to fail.
+    const deadline = Date.now() + MEMBER_FAILED_AFTER_MS + HEARTBEAT_MS;
+    while (!(await this.#claimName())) {
+      if (Date.now() > deadline) throw new MemberNameTaken(`another agent named ${JSON.stringify(this.self.name)} is alive on this database: give each agent its own node name (--node-name)`);
+      await new Promise((resolve) => setTimeout(resolve, HEARTBEAT_MS / 4));
+    }
+    await this.heartbeat();
+    const beat = () => {
+      this.#timer = setTimeout(() => {
+        void this.heartbeat().finally(() => {
+          if (!this.#stopped) beat();
+        });
+      }, HEARTBEAT_MS);
+    };
+    beat();
+  }
+
+  /** Writes this agent's member row, unless a live agent holds its name. */
+  async #claimName(): Promise<boolean> {
+    const s = this.store.sqlSchema;
+    const { name, address, port, datacenter, nodeId, version } = this.self;
+    const rows = await this.store.database.query(
+      `INSERT INTO ${s}.members (name, address, port, datacenter, node_id, version, status, heartbeat)
+       VALUES ($1, $2, $3::int, $4, $5, $6, 'alive', now())
+       ON CONFLICT (name) DO UPDATE SET address = excluded.address, port = excluded.port, datacenter = excluded.datacenter,
+         node_id = excluded.node_id, version = excluded.version, status = 'alive', heartbeat = now()
+       WHERE members.status <> 'alive' OR members.heartbeat < now() - $7::interval OR members.node_id = excluded.node_id
+       RETURNING name`,
+      [name, address, String(port), datacenter, nodeId, version, `${MEMBER_FAILED_AFTER_MS} milliseconds`],
+    );
+    return rows.length === 1;
+  }
+
+  /** True while this agent holds the lease. */
+  get leading(): boolean {
+    return this.#leading;
+  }
+
+  /** Whether a leader was known at the last heartbeat, and that heartbeat is recent. */
+  get knownLeader(): boolean {
+    return this.#leader !== undefined && Date.now() - this.#contactAt < LEADER_LEASE_MS;
+  }
+
+  /** The leader's member name, when one is known. */
+  get leader(): string | undefined {
+    return this.knownLeader ? this.#leader : undefined;
+  }
+
+  /** Milliseconds since this agent last reached the database (0 on the leader that just did). */
+  get lastContactMs(): number {
+    return this.#leading ? 0 : Date.now() - this.#contactAt;
+  }
+
+  /** One heartbeat: the member row, the lease (renewed or taken when free), the leader's name, and a catch-up when the copy is behind. */
+  heartbeat(): Promise<void> {
+    this.#beating ??= this.#beat().finally(() => (this.#beating = undefined));
+    return this.#beating;
+  }
+
+  async #beat(): Promise<void> {
+    const s = this.store.sqlSchema;
+    const lease = `${LEADER_LEASE_MS} milliseconds`;
+    try {
+      const rows = await this.store.database.transaction(async (session) => {
+        await session.query(`UPDATE ${s}.members SET heartbeat = now(), status = 'alive' WHERE name = $1 AND node_id = $2`, [this.self.name, this.self.nodeId]);
+        // The lease: renewed by its holder, taken by anyone once it has expired.
+        await session.query(
+          `INSERT INTO ${s}.leader (id, holder, expires) VALUES (1, $1, now() + $2::interval)
+           ON CONFLICT (id) DO UPDATE SET holder = excluded.holder, expires = excluded.expires
+           WHERE leader.holder = excluded.holder OR leader.expires < now()`,
+          [this.self.name, lease],
+        );
+        return session.query(
+          `SELECT holder, (expires > now())::text AS current, (SELECT index::text FROM ${s}.state) AS index FROM ${s}.leader`,
+        );
+      });
+      if (this.#stopped) return;
+      const row = rows[0];
+      this.#contactAt = Date.now();
+      this.#leader = row !== undefined && row.current === "true" ? (row.holder ?? undefined) : undefined;
+      if (row !== undefined && Number(row.index) > this.store.index) await this.store.sync();
+      if (this.#leader === this.self.name) {
+        this.#renewedAt = this.#contactAt;
+        this.#setLeading(true);
+      } else this.#setLeading(false);
+    } catch {
+      // The database is away: lead no longer than the lease could still be ours.
+      if (this.#leading && Date.now() - this.#renewedAt > LEADER_LEASE_MS - HEARTBEAT_MS) this.#setLeading(false);
+    }
+  }
+
+  #setLeading(leading: boolean): void {
+    if (leading === this.#leading) return;
+    this.#leading = leading;
+    this.onLeadership(leading);
+  }
+
+  /** Every member, with its status as of now. */
+  async members(): Promise<MemberRecord[]> {
+    const rows = await this.store.database.query(
+      `SELECT name, address, port::text AS port, datacenter, node_id, version,
+         CASE WHEN status = 'alive' AND heartbeat < now() - $1::interval THEN 'failed' ELSE status END AS status
+       FROM ${this.store.sqlSchema}.members ORDER BY name COLLATE "C"`,
+      [`${MEMBER_FAILED_AFTER_MS} milliseconds`],
+    );
+    return rows.map((row) => ({
+      name: row.name!,
+      address: row.address!,
+      port: Number(row.port),
+      datacenter: row.datacenter!,
+      nodeId: row.node_id!,
+      version: row.version!,
+      status: row.status as MemberRecord["status"],
+    }));
+  }
+
+  /** Stops heartbeating; a clean shutdown (`leave`) marks the member `left` and gives up the lease. */
+  async stop(leave: boolean): Promise<void> {
+    this.#stopped = true;
+    clearTimeout(this.#timer);
+    await this.#beating?.catch(() => {});
+    this.#setLeading(false);
+    if (!leave) return;
+    const s = this.store.sqlSchema;
+    await this.store.database
+      .transaction(async (session) => {
+        await session.query(`UPDATE ${s}.members SET status = 'left', heartbeat = now() WHERE name = $1 AND node_id = $2`, [this.self.name, this.self.nodeId]);
+        await session.query(`UPDATE ${s}.leader SET expires = now() - interval '1 millisecond' WHERE holder = $1`, [this.self.name]);
+      })
+      .catch(() => {});
+  }
+}

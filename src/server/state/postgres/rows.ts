@@ -1,0 +1,77 @@
+/**
+ * How the agent's rows are kept in PostgreSQL: each row as JSON text that gives the same row back
+ * (int64 values exact, field order kept, an ACL token's secret hash as hex), the columns its
+ * table's order and lookups need, and for listed tables a jsonb search document, the value list
+ * filters see, which `bexpr/sql` translates filters against.
+ *
+ * @module
+ */
+import { parseJson, stringifyJson } from "../../../json.js";
+import type { AclToken } from "../model.js";
+import type { Rows, TableName, Tables } from "../store.js";
+
+/** The fields of each table held as bigints (nanosecond times); a value that fits a number is read back as one otherwise. */
+const BIGINT_FIELDS: { readonly [Name in TableName]?: readonly string[] } = {
+  jobs: ["SubmitTime"],
+  deployment: ["CreateTime", "ModifyTime"],
+  allocs: ["CreateTime", "ModifyTime"],
+};
+
+/** A row as stored: JSON text that {@link decodeRow} turns back into an equal row. */
+export function encodeRow<Name extends TableName>(table: Name, row: Rows[Name]): string {
+  if (table === "acl_token") {
+    const token = row as AclToken;
+    return stringifyJson({ ...token, secretHash: token.secretHash.toString("hex") });
+  }
+  return stringifyJson(row);
+}
+
+/** The row `encodeRow` stored. */
+export function decodeRow<Name extends TableName>(table: Name, text: string): Rows[Name] {
+  const row = parseJson(text) as Record<string, unknown>;
+  for (const field of BIGINT_FIELDS[table] ?? []) if (typeof row[field] === "number") row[field] = BigInt(row[field] as number);
+  if (table === "acl_token") row.secretHash = Buffer.from(row.secretHash as string, "hex");
+  return row as unknown as Rows[Name];
+}
+
+/** The field each table's rows are ordered and found by. */
+const ID_FIELDS: { readonly [Name in TableName]: string } = {
+  jobs: "ID",
+  job_summary: "JobID",
+  deployment: "ID",
+  evals: "ID",
+  allocs: "ID",
+  namespaces: "Name",
+  acl_policy: "Name",
+  acl_token: "AccessorID",
+};
+
+/** The columns of a row that orders and lookups use: its namespace, its ID (or name) and its creation index. */
+export interface RowColumns {
+  readonly namespace: string | null;
+  readonly id: string;
+  readonly createIndex: number | null;
+}
+
+/** The order and lookup columns of a row of `table`. */
+export function rowColumns<Name extends TableName>(table: Name, row: Rows[Name]): RowColumns {
+  const fields = row as unknown as Record<string, unknown>;
+  const id = fields[ID_FIELDS[table]] as string;
+  const namespace = typeof fields.Namespace === "string" ? fields.Namespace : null;
+  const createIndex = table === "jobs" || table === "job_summary" || table === "namespaces" || table === "acl_policy" ? null : (fields.CreateIndex as number);
+  return { namespace, id, createIndex };
+}
+
+/**
+ * The search documents of the listed tables: for each, the value a list filter sees for a row (read
+ * with the other rows of the same state), and the rows of other tables it is made of too (a job's
+ * document holds its summary), so that a change of those rewrites it.
+ */
+export type SearchDocuments = {
+  readonly [Name in TableName]?: {
+    /** The document of `row`, with `tables` the state the row is part of. */
+    readonly document: (row: Rows[Name], tables: Tables) => unknown;
+    /** A table whose rows are part of this table's documents, and the key of the row of this table each one is part of. */
+    readonly follows?: { readonly table: TableName; readonly key: (row: never) => string };
+  };
+};

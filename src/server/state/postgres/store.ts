@@ -1,0 +1,406 @@
+/**
+ * The PostgreSQL {@link Store}: the state several agents share, as the servers of one region share
+ * their Raft log.
+ *
+ * - **One counter.** Every write bumps the one row of `state` in its own transaction: the row lock
+ *   makes writes of every agent take turns, and the index they get is global and monotonic.
+ * - **A copy in each agent.** Each agent keeps the whole state in memory (a {@link MemoryStore}),
+ *   as each reference server keeps its state store: reads, the scheduler's decisions and `?stale`
+ *   lists use it. A write first brings the copy up to the database's index (inside its transaction,
+ *   holding the counter's lock), runs `apply` on it, stores the rows it changed, and applies them to
+ *   the copy once committed.
+ * - **Waking other agents.** A write notifies the schema's channel (`LISTEN`/`NOTIFY`) with its
+ *   index; every agent then reads the rows changed since its copy's index, applies them, and wakes
+ *   its blocking queries. A notification is not durable: after its listening connection comes back
+ *   the agent reads again whatever changed; the membership heartbeat reads the index every second
+ *   as well.
+ * - **Rows** are kept as JSON text that gives the same row back, with their order columns, and for
+ *   listed tables a jsonb search document (see `rows.ts`); a deleted row stays as a tombstone (no
+ *   document), so that an agent catching up learns of the deletion.
+ *
+ * @module
+ */
+import { nestingDepth, stringifyJson } from "../../../json.js";
+import { MemoryStore } from "../memory.js";
+import { runTransaction, type Changes } from "../overlay.js";
+import { TABLE_NAMES, type AppliedWrite, type Queries, type Store, type TableName, type Tables, type Transaction } from "../store.js";
+import type { Database, SqlSession, TextRow } from "./database.js";
+import { decodeRow, encodeRow, rowColumns, type SearchDocuments } from "./rows.js";
+
+/** The version of the tables this code reads and writes; a database made by another version is refused. */
+export const SCHEMA_VERSION = 1;
+
+/** The PostgreSQL schema the agent's tables are in unless another is named. */
+export const DEFAULT_SCHEMA = "bexpr";
+
+/** A schema name the agent accepts: a plain lower-case identifier (it is also part of the notification channel's name). */
+const SCHEMA_NAME = /^[a-z_][a-z0-9_]{0,50}$/;
+
+/** Options of a {@link PostgresStore}. */
+export interface PostgresStoreOptions {
+  /** The PostgreSQL schema that holds the agent's tables (created when missing); agents share state when they share it. */
+  readonly schema?: string;
+  /** The search documents of the listed tables (see `rows.ts`). */
+  readonly documents?: SearchDocuments;
+}
+
+/** The error of a database that cannot be used (another schema version, a malformed schema name). */
+export class StoreSetupError extends Error {
+  override readonly name = "StoreSetupError";
+}
+
+/** The state several agents share through PostgreSQL. */
+export class PostgresStore implements Store {
+  /** The agent's copy of the state. */
+  readonly #copy = new MemoryStore();
+  readonly #documents: SearchDocuments;
+  /** The schema's name, quoted for SQL. */
+  readonly sqlSchema: string;
+  /** The channel writes are announced on. */
+  readonly #channel: string;
+  /** When the copy last matched the database (epoch milliseconds): what `?stale` reads report as their age. */
+  #syncedAt = Date.now();
+  /** A catch-up running, and whether another must follow it (a notification came meanwhile). */
+  #syncing: Promise<void> | undefined;
+  #syncAgain = false;
+  /** The highest index announced on the channel. */
+  #announced = 0;
+
+  private constructor(
+    readonly database: Database,
+    readonly schema: string,
+    documents: SearchDocuments,
+  ) {
+    this.sqlSchema = `"${schema}"`;
+    this.#channel = `bexpr_${schema}`;
+    this.#documents = documents;
+  }
+
+  /**
+   * Opens the state in `database`: creates the schema and its tables when missing (once, when
+   * several agents start together), loads the whole state into the agent's copy, and listens for
+   * the other agents' writes.
+   *
+   * @throws StoreSetupError for a malformed schema name or a database of another schema version.
+   */
+  static async open(database: Database, options: PostgresStoreOptions = {}): Promise<PostgresStore> {
+    const schema = options.schema ?? DEFAULT_SCHEMA;
+    if (!SCHEMA_NAME.test(schema)) throw new StoreSetupError(`the schema name ${JSON.stringify(schema)} must be a lower-case identifier of at most 51 characters (a-z, 0-9, _)`);
+    const store = new PostgresStore(database, schema, options.documents ?? {});
+    await store.#createTables();
+    await database.listen(
+      store.#channel,
+      (payload) => {
+        const index = Number(payload);
+        if (index > store.#announced) store.#announced = index;
+        if (index > store.index) void store.sync();
+      },
+      () => void store.sync(),
+    );
+    await store.sync();
+    return store;
+  }
+
+  async #createTables(): Promise<void> {
+    const s = this.sqlSchema;
+    await this.database.transaction(async (session) => {
+      // Agents starting together on an empty database: one creates the tables, the others wait and find them.
+      await session.query("SELECT 'locked' AS locked FROM (SELECT pg_advisory_xact_lock(hashtext($1))) AS held", [`bexpr schema ${this.schema}`]);
+      await session.query(`CREATE SCHEMA IF NOT EXISTS ${s}`);
+      await session.query(`CREATE TABLE IF NOT EXISTS ${s}.state (id int PRIMARY KEY CHECK (id = 1), index bigint NOT NULL, version int NOT NULL, seeded boolean NOT NULL DEFAULT false)`);
+      await session.query(`INSERT INTO ${s}.state (id, index, version) VALUES (1, 1, $1) ON CONFLICT (id) DO NOTHING`, [String(SCHEMA_VERSION)]);
+      const [state] = await session.query(`SELECT version::text AS version FROM ${s}.state`);
+      if (Number(state!.version) !== SCHEMA_VERSION) {
+        throw new StoreSetupError(`the schema ${this.schema} holds tables of version ${state!.version}; this agent reads version ${SCHEMA_VERSION}: name another schema`);
+      }
+      await session.query(`CREATE TABLE IF NOT EXISTS ${s}.table_index (tbl text PRIMARY KEY, index bigint NOT NULL)`);
+      await session.query(
+        `CREATE TABLE IF NOT EXISTS ${s}.rows (
+          tbl text COLLATE "C" NOT NULL,
+          key text COLLATE "C" NOT NULL,
+          doc text,
+          document jsonb,
+          ns text COLLATE "C",
+          id text COLLATE "C" NOT NULL,
+          create_index bigint,
+          modify_index bigint NOT NULL,
+          PRIMARY KEY (tbl, key))`,
+      );
+      await session.query(`CREATE INDEX IF NOT EXISTS rows_changes ON ${s}.rows (modify_index)`);
+      await session.query(`CREATE INDEX IF NOT EXISTS rows_by_namespace ON ${s}.rows (tbl, ns, id) WHERE doc IS NOT NULL`);
+      await session.query(`CREATE INDEX IF NOT EXISTS rows_by_creation ON ${s}.rows (tbl, create_index, id) WHERE doc IS NOT NULL`);
+      await session.query(`CREATE INDEX IF NOT EXISTS rows_by_id ON ${s}.rows (tbl, id) WHERE doc IS NOT NULL`);
+      await session.query(`CREATE INDEX IF NOT EXISTS rows_jobs_documents ON ${s}.rows USING gin (document jsonb_path_ops) WHERE tbl = 'jobs'`);
+      await session.query(`CREATE TABLE IF NOT EXISTS ${s}.claims (name text PRIMARY KEY, claimed_at timestamptz NOT NULL DEFAULT now())`);
+      await session.query(
+        `CREATE TABLE IF NOT EXISTS ${s}.members (
+          name text PRIMARY KEY, address text NOT NULL, port int NOT NULL, datacenter text NOT NULL, node_id text NOT NULL,
+          version text NOT NULL, status text NOT NULL, heartbeat timestamptz NOT NULL)`,
+      );
+      await session.query(`CREATE TABLE IF NOT EXISTS ${s}.leader (id int PRIMARY KEY CHECK (id = 1), holder text NOT NULL, expires timestamptz NOT NULL)`);
+    });
+  }
+
+  get index(): number {
+    return this.#copy.index;
+  }
+
+  get tables(): Tables {
+    return this.#copy.tables;
+  }
+
+  get queries(): Queries {
+    return this.#copy.queries;
+  }
+
+  tableIndex(...tables: readonly TableName[]): number {
+    return this.#copy.tableIndex(...tables);
+  }
+
+  /**
+   * How old the agent's copy may be, in milliseconds: 0 while the agent listens for the other
+   * agents' writes and has applied every one announced; otherwise the time since the copy last
+   * caught up with the database.
+   */
+  get copyAgeMs(): number {
+    return this.database.listening && this.#announced <= this.#copy.index ? 0 : Date.now() - this.#syncedAt;
+  }
+
+  async seed<Names extends TableName>(tables: readonly Names[], apply: (transaction: Transaction<Names>) => void): Promise<void> {
+    const s = this.sqlSchema;
+    const seeded = await this.database.transaction(async (session) => {
+      const [state] = await session.query(`SELECT seeded::text AS seeded FROM ${s}.state FOR UPDATE`);
+      if (state!.seeded === "true") return undefined;
+      const { changes } = runTransaction(this.#copy.tables, tables, 1, apply);
+      await this.#store(session, 1, changes);
+      await session.query(`UPDATE ${s}.state SET seeded = true`);
+      return changes;
+    });
+    if (seeded !== undefined) await this.#copy.seed(tables, (transaction) => applyChanges(transaction as Transaction<TableName>, seeded));
+    else await this.#loadSeed();
+  }
+
+  /** Reads the rows of the seed (index 1), which the copy may have been loaded without. */
+  async #loadSeed(): Promise<void> {
+    const rows = await this.database.query(`SELECT tbl, key, doc FROM ${this.sqlSchema}.rows WHERE modify_index <= 1 AND doc IS NOT NULL`);
+    const changes = changesOf(rows);
+    const names = Object.keys(changes) as TableName[];
+    if (names.length > 0) await this.#copy.seed(names, (transaction) => applyChanges(transaction, changes));
+  }
+
+  /**
+   * Claims `name` in the shared state: true for the first agent that claims it (the one that loads
+   * the demo data), false for every other and every later claim.
+   */
+  async claim(name: string): Promise<boolean> {
+    const rows = await this.database.query(`INSERT INTO ${this.sqlSchema}.claims (name) VALUES ($1) ON CONFLICT (name) DO NOTHING RETURNING name`, [name]);
+    return rows.length === 1;
+  }
+
+  async write<Names extends TableName, T>(tables: readonly Names[], apply: (transaction: Transaction<Names>) => T): Promise<{ index: number; result: T }> {
+    const s = this.sqlSchema;
+    const done = await this.database.transaction(async (session) => {
+      // The counter's row lock: from here until the commit, no other agent writes.
+      const [bumped] = await session.query(`UPDATE ${s}.state SET index = index + 1 RETURNING index::text AS index`);
+      const index = Number(bumped!.index);
+      // The writes before this one are committed: bring the copy up to them, so that `apply` sees the latest state.
+      await this.#readChanges(session, true);
+      const { result, changes } = runTransaction(this.#copy.tables, tables, index, apply);
+      await this.#store(session, index, changes);
+      await session.query(`INSERT INTO ${s}.table_index (tbl, index) SELECT unnest($1::text[]), $2::bigint ON CONFLICT (tbl) DO UPDATE SET index = excluded.index`, [[...tables], String(index)]);
+      await session.query(`NOTIFY ${this.#channel}, '${index}'`);
+      return { index, result, changes };
+    });
+    this.#copy.replicate({ index: done.index, changes: done.changes }, tables);
+    return { index: done.index, result: done.result };
+  }
+
+  /** Stores a write's rows (tombstones for deletions) and rewrites the search documents they are part of. */
+  async #store(session: SqlSession, index: number, changes: Changes): Promise<void> {
+    const view = afterChanges(this.#copy.tables, changes);
+    const columns: (string | null)[][] = [[], [], [], [], [], [], []];
+    const put = (table: TableName, key: string, row: unknown) => {
+      const { namespace, id, createIndex } = row === undefined ? { namespace: null, id: key, createIndex: null } : rowColumns(table, row as never);
+      const document = row === undefined ? undefined : this.#documents[table]?.document(row as never, view);
+      const values = [table, sqlKey(key), row === undefined ? null : encodeRow(table, row as never), document === undefined ? null : storableDocument(document), namespace, id, createIndex === null ? null : String(createIndex)];
+      values.forEach((value, column) => columns[column]!.push(value));
+    };
+    const rewritten: [string, string, string | null][] = [];
+    for (const table of Object.keys(changes) as TableName[]) {
+      for (const [key, row] of changes[table]!) put(table, key, row);
+      // The documents this table's rows are part of (a job's, for its summary), when the document's own row did not change.
+      for (const [followed, definition] of Object.entries(this.#documents) as [TableName, NonNullable<SearchDocuments[TableName]>][]) {
+        if (definition.follows?.table !== table) continue;
+        for (const row of changes[table]!.values()) {
+          if (row === undefined) continue;
+          const key = definition.follows.key(row as never);
+          const owner = view[followed].get(key);
+          if (owner !== undefined && !changes[followed]?.has(key)) rewritten.push([followed, sqlKey(key), storableDocument(definition.document(owner as never, view))]);
+        }
+      }
+    }
+    if (columns[0]!.length > 0) {
+      await session.query(
+        `INSERT INTO ${this.sqlSchema}.rows (tbl, key, doc, document, ns, id, create_index, modify_index)
+         SELECT tbl, key, doc, document::jsonb, ns, id, create_index::bigint, $8::bigint
+         FROM unnest($1::text[], $2::text[], $3::text[], $4::text[], $5::text[], $6::text[], $7::text[]) AS t(tbl, key, doc, document, ns, id, create_index)
+         ON CONFLICT (tbl, key) DO UPDATE SET doc = excluded.doc, document = excluded.document, ns = excluded.ns, id = excluded.id,
+           create_index = excluded.create_index, modify_index = excluded.modify_index`,
+        [...columns, String(index)],
+      );
+    }
+    if (rewritten.length > 0) {
+      await session.query(
+        `UPDATE ${this.sqlSchema}.rows AS r SET document = t.document::jsonb
+         FROM unnest($1::text[], $2::text[], $3::text[]) AS t(tbl, key, document) WHERE r.tbl = t.tbl AND r.key = t.key`,
+        [rewritten.map((row) => row[0]), rewritten.map((row) => row[1]), rewritten.map((row) => row[2])],
+      );
+    }
+  }
+
+  /**
+   * Brings the copy up to the database: reads, in one snapshot, the index, the tables' indexes and
+   * the rows changed since the copy's index, and applies them as one write (which wakes the
+   * blocking queries of the tables it touched and reaches the store's listeners).
+   */
+  async #readChanges(session: SqlSession, insideWrite: boolean): Promise<void> {
+    const after = String(this.#copy.index);
+    const s = this.sqlSchema;
+    const rows = await session.query(
+      `SELECT 'state' AS kind, NULL AS tbl, NULL AS key, NULL AS doc, index::text AS idx FROM ${s}.state
+       UNION ALL SELECT 'table', tbl, NULL, NULL, index::text FROM ${s}.table_index WHERE index > $1::bigint
+       UNION ALL SELECT 'row', tbl, key, doc, modify_index::text FROM ${s}.rows WHERE modify_index > $1::bigint`,
+      [after],
+    );
+    // Inside a write, the counter already holds the write's own index: the state to catch up with is the one before.
+    const index = Number(rows.find((row) => row.kind === "state")!.idx) - (insideWrite ? 1 : 0);
+    const tableIndexes = new Map<TableName, number>();
+    for (const row of rows) if (row.kind === "table" && isTable(row.tbl)) tableIndexes.set(row.tbl, Number(row.idx));
+    const changes = changesOf(rows.filter((row) => row.kind === "row"));
+    if (index > this.#copy.index) this.#copy.replicate({ index, changes }, tableIndexes.keys(), tableIndexes);
+    this.#syncedAt = Date.now();
+  }
+
+  /**
+   * Brings the copy up to the database's index as of now: the barrier of a consistent read, which
+   * then sees every write committed before it, whichever agent made it. One query when the copy is
+   * current (a notification may still be on its way).
+   */
+  async catchUp(): Promise<void> {
+    const [state] = await this.database.query(`SELECT index::text AS index FROM ${this.sqlSchema}.state`);
+    const index = Number(state!.index);
+    for (let attempt = 0; this.index < index; attempt++) {
+      if (attempt === 2) throw new Error(`the agent's copy of the state could not catch up with the database (index ${this.index} of ${index})`);
+      await this.sync();
+    }
+  }
+
+  /**
+   * Brings the copy up to the database now (a notification, a reconnection, the heartbeat): one
+   * catch-up at a time, and one more after it when asked meanwhile.
+   */
+  sync(): Promise<void> {
+    if (this.#syncing !== undefined) {
+      this.#syncAgain = true;
+      return this.#syncing;
+    }
+    this.#syncing = (async () => {
+      try {
+        do {
+          this.#syncAgain = false;
+          await this.#readChanges(this.database, false);
+        } while (this.#syncAgain);
+      } catch {
+        // The database is away: the next notification, reconnection or heartbeat tries again.
+      } finally {
+        this.#syncing = undefined;
+      }
+    })();
+    return this.#syncing;
+  }
+
+  subscribe(listener: (write: AppliedWrite) => void): () => void {
+    return this.#copy.subscribe(listener);
+  }
+
+  waitForChange(tables: readonly TableName[], afterIndex: number, signal: AbortSignal): Promise<void> {
+    return this.#copy.waitForChange(tables, afterIndex, signal);
+  }
+
+  get closed(): boolean {
+    return this.#copy.closed;
+  }
+
+  get waiting(): number {
+    return this.#copy.waiting;
+  }
+
+  close(): void {
+    this.#copy.close();
+  }
+}
+
+/** The tables as they are once `changes` are made: a write's changes first, then the copy's rows (point reads). */
+function afterChanges(tables: Tables, changes: Changes): Tables {
+  const view: Partial<Record<TableName, unknown>> = {};
+  for (const name of TABLE_NAMES) {
+    const changed = changes[name] as ReadonlyMap<string, unknown> | undefined;
+    const base = tables[name];
+    view[name] = changed === undefined ? base : { ...base, get: (key: string) => (changed.has(key) ? changed.get(key) : base.get(key)), size: base.size, all: () => base.all(), values: () => base.values(), group: (group: string) => base.group(group) };
+  }
+  return view as unknown as Tables;
+}
+
+function isTable(name: string | null | undefined): name is TableName {
+  return typeof name === "string" && (TABLE_NAMES as readonly string[]).includes(name);
+}
+
+/** The changes that rows read from the database make (a row without `doc` is a deletion). */
+function changesOf(rows: readonly TextRow[]): Changes {
+  const changes: Partial<Record<TableName, Map<string, unknown>>> = {};
+  for (const row of rows) {
+    if (!isTable(row.tbl)) continue;
+    const { key, doc } = row;
+    (changes[row.tbl] ??= new Map()).set(JSON.parse(key!) as string, doc === null || doc === undefined ? undefined : decodeRow(row.tbl, doc));
+  }
+  return changes as Changes;
+}
+
+/** Makes `changes` in a transaction of the copy. */
+function applyChanges(transaction: Transaction<TableName>, changes: Changes): void {
+  for (const name of Object.keys(changes) as TableName[]) {
+    const table = (transaction as Partial<Transaction<TableName>>)[name]! as unknown as { put(row: unknown): void; delete(key: string): boolean };
+    for (const [key, row] of changes[name]!) {
+      if (row === undefined) table.delete(key);
+      else table.put(row);
+    }
+  }
+}
+
+/**
+ * A row's key as stored: JSON text, so that the NUL of namespaced keys (which PostgreSQL's text
+ * cannot hold) is written `\u0000`.
+ */
+export function sqlKey(key: string): string {
+  return JSON.stringify(key);
+}
+
+/** Escapes of the characters jsonb cannot hold: NUL and lone surrogates (a `\\u0000` written by a user is taken for one: its row is only re-checked). */
+const UNSTORABLE_ESCAPE = /\\u(0000|d[89a-f][0-9a-f]{2})/i;
+
+/**
+ * A search document as jsonb text (int64 values exact), or null for a document jsonb cannot hold:
+ * its row is then selected by every pushed-down filter and checked by the compiled filter.
+ */
+function storableDocument(document: unknown): string | null {
+  const text = stringifyJson(document);
+  return UNSTORABLE_ESCAPE.test(text) || nestingDepth(text, MAX_DOCUMENT_DEPTH).depth > MAX_DOCUMENT_DEPTH ? null : text;
+}
+
+/**
+ * The deepest search document kept in jsonb. Deeper ones (a job's `Constraints` nested 1,000 deep
+ * is a valid job) are left to the re-check: PGlite's WebAssembly stack overflows indexing them, and
+ * no filter's path reaches that far into a document that the database would need to decide it.
+ */
+export const MAX_DOCUMENT_DEPTH = 64;
+
