@@ -21,8 +21,12 @@ Options:
   --acl                   enforce ACLs (bootstrap a token with POST /v1/acl/bootstrap, or give one
                           in the config file: "acl": {"enabled": true, "bootstrapToken": "<uuid>"})
   --placement-delay MS    milliseconds until a new deployment is healthy (default 2000)
+  --store URL             where the state is kept: memory (default), or a PostgreSQL URL
+                          (postgres://user:password@host:port/database) that several agents
+                          share, as the servers of one region, and that survives them
+  --store-schema NAME     the PostgreSQL schema of the agent's tables (default bexpr)
   --config FILE           a JSON file of options: bind, port, region, datacenter, nodeName,
-                          demo, placementDelayMs, logLevel, logFormat, acl, namespaces, metrics
+                          demo, placementDelayMs, logLevel, logFormat, acl, namespaces, metrics, store
                           ("metrics": {"intervalMs": 10000, "retentionMs": 60000,
                           "prometheus": true}); flags override it
   --log-level LEVEL       ${LOG_LEVELS.join(", ")} (default info)
@@ -34,6 +38,14 @@ function number(name: string, text: string | undefined): number | undefined {
   if (text === undefined) return undefined;
   if (!/^[0-9]+$/.test(text)) throw new UsageError(`--${name} needs a whole number, got ${JSON.stringify(text)}`);
   return Number(text);
+}
+
+/** `--store` and `--store-schema` over the config file's `store`. */
+function storeOption(url: string | undefined, schema: string | undefined, fromFile: AgentOptions["store"]): AgentOptions["store"] {
+  if (schema === undefined) return url;
+  const base = url ?? fromFile;
+  if (base === undefined || base === "memory") throw new UsageError("--store-schema needs a PostgreSQL store: give --store postgres://…");
+  return typeof base === "string" ? { url: base, schema } : { ...base, schema };
 }
 
 /** Reads the agent's options: defaults, then the config file, then the flags. */
@@ -53,6 +65,8 @@ export function agentOptions(args: readonly string[]): AgentOptions | "help" | "
         "no-demo": { type: "boolean" },
         acl: { type: "boolean" },
         "placement-delay": { type: "string" },
+        store: { type: "string" },
+        "store-schema": { type: "string" },
         config: { type: "string" },
         "log-level": { type: "string" },
         help: { type: "boolean", short: "h" },
@@ -76,6 +90,7 @@ export function agentOptions(args: readonly string[]): AgentOptions | "help" | "
     placementDelayMs: number("placement-delay", values["placement-delay"]),
     logLevel: values["log-level"] as LogLevel | undefined,
     acl: values.acl ? { ...fromFile.acl, enabled: true } : undefined,
+    store: storeOption(values.store, values["store-schema"], fromFile.store),
   };
   const defined = Object.fromEntries(Object.entries(flags).filter(([, value]) => value !== undefined));
   // People read the command's log: one line of text per event, unless the config asks for JSON.
@@ -101,7 +116,14 @@ export async function runAgent(args: readonly string[], io: Pick<Io, "stdout">):
     throw error;
   }
   const { region, datacenter, demo, acl } = agent.options;
-  const notes = [`region ${region}`, `datacenter ${datacenter}`, ...(demo ? ["demo data loaded"] : []), ...(acl.enabled ? ["ACLs enforced"] : [])];
+  const { store } = agent.options;
+  const notes = [
+    `region ${region}`,
+    `datacenter ${datacenter}`,
+    ...(demo ? ["demo data loaded"] : []),
+    ...(acl.enabled ? ["ACLs enforced"] : []),
+    ...(store === "memory" ? [] : [`state in PostgreSQL${agent.leading ? ", leading" : ""}`]),
+  ];
   const stopped = new Promise<void>((resolve) => {
     const stop = () => {
       io.stdout.write("bexpr agent stopping\n");

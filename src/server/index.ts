@@ -124,7 +124,8 @@ async function openStore(option: ResolvedOptions["store"]): Promise<OpenedStore>
 export async function startAgent(options: AgentOptions = {}): Promise<Agent> {
   const resolved = resolveOptions(options);
   const { store, shared, disconnect } = await openStore(resolved.store);
-  const cluster = new Cluster(store, { region: resolved.region, placementDelayMs: resolved.placementDelayMs });
+  let log: ((error: unknown) => void) | undefined;
+  const cluster = new Cluster(store, { region: resolved.region, placementDelayMs: resolved.placementDelayMs, onError: (error) => log?.(error) });
   let membership: Membership | undefined;
   const advertiseAddress = resolved.bind === "0.0.0.0" || resolved.bind === "::" ? "127.0.0.1" : resolved.bind;
   const settings = {
@@ -170,10 +171,14 @@ export async function startAgent(options: AgentOptions = {}): Promise<Agent> {
       ...(shared === undefined ? {} : { shared }),
     } as ClusterPart);
     started = { app: server.app, metrics };
+    log = (error) => server.app.log.error({ err: error }, "a step of the scheduler failed; the leader takes it up again");
     await server.app.listen({ host: resolved.bind, port: resolved.port });
     const { address, port } = server.app.server.address() as AddressInfo;
     if (shared !== undefined) {
-      membership = new Membership(shared, { name: `${resolved.nodeName}.${resolved.region}`, address: advertiseAddress, port, datacenter: resolved.datacenter, nodeId: settings.nodeId, version: VERSION }, (leading) => {
+      const self = { name: `${resolved.nodeName}.${resolved.region}`, address: advertiseAddress, port, datacenter: resolved.datacenter, nodeId: settings.nodeId, version: VERSION };
+      membership = new Membership(shared, self, (leading) => {
+        // The reference's words, in the agent's log.
+        server.app.log.info(leading ? "cluster leadership acquired" : "cluster leadership lost");
         if (leading) cluster.lead();
         else cluster.follow();
       });

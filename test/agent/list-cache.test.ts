@@ -24,6 +24,7 @@ function items(text: string): string[] {
 describe("a list answered from cached item JSON", () => {
   it("sends the bytes a fresh serialization gives, compact and pretty, int64 exact", async () => {
     for (const id of ["a", "b", "c"]) await agent.register(job(id, { Meta: { owner: id } }));
+    await settled(agent.url);
     for (const query of ["", "?meta=true", "?per_page=2", "?filter=" + encodeURIComponent('Meta.owner == "b"')]) {
       const first = await agent.get(`/v1/jobs${query}`);
       const again = await agent.get(`/v1/jobs${query}`);
@@ -39,6 +40,7 @@ describe("a list answered from cached item JSON", () => {
   it("changes exactly the items a write changes", async () => {
     const before = items((await agent.get("/v1/jobs?meta=true")).text);
     await agent.register(job("b", { Meta: { owner: "someone else" } }));
+    await settled(agent.url);
     const after = items((await agent.get("/v1/jobs?meta=true")).text);
     expect(after[0]).toBe(before[0]);
     expect(after[1]).not.toBe(before[1]);

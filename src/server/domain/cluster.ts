@@ -37,6 +37,9 @@ function nowNanoseconds(): bigint {
   return BigInt(Date.now()) * 1_000_000n + (process.hrtime.bigint() % 1_000_000n);
 }
 
+/** How long the scheduler waits before it reads the state again after a step failed (its database was away). */
+const RETRY_MS = 1000;
+
 /** Thrown inside a registration's write when the state it was planned on has moved (another agent's write): the registration plans again. */
 const STALE_PLAN = Symbol("the job changed since the registration was planned");
 
@@ -66,7 +69,7 @@ export interface ClusterOptions {
   readonly region: string;
   /** Milliseconds from registration until a deployment is healthy (allocations run at half of it). */
   readonly placementDelayMs: number;
-  /** Told of a scheduler step that failed (a shared store's database went away, say); the leader takes the work up again. */
+  /** Told of a scheduler step that failed (a shared store's database went away, say); the leader takes the work up again a second later. */
   readonly onError?: (error: unknown) => void;
 }
 
@@ -479,7 +482,13 @@ export class Cluster {
       dueAt: Date.now() + delayMs,
       timer: setTimeout(() => {
         this.#tasks.delete(name);
-        run().catch((error: unknown) => this.options.onError?.(error));
+        run().catch((error: unknown) => {
+          this.options.onError?.(error);
+          // The state still says what is left to do: the leader reads it again a little later.
+          this.#defer("reconcile", RETRY_MS, async () => {
+            if (this.#leading) this.#schedule(this.#tables.evals.values(), this.#tables.allocs.values(), this.#tables.deployment.values());
+          });
+        });
       }, delayMs),
     };
     this.#tasks.set(name, task);

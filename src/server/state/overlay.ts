@@ -5,7 +5,7 @@
  *
  * @module
  */
-import { TABLES, type ReadTable, type RowRange, type Rows, type TableDefinition, type TableName, type Transaction, type WriteTable } from "./store.js";
+import { TABLE_NAMES, TABLES, type ReadTable, type RowRange, type Rows, type TableDefinition, type TableName, type Transaction, type WriteTable } from "./store.js";
 
 /** One change of a write: the row put under `key`, or undefined where the key was deleted. */
 export interface RowChange<Row = unknown> {
@@ -96,4 +96,28 @@ export function runTransaction<Names extends TableName, T>(
   const changes: Partial<Record<TableName, ReadonlyMap<string, unknown>>> = {};
   for (const name of names) if (overlays[name]!.changes.size > 0) changes[name] = overlays[name]!.changes;
   return { result, changes: changes as Changes };
+}
+
+/** `tables` with `changes` made (a view: nothing is changed in `tables`). */
+export function withChanges(tables: { readonly [Name in TableName]: ReadTable<Rows[Name]> }, changes: Changes): { readonly [Name in TableName]: ReadTable<Rows[Name]> } {
+  const view: Partial<Record<TableName, ReadTable<unknown>>> = {};
+  for (const name of TABLE_NAMES) {
+    const changed = changes[name] as ReadonlyMap<string, unknown> | undefined;
+    if (changed === undefined || changed.size === 0) {
+      view[name] = tables[name] as ReadTable<unknown>;
+      continue;
+    }
+    const overlay = new OverlayTable(tables[name] as ReadTable<unknown>, TABLES[name] as TableDefinition<unknown>);
+    for (const [key, row] of changed) overlay.changes.set(key, row);
+    view[name] = overlay;
+  }
+  return view as { readonly [Name in TableName]: ReadTable<Rows[Name]> };
+}
+
+/** Adds `next`'s changes to `merged` (a later change of a key replaces an earlier one). */
+export function mergeChanges(merged: Partial<Record<TableName, Map<string, unknown>>>, next: Changes): void {
+  for (const name of Object.keys(next) as TableName[]) {
+    const rows = (merged[name] ??= new Map());
+    for (const [key, row] of next[name]!) rows.set(key, row);
+  }
 }

@@ -22,7 +22,7 @@
  */
 import { nestingDepth, stringifyJson } from "../../../json.js";
 import { MemoryStore } from "../memory.js";
-import { runTransaction, type Changes } from "../overlay.js";
+import { mergeChanges, runTransaction, withChanges, type Changes } from "../overlay.js";
 import { TABLE_NAMES, type AppliedWrite, type Queries, type Store, type TableName, type Tables, type Transaction } from "../store.js";
 import type { Database, SqlSession, TextRow } from "./database.js";
 import { decodeRow, encodeRow, rowColumns, type SearchDocuments } from "./rows.js";
@@ -35,6 +35,17 @@ export const DEFAULT_SCHEMA = "bexpr";
 
 /** A schema name the agent accepts: a plain lower-case identifier (it is also part of the notification channel's name). */
 const SCHEMA_NAME = /^[a-z_][a-z0-9_]{0,50}$/;
+
+/** The most writes committed in one transaction (a group commit). */
+export const MAX_BATCH_WRITES = 256;
+
+/** A write waiting for its group commit. */
+interface QueuedWrite {
+  readonly tables: readonly TableName[];
+  readonly apply: (transaction: Transaction<TableName>) => unknown;
+  readonly resolve: (done: { index: number; result: unknown }) => void;
+  readonly reject: (error: unknown) => void;
+}
 
 /** Options of a {@link PostgresStore}. */
 export interface PostgresStoreOptions {
@@ -63,6 +74,9 @@ export class PostgresStore implements Store {
   /** A catch-up running, and whether another must follow it (a notification came meanwhile). */
   #syncing: Promise<void> | undefined;
   #syncAgain = false;
+  /** The writes waiting for the next group commit, and whether one is under way. */
+  readonly #queue: QueuedWrite[] = [];
+  #flushing = false;
   /** The highest index announced on the channel. */
   #announced = 0;
 
@@ -172,7 +186,7 @@ export class PostgresStore implements Store {
       const [state] = await session.query(`SELECT seeded::text AS seeded FROM ${s}.state FOR UPDATE`);
       if (state!.seeded === "true") return undefined;
       const { changes } = runTransaction(this.#copy.tables, tables, 1, apply);
-      await this.#store(session, 1, changes);
+      await this.#store(session, [{ index: 1, changes }]);
       await session.query(`UPDATE ${s}.state SET seeded = true`);
       return changes;
     });
@@ -197,56 +211,117 @@ export class PostgresStore implements Store {
     return rows.length === 1;
   }
 
-  async write<Names extends TableName, T>(tables: readonly Names[], apply: (transaction: Transaction<Names>) => T): Promise<{ index: number; result: T }> {
-    const s = this.sqlSchema;
-    const done = await this.database.transaction(async (session) => {
-      // The counter's row lock: from here until the commit, no other agent writes.
-      const [bumped] = await session.query(`UPDATE ${s}.state SET index = index + 1 RETURNING index::text AS index`);
-      const index = Number(bumped!.index);
-      // The writes before this one are committed: bring the copy up to them, so that `apply` sees the latest state.
-      await this.#readChanges(session, true);
-      const { result, changes } = runTransaction(this.#copy.tables, tables, index, apply);
-      await this.#store(session, index, changes);
-      await session.query(`INSERT INTO ${s}.table_index (tbl, index) SELECT unnest($1::text[]), $2::bigint ON CONFLICT (tbl) DO UPDATE SET index = excluded.index`, [[...tables], String(index)]);
-      await session.query(`NOTIFY ${this.#channel}, '${index}'`);
-      return { index, result, changes };
+  /**
+   * Runs a write: queued, and committed with the writes queued beside it in one transaction (a
+   * group commit), each at its own index, in the order they came, each seeing the ones before it.
+   * A write whose `apply` throws is left out (it rejects), and the others go on.
+   */
+  write<Names extends TableName, T>(tables: readonly Names[], apply: (transaction: Transaction<Names>) => T): Promise<{ index: number; result: T }> {
+    return new Promise((resolve, reject) => {
+      this.#queue.push({ tables, apply: apply as (transaction: Transaction<TableName>) => unknown, resolve: resolve as (done: { index: number; result: unknown }) => void, reject });
+      if (!this.#flushing) void this.#flush();
     });
-    this.#copy.replicate({ index: done.index, changes: done.changes }, tables);
-    return { index: done.index, result: done.result };
   }
 
-  /** Stores a write's rows (tombstones for deletions) and rewrites the search documents they are part of. */
-  async #store(session: SqlSession, index: number, changes: Changes): Promise<void> {
-    const view = afterChanges(this.#copy.tables, changes);
-    const columns: (string | null)[][] = [[], [], [], [], [], [], []];
-    const put = (table: TableName, key: string, row: unknown) => {
+  /** Commits the queued writes, a batch at a time, until none is left. */
+  async #flush(): Promise<void> {
+    this.#flushing = true;
+    try {
+      while (this.#queue.length > 0) await this.#commit(this.#queue.splice(0, MAX_BATCH_WRITES));
+    } finally {
+      this.#flushing = false;
+    }
+  }
+
+  /** One group commit. */
+  async #commit(batch: readonly QueuedWrite[]): Promise<void> {
+    const s = this.sqlSchema;
+    let done: { write: QueuedWrite; index: number; changes: Changes; result: unknown }[] = [];
+    let refused: { write: QueuedWrite; error: unknown }[] = [];
+    try {
+      await this.database.transaction(async (session) => {
+        done = [];
+        refused = [];
+        // The counter's row lock: from here until the commit, no other agent writes.
+        const [state] = await session.query(`SELECT index::text AS index FROM ${s}.state FOR UPDATE`);
+        let index = Number(state!.index);
+        // The writes before these are committed: bring the copy up to them, so that each `apply` sees the latest state.
+        await this.#readChanges(session);
+        const merged: Partial<Record<TableName, Map<string, unknown>>> = {};
+        for (const write of batch) {
+          try {
+            const { result, changes } = runTransaction(withChanges(this.#copy.tables, merged as Changes), write.tables, index + 1, write.apply);
+            index++;
+            mergeChanges(merged, changes);
+            done.push({ write, index, changes, result });
+          } catch (error) {
+            refused.push({ write, error });
+          }
+        }
+        if (done.length === 0) return;
+        await this.#store(session, done);
+        const tableIndexes = new Map<string, number>();
+        for (const { write, index: at } of done) for (const table of write.tables) tableIndexes.set(table, at);
+        await session.query(`UPDATE ${s}.state SET index = $1::bigint`, [String(index)]);
+        await session.query(`INSERT INTO ${s}.table_index (tbl, index) SELECT * FROM unnest($1::text[], $2::bigint[]) ON CONFLICT (tbl) DO UPDATE SET index = excluded.index`, [
+          [...tableIndexes.keys()],
+          [...tableIndexes.values()].map(String),
+        ]);
+        await session.query(`NOTIFY ${this.#channel}, '${index}'`);
+      });
+    } catch (error) {
+      // The database refused the transaction (or is away): no write of the batch happened.
+      for (const write of batch) write.reject(error);
+      return;
+    }
+    for (const { write, index, changes, result } of done) {
+      this.#copy.replicate({ index, changes }, write.tables);
+      write.resolve({ index, result });
+    }
+    for (const { write, error } of refused) write.reject(error);
+  }
+
+  /**
+   * Stores the rows a batch of writes changed (each key's last version, at the index of the write
+   * that made it; tombstones for deletions) and rewrites the search documents they are part of.
+   */
+  async #store(session: SqlSession, writes: readonly { index: number; changes: Changes }[]): Promise<void> {
+    const last = new Map<string, { table: TableName; key: string; row: unknown; index: number }>();
+    const merged: Partial<Record<TableName, Map<string, unknown>>> = {};
+    for (const { index, changes } of writes) {
+      mergeChanges(merged, changes);
+      for (const table of Object.keys(changes) as TableName[]) {
+        for (const [key, row] of changes[table]!) last.set(`${table} ${key}`, { table, key, row, index });
+      }
+    }
+    const view = withChanges(this.#copy.tables, merged as Changes) as Tables;
+    const columns: (string | null)[][] = [[], [], [], [], [], [], [], []];
+    for (const { table, key, row, index } of last.values()) {
       const { namespace, id, createIndex } = row === undefined ? { namespace: null, id: key, createIndex: null } : rowColumns(table, row as never);
       const document = row === undefined ? undefined : this.#documents[table]?.document(row as never, view);
-      const values = [table, sqlKey(key), row === undefined ? null : encodeRow(table, row as never), document === undefined ? null : storableDocument(document), namespace, id, createIndex === null ? null : String(createIndex)];
+      const values = [table, sqlKey(key), row === undefined ? null : encodeRow(table, row as never), document === undefined ? null : storableDocument(document), namespace, id, createIndex === null ? null : String(createIndex), String(index)];
       values.forEach((value, column) => columns[column]!.push(value));
-    };
+    }
+    // The documents a changed row is part of (a job's, for its summary), when the document's own row did not change.
     const rewritten: [string, string, string | null][] = [];
-    for (const table of Object.keys(changes) as TableName[]) {
-      for (const [key, row] of changes[table]!) put(table, key, row);
-      // The documents this table's rows are part of (a job's, for its summary), when the document's own row did not change.
-      for (const [followed, definition] of Object.entries(this.#documents) as [TableName, NonNullable<SearchDocuments[TableName]>][]) {
-        if (definition.follows?.table !== table) continue;
-        for (const row of changes[table]!.values()) {
-          if (row === undefined) continue;
-          const key = definition.follows.key(row as never);
-          const owner = view[followed].get(key);
-          if (owner !== undefined && !changes[followed]?.has(key)) rewritten.push([followed, sqlKey(key), storableDocument(definition.document(owner as never, view))]);
-        }
+    for (const [followed, definition] of Object.entries(this.#documents) as [TableName, NonNullable<SearchDocuments[TableName]>][]) {
+      const follows = definition.follows;
+      if (follows === undefined) continue;
+      const owners = new Set<string>();
+      for (const row of merged[follows.table]?.values() ?? []) if (row !== undefined) owners.add(follows.key(row as never));
+      for (const key of owners) {
+        const owner = view[followed].get(key);
+        if (owner !== undefined && !merged[followed]?.has(key)) rewritten.push([followed, sqlKey(key), storableDocument(definition.document(owner as never, view))]);
       }
     }
     if (columns[0]!.length > 0) {
       await session.query(
         `INSERT INTO ${this.sqlSchema}.rows (tbl, key, doc, document, ns, id, create_index, modify_index)
-         SELECT tbl, key, doc, document::jsonb, ns, id, create_index::bigint, $8::bigint
-         FROM unnest($1::text[], $2::text[], $3::text[], $4::text[], $5::text[], $6::text[], $7::text[]) AS t(tbl, key, doc, document, ns, id, create_index)
+         SELECT tbl, key, doc, document::jsonb, ns, id, create_index::bigint, modify_index::bigint
+         FROM unnest($1::text[], $2::text[], $3::text[], $4::text[], $5::text[], $6::text[], $7::text[], $8::text[]) AS t(tbl, key, doc, document, ns, id, create_index, modify_index)
          ON CONFLICT (tbl, key) DO UPDATE SET doc = excluded.doc, document = excluded.document, ns = excluded.ns, id = excluded.id,
            create_index = excluded.create_index, modify_index = excluded.modify_index`,
-        [...columns, String(index)],
+        columns,
       );
     }
     if (rewritten.length > 0) {
@@ -263,7 +338,7 @@ export class PostgresStore implements Store {
    * the rows changed since the copy's index, and applies them as one write (which wakes the
    * blocking queries of the tables it touched and reaches the store's listeners).
    */
-  async #readChanges(session: SqlSession, insideWrite: boolean): Promise<void> {
+  async #readChanges(session: SqlSession): Promise<void> {
     const after = String(this.#copy.index);
     const s = this.sqlSchema;
     const rows = await session.query(
@@ -272,8 +347,7 @@ export class PostgresStore implements Store {
        UNION ALL SELECT 'row', tbl, key, doc, modify_index::text FROM ${s}.rows WHERE modify_index > $1::bigint`,
       [after],
     );
-    // Inside a write, the counter already holds the write's own index: the state to catch up with is the one before.
-    const index = Number(rows.find((row) => row.kind === "state")!.idx) - (insideWrite ? 1 : 0);
+    const index = Number(rows.find((row) => row.kind === "state")!.idx);
     const tableIndexes = new Map<TableName, number>();
     for (const row of rows) if (row.kind === "table" && isTable(row.tbl)) tableIndexes.set(row.tbl, Number(row.idx));
     const changes = changesOf(rows.filter((row) => row.kind === "row"));
@@ -308,7 +382,7 @@ export class PostgresStore implements Store {
       try {
         do {
           this.#syncAgain = false;
-          await this.#readChanges(this.database, false);
+          await this.#readChanges(this.database);
         } while (this.#syncAgain);
       } catch {
         // The database is away: the next notification, reconnection or heartbeat tries again.
@@ -338,17 +412,6 @@ export class PostgresStore implements Store {
   close(): void {
     this.#copy.close();
   }
-}
-
-/** The tables as they are once `changes` are made: a write's changes first, then the copy's rows (point reads). */
-function afterChanges(tables: Tables, changes: Changes): Tables {
-  const view: Partial<Record<TableName, unknown>> = {};
-  for (const name of TABLE_NAMES) {
-    const changed = changes[name] as ReadonlyMap<string, unknown> | undefined;
-    const base = tables[name];
-    view[name] = changed === undefined ? base : { ...base, get: (key: string) => (changed.has(key) ? changed.get(key) : base.get(key)), size: base.size, all: () => base.all(), values: () => base.values(), group: (group: string) => base.group(group) };
-  }
-  return view as unknown as Tables;
 }
 
 function isTable(name: string | null | undefined): name is TableName {
