@@ -163,13 +163,17 @@ export async function startAgent(options: AgentOptions = {}): Promise<Agent> {
     if (shared === undefined) cluster.lead();
     else cluster.follow();
     const metrics = new Metrics(resolved.metrics, settings, store);
-    const peers: { current: Peers } = { current: lonePeers(settings) };
-    const server = await buildApp(store, cluster, acl, settings, metrics, {
-      get peers() {
-        return peers.current;
+    // The agent's own peers until it has joined the cluster (it serves nothing before).
+    let current: Peers = lonePeers(settings);
+    const peers: Peers = {
+      get knownLeader() {
+        return current.knownLeader;
       },
-      ...(shared === undefined ? {} : { shared }),
-    } as ClusterPart);
+      lastContactMs: (stale) => current.lastContactMs(stale),
+      members: () => current.members(),
+    };
+    const part: ClusterPart = shared === undefined ? { peers } : { peers, shared };
+    const server = await buildApp(store, cluster, acl, settings, metrics, part);
     started = { app: server.app, metrics };
     log = (error) => server.app.log.error({ err: error }, "a step of the scheduler failed; the leader takes it up again");
     await server.app.listen({ host: resolved.bind, port: resolved.port });
@@ -182,7 +186,7 @@ export async function startAgent(options: AgentOptions = {}): Promise<Agent> {
         if (leading) cluster.lead();
         else cluster.follow();
       });
-      peers.current = sharedPeers(membership, shared);
+      current = sharedPeers(membership, shared);
       try {
         await membership.join();
       } catch (error) {

@@ -1,0 +1,110 @@
+/**
+ * Agents of one process sharing one PostgreSQL schema (PGlite, or the server
+ * `BEXPR_TEST_POSTGRES_URL` names): the servers of one region. A write through one wakes the
+ * other's blocking queries; one leads and runs the scheduler, and when it leaves another takes the
+ * work in flight; the state outlives them all; agents starting together load the demo data once.
+ * (test/cluster/several-agents.test.ts proves the same with processes, and kills one.)
+ */
+import { describe, expect, it } from "vitest";
+import { startAgent, type Agent, type AgentOptions } from "../../src/server/index.js";
+import { eventually, job, ON_POSTGRES, send, settled, testStore } from "./support.js";
+
+/** Starts agents on one fresh schema; stops them and drops the schema at the end. */
+async function withCluster(run: (start: (options?: AgentOptions) => Promise<Agent>) => Promise<void>): Promise<void> {
+  const { store, drop } = await testStore();
+  const agents: Agent[] = [];
+  let started = 0;
+  const start = async (options: AgentOptions = {}) => {
+    const agent = await startAgent({ port: 0, demo: false, logLevel: "silent", store, nodeName: `agent-${started++}`, ...options });
+    agents.push(agent);
+    return agent;
+  };
+  try {
+    await run(start);
+  } finally {
+    await Promise.all(agents.map((agent) => agent.close()));
+    await drop();
+  }
+}
+
+const register = async (agent: Agent, id: string, options: { query?: string; fields?: Record<string, unknown> } = {}) => {
+  const response = await send(`${agent.url}/v1/jobs${options.query ?? ""}`, { method: "PUT", body: JSON.stringify({ Job: job(id, options.fields) }) });
+  expect(response.status, response.text).toBe(200);
+  return response.json<{ Index: number }>();
+};
+
+describe.runIf(ON_POSTGRES)("agents sharing one PostgreSQL schema", () => {
+  it("take one index in turns, and a write through one wakes a blocking query on the other", async () => {
+    await withCluster(async (start) => {
+      const [alpha, beta] = [await start(), await start()];
+      const indexes: number[] = [];
+      for (const [i, agent] of [alpha, beta, alpha, beta].entries()) indexes.push((await register(agent, `turn-${i}`)).Index);
+      expect(indexes).toEqual([...indexes].sort((a, b) => a - b));
+      expect(new Set(indexes).size).toBe(4);
+      await settled(beta.url);
+      const index = (await send(`${beta.url}/v1/jobs`)).headers["x-svc-index"];
+      const waiting = send(`${beta.url}/v1/jobs?index=${index}&wait=20s`);
+      await eventually(async () => (beta.blockingQueries > 0 ? true : undefined));
+      const { Index } = await register(alpha, "wake-up");
+      const answered = performance.now();
+      const woken = await waiting;
+      expect(performance.now() - answered).toBeLessThan(1000);
+      expect(Number(woken.headers["x-svc-index"])).toBeGreaterThanOrEqual(Index);
+      expect(woken.json<{ ID: string }[]>().map((item) => item.ID)).toContain("wake-up");
+    });
+  });
+
+  it("have one leader; when it leaves, another leads and finishes the deployment in flight", async () => {
+    await withCluster(async (start) => {
+      const [alpha, beta] = [await start({ placementDelayMs: 1500 }), await start({ placementDelayMs: 1500 })];
+      expect([alpha.leading, beta.leading].filter(Boolean)).toHaveLength(1);
+      const [leader, follower] = alpha.leading ? [alpha, beta] : [beta, alpha];
+      await register(follower, "rolling");
+      await eventually(async () => ((await send(`${follower.url}/v1/deployments`)).json<{ JobID: string; Status: string }[]>().some((d) => d.JobID === "rolling" && d.Status === "running") ? true : undefined));
+      await leader.close();
+      await eventually(async () => (follower.leading ? true : undefined), 5000);
+      const done = await eventually(async () => (await send(`${follower.url}/v1/deployments`)).json<{ JobID: string; Status: string }[]>().find((d) => d.JobID === "rolling" && d.Status === "successful"), 10_000);
+      expect(done.Status).toBe("successful");
+      const members = (await send(`${follower.url}/v1/agent/members`)).json<{ Members: { Name: string; Status: string }[] }>().Members;
+      expect(Object.fromEntries(members.map((member) => [member.Name, member.Status]))).toEqual({ [`${follower.options.nodeName}.global`]: "alive", [`${leader.options.nodeName}.global`]: "left" });
+      expect((await send(`${follower.url}/v1/jobs`)).headers["x-svc-knownleader"]).toBe("true");
+    });
+  });
+
+  it("keep the state when every agent has stopped: the same lists, byte for byte, and the index goes on", async () => {
+    await withCluster(async (start) => {
+      const first = await start();
+      await register(first, "kept", { fields: { Meta: { big: "9007199254740993" } } });
+      await register(first, "also-kept", { query: "?namespace=default" });
+      await settled(first.url);
+      const before = await send(`${first.url}/v1/jobs?meta=true`);
+      const deployments = await send(`${first.url}/v1/deployments`);
+      await first.close();
+      const second = await start();
+      const after = await send(`${second.url}/v1/jobs?meta=true`);
+      expect(after.text).toBe(before.text);
+      expect(after.headers["x-svc-index"]).toBe(before.headers["x-svc-index"]);
+      expect((await send(`${second.url}/v1/deployments`)).text).toBe(deployments.text);
+      const { Index } = await register(second, "new");
+      expect(Index).toBeGreaterThan(Number(before.headers["x-svc-index"]));
+    });
+  });
+
+  it("started together on an empty schema, create it once and load the demo data once", async () => {
+    await withCluster(async (start) => {
+      const agents = await Promise.all([start({ demo: true, placementDelayMs: 60_000 }), start({ demo: true, placementDelayMs: 60_000 })]);
+      const jobs = (await send(`${agents[1]!.url}/v1/jobs?namespace=*`)).json<{ Namespace: string; ID: string }[]>();
+      const keys = jobs.map((item) => `${item.Namespace}/${item.ID}`);
+      expect(keys.length).toBeGreaterThan(0);
+      expect(new Set(keys).size).toBe(keys.length);
+      expect((await send(`${agents[0]!.url}/v1/jobs?namespace=*`)).text).toBe((await send(`${agents[1]!.url}/v1/jobs?namespace=*`)).text);
+    });
+  });
+
+  it("refuses a second live agent with the same name, and tells why", async () => {
+    await withCluster(async (start) => {
+      await start({ nodeName: "twin" });
+      await expect(start({ nodeName: "twin" })).rejects.toThrow(/another agent named "twin.global" is alive on this database/);
+    });
+  }, 15_000);
+});
