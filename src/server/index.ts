@@ -111,7 +111,9 @@ async function openStore(option: ResolvedOptions["store"]): Promise<OpenedStore>
   } catch (error) {
     await database.close().catch(() => {});
     if (error instanceof StoreSetupError) throw new OptionsError(`store: ${error.message}`);
-    throw error;
+    // A server that cannot be reached or refuses the agent is the user's to fix: say which, without the password.
+    const where = config.url === undefined ? "PGlite" : redactPassword(config.url);
+    throw new OptionsError(`store: cannot open the state in PostgreSQL at ${where}: ${(error as Error).message}`);
   }
 }
 
@@ -230,6 +232,17 @@ export async function startAgent(options: AgentOptions = {}): Promise<Agent> {
     await started?.app.close();
     await disconnect().catch(() => {});
     throw error;
+  }
+}
+
+/** A connection URL without its password. */
+function redactPassword(url: string): string {
+  try {
+    const parsed = new URL(url);
+    if (parsed.password !== "") parsed.password = "redacted";
+    return parsed.toString();
+  } catch {
+    return "the URL given";
   }
 }
 

@@ -104,10 +104,16 @@ describe("bexpr agent", () => {
     [["agent", "--config", "/nonexistent.json"], 1, "cannot read config file /nonexistent.json"],
     [["agent", "--config", "test/fixtures/bad-metrics.json"], 1, "invalid value for metrics.intervalMs: 5"],
     [["frobnicate"], 2, 'unknown command "frobnicate"'],
+    [["agent", "--store-schema", "staging"], 2, "--store-schema needs a PostgreSQL store: give --store postgres://…"],
+    [["agent", "--store", "mysql://db/x"], 1, "invalid value for store: \"mysql://db/x\"; expected memory, a PostgreSQL URL"],
+    // Port 1 on the loopback: nothing listens there, and the password is not repeated.
+    [["agent", "--store", "postgres://bexpr:s3cret@127.0.0.1:1/bexpr", "--no-demo"], 1, "store: cannot open the state in PostgreSQL at postgres://bexpr:redacted@127.0.0.1:1/bexpr: "],
+    [["agent", "--store", "postgres://127.0.0.1:1/bexpr", "--store-schema", "Bad-Name"], 1, 'store: the schema name "Bad-Name" must be a lower-case identifier'],
   ])("refuses %j with exit status %i", async (args, status, message) => {
     const { code, stderr } = await runCli(args);
     expect(code).toBe(status);
     expect(stderr).toContain(message);
+    expect(stderr).not.toContain("s3cret");
   });
 
   it("prints its usage and version", async () => {
