@@ -65,6 +65,9 @@ export type { ResolvedOptions } from "./options.js";
 export type { MetricType } from "./metrics/catalogue.js";
 export type { GaugeValue, SampledValue } from "./metrics/sink.js";
 
+/** How long an agent starting on a shared store waits for another agent to load the demo data. */
+const DEMO_WAIT_MS = 30_000;
+
 /** How long `Agent.close` waits for in-flight requests to be answered before cutting connections. */
 export const CLOSE_GRACE_MS = 2000;
 
@@ -161,6 +164,11 @@ export async function startAgent(options: AgentOptions = {}): Promise<Agent> {
     if (resolved.demo && (await store.claim("demo"))) {
       cluster.lead();
       await loadDemo(cluster);
+      await shared?.finishClaim("demo");
+    } else if (resolved.demo && shared !== undefined) {
+      // Another agent loads it: serve once it is there (or, if that agent died on the way, after a while).
+      await shared.waitForClaim("demo", DEMO_WAIT_MS);
+      await shared.catchUp();
     }
     if (shared === undefined) cluster.lead();
     else cluster.follow();

@@ -48,7 +48,8 @@ describe.runIf(ON_POSTGRES)("agents sharing one PostgreSQL schema", () => {
       const { Index } = await register(alpha, "wake-up");
       const answered = performance.now();
       const woken = await waiting;
-      expect(performance.now() - answered).toBeLessThan(1000);
+      // The notification, not the heartbeat's catch-up (once a second): well within a second.
+      expect(performance.now() - answered).toBeLessThan(300);
       expect(Number(woken.headers["x-svc-index"])).toBeGreaterThanOrEqual(Index);
       expect(woken.json<{ ID: string }[]>().map((item) => item.ID)).toContain("wake-up");
     });

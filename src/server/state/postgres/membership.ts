@@ -7,8 +7,9 @@
  *   down cleanly is `left` (it also gives up its lease, so another leads at its next heartbeat).
  * - A lease not renewed for {@link LEADER_LEASE_MS} is free: when the leader's process dies, another
  *   agent takes it at its next heartbeat after that, and takes up the work in flight.
- * - A leader that cannot renew its lease (the database is away) stops leading before the lease
- *   could pass to another, so two agents never run the scheduler at once.
+ * - A leader stops leading {@link HEARTBEAT_MS} before its lease could pass to another, unless a
+ *   heartbeat renewed it meanwhile (a timer, so a heartbeat that hangs or fails stops it all the
+ *   same): two agents never run the scheduler at once.
  * - Times are the database's (`now()`), so the agents' clocks need not agree.
  *
  * A lease rather than an advisory lock: it works the same on PGlite (one session shared by every
@@ -51,13 +52,13 @@ export class MemberNameTaken extends Error {
 export class Membership {
   #timer: NodeJS.Timeout | undefined;
   #leading = false;
-  /** When the lease was last renewed by this agent (epoch milliseconds). */
-  #renewedAt = 0;
   /** The leader seen by the last heartbeat (its member name), if its lease was current. */
   #leader: string | undefined;
   /** When a heartbeat last reached the database (epoch milliseconds). */
   #contactAt = Date.now();
   #beating: Promise<void> | undefined;
+  /** Stops the leading when the lease may have passed to another (set at each renewal). */
+  #guard: NodeJS.Timeout | undefined;
   #stopped = false;
 
   constructor(
@@ -137,8 +138,12 @@ export class Membership {
   async #beat(): Promise<void> {
     const s = this.store.sqlSchema;
     const lease = `${LEADER_LEASE_MS} milliseconds`;
+    // Counted from before the lease is renewed: the database's expiry is later than this.
+    const startedAt = Date.now();
     try {
       const rows = await this.store.database.transaction(async (session) => {
+        // A heartbeat stuck behind a lock must not outlive the lease it renews.
+        await session.query(`SET LOCAL statement_timeout = ${HEARTBEAT_MS * 2}`);
         await session.query(`UPDATE ${s}.members SET heartbeat = now(), status = 'alive' WHERE name = $1 AND node_id = $2`, [this.self.name, this.self.nodeId]);
         // The lease: renewed by its holder, taken by anyone once it has expired.
         await session.query(
@@ -157,16 +162,18 @@ export class Membership {
       this.#leader = row !== undefined && row.current === "true" ? (row.holder ?? undefined) : undefined;
       if (row !== undefined && Number(row.index) > this.store.index) await this.store.sync();
       if (this.#leader === this.self.name) {
-        this.#renewedAt = this.#contactAt;
         this.#setLeading(true);
+        // Lead no longer than the lease is surely ours, whether or not the next heartbeat returns.
+        clearTimeout(this.#guard);
+        this.#guard = setTimeout(() => this.#setLeading(false), Math.max(0, startedAt + LEADER_LEASE_MS - HEARTBEAT_MS - Date.now()));
       } else this.#setLeading(false);
     } catch {
-      // The database is away: lead no longer than the lease could still be ours.
-      if (this.#leading && Date.now() - this.#renewedAt > LEADER_LEASE_MS - HEARTBEAT_MS) this.#setLeading(false);
+      // The database is away: the guard set at the last renewal stops the leading in time.
     }
   }
 
   #setLeading(leading: boolean): void {
+    if (!leading) clearTimeout(this.#guard);
     if (leading === this.#leading) return;
     this.#leading = leading;
     this.onLeadership(leading);

@@ -36,6 +36,9 @@ export const DEFAULT_SCHEMA = "bexpr";
 /** A schema name the agent accepts: a plain lower-case identifier (it is also part of the notification channel's name). */
 const SCHEMA_NAME = /^[a-z_][a-z0-9_]{0,50}$/;
 
+/** How often an agent looks whether the work of another's claim is done. */
+const CLAIM_POLL_MS = 50;
+
 /** The most writes committed in one transaction (a group commit). */
 export const MAX_BATCH_WRITES = 256;
 
@@ -145,7 +148,7 @@ export class PostgresStore implements Store {
       await session.query(`CREATE INDEX IF NOT EXISTS rows_by_creation ON ${s}.rows (tbl, create_index, id) WHERE doc IS NOT NULL`);
       await session.query(`CREATE INDEX IF NOT EXISTS rows_by_id ON ${s}.rows (tbl, id) WHERE doc IS NOT NULL`);
       await session.query(`CREATE INDEX IF NOT EXISTS rows_jobs_documents ON ${s}.rows USING gin (document jsonb_path_ops) WHERE tbl = 'jobs'`);
-      await session.query(`CREATE TABLE IF NOT EXISTS ${s}.claims (name text PRIMARY KEY, claimed_at timestamptz NOT NULL DEFAULT now())`);
+      await session.query(`CREATE TABLE IF NOT EXISTS ${s}.claims (name text PRIMARY KEY, claimed_at timestamptz NOT NULL DEFAULT now(), done boolean NOT NULL DEFAULT false)`);
       await session.query(
         `CREATE TABLE IF NOT EXISTS ${s}.members (
           name text PRIMARY KEY, address text NOT NULL, port int NOT NULL, datacenter text NOT NULL, node_id text NOT NULL,
@@ -209,6 +212,25 @@ export class PostgresStore implements Store {
   async claim(name: string): Promise<boolean> {
     const rows = await this.database.query(`INSERT INTO ${this.sqlSchema}.claims (name) VALUES ($1) ON CONFLICT (name) DO NOTHING RETURNING name`, [name]);
     return rows.length === 1;
+  }
+
+  /** Marks the work of a claim done (see {@link PostgresStore.waitForClaim}). */
+  async finishClaim(name: string): Promise<void> {
+    await this.database.query(`UPDATE ${this.sqlSchema}.claims SET done = true WHERE name = $1`, [name]);
+  }
+
+  /**
+   * Waits until the agent that claimed `name` has done its work (the demo data loaded), at most
+   * `timeoutMs`; resolves false when it has not by then (that agent died on the way, say).
+   */
+  async waitForClaim(name: string, timeoutMs: number): Promise<boolean> {
+    const deadline = Date.now() + timeoutMs;
+    for (;;) {
+      const [claim] = await this.database.query(`SELECT done::text AS done FROM ${this.sqlSchema}.claims WHERE name = $1`, [name]);
+      if (claim?.done === "true") return true;
+      if (Date.now() > deadline) return false;
+      await new Promise((resolve) => setTimeout(resolve, CLAIM_POLL_MS));
+    }
   }
 
   /**

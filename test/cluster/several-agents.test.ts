@@ -1,0 +1,441 @@
+/**
+ * Several `bexpr agent` processes sharing one PostgreSQL schema behave as the servers of one
+ * cluster. Each test starts real agents (`node dist/cli.js agent --store postgres://… --store-schema
+ * cluster_<hex>`) and talks to them over real sockets, as a user would:
+ *
+ * 1. every write gets the next index of one counter, whichever agent takes it, and every agent
+ *    lists what any agent wrote;
+ * 2. a write through one agent wakes the blocking queries parked on the others within a second
+ *    of its answer (LISTEN/NOTIFY: tens of milliseconds on an idle machine);
+ * 3. exactly one agent leads (runs the simulated scheduler); when its process is killed, another
+ *    takes the lease once it expires and finishes the work in flight (a running deployment), and
+ *    the members list shows the dead agent `failed`;
+ * 4. the state outlives every agent: restarted agents see the same jobs and indexes go on rising,
+ *    and agents shut down cleanly are `left`;
+ * 5. two agents started at once on an empty schema create its tables once and load the demo data
+ *    once;
+ * 6. a leader whose heartbeat hangs (its member row locked by another connection) stops leading
+ *    before its lease can pass to another agent.
+ *
+ * A real PostgreSQL server is needed: the agents are separate processes, and PGlite lives inside
+ * one process. The server is named by `BEXPR_TEST_POSTGRES_URL` (`.ci/run` starts one); without
+ * it the whole file is skipped. Each test uses a fresh schema, dropped after it, and kills every
+ * agent it started, whatever happened. The agents are the built CLI (`npm run build` first).
+ */
+import { spawn, type ChildProcess } from "node:child_process";
+import { randomBytes } from "node:crypto";
+import { fileURLToPath } from "node:url";
+import pg from "pg";
+import { afterAll, afterEach, beforeEach, describe, expect, it } from "vitest";
+import { HEARTBEAT_MS, LEADER_LEASE_MS, MEMBER_FAILED_AFTER_MS } from "../../src/server/index.js";
+import { send, type Response } from "../agent/support.js";
+import { POSTGRES_URL_VARIABLE } from "../sql/databases.js";
+
+const POSTGRES_URL = process.env[POSTGRES_URL_VARIABLE];
+
+/** The built command line, whatever the working directory. */
+const CLI = fileURLToPath(new URL("../../dist/cli.js", import.meta.url));
+
+/** How long an agent may take to print its listening line (a loaded machine, demo data). */
+const START_TIMEOUT_MS = 15_000;
+
+/** How often the polls below look again. */
+const POLL_MS = 25;
+
+// ---------------------------------------------------------------------------------------------
+// Agent processes
+
+/** Every agent process alive, whichever test started it: killed after each test, and when this worker exits. */
+const children = new Set<ChildProcess>();
+process.on("exit", () => {
+  for (const child of children) child.kill("SIGKILL");
+});
+
+/** A running `bexpr agent` child process. */
+interface AgentProcess {
+  /** The node name it was given (`--node-name`). */
+  readonly name: string;
+  /** Its member name in `/v1/agent/members`: `<node name>.<region>`. */
+  readonly member: string;
+  readonly url: string;
+  readonly child: ChildProcess;
+  /** Everything it wrote to stdout and stderr so far. */
+  output(): string;
+  /** How many of its output lines match `pattern`. */
+  count(pattern: RegExp): number;
+  /** Resolves when the process has exited and its output is read to the end. */
+  readonly exited: Promise<{ code: number | null; signal: NodeJS.Signals | null }>;
+  get(path: string, headers?: Record<string, string>, signal?: AbortSignal): Promise<Response>;
+  /** Registers a job; throws unless the agent answers 200. */
+  register(job: Record<string, unknown>): Promise<{ Index: number; JobModifyIndex: number; EvalID: string }>;
+}
+
+/** Starts `bexpr agent` on `schema` as node `name`; resolves once it prints its listening line. */
+function startAgent(name: string, schema: string, extra: readonly string[] = ["--no-demo"]): Promise<AgentProcess> {
+  const args = [CLI, "agent", "--port", "0", "--node-name", name, "--log-level", "info", "--store", POSTGRES_URL!, "--store-schema", schema, ...extra];
+  const child = spawn(process.execPath, args, { stdio: ["ignore", "pipe", "pipe"] });
+  children.add(child);
+  let output = "";
+  child.stdout!.on("data", (chunk: Buffer) => (output += chunk.toString()));
+  child.stderr!.on("data", (chunk: Buffer) => (output += chunk.toString()));
+  // "close", not "exit": the output is read to its end first.
+  const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) =>
+    child.on("close", (code, signal) => {
+      children.delete(child);
+      resolve({ code, signal });
+    }),
+  );
+  return new Promise((resolve, reject) => {
+    const timer = setTimeout(() => reject(new Error(`agent ${name} did not print its listening line in ${START_TIMEOUT_MS} ms:\n${output}`)), START_TIMEOUT_MS);
+    void exited.then(({ code, signal }) => {
+      clearTimeout(timer);
+      reject(new Error(`agent ${name} exited (code ${code}, signal ${signal}) before listening:\n${output}`));
+    });
+    const listening = () => {
+      const match = /^bexpr agent listening on (http:\/\/\S+)/m.exec(output);
+      if (match === null) return;
+      clearTimeout(timer);
+      child.stdout!.off("data", listening);
+      const url = match[1]!;
+      const agent: AgentProcess = {
+        name,
+        member: `${name}.global`,
+        url,
+        child,
+        output: () => output,
+        count: (pattern) => output.split("\n").filter((line) => pattern.test(line)).length,
+        exited,
+        get: (path, headers, signal) => send(url + path, { ...(headers === undefined ? {} : { headers }), ...(signal === undefined ? {} : { signal }) }),
+        register: async (job) => {
+          const response = await send(`${url}/v1/jobs`, { method: "PUT", body: JSON.stringify({ Job: job }) });
+          if (response.status !== 200) throw new Error(`registering ${String(job.ID)} through ${name}: ${response.status} ${response.text}`);
+          return response.json();
+        },
+      };
+      resolve(agent);
+    };
+    child.stdout!.on("data", listening);
+  });
+}
+
+/** Kills every agent still running (SIGKILL) and waits for them to exit. */
+async function killAll(): Promise<void> {
+  const exits = [...children].map(
+    (child) =>
+      new Promise<void>((resolve) => {
+        // Still in the set: its "close" (which removes it) has not come yet.
+        child.once("close", () => resolve());
+        child.kill("SIGKILL");
+      }),
+  );
+  await Promise.all(exits);
+}
+
+/** Stops an agent with `signal` and waits for it to exit. */
+async function stop(agent: AgentProcess, signal: NodeJS.Signals): Promise<{ code: number | null; signal: NodeJS.Signals | null }> {
+  agent.child.kill(signal);
+  return agent.exited;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Polling and jobs
+
+/** Polls `check` until it returns a value other than undefined; throws `what` when `timeoutMs` passes first. */
+async function eventually<T>(what: string, timeoutMs: number, check: () => Promise<T | undefined> | T | undefined): Promise<T> {
+  const deadline = Date.now() + timeoutMs;
+  let last: unknown;
+  for (;;) {
+    try {
+      const result = await check();
+      if (result !== undefined) return result;
+    } catch (error) {
+      last = error;
+    }
+    if (Date.now() > deadline) throw new Error(`${what}: not in ${timeoutMs} ms${last === undefined ? "" : ` (last error: ${String(last)})`}`);
+    await new Promise((resolve) => setTimeout(resolve, POLL_MS));
+  }
+}
+
+/** Polls `check` for `forMs`: throws `what` as soon as it fails (a property that must keep holding). */
+async function holds(what: string, forMs: number, check: () => boolean): Promise<void> {
+  const deadline = Date.now() + forMs;
+  while (Date.now() < deadline) {
+    if (!check()) throw new Error(what);
+    await new Promise((resolve) => setTimeout(resolve, POLL_MS));
+  }
+  if (!check()) throw new Error(what);
+}
+
+/** A minimal valid job. */
+function job(id: string, fields: Record<string, unknown> = {}): Record<string, unknown> {
+  return { ID: id, TaskGroups: [{ Name: "g", Tasks: [{ Name: "t", Driver: "mock" }] }], ...fields };
+}
+
+interface JobStub {
+  readonly ID: string;
+  readonly Namespace: string;
+  readonly CreateIndex: number;
+  readonly JobModifyIndex: number;
+  readonly ModifyIndex: number;
+}
+
+interface DeploymentStub {
+  readonly ID: string;
+  readonly JobID: string;
+  readonly Status: string;
+  readonly ModifyIndex: number;
+}
+
+interface Member {
+  readonly Name: string;
+  readonly Addr: string;
+  readonly Status: string;
+}
+
+async function jobs(agent: AgentProcess, query = ""): Promise<{ index: number; jobs: JobStub[] }> {
+  const response = await agent.get(`/v1/jobs${query}`);
+  expect(response.status, response.text).toBe(200);
+  return { index: Number(response.headers["x-svc-index"]), jobs: response.json<JobStub[]>() };
+}
+
+async function deployments(agent: AgentProcess): Promise<DeploymentStub[]> {
+  const response = await agent.get("/v1/deployments");
+  expect(response.status, response.text).toBe(200);
+  return response.json<DeploymentStub[]>();
+}
+
+async function members(agent: AgentProcess): Promise<Member[]> {
+  const response = await agent.get("/v1/agent/members");
+  expect(response.status, response.text).toBe(200);
+  return response.json<{ Members: Member[] }>().Members;
+}
+
+/** The statuses of the members, by name. */
+async function memberStatuses(agent: AgentProcess): Promise<Record<string, string>> {
+  return Object.fromEntries((await members(agent)).map((member) => [member.Name, member.Status]));
+}
+
+/** The agent's `svc.svc.blocking.waiting` gauge: how many blocking queries wait on it right now. */
+async function blockingWaiting(agent: AgentProcess): Promise<number> {
+  const response = await agent.get("/v1/metrics");
+  const gauge = response.json<{ Gauges: { Name: string; Value: number }[] }>().Gauges.find((entry) => entry.Name === "svc.svc.blocking.waiting");
+  return gauge?.Value ?? 0;
+}
+
+/**
+ * Waits until the agent's jobs index stays put for `quietMs`: the scheduler's writes that follow a
+ * registration are done, so a blocking query parked at that index waits for the next write.
+ */
+async function settled(agent: AgentProcess, quietMs = 300): Promise<number> {
+  let last = (await jobs(agent, "?namespace=*")).index;
+  for (;;) {
+    await new Promise((resolve) => setTimeout(resolve, quietMs));
+    const now = (await jobs(agent, "?namespace=*")).index;
+    if (now === last) return now;
+    last = now;
+  }
+}
+
+const LEADERSHIP_ACQUIRED = /cluster leadership acquired/;
+
+// ---------------------------------------------------------------------------------------------
+
+// Skipped without a PostgreSQL server: the agents are separate processes, which cannot share PGlite.
+describe.skipIf(POSTGRES_URL === undefined || POSTGRES_URL === "")("several agents on one PostgreSQL schema (real processes)", () => {
+  let schema = "";
+
+  beforeEach(() => {
+    // Random hex: a valid schema name that needs no quoting.
+    schema = `cluster_${randomBytes(6).toString("hex")}`;
+  });
+
+  afterEach(async () => {
+    await killAll();
+    const client = new pg.Client({ connectionString: POSTGRES_URL });
+    await client.connect();
+    await client.query(`DROP SCHEMA IF EXISTS "${schema}" CASCADE`).finally(() => client.end());
+  });
+
+  afterAll(killAll);
+
+  it("gives every write the next index of one counter, whichever agent takes it, and every agent lists every job", async () => {
+    const agents = await Promise.all(["alpha", "beta", "gamma"].map((name) => startAgent(name, schema)));
+    const registered: { id: string; through: string; index: number; jobModifyIndex: number }[] = [];
+    for (let round = 0; round < 2; round++) {
+      for (const agent of agents) {
+        const id = `x-${round}-${agent.name}`;
+        const { Index, JobModifyIndex } = await agent.register(job(id));
+        registered.push({ id, through: agent.name, index: Index, jobModifyIndex: JobModifyIndex });
+      }
+    }
+    const indexes = registered.map((entry) => entry.index);
+    for (let i = 1; i < indexes.length; i++) expect(indexes[i], `index of ${registered[i]!.id} after ${registered[i - 1]!.id}: ${indexes.join(", ")}`).toBeGreaterThan(indexes[i - 1]!);
+    for (const agent of agents) {
+      const listed = (await jobs(agent)).jobs;
+      const byId = new Map(listed.map((stub) => [stub.ID, stub]));
+      expect(listed.length, `jobs listed by ${agent.name}`).toBe(registered.length);
+      for (const entry of registered) {
+        expect(byId.get(entry.id)?.JobModifyIndex, `${entry.id} (registered through ${entry.through}) as listed by ${agent.name}`).toBe(entry.jobModifyIndex);
+      }
+    }
+  }, 30_000);
+
+  it("wakes the blocking queries parked on the other agents within a second of a write through one", async () => {
+    // No placement delay: the scheduler's every step for a job follows its registration at once (with
+    // a delay, its allocations would run later and wake the parked queries before the write below).
+    const [alpha, beta, gamma] = await Promise.all(["alpha", "beta", "gamma"].map((name) => startAgent(name, schema, ["--no-demo", "--placement-delay", "0"])));
+    // A first job, so that the list's index is past the seed, and the scheduler's work on it done.
+    await alpha!.register(job("before"));
+    await settled(alpha!);
+    const controller = new AbortController();
+    const park = async (agent: AgentProcess) => {
+      const { index } = await jobs(agent);
+      const response = await agent.get(`/v1/jobs?index=${index}&wait=20s`, undefined, controller.signal);
+      return { agent, parkedAt: index, response, answeredAt: Date.now() };
+    };
+    try {
+      const parked = [park(beta!), park(gamma!)];
+      let answered = 0;
+      for (const query of parked) void query.then(() => answered++, () => answered++);
+      // Parked: each agent counts one blocking query waiting, and neither has answered.
+      const parking = await eventually("both blocking queries waiting", 10_000, async () => {
+        if (answered > 0) return "answered";
+        return (await blockingWaiting(beta!)) >= 1 && (await blockingWaiting(gamma!)) >= 1 ? "parked" : undefined;
+      });
+      await new Promise((resolve) => setTimeout(resolve, 200));
+      expect(answered === 0 ? parking : "answered", "a blocking query answered before any write").toBe("parked");
+
+      const { Index } = await alpha!.register(job("wake-up"));
+      const registeredAt = Date.now();
+      for (const { agent, parkedAt, response, answeredAt } of await Promise.all(parked)) {
+        expect(response.status, `${agent.name}: ${response.text}`).toBe(200);
+        const index = Number(response.headers["x-svc-index"]);
+        expect(index, `${agent.name}'s X-Svc-Index (parked at ${parkedAt})`).toBeGreaterThanOrEqual(Index);
+        expect(response.json<JobStub[]>().map((stub) => stub.ID), agent.name).toContain("wake-up");
+        // Loose for loaded machines: the catch-up of each agent's heartbeat (every HEARTBEAT_MS) alone
+        // would often meet this bound; the notification answers in tens of milliseconds.
+        expect(answeredAt - registeredAt, `${agent.name} answered ${answeredAt - registeredAt} ms after the registration's answer`).toBeLessThanOrEqual(1000);
+      }
+    } finally {
+      controller.abort();
+    }
+  }, 30_000);
+
+  it("has exactly one leader, and when its process is killed another takes over the work in flight", async () => {
+    const agents = await Promise.all(["alpha", "beta", "gamma"].map((name) => startAgent(name, schema, ["--no-demo", "--placement-delay", "4000"])));
+    const leaders = () => agents.filter((agent) => agent.count(LEADERSHIP_ACQUIRED) > 0);
+    const leader = await eventually("a leader", 2 * HEARTBEAT_MS + 1000, () => (leaders().length > 0 ? leaders()[0] : undefined));
+    // No second leader over two heartbeats of every agent.
+    await holds(`exactly one leader: ${leaders().map((agent) => agent.name).join(", ")}`, 2 * HEARTBEAT_MS + 200, () => leaders().length === 1);
+    expect(leader.count(LEADERSHIP_ACQUIRED)).toBe(1);
+    const [follower, other] = agents.filter((agent) => agent !== leader) as [AgentProcess, AgentProcess];
+
+    // A service job with a deployment, registered through a follower: the leader's scheduler starts it.
+    await follower.register(job("svc", { Type: "service", Update: { MaxParallel: 1 }, TaskGroups: [{ Name: "g", Count: 1, Tasks: [{ Name: "t", Driver: "mock" }] }] }));
+    const deployment = await eventually("the deployment running", 5000, async () => (await deployments(follower)).find((d) => d.JobID === "svc" && d.Status === "running"));
+
+    await stop(leader, "SIGKILL");
+    const killedAt = Date.now();
+    // The lease expires LEADER_LEASE_MS after its last renewal; a follower takes it at its next heartbeat.
+    const successor = await eventually("a new leader", LEADER_LEASE_MS + 2 * HEARTBEAT_MS + 1000, () => [follower, other].find((agent) => agent.count(LEADERSHIP_ACQUIRED) > 0));
+    const takeoverMs = Date.now() - killedAt;
+    expect(takeoverMs).toBeLessThanOrEqual(8000);
+
+    // The new leader completes the deployment the dead one started (its time is long past).
+    const completed = await eventually("the deployment successful", 20_000, async () => (await deployments(successor)).find((d) => d.ID === deployment.ID && d.Status === "successful"));
+    expect(completed.JobID).toBe("svc");
+    // The other survivor sees the same.
+    const survivor = successor === follower ? other : follower;
+    expect((await deployments(survivor)).find((d) => d.ID === deployment.ID)?.Status).toBe("successful");
+
+    // The dead agent's heartbeats stopped: failed after MEMBER_FAILED_AFTER_MS; the survivors alive.
+    const statuses = await eventually("the killed agent failed", Math.max(0, killedAt + MEMBER_FAILED_AFTER_MS + 5000 - Date.now()), async () => {
+      const now = await memberStatuses(survivor);
+      return now[leader.member] === "failed" ? now : undefined;
+    });
+    expect(statuses).toEqual({ [leader.member]: "failed", [follower.member]: "alive", [other.member]: "alive" });
+    const listed = await members(successor);
+    expect(listed.map((member) => member.Name).sort()).toEqual(agents.map((agent) => agent.member).sort());
+    for (const member of listed) expect(member.Addr).toBe("127.0.0.1");
+
+    // Reads know the leader again: on the written-straight lane (identity) and through the router (deflate).
+    for (const agent of [follower, other]) {
+      for (const headers of [{}, { "Accept-Encoding": "deflate" }] as Record<string, string>[]) {
+        const response = await agent.get("/v1/jobs", headers);
+        expect(response.status).toBe(200);
+        expect(response.headers["x-svc-knownleader"], `${agent.name} ${JSON.stringify(headers)}`).toBe("true");
+      }
+    }
+    // One takeover: the survivor that did not take the lease never led.
+    expect(successor.count(LEADERSHIP_ACQUIRED)).toBe(1);
+    expect(survivor.count(LEADERSHIP_ACQUIRED), survivor.output()).toBe(0);
+  }, 40_000);
+
+  it("keeps the state when every agent stops, and shows the agents that shut down cleanly as left", async () => {
+    // No placement delay: the scheduler is done with the jobs once the index stays put, before the agents stop.
+    const [alpha, beta] = await Promise.all(["alpha", "beta"].map((name) => startAgent(name, schema, ["--no-demo", "--placement-delay", "0"])));
+    const first = await alpha!.register(job("kept-1"));
+    const second = await beta!.register(job("kept-2"));
+    await settled(alpha!);
+    const before = (await jobs(alpha!)).jobs;
+    expect(before.map((stub) => stub.ID).sort()).toEqual(["kept-1", "kept-2"]);
+    // The highest index seen anywhere: registrations, jobs (the scheduler's updates) and the list's own.
+    const seen = Math.max(first.Index, second.Index, (await jobs(beta!, "?namespace=*")).index, ...before.map((stub) => stub.ModifyIndex));
+
+    const exits = await Promise.all([stop(alpha!, "SIGTERM"), stop(beta!, "SIGTERM")]);
+    expect(exits).toEqual([
+      { code: 0, signal: null },
+      { code: 0, signal: null },
+    ]);
+
+    const again = await startAgent("alpha", schema, ["--no-demo", "--placement-delay", "0"]);
+    const after = (await jobs(again)).jobs;
+    const identity = ({ ID, Namespace, CreateIndex, JobModifyIndex }: JobStub) => ({ ID, Namespace, CreateIndex, JobModifyIndex });
+    expect(after.map(identity)).toEqual(before.map(identity));
+    const third = await again.register(job("after-restart"));
+    expect(third.Index).toBeGreaterThan(seen);
+    expect(await memberStatuses(again)).toEqual({ "alpha.global": "alive", "beta.global": "left" });
+  }, 30_000);
+
+  it("stops a leader whose heartbeat hangs before its lease can pass to another, so that two never lead at once", async () => {
+    const alpha = await startAgent("alpha", schema);
+    await eventually("alpha leads", 2 * HEARTBEAT_MS + 1000, () => (alpha.count(LEADERSHIP_ACQUIRED) > 0 ? true : undefined));
+    const beta = await startAgent("beta", schema);
+    // Another connection holds alpha's member row: its heartbeats wait (and time out) without renewing the lease.
+    const blocker = new pg.Client({ connectionString: POSTGRES_URL });
+    await blocker.connect();
+    try {
+      await blocker.query("BEGIN");
+      await blocker.query(`SELECT 1 FROM "${schema}".members WHERE name = 'alpha.global' FOR UPDATE`);
+      await eventually("beta leads", LEADER_LEASE_MS + 4 * HEARTBEAT_MS, () => (beta.count(LEADERSHIP_ACQUIRED) > 0 ? true : undefined));
+      // By the time beta took the lease, alpha had stopped leading.
+      expect(alpha.count(/cluster leadership lost/), alpha.output()).toBe(1);
+    } finally {
+      await blocker.query("ROLLBACK").catch(() => {});
+      await blocker.end();
+    }
+  }, 30_000);
+
+  it("creates the tables and loads the demo data once when two agents start at the same moment on an empty schema", async () => {
+    const agents = await Promise.all(["alpha", "beta"].map((name) => startAgent(name, schema, [])));
+    const expectedJobs = ["default/api", "default/cache", "default/report", "default/web", "prod/nightly-backup", "prod/web"];
+    // The demo's deployments when loaded once (api's first version cancelled by its second); a
+    // second load would register api again, as new versions with deployments of their own.
+    const expectedDeployments = ["default/api@0", "default/api@1", "default/cache@0", "default/web@0", "prod/web@0"];
+    const lists: string[][] = [];
+    for (const agent of agents) {
+      expect(agent.child.exitCode, agent.output()).toBeNull();
+      expect(agent.output()).toMatch(/^bexpr agent listening on http:\/\/127\.0\.0\.1:\d+ \(.*state in PostgreSQL.*\)$/m);
+      const listed = (await jobs(agent, "?namespace=*")).jobs;
+      expect(listed.map((stub) => `${stub.Namespace}/${stub.ID}`).sort(), `jobs listed by ${agent.name}`).toEqual(expectedJobs);
+      lists.push(listed.map((stub) => `${stub.Namespace}/${stub.ID}@${stub.JobModifyIndex}`).sort());
+      const response = await agent.get("/v1/deployments?namespace=*");
+      const listedDeployments = response.json<(DeploymentStub & { Namespace: string; JobVersion: number })[]>();
+      expect(listedDeployments.map((d) => `${d.Namespace}/${d.JobID}@${d.JobVersion}`).sort(), `deployments listed by ${agent.name}`).toEqual(expectedDeployments);
+    }
+    // Both list the same jobs, at the same indexes.
+    expect(lists[1]).toEqual(lists[0]);
+    // Still both running.
+    for (const agent of agents) expect(agent.child.exitCode, agent.output()).toBeNull();
+  }, 30_000);
+});
