@@ -53,7 +53,7 @@ const ROUNDS = 3;
  */
 const GZIP_CONNECTIONS = 8;
 /** A filter that matches some of the registered jobs and not others (see {@link jobSpec}). */
-const MIXED_FILTER = '"dc1" in Datacenters and Priority == 50 and not Stop == true';
+export const MIXED_FILTER = '"dc1" in Datacenters and Priority == 50 and not Stop == true';
 /** Blocking queries parked for the fan-out; fewer when the open-files limit does not allow as many. */
 const FAN_OUT_COUNTS = [10_000, 5_000, 2_000, 1_000] as const;
 /** File descriptors each process keeps besides the fan-out's sockets (listeners, pipes, the pools). */
@@ -187,16 +187,20 @@ export interface AgentBenchResults {
 }
 
 /** A child process serving HTTP. */
-interface Server {
+export interface Server {
   readonly child: ChildProcess;
   readonly url: string;
 }
 
-/** Forks `script` and waits for its `listening` message. */
-function startServer(script: string, args: readonly string[]): Promise<Server> {
+/** Forks `script` and waits for its `listening` message (which the server is given with, as `listening`). */
+export function startServer<Message extends { readonly kind: string; readonly url?: string } = AgentChildMessage | BareChildMessage>(
+  script: string,
+  args: readonly string[],
+  timeoutMs = START_TIMEOUT_MS,
+): Promise<Server & { readonly listening: Message }> {
   const child = fork(script, args, { execArgv: ["--expose-gc"], stdio: ["ignore", "inherit", "inherit", "ipc"] });
   return new Promise((resolvePromise, reject) => {
-    const timer = setTimeout(() => fail(new Error(`${script} did not start within ${START_TIMEOUT_MS} ms`)), START_TIMEOUT_MS);
+    const timer = setTimeout(() => fail(new Error(`${script} did not start within ${timeoutMs} ms`)), timeoutMs);
     const fail = (error: Error) => {
       clearTimeout(timer);
       child.kill("SIGKILL");
@@ -204,18 +208,18 @@ function startServer(script: string, args: readonly string[]): Promise<Server> {
     };
     child.once("error", fail);
     child.once("exit", (code, signal) => fail(new Error(`${script} exited before listening (${signal ?? code})`)));
-    child.once("message", (message: AgentChildMessage | BareChildMessage) => {
+    child.once("message", (message: Message) => {
       clearTimeout(timer);
       child.removeAllListeners("exit");
       child.removeAllListeners("error");
-      if (message.kind !== "listening") reject(new Error(`${script} sent ${JSON.stringify(message)} before listening`));
-      else resolvePromise({ child, url: message.url });
+      if (message.kind !== "listening" || message.url === undefined) reject(new Error(`${script} sent ${JSON.stringify(message)} before listening`));
+      else resolvePromise({ child, url: message.url, listening: message });
     });
   });
 }
 
 /** Stops a child: SIGTERM, then SIGKILL if it is still there after {@link EXIT_TIMEOUT_MS}. */
-async function stopServer(server: Server | undefined): Promise<void> {
+export async function stopServer(server: Server | undefined): Promise<void> {
   if (server === undefined || server.child.exitCode !== null || server.child.signalCode !== null) return;
   const exited = new Promise<void>((resolvePromise) => server.child.once("exit", () => resolvePromise()));
   server.child.kill("SIGTERM");
@@ -258,7 +262,7 @@ async function agentRss(agent: Server): Promise<number> {
 }
 
 /** The soft limit of open files of a process (/proc/<pid>/limits); Infinity when unknown or unlimited. */
-function openFilesLimit(pid: number | "self" | undefined): number {
+export function openFilesLimit(pid: number | "self" | undefined): number {
   try {
     const match = /^Max open files\s+(\d+)/m.exec(readFileSync(`/proc/${pid}/limits`, "utf8"));
     return match === null ? Infinity : Number(match[1]);
@@ -277,7 +281,7 @@ const BATCH_EVERY = 3;
  * The `i`-th job: datacenters, priority, stop, type and owner cycle with periods that share no
  * factor, so that every combination occurs and {@link MIXED_FILTER} matches about one job in six.
  */
-function jobSpec(i: number, id = `bench-${i.toString().padStart(5, "0")}`): Record<string, unknown> {
+export function jobSpec(i: number, id = `bench-${i.toString().padStart(5, "0")}`): Record<string, unknown> {
   return {
     ID: id,
     Name: id,
@@ -291,20 +295,20 @@ function jobSpec(i: number, id = `bench-${i.toString().padStart(5, "0")}`): Reco
 }
 
 /** A `PUT /v1/jobs` body. */
-function registration(job: Record<string, unknown>): { method: "PUT"; body: string; headers: Record<string, string> } {
+export function registration(job: Record<string, unknown>): { method: "PUT"; body: string; headers: Record<string, string> } {
   return { method: "PUT", body: JSON.stringify({ Job: job }), headers: { "content-type": "application/json" } };
 }
 
-/** Registers `count` jobs; the rate of each chunk of `chunk` jobs, and the total time. */
-async function registerJobs(origin: string, count = JOBS, chunk = REGISTRATION_CHUNK): Promise<AgentBenchResults["registration"]> {
-  const pool = new Pool(origin, { connections: REGISTRATION_CONCURRENCY, pipelining: 1 });
+/** Registers `count` jobs (numbered from `first`, `concurrency` in flight); the rate of each chunk of `chunk` jobs, and the total time. */
+export async function registerJobs(origin: string, count = JOBS, chunk = REGISTRATION_CHUNK, concurrency = REGISTRATION_CONCURRENCY, first = 0): Promise<AgentBenchResults["registration"]> {
+  const pool = new Pool(origin, { connections: concurrency, pipelining: 1 });
   const rates: number[] = [];
-  let next = 0;
+  let next = first;
   let done = 0;
   const start = performance.now();
   let chunkStart = start;
   const register = async () => {
-    for (let i = next++; i < count; i = next++) {
+    for (let i = next++; i < first + count; i = next++) {
       const response = await pool.request({ path: "/v1/jobs", ...registration(jobSpec(i)) });
       const text = await response.body.text();
       if (response.statusCode !== 200) throw new Error(`registering job ${i}: ${response.statusCode} ${text}`);
@@ -316,24 +320,24 @@ async function registerJobs(origin: string, count = JOBS, chunk = REGISTRATION_C
     }
   };
   try {
-    await Promise.all(Array.from({ length: REGISTRATION_CONCURRENCY }, register));
+    await Promise.all(Array.from({ length: concurrency }, register));
   } finally {
     await pool.close();
   }
-  return { concurrency: REGISTRATION_CONCURRENCY, chunk, jobsPerSecond: rates, totalSeconds: (performance.now() - start) / 1000 };
+  return { concurrency, chunk, jobsPerSecond: rates, totalSeconds: (performance.now() - start) / 1000 };
 }
 
 /** The agent's `X-Svc-Index` for the job list. */
-async function jobsIndex(origin: string): Promise<number> {
+export async function jobsIndex(origin: string): Promise<number> {
   const response = await undiciRequest(`${origin}/v1/jobs?per_page=1`);
   await response.body.dump();
   return Number(response.headers["x-svc-index"]);
 }
 
-const sleep = (ms: number) => new Promise((resolvePromise) => setTimeout(resolvePromise, ms));
+export const sleep = (ms: number) => new Promise((resolvePromise) => setTimeout(resolvePromise, ms));
 
 /** Waits until the simulated scheduler has placed the last job (the index stands still). */
-async function waitUntilSettled(origin: string): Promise<void> {
+export async function waitUntilSettled(origin: string): Promise<void> {
   let index = await jobsIndex(origin);
   for (;;) {
     await sleep(SETTLED_MS);

@@ -27,6 +27,8 @@ export interface BenchResults {
   readonly agent?: unknown;
   /** bexpr/sql on 100,000 documents (bench/sql.ts); not in the README's table. */
   readonly sql?: unknown;
+  /** Agents sharing their state through PostgreSQL (bench/cluster.ts; null when no server could be had); not in the README's table. */
+  readonly cluster?: unknown;
 }
 
 export const README_START = "<!-- bench:start (npm run bench writes this table from bench/results.json) -->";

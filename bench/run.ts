@@ -1,8 +1,9 @@
 /**
  * `npm run bench`: evaluation speed against hand-written JavaScript and the peers, compile times,
- * start-up, what the limits promise, and the agent under load (bench/agent.ts). Every evaluation
- * figure comes from a process of its own (bench/child.ts), run several times for its spread; each
- * filter is measured alone and after the other filters ran in the same process. The figures go to
+ * start-up, what the limits promise, the agent under load (bench/agent.ts), bexpr/sql
+ * (bench/sql.ts) and agents sharing their state through PostgreSQL (bench/cluster.ts). Every
+ * evaluation figure comes from a process of its own (bench/child.ts), run several times for its
+ * spread; each filter is measured alone and after the other filters ran in the same process. The figures go to
  * bench/results.json and the README's speed table. Figures are printed, never asserted: speed is
  * measured here, not in tests.
  */
@@ -11,6 +12,7 @@ import { readFileSync, writeFileSync } from "node:fs";
 import { cpus } from "node:os";
 import { fileURLToPath } from "node:url";
 import { agentBench } from "./agent.js";
+import { clusterBench } from "./cluster.js";
 import { sqlBench } from "./sql.js";
 import { CASES } from "./cases.js";
 import { benchLimits } from "./limits.js";
@@ -123,6 +125,7 @@ async function main(): Promise<void> {
     limits: benchLimits(),
     agent: await agentBench(),
     sql: await sqlBench(),
+    cluster: await clusterBench(),
   };
   writeFileSync(RESULTS_PATH, `${JSON.stringify(results, null, 2)}\n`);
   writeFileSync(README_PATH, withReadmeTable(readFileSync(README_PATH, "utf8"), renderReadmeTable(results)));
