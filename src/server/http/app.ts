@@ -100,6 +100,7 @@ export async function buildApp(store: Store, cluster: Cluster, acl: AccessContro
     filterCostPerRequest: settings.limits.filterCostPerRequest,
     filters: new FilterCache(metrics, settings.limits.filterCacheBytes),
     answers: new BoundedCache<ListAnswer>(settings.limits.responseCacheBytes),
+    computing: new Map(),
     ...(part.shared === undefined ? {} : { shared: part.shared }),
   };
   const lane = new ListLane(lists);

@@ -45,6 +45,8 @@ export interface ListContext {
    * have a `sql` listing cut their pages there; `?stale` reads use the agent's copy.
    */
   readonly shared?: PostgresStore;
+  /** The answers being computed by the database, by answer key (see {@link answerKey}): requests of the same key meanwhile share one. */
+  readonly computing: Map<string, Promise<ListAnswer>>;
 }
 
 /** One list request: its parsed options, its query string (for the endpoint's own parameters), and when its client leaves. */
@@ -162,7 +164,7 @@ function describeEvaluationError(error: FilterEvaluationError): string {
 
 /** Runs the pipeline for one request. */
 export async function runList<Row>(context: ListContext, endpoint: ListEndpoint<Row>, request: ListRequest): Promise<Listed> {
-  const { store, acl, metrics, filters, answers } = context;
+  const { store, acl, metrics, filters, answers, computing } = context;
   const { options, query, signal } = request;
   if (endpoint.needsAcl === true) acl.requireEnabled();
   const itemOptions = endpoint.itemOptions(query);
@@ -201,10 +203,19 @@ export async function runList<Row>(context: ListContext, endpoint: ListEndpoint<
     const page = { perPage: paging.perPage, nextToken: paging.nextToken, reverse: paging.reverse, filter, budget };
     try {
       if (listing !== undefined) {
-        // A consistent read on a shared store: the database cuts the page, at its own index.
-        return sqlPage(shared!, endpoint, listing, { ...page, namespace: options.namespace, prefix: options.prefix, permitted })
+        // A consistent read on a shared store: the database cuts the page, at its own index, once for
+        // every request of the same key meanwhile (the blocking queries one write wakes).
+        const running = computing.get(key);
+        if (running !== undefined) {
+          source = "cache";
+          return running;
+        }
+        const computed = sqlPage(shared!, endpoint, listing, { ...page, namespace: options.namespace, prefix: options.prefix, permitted })
           .then((cut) => keep(listAnswer(endpoint, cut.index, cut.rows, cut.view, cut.nextToken, cut.evaluated)))
-          .catch(refuseEvaluationError);
+          .catch(refuseEvaluationError)
+          .finally(() => computing.delete(key));
+        computing.set(key, computed);
+        return computed;
       }
       const index = store.tableIndex(...endpoint.tables);
       const cut = cutPage(

@@ -150,8 +150,16 @@ export async function sqlPage<Row>(store: PostgresStore, endpoint: ListEndpoint<
 
   return store.database.transaction(async (session) => {
     await session.query("SET TRANSACTION ISOLATION LEVEL REPEATABLE READ READ ONLY");
-    const [indexRow] = await session.query(`SELECT coalesce(max(index), 1)::text AS index FROM ${s}.table_index WHERE tbl = ANY($1::text[])`, [[...endpoint.tables]]);
+    // The index, and whether any row of the list has no document (rare: see MAX_DOCUMENT_DEPTH); only
+    // then does the filter need its `document IS NULL OR`, which would keep PostgreSQL off the GIN index.
+    const [indexRow] = await session.query(
+      `SELECT coalesce(max(index), 1)::text AS index,
+         (EXISTS (SELECT 1 FROM ${s}.rows WHERE tbl = '${listing.table}' AND doc IS NOT NULL AND document IS NULL))::text AS undocumented
+       FROM ${s}.table_index WHERE tbl = ANY($1::text[])`,
+      [[...endpoint.tables]],
+    );
     const index = Number(indexRow!.index);
+    const filterCondition = translated === undefined ? "" : indexRow!.undocumented === "true" ? ` AND (r.document IS NULL OR (${translated.sql}))` : ` AND (${translated.sql})`;
     const page: Row[] = [];
     const summaries = new Map<string, Rows["job_summary"]>();
     const view = viewOf(summaries);
@@ -165,7 +173,7 @@ export async function sqlPage<Row>(store: PostgresStore, endpoint: ListEndpoint<
       const params = parameters();
       const from = last === undefined ? start(params) : ` AND ${keys} ${after} (${last.map((value, i) => typed(columns[i]!, params.add(value))).join(", ")})`;
       // A row whose document jsonb cannot hold has none: every filter selects it, for the re-check.
-      const where = `${base(params)}${translated === undefined ? "" : ` AND (r.document IS NULL OR (${translated.sql}))`}${from}`;
+      const where = `${base(params)}${filterCondition}${from}`;
       const rows = await session.query(
         `SELECT r.doc, (r.document IS NULL)::text AS undocumented, ${columns.map((column) => `r.${column}::text AS ${column}`).join(", ")}${summary} FROM ${s}.rows AS r WHERE ${where} ORDER BY ${orderBy}${limit === 0 ? "" : ` LIMIT ${limit}`}`,
         params.values,

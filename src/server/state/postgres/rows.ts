@@ -26,9 +26,39 @@ export function encodeRow<Name extends TableName>(table: Name, row: Rows[Name]):
   return stringifyJson(row);
 }
 
+/** Runs of 16 digits or more: a number that may not fit a double exactly (or such digits in a string). */
+const LONG_DIGITS = /\d{16,}/g;
+
+/**
+ * The row's JSON read with `JSON.parse` (about five times faster than the lossless reader) when
+ * that is exact: the table's int64 fields are read from their own digits, and no other run of 16
+ * digits or more is in the text (a user's number beyond 2^53, or digits in a string: then the
+ * lossless reader reads it all). Undefined when it cannot be.
+ */
+function parseExactly(table: TableName, text: string): Record<string, unknown> | undefined {
+  const fields = BIGINT_FIELDS[table] ?? [];
+  const long = text.match(LONG_DIGITS)?.length ?? 0;
+  const exact = new Map<string, bigint>();
+  for (const field of fields) {
+    // The row's own field comes after any user content of the same name (the int64 fields are written last).
+    const at = text.lastIndexOf(`"${field}":`);
+    const digits = at === -1 ? null : /^-?\d+/.exec(text.slice(at + field.length + 3, at + field.length + 25));
+    if (digits !== null) exact.set(field, BigInt(digits[0]));
+  }
+  const longFields = [...exact.values()].filter((value) => (value < 0n ? -value : value) >= 10n ** 15n).length;
+  if (long !== longFields) return undefined;
+  const row = JSON.parse(text) as Record<string, unknown>;
+  for (const [field, value] of exact) {
+    // The digits read are the top-level field's only when the parsed field agrees with them.
+    if (typeof row[field] !== "number" || Number(value) !== row[field]) return undefined;
+    row[field] = value;
+  }
+  return row;
+}
+
 /** The row `encodeRow` stored. */
 export function decodeRow<Name extends TableName>(table: Name, text: string): Rows[Name] {
-  const row = parseJson(text) as Record<string, unknown>;
+  const row = parseExactly(table, text) ?? (parseJson(text) as Record<string, unknown>);
   for (const field of BIGINT_FIELDS[table] ?? []) if (typeof row[field] === "number") row[field] = BigInt(row[field] as number);
   if (table === "acl_token") row.secretHash = Buffer.from(row.secretHash as string, "hex");
   return row as unknown as Rows[Name];
