@@ -15,7 +15,10 @@
  * 5. two agents started at once on an empty schema create its tables once and load the demo data
  *    once;
  * 6. a leader whose heartbeat hangs (its member row locked by another connection) stops leading
- *    before its lease can pass to another agent.
+ *    before its lease can pass to another agent;
+ * 7. agents whose listening connections the server cuts listen again, and notifications wake their
+ *    blocking queries as before (agents in this process, so that the test can find their
+ *    connections).
  *
  * A real PostgreSQL server is needed: the agents are separate processes, and PGlite lives inside
  * one process. The server is named by `BEXPR_TEST_POSTGRES_URL` (`.ci/run` starts one); without
@@ -437,5 +440,42 @@ describe.skipIf(POSTGRES_URL === undefined || POSTGRES_URL === "")("several agen
     expect(lists[1]).toEqual(lists[0]);
     // Still both running.
     for (const agent of agents) expect(agent.child.exitCode, agent.output()).toBeNull();
+  }, 30_000);
+});
+
+// In this process: the agent's connections are the test's to cut.
+describe.skipIf(POSTGRES_URL === undefined || POSTGRES_URL === "")("an agent whose listening connection is cut", () => {
+  it("listens again, and wakes its blocking queries on the other agents' writes as before", async () => {
+    const { startAgent: start } = await import("../../src/server/index.js");
+    const schema = `cluster_${randomBytes(6).toString("hex")}`;
+    const store = { url: POSTGRES_URL!, schema };
+    const alpha = await start({ port: 0, demo: false, logLevel: "silent", nodeName: "alpha", store, placementDelayMs: 0 });
+    const beta = await start({ port: 0, demo: false, logLevel: "silent", nodeName: "beta", store, placementDelayMs: 0 });
+    const admin = new pg.Client({ connectionString: POSTGRES_URL });
+    await admin.connect();
+    try {
+      const listeners = async () => (await admin.query<{ pid: number }>("SELECT pid FROM pg_stat_activity WHERE query = $1", [`LISTEN "bexpr_${schema}"`])).rows.map((row) => row.pid);
+      const before = await eventually("both agents listening", 5000, async () => ((await listeners()).length === 2 ? await listeners() : undefined));
+      await admin.query("SELECT pg_terminate_backend(pid) FROM unnest($1::int[]) AS pid", [before]);
+      // Both come back, on new connections.
+      await eventually("both agents listening again", 10_000, async () => {
+        const now = await listeners();
+        return now.length === 2 && now.every((pid) => !before.includes(pid)) ? now : undefined;
+      });
+      const index = (await send(`${beta.url}/v1/jobs`)).headers["x-svc-index"];
+      const waiting = send(`${beta.url}/v1/jobs?index=${index}&wait=20s`);
+      await eventually("beta's query parked", 5000, () => (beta.blockingQueries > 0 ? true : undefined));
+      const registered = await send(`${alpha.url}/v1/jobs`, { method: "PUT", body: JSON.stringify({ Job: job("after-the-cut") }) });
+      const answeredAt = Date.now();
+      expect(registered.status).toBe(200);
+      const woken = await waiting;
+      // The notification again, not the heartbeat's catch-up (once a second).
+      expect(Date.now() - answeredAt).toBeLessThan(300);
+      expect(woken.json<JobStub[]>().map((stub) => stub.ID)).toContain("after-the-cut");
+    } finally {
+      await admin.query(`DROP SCHEMA IF EXISTS "${schema}" CASCADE`).catch(() => {});
+      await admin.end();
+      await Promise.all([alpha.close(), beta.close()]);
+    }
   }, 30_000);
 });
