@@ -1,6 +1,6 @@
 import fc from "fast-check";
 import { beforeAll, describe, expect, it } from "vitest";
-import { job, useAgent } from "./support.js";
+import { job, settled, useAgent } from "./support.js";
 
 const agent = useAgent({ demo: true, placementDelayMs: 60_000 });
 
@@ -11,6 +11,8 @@ beforeAll(async () => {
   for (const [i, id] of ids.entries()) {
     await agent.register(job(id, { Type: i % 3 === 0 ? "batch" : "service", Priority: 10 + (i % 5) * 20 }));
   }
+  // The scheduler's writes for them done: the pages and the whole list are read at rest.
+  await settled(agent.url);
 });
 
 /** Fetches every page of `path` with `per_page`, following the next tokens. */

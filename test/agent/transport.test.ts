@@ -1,6 +1,6 @@
 import { gunzipSync } from "node:zlib";
 import { describe, expect, it } from "vitest";
-import { job, useAgent } from "./support.js";
+import { job, settled, useAgent } from "./support.js";
 
 const agent = useAgent();
 
@@ -34,6 +34,7 @@ describe("responses", () => {
 
   it("gzips a response for a client that accepts gzip, without Content-Length", async () => {
     await agent.register(job("gzip-me"));
+    await settled(agent.url);
     const plain = await agent.get("/v1/jobs");
     const gzipped = await agent.get("/v1/jobs", { headers: { "accept-encoding": "gzip" } });
     expect(gzipped.headers["content-encoding"]).toBe("gzip");
