@@ -100,6 +100,49 @@ export interface Diagnostic {
   readonly column: number;
   /** A concrete fix, when one is known (`write "and", not "AND"`). */
   readonly suggestion?: string;
+  /**
+   * The repairs of this problem as edits to the source, when one is obvious (`AND` → `and`, an
+   * unclosed string closed): editors offer them as quick fixes, and {@link applyFix} applies one.
+   */
+  readonly fixes?: readonly Fix[];
+}
+
+/** One change to a filter's source: the text of `span` replaced by `text` (an empty span inserts). */
+export interface TextEdit {
+  /** The text replaced (offsets into the source). */
+  readonly span: Span;
+  /** The text put in its place. */
+  readonly text: string;
+}
+
+/** A repair of a {@link Diagnostic}: its title, and the edits that make it. */
+export interface Fix {
+  /** What the fix does, for a menu (`replace "AND" with "and"`). */
+  readonly title: string;
+  /** Edits of the source; they do not overlap. */
+  readonly edits: readonly TextEdit[];
+}
+
+/** A fix made of one edit. */
+export function replaceFix(title: string, span: Span, text: string): Fix {
+  return { title, edits: [{ span, text }] };
+}
+
+/**
+ * Applies a fix to the source it was made for: its edits, from the last to the first.
+ *
+ * @example
+ * ```ts
+ * const [problem] = validate("Status == running AND Stop == false");
+ * applyFix("Status == running AND Stop == false", problem.fixes![0]); // …
+ * ```
+ */
+export function applyFix(source: string, fix: Fix): string {
+  let text = source;
+  for (const { span, text: replacement } of [...fix.edits].sort((a, b) => b.span.start - a.span.start)) {
+    text = text.slice(0, span.start) + replacement + text.slice(span.end);
+  }
+  return text;
 }
 
 /**
@@ -113,11 +156,19 @@ export function createDiagnostic(
   span: Span,
   suggestion?: string,
   severity: DiagnosticSeverity = "error",
+  fixes?: readonly Fix[],
 ): Diagnostic {
   const { line, column } = source === undefined ? { line: 1, column: span.start + 1 } : locate(source, span.start);
-  return suggestion === undefined
-    ? { code, severity, message, span, line, column }
-    : { code, severity, message, span, line, column, suggestion };
+  return {
+    code,
+    severity,
+    message,
+    span,
+    line,
+    column,
+    ...(suggestion === undefined ? {} : { suggestion }),
+    ...(fixes === undefined || fixes.length === 0 ? {} : { fixes }),
+  };
 }
 
 /**

@@ -18,6 +18,9 @@ export {
   FilterError,
   FilterSyntaxError,
   FilterEvaluationError,
+  applyFix,
+  type Fix,
+  type TextEdit,
   type Diagnostic,
   type DiagnosticSeverity,
   type SyntaxErrorCode,
@@ -41,6 +44,6 @@ export { Filter } from "./evaluator/compile.js";
 export { CostBudget, TEXT_CHARS_PER_UNIT, type ValueSizes } from "./evaluator/cost.js";
 export type { ArraySchema, FieldSchema, MapSchema, ObjectSchema, ScalarKind } from "./evaluator/schema.js";
 export { schemas } from "./schemas.js";
-export { validate, type ValidateOptions } from "./editor/validate.js";
+export { fixAll, MAX_FIXES, validate, type FixedFilter, type ValidateOptions } from "./editor/validate.js";
 export { complete, MAX_VALUE_COMPLETIONS, type CompleteOptions, type Completion, type CompletionKind } from "./editor/complete.js";
 export { format } from "./editor/format.js";

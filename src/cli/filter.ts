@@ -6,7 +6,7 @@
 import { toSql, type SqlFilter } from "../sql/index.js";
 import { parseArgs } from "node:util";
 import { format } from "../editor/format.js";
-import { validate } from "../editor/validate.js";
+import { fixAll, validate } from "../editor/validate.js";
 import { FilterEvaluationError, FilterSyntaxError, type Diagnostic } from "../errors.js";
 import type { FieldSchema } from "../evaluator/schema.js";
 import { compileFilter } from "../filter.js";
@@ -24,7 +24,9 @@ Options:
   --schema job|deployment  also check selectors against the fields of a job list item or a
                            deployment (a misspelt field gets the nearest name)
   --json                   print the diagnostics as a JSON array (code, severity, message,
-                           span, line, column, suggestion)
+                           span, line, column, suggestion, fixes)
+  --fix                    apply the quick fixes (AND → and, = → ==, !Stop → Stop == false, a
+                           misspelt field…), print the fixed filter, and the problems left if any
   -h, --help               show this help
   -v, --version            print the version
 `;
@@ -114,13 +116,24 @@ function printDiagnostics(source: string, diagnostics: readonly Diagnostic[], st
 
 /** `bexpr check`. */
 export function runCheck(args: readonly string[], io: Io): Outcome {
-  const { values, positionals } = parseCommand(args, { schema: { type: "string" }, json: { type: "boolean" } });
+  const { values, positionals } = parseCommand(args, { schema: { type: "string" }, json: { type: "boolean" }, fix: { type: "boolean" } });
   const answered = early(values);
   if (answered !== undefined) return answered;
   extraArguments(positionals, 1);
   const source = filterArgument(positionals[0]);
   const schema = schemaOption(values.schema);
-  const diagnostics = validate(source, schema === undefined ? {} : { schema });
+  const options = schema === undefined ? {} : { schema };
+  if (values.fix) {
+    const fixed = fixAll(source, options);
+    if (values.json) io.stdout.write(`${JSON.stringify({ source: fixed.source, applied: fixed.applied.map((fix) => fix.title), diagnostics: fixed.diagnostics }, null, 2)}\n`);
+    else {
+      io.stdout.write(`${fixed.source}\n`);
+      for (const fix of fixed.applied) io.stderr.write(`fixed: ${fix.title}\n`);
+      if (fixed.diagnostics.length > 0) printDiagnostics(fixed.source, fixed.diagnostics, io.stderr);
+    }
+    return fixed.diagnostics.some((d) => d.severity === "error") ? 1 : 0;
+  }
+  const diagnostics = validate(source, options);
   if (values.json) io.stdout.write(`${JSON.stringify(diagnostics, null, 2)}\n`);
   else if (diagnostics.length === 0) io.stdout.write("ok\n");
   else printDiagnostics(source, diagnostics, io.stdout);

@@ -5,7 +5,7 @@
  */
 import type { IToken } from "chevrotain";
 import type { Span } from "../ast.js";
-import { capDiagnostics, createDiagnostic, FilterSyntaxError, type Diagnostic } from "../errors.js";
+import { applyFix, capDiagnostics, createDiagnostic, FilterSyntaxError, replaceFix, type Diagnostic, type Fix } from "../errors.js";
 import { compileExpression } from "../evaluator/compile.js";
 import type { FieldSchema } from "../evaluator/schema.js";
 import { openBrackets, tokenEnd } from "../lexer/lexer.js";
@@ -59,6 +59,49 @@ export function validate(source: string, options: ValidateOptions = {}): Diagnos
   return capDiagnostics(source, diagnostics);
 }
 
+/** The most fixes {@link fixAll} applies to one filter (each one a `validate` of the whole filter). */
+export const MAX_FIXES = 50;
+
+/** What {@link fixAll} gives: the fixed filter, the fixes it applied, in order, and the problems left. */
+export interface FixedFilter {
+  /** The filter with the fixes applied. */
+  readonly source: string;
+  /** The fixes applied, in order (each to the filter the ones before it left). */
+  readonly applied: readonly Fix[];
+  /** The problems left: none when the filter is whole again. */
+  readonly diagnostics: readonly Diagnostic[];
+}
+
+/**
+ * Applies quick fixes until none is left (at most {@link MAX_FIXES}): each round takes the first
+ * problem whose first fix leaves fewer problems, as `bexpr check --fix` does.
+ *
+ * @example
+ * ```ts
+ * fixAll('status = "running" AND !Stop', { schema: schemas.job }).source; // 'Status == "running" and Stop == false'
+ * ```
+ */
+export function fixAll(source: string, options: ValidateOptions = {}): FixedFilter {
+  let current = source;
+  let diagnostics = validate(current, options);
+  const applied: Fix[] = [];
+  while (applied.length < MAX_FIXES) {
+    let next: { source: string; diagnostics: Diagnostic[]; fix: Fix } | undefined;
+    for (const fix of diagnostics.flatMap((diagnostic) => diagnostic.fixes?.slice(0, 1) ?? [])) {
+      const fixed = applyFix(current, fix);
+      const left = validate(fixed, options);
+      if (left.length < diagnostics.length) {
+        next = { source: fixed, diagnostics: left, fix };
+        break;
+      }
+    }
+    if (next === undefined) break;
+    [current, diagnostics] = [next.source, next.diagnostics];
+    applied.push(next.fix);
+  }
+  return { source: current, applied, diagnostics };
+}
+
 /** A limit was hit: the analysis stopped early, and nothing more should be checked. */
 function isStructural(diagnostic: Diagnostic): boolean {
   return diagnostic.code === "source_too_long" || diagnostic.code === "nesting_too_deep" || diagnostic.code === "too_many_clauses";
@@ -84,7 +127,7 @@ function unclosedBrackets(source: string, tokens: readonly IToken[], found: read
     const span = { start: token.startOffset, end: tokenEnd(token) };
     if (reported(token.tokenType === LParen ? "unmatched_parenthesis" : "unclosed_index", span)) return [];
     return token.tokenType === LParen
-      ? [createDiagnostic(source, "unmatched_parenthesis", "this ( is never closed", span, 'add the missing ")"')]
+      ? [createDiagnostic(source, "unmatched_parenthesis", "this ( is never closed", span, 'add the missing ")"', "error", [replaceFix('add the missing ")" at the end', { start: source.length, end: source.length }, ")")])]
       : [createDiagnostic(source, "unclosed_index", "this [ is never closed", span, 'close the index: Meta["key"]')];
   });
 }

@@ -14,7 +14,7 @@
 import { operator, type Test } from "../operators.js";
 import type { CollectionExpression, Expression, MatchExpression, Selector } from "../ast.js";
 import { forEachClause } from "../ast-walk.js";
-import { createDiagnostic, FilterEvaluationError, FilterSyntaxError, type Diagnostic } from "../errors.js";
+import { createDiagnostic, FilterEvaluationError, FilterSyntaxError, replaceFix, type Diagnostic } from "../errors.js";
 import { resolveLimits, type Limits } from "../limits.js";
 import { goQuote } from "../go/strings.js";
 import { suggestName } from "../suggest.js";
@@ -544,14 +544,13 @@ function reportUnknownField(context: CompileContext) {
     const name = selector.path[segmentIndex]!;
     const nearest = suggestName(name, known);
     const parent = segmentIndex === 0 ? "the object" : `"${selector.path.slice(0, segmentIndex).join(".")}"`;
+    const source = context.options.source;
+    // The fix renames the field where the selector is written plainly (`Meta.Stauts`), its segments at known places.
+    const plain = source !== undefined && source.slice(selector.span.start, selector.span.end) === selector.path.join(".");
+    const at = selector.span.start + selector.path.slice(0, segmentIndex).reduce((length, segment) => length + segment.length + 1, 0);
+    const fixes = nearest !== undefined && plain && /^[A-Za-z_][A-Za-z0-9_]*$/.test(nearest) ? [replaceFix(`replace "${name}" with "${nearest}"`, { start: at, end: at + name.length }, nearest)] : undefined;
     context.diagnostics.push(
-      createDiagnostic(
-        context.options.source,
-        "unknown_field",
-        `${parent} has no field "${name}"`,
-        selector.span,
-        nearest === undefined ? undefined : `did you mean "${nearest}"?`,
-      ),
+      createDiagnostic(source, "unknown_field", `${parent} has no field "${name}"`, selector.span, nearest === undefined ? undefined : `did you mean "${nearest}"?`, "error", fixes),
     );
   };
 }

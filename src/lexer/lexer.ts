@@ -5,7 +5,7 @@
  * @module
  */
 import { Lexer, tokenMatcher, type IToken, type TokenType } from "chevrotain";
-import { createDiagnostic, type Diagnostic } from "../errors.js";
+import { createDiagnostic, replaceFix, type Diagnostic, type Fix } from "../errors.js";
 import { parseGoInt } from "../go/strconv.js";
 import { unquoteDouble } from "../go/strings.js";
 import {
@@ -96,14 +96,15 @@ export function isWhitespaceAt(source: string, offset: number): boolean {
 function describeTokenProblem(source: string, token: IToken): Diagnostic | undefined {
   const span = { start: token.startOffset, end: tokenEnd(token) };
   switch (token.tokenType) {
-    case UnterminatedString:
-      return createDiagnostic(
-        source,
-        "unterminated_string",
-        `this string is never closed: add the closing ${token.image.charAt(0)}`,
-        span,
-        `end the string with ${token.image.charAt(0)}`,
-      );
+    case UnterminatedString: {
+      const quote = token.image.charAt(0);
+      // `("running)`: the ")" that closes a group opened before the string goes after the quote.
+      const closers = Math.min(/\)*$/.exec(token.image)![0].length, openParenthesesBefore(source, token.startOffset));
+      const at = span.end - closers;
+      return createDiagnostic(source, "unterminated_string", `this string is never closed: add the closing ${quote}`, span, `end the string with ${quote}`, "error", [
+        replaceFix(`close the string with ${quote}`, { start: at, end: at }, quote),
+      ]);
+    }
     case NumberLiteral:
       return checkNumberBoundary(source, token);
     case DoubleString: {
@@ -113,11 +114,15 @@ function describeTokenProblem(source: string, token: IToken): Diagnostic | undef
       return createDiagnostic(source, "invalid_string", decoded.message, { start, end: start + decoded.length });
     }
     case AndAnd:
-      return unsupported(source, span, '"&&" is not an operator of the filter language', 'write "and"');
+      return unsupported(source, span, '"&&" is not an operator of the filter language', 'write "and"', [replaceFix('replace "&&" with "and"', span, spaced(source, span, "and"))]);
     case OrOr:
-      return unsupported(source, span, '"||" is not an operator of the filter language', 'write "or"');
-    case SingleEqual:
-      return unsupported(source, span, '"=" is not an operator of the filter language', 'compare with "=="');
+      return unsupported(source, span, '"||" is not an operator of the filter language', 'write "or"', [replaceFix('replace "||" with "or"', span, spaced(source, span, "or"))]);
+    case SingleEqual: {
+      // `!==` and `===` (JavaScript's): the "=" after "!=" or "==" goes.
+      const extra = span.start > 0 && source.charAt(span.start - 1) === "=";
+      const fix = extra ? replaceFix(`write "${source.slice(span.start - 2, span.start)}"`, span, "") : replaceFix('replace "=" with "=="', span, "==");
+      return unsupported(source, span, '"=" is not an operator of the filter language', extra ? `write "${source.slice(span.start - 2, span.start)}"` : 'compare with "=="', [fix]);
+    }
     case Ordering:
       return unsupported(
         source,
@@ -130,6 +135,22 @@ function describeTokenProblem(source: string, token: IToken): Diagnostic | undef
   }
 }
 
+/** How many "(" are open before `offset` (counted outside strings). */
+function openParenthesesBefore(source: string, offset: number): number {
+  let open = 0;
+  let quote = "";
+  for (let i = 0; i < offset; i++) {
+    const ch = source.charAt(i);
+    if (quote !== "") {
+      if (ch === "\\" && quote === '"') i++;
+      else if (ch === quote) quote = "";
+    } else if (ch === '"' || ch === "`") quote = ch;
+    else if (ch === "(") open++;
+    else if (ch === ")") open = Math.max(0, open - 1);
+  }
+  return open;
+}
+
 /**
  * `!`: not an operator. Before a field alone (`!Stop`), the fix is a comparison, since `not Stop`
  * is no more valid; otherwise `not ` with a space.
@@ -139,19 +160,31 @@ function describeBang(source: string, tokens: readonly IToken[], i: number): Dia
   const span = { start: token.startOffset, end: tokenEnd(token) };
   const message = '"!" is not an operator of the filter language';
   let end = i + 1;
-  const touching = (k: number) => tokens[k] !== undefined && tokenEnd(tokens[k - 1]!) === tokens[k]!.startOffset;
+  // The field's own tokens touch each other (`Meta["x"].y`); a ")" that touches it is not one of them.
+  const touching = (k: number) => tokens[k] !== undefined && tokens[k]!.tokenType !== RParen && tokenEnd(tokens[k - 1]!) === tokens[k]!.startOffset;
   if (tokens[end] !== undefined && tokenMatcher(tokens[end]!, Name)) {
     while (touching(end + 1)) end++;
     const after = tokens[end + 1];
     if (after === undefined || after.tokenType === RParen || tokenMatcher(after, And) || tokenMatcher(after, Or)) {
-      return unsupported(source, span, message, `write ${source.slice(tokens[i + 1]!.startOffset, tokenEnd(tokens[end]!))} == false`);
+      const field = source.slice(tokens[i + 1]!.startOffset, tokenEnd(tokens[end]!));
+      const fieldEnd = tokenEnd(tokens[end]!);
+      return unsupported(source, span, message, `write ${field} == false`, [
+        { title: `write ${field} == false`, edits: [{ span, text: "" }, { span: { start: fieldEnd, end: fieldEnd }, text: " == false" }] },
+      ]);
     }
   }
-  return unsupported(source, span, message, 'write "not " (with a space)');
+  return unsupported(source, span, message, 'write "not " (with a space)', [replaceFix('replace "!" with "not"', span, spaced(source, span, "not"))]);
 }
 
-function unsupported(source: string, span: { start: number; end: number }, message: string, suggestion: string) {
-  return createDiagnostic(source, "unsupported_operator", message, span, suggestion);
+function unsupported(source: string, span: { start: number; end: number }, message: string, suggestion: string, fixes?: readonly Fix[]) {
+  return createDiagnostic(source, "unsupported_operator", message, span, suggestion, "error", fixes);
+}
+
+/** `word` with a space on each side where the source has none next to `span`. */
+function spaced(source: string, span: { start: number; end: number }, word: string): string {
+  const before = span.start > 0 && !isWhitespaceAt(source, span.start - 1) ? " " : "";
+  const after = span.end < source.length && !isWhitespaceAt(source, span.end) ? " " : "";
+  return `${before}${word}${after}`;
 }
 
 /** The reference accepts a number only when whitespace, `)` or the end of the source follows it. */
@@ -219,12 +252,21 @@ function describeUnexpectedCharacters(source: string, offset: number, length: nu
     while (end < source.length && WORD_CHARS.test(source.charAt(end))) end++;
     const word = source.slice(start, end);
     if (start < offset && end > offset + 1) {
+      // A selector (`Meta.k8s-ns ==`) selects the key with an index; a value is quoted.
+      const selector = /^\s*(==|!=|is\b|contains\b|matches\b|not\b)/.test(source.slice(end)) ? /^(.*)\.([^.]*-[^.]*)$/.exec(word) : null;
+      const wordSpan = { start, end };
+      const fix =
+        selector !== null
+          ? replaceFix(`select the key with an index: ${selector[1]}[${JSON.stringify(selector[2])}]`, wordSpan, `${selector[1]}[${JSON.stringify(selector[2])}]`)
+          : replaceFix(`quote the value: ${JSON.stringify(word)}`, wordSpan, JSON.stringify(word));
       return createDiagnostic(
         source,
         "unexpected_character",
         `an unquoted value cannot contain "-": "${word}" is read as "${source.slice(start, offset)}" followed by "-"`,
         span,
-        `quote the value: "${word}"`,
+        selector !== null ? `select the key with an index: ${selector[1]}[${JSON.stringify(selector[2])}]` : `quote the value: "${word}"`,
+        "error",
+        [fix],
       );
     }
     return createDiagnostic(source, "unexpected_character", 'unexpected "-"', span, "a negative number is written -5, with no space");

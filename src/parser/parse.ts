@@ -6,7 +6,7 @@
  */
 import { EOF, tokenMatcher, type IRecognitionException, type IToken, type TokenType } from "chevrotain";
 import type { Expression, Span } from "../ast.js";
-import { capDiagnostics, createDiagnostic, FilterSyntaxError, type Diagnostic } from "../errors.js";
+import { capDiagnostics, createDiagnostic, FilterSyntaxError, replaceFix, type Diagnostic, type Fix } from "../errors.js";
 import { openBrackets, tokenize, tokenEnd } from "../lexer/lexer.js";
 import { All, Any, Bang, Comma, Digits, Dot, Equal, Identifier, In, keywordTokens, LBrace, LBracket, LParen, Name, Not, NotEqual, NumberLiteral, RBrace, RParen, QuotedString, RBracket } from "../lexer/tokens.js";
 import { resolveLimits, type Limits } from "../limits.js";
@@ -198,6 +198,12 @@ class TokenTable {
     return low;
   }
 
+  /** The token after `token` in the source (undefined for the last, or a token recovery inserted). */
+  next(token: IToken): IToken | undefined {
+    if (Number.isNaN(token.startOffset)) return undefined;
+    return this.tokens[this.countBefore(token.startOffset) + 1];
+  }
+
   /** The token before `token` in the source (undefined for the first, or a token recovery inserted). */
   previous(token: IToken): IToken | undefined {
     if (Number.isNaN(token.startOffset)) return undefined;
@@ -270,21 +276,51 @@ function fromRecognitionException(source: string, tokens: TokenTable, error: IRe
   if (message.startsWith('expected ")"')) {
     const open = tokens.innermostOpen(atEnd ? source.length : token.startOffset, LParen, RParen);
     const where = open === undefined ? span : { start: open.startOffset, end: tokenEnd(open) };
-    return createDiagnostic(source, "unmatched_parenthesis", atEnd ? "this ( is never closed" : message, where, 'add the missing ")"');
+    // At the end, the ")" is missing; before a mistyped keyword (`AND`), the keyword is the mistake.
+    const fixes = atEnd ? [replaceFix('add the missing ")" at the end', { start: source.length, end: source.length }, ")")] : fixesFor(source, tokens, token, error, span);
+    return createDiagnostic(source, "unmatched_parenthesis", atEnd ? "this ( is never closed" : message, where, 'add the missing ")"', "error", fixes);
   }
   if (error.name === "NotAllInputParsedException" && token.tokenType === RParen) {
     return createDiagnostic(source, "unmatched_parenthesis", "this ) has no matching (", span, 'remove it, or add the missing "("');
   }
-  if (message.startsWith("an index must be")) return createDiagnostic(source, "invalid_index", message, span, 'write Meta["key"] or Meta.key, and Items.0 for a list index');
+  if (message.startsWith("an index must be")) {
+    return createDiagnostic(source, "invalid_index", message, span, 'write Meta["key"] or Meta.key, and Items.0 for a list index', "error", listIndexFix(source, tokens, token));
+  }
 
   if (message.startsWith('expected "]"')) {
     const open = atEnd ? tokens.innermostOpen(source.length, LBracket, RBracket) : undefined;
-    if (open !== undefined) return createDiagnostic(source, "unclosed_index", "this [ is never closed", { start: open.startOffset, end: tokenEnd(open) }, 'add the missing "]"');
+    const key = open === undefined ? undefined : tokens.next(open);
+    if (open !== undefined) {
+      const fixes = key !== undefined && tokenMatcher(key, QuotedString) ? [replaceFix('add the missing "]"', { start: tokenEnd(key), end: tokenEnd(key) }, "]")] : undefined;
+      return createDiagnostic(source, "unclosed_index", "this [ is never closed", { start: open.startOffset, end: tokenEnd(open) }, 'add the missing "]"', "error", fixes);
+    }
     return createDiagnostic(source, "unclosed_index", message, span, 'add the missing "]"');
   }
 
   const code = atEnd ? "unexpected_end" : "unexpected_token";
-  return createDiagnostic(source, code, message, span, suggestFor(source, tokens, token, error));
+  return createDiagnostic(source, code, message, span, suggestFor(source, tokens, token, error), "error", fixesFor(source, tokens, token, error, span));
+}
+
+/** `Items[0]`: a list index is written `Items.0`. */
+function listIndexFix(source: string, tokens: TokenTable, token: IToken): Fix[] | undefined {
+  const open = token.tokenType === LBracket ? token : tokens.previous(token);
+  if (open?.tokenType !== LBracket) return undefined;
+  const digits = tokens.next(open);
+  const close = digits === undefined ? undefined : tokens.next(digits);
+  if (digits?.tokenType !== NumberLiteral || !/^[0-9]+$/.test(digits.image) || close?.tokenType !== RBracket) return undefined;
+  return [replaceFix(`write .${digits.image}`, { start: open.startOffset, end: tokenEnd(close) }, `.${digits.image}`)];
+}
+
+/** The repairs that are obvious from the token where parsing stopped: `AND` → `and`, `is null` → `is nil`. */
+function fixesFor(source: string, tokens: TokenTable, token: IToken, error: IRecognitionException, span: Span): Fix[] | undefined {
+  if (error.message.startsWith("expected an operator")) {
+    const alone = fieldAlone(source, tokens, token);
+    if (alone !== undefined) return [alone.fix];
+  }
+  const lower = token.image.toLowerCase();
+  if (error.message.includes('after "is"') && NULL_SPELLINGS.has(lower)) return [replaceFix(`replace "${token.image}" with "nil"`, span, "nil")];
+  if (token.tokenType === Identifier && lower !== token.image && KEYWORD_WORDS.has(lower)) return [replaceFix(`replace "${token.image}" with "${lower}"`, span, lower)];
+  return undefined;
 }
 
 /** Words for null in other languages, after `is`. */
@@ -296,7 +332,7 @@ const SELECTOR_PUNCTUATION: readonly TokenType[] = [Dot, Digits, LBracket, RBrac
  * A field written alone where a comparison belongs (`Stop`, `not Stop`, `!Stop`): what to write,
  * `Stop == true` or, negated, `Stop == false` (a field is never a condition by itself).
  */
-function fieldAlone(source: string, tokens: TokenTable, token: IToken): string | undefined {
+function fieldAlone(source: string, tokens: TokenTable, token: IToken): { readonly text: string; readonly fix: Fix } | undefined {
   const all = tokens.tokens;
   // Tokens `i - 1` and `i` touch and are both parts of one selector (`Meta["x"].y`).
   const part = (t: IToken) => t.tokenType !== Bang && (tokenMatcher(t, Name) || SELECTOR_PUNCTUATION.includes(t.tokenType) || tokenMatcher(t, QuotedString));
@@ -307,7 +343,9 @@ function fieldAlone(source: string, tokens: TokenTable, token: IToken): string |
   if (previous !== undefined && tokenMatcher(previous, Not) && at < all.length && tokenMatcher(token, Name)) {
     let end = at;
     while (end + 1 < all.length && touching(end + 1)) end++;
-    return `a field alone is not a condition: write ${source.slice(token.startOffset, tokenEnd(all[end]!))} == false`;
+    const field = source.slice(token.startOffset, tokenEnd(all[end]!));
+    const fix = replaceFix(`write ${field} == false`, { start: previous.startOffset, end: tokenEnd(all[end]!) }, `${field} == false`);
+    return { text: `a field alone is not a condition: write ${field} == false`, fix };
   }
   // `Stop` or `!Stop` before the end, `)`, `and` or `or` (not `any`/`all`, which start a collection).
   if (previous === undefined || !tokenMatcher(previous, Name) || previous.tokenType === Any || previous.tokenType === All) return undefined;
@@ -315,8 +353,12 @@ function fieldAlone(source: string, tokens: TokenTable, token: IToken): string |
   while (touching(start)) start--;
   const field = source.slice(all[start]!.startOffset, tokenEnd(previous));
   const before = all[start - 1];
-  if (before !== undefined && tokenMatcher(before, Not)) return `a field alone is not a condition: write ${field} == false`;
-  return `a field alone is not a condition: compare it, as in ${field} == true`;
+  if (before !== undefined && tokenMatcher(before, Not)) {
+    const fix = replaceFix(`write ${field} == false`, { start: before.startOffset, end: tokenEnd(previous) }, `${field} == false`);
+    return { text: `a field alone is not a condition: write ${field} == false`, fix };
+  }
+  const fix = replaceFix(`write ${field} == true`, { start: all[start]!.startOffset, end: tokenEnd(previous) }, `${field} == true`);
+  return { text: `a field alone is not a condition: compare it, as in ${field} == true`, fix };
 }
 
 /**
@@ -356,7 +398,7 @@ function valueList(source: string, tokens: TokenTable, bracket: IToken): string 
 function suggestFor(source: string, tokens: TokenTable, token: IToken, error: IRecognitionException): string | undefined {
   if (error.message.startsWith("expected an operator")) {
     const alone = fieldAlone(source, tokens, token);
-    if (alone !== undefined) return alone;
+    if (alone !== undefined) return alone.text;
   }
   const lower = token.image.toLowerCase();
   if (error.message.includes('after "is"') && NULL_SPELLINGS.has(lower)) {

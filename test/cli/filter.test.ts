@@ -67,9 +67,25 @@ describe.concurrent("bexpr check", SLOW, () => {
         line: 1,
         column: 11,
         suggestion: 'quote the value: "my-job"',
+        fixes: [{ title: 'quote the value: "my-job"', edits: [{ span: { start: 8, end: 14 }, text: '"my-job"' }] }],
       },
     ]);
     expect(await runCli(["check", "--json", "a == 1"])).toMatchObject({ code: 0, stdout: "[]\n" });
+  });
+
+  it("applies the quick fixes with --fix: the fixed filter on stdout, each fix on stderr", async () => {
+    expect(await runCli(["check", "--fix", "--schema", "job", 'status = "running" AND !Stop'])).toEqual({
+      code: 0,
+      stdout: 'Status == "running" and Stop == false\n',
+      stderr: ['replace "status" with "Status"', 'replace "=" with "=="', "write Stop == false", 'replace "AND" with "and"'].map((title) => `fixed: ${title}\n`).join(""),
+    });
+    const json = await runCli(["check", "--fix", "--json", 'Meta.k8s-ns == "x" && x == "a'] );
+    expect(json.code).toBe(0);
+    expect(JSON.parse(json.stdout)).toEqual({ source: 'Meta["k8s-ns"] == "x" and x == "a"', applied: expect.any(Array), diagnostics: [] });
+    // What no fix mends is left, and reported.
+    const left = await runCli(["check", "--fix", "Status == (x"]);
+    expect(left.code).toBe(1);
+    expect(left.stderr).toMatch(/error\[/);
   });
 
   it("reads the filter from stdin with -", async () => {
