@@ -54,7 +54,9 @@ export type SyntaxErrorCode =
   /** Strict typed mode: a value that never converts to its field's kind (`Priority == "high"`). */
   | "invalid_literal"
   /** `Status == null`: compares with the text "null"; `is nil` tests for a missing value (a warning). */
-  | "null_literal";
+  | "null_literal"
+  /** Strict typed mode: an operator that never applies to the field's kind (`matches` on an integer, `contains` on a bool). */
+  | "unsupported_operand";
 
 /** Codes of {@link FilterEvaluationError}. */
 export type EvaluationErrorCode =

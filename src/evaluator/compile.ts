@@ -11,8 +11,8 @@
  *
  * @module
  */
-import { operator, type Test } from "../operators.js";
-import type { CollectionExpression, Expression, MatchExpression, Selector } from "../ast.js";
+import { operator, spellingOf, type Test, type ValueKind as OperatorValueKind } from "../operators.js";
+import type { CollectionExpression, Expression, MatchExpression, Selector, Span } from "../ast.js";
 import { forEachClause } from "../ast-walk.js";
 import { createDiagnostic, FilterEvaluationError, FilterSyntaxError, replaceFix, type Diagnostic } from "../errors.js";
 import { resolveLimits, type Limits } from "../limits.js";
@@ -567,6 +567,7 @@ function compileMatch(node: MatchExpression, scope: readonly Binding[], context:
   const positive = positiveTest(rule.test, literal, pattern, site);
   const { negated, missing } = rule;
   if (context.options.strict && literal !== undefined && rule.test === "equal") checkLiteral(node, schema, literal, site, context);
+  if (context.options.strict) checkOperatorKind(node, schema, site, context);
   const view = schema === undefined ? undefined : viewOf(schema);
   const typeOf: (value: unknown) => ValueType = view === undefined ? untypedTypeOf : view.typeOf;
   const zero = view === undefined ? undefined : view.zero;
@@ -625,6 +626,48 @@ function checkLiteral(node: MatchExpression, schema: FieldSchema | undefined, li
       parsed.error.endsWith("value out of range") ? "the value is beyond what the field can hold" : explainConversion(parsed.error, site.selectorText)?.replace(/^.*?: /, ""),
     ),
   );
+}
+
+/** The kind of value the operators meet at a field of `schema` (undefined where the schema does not say). */
+function kindOfSchema(schema: FieldSchema | undefined): OperatorValueKind | undefined {
+  if (schema === undefined || schema === "any" || schema === "time") return undefined;
+  if (schema === "string") return "string";
+  if (schema === "int" || schema === "uint" || schema === "float") return "number";
+  if (schema === "bool") return "bool";
+  return schema.kind === "array" ? "list" : "map";
+}
+
+/**
+ * Strict typed mode: an operator that never applies to its field's kind (`matches` on an integer,
+ * `contains` on a bool) fails every object that reaches it, as the reference does; reported when
+ * compiling, with `==` as the fix where the value converts to the field's kind.
+ */
+function checkOperatorKind(node: MatchExpression, schema: FieldSchema | undefined, site: Site, context: CompileContext): void {
+  const kind = kindOfSchema(schema);
+  const definition = operator(node.operator);
+  if (kind === undefined || definition.kinds.includes(kind)) return;
+  const source = context.options.source;
+  const words = { number: "numbers", bool: "true or false", string: "text", list: "a list", map: "a map", null: "null" } as const;
+  // `Priority contains "5"`: the comparison was meant; offered when the value converts.
+  const literal = "value" in node ? createLiteral(node.value.raw) : undefined;
+  const converts = literal !== undefined && (kind === "bool" ? literal.bool.ok : schema === "float" ? literal.float.ok : literal.int.ok);
+  const at = source === undefined ? undefined : operatorSpan(source, node);
+  const written = at === undefined ? spellingOf(node.operator, "in").text : source!.slice(at.start, at.end);
+  const comparison = definition.negated ? "!=" : "==";
+  const fixes = converts && at !== undefined ? [replaceFix(`compare with "${comparison}"`, at, comparison)] : undefined;
+  context.diagnostics.push(
+    createDiagnostic(source, "unsupported_operand", `${site.selectorText} holds ${words[kind]}, which "${written}" does not apply to: every object would fail here`, node.span, converts ? `compare with "${comparison}"` : undefined, "error", fixes),
+  );
+}
+
+/** Where the operator's words are in a selector-first clause (`Priority matches "5"`), found between the selector and the value. */
+function operatorSpan(source: string, node: MatchExpression): Span | undefined {
+  if (!("value" in node) || node.selector.span.end > node.value.span.start) return undefined;
+  const between = source.slice(node.selector.span.end, node.value.span.start);
+  const words = /\S(.*\S)?/.exec(between);
+  if (words === null) return undefined;
+  const start = node.selector.span.end + words.index;
+  return { start, end: start + words[0].length };
 }
 
 /** The tests whose cost does not depend on the data they meet. */

@@ -22,7 +22,7 @@ import type {
   UnaryMatchOperator,
   Value,
 } from "../ast.js";
-import { createDiagnostic, type Diagnostic } from "../errors.js";
+import { createDiagnostic, replaceFix, type Diagnostic } from "../errors.js";
 import { readSpelling, SPELLINGS } from "../operators.js";
 import { isWhitespaceAt, tokenEnd } from "../lexer/lexer.js";
 import { Contains, DoubleString, Matches, NumberLiteral, RawString, UnterminatedString } from "../lexer/tokens.js";
@@ -127,6 +127,10 @@ export class AstBuilder {
           value.span,
           `to test for a missing or null field, write ${field} ${operator === "Equal" ? "is nil" : "is not nil"}; to compare with the text, quote it`,
           "warning",
+          [
+            replaceFix(`write ${field} ${operator === "Equal" ? "is nil" : "is not nil"}`, { start: leftOperand.span.start, end: value.span.end }, `${field} ${operator === "Equal" ? "is nil" : "is not nil"}`),
+            replaceFix(`compare with the text: "${value.raw}"`, value.span, JSON.stringify(value.raw)),
+          ],
         ),
       );
     }
