@@ -26,3 +26,27 @@ describe("generated grammar files", () => {
     expect(expression(new RepetitionWithSeparator({ definition: item, separator: Comma }))).toBe('( binding ( "," binding )* )?');
   });
 });
+
+describe("grammar/diagrams.html", () => {
+  const html = readFileSync(DIAGRAMS_PATH, "utf8");
+  /** Elements that load a resource, by attribute, and the ways a script or a style fetches one. */
+  const LOADERS = [
+    /<(?:script|img|iframe|embed|source|audio|video|object)\b[^>]*\s(?:src|data)\s*=/gi,
+    /<link\b[^>]*\shref\s*=/gi,
+    /url\(\s*['"]?(?!data:|#)[^)'"\s]/gi,
+    /@import\b/gi,
+    /\bfetch\s*\(|\bXMLHttpRequest\b|\bimport\s*\(|\bnew\s+(?:Worker|EventSource|WebSocket)\b|\bsendBeacon\b/g,
+  ];
+  const loads = (page: string) => LOADERS.flatMap((loader) => page.match(loader) ?? []);
+
+  it("loads nothing from the network: every script and style is inline, and nothing is fetched", () => {
+    expect(loads(html)).toEqual([]);
+    // The page is made of its own inline scripts.
+    expect(html.match(/<script>/g)?.length).toBeGreaterThan(0);
+  });
+
+  it("would be caught loading from the network: a CDN script, a stylesheet, an image in CSS and a fetch are found", () => {
+    const page = '<script src="https://unpkg.com/chevrotain/lib/chevrotain.min.js"></script><link rel="stylesheet" href="https://x/y.css"><style>a{background:url(https://x/i.png)}</style><script>fetch("/x")</script>';
+    expect(loads(page)).toHaveLength(4);
+  });
+});
