@@ -49,7 +49,7 @@ export function tokenize(source: string): LexResult {
     describeUnexpectedCharacters(source, error.offset, error.length),
   );
   result.tokens.forEach((token, i) => {
-    const problem = token.tokenType === Bang ? describeBang(source, result.tokens, i) : describeTokenProblem(source, token);
+    const problem = token.tokenType === Bang ? describeBang(source, result.tokens, i) : describeTokenProblem(source, result.tokens, token);
     if (problem !== undefined) diagnostics.push(problem);
     // `not(` is never valid: as an operator `not` needs a space, and a name is never followed by `(`.
     const next = result.tokens[i + 1];
@@ -93,13 +93,13 @@ export function isWhitespaceAt(source: string, offset: number): boolean {
   return ch === 0x20 || ch === 0x09 || ch === 0x0d || ch === 0x0a;
 }
 
-function describeTokenProblem(source: string, token: IToken): Diagnostic | undefined {
+function describeTokenProblem(source: string, tokens: readonly IToken[], token: IToken): Diagnostic | undefined {
   const span = { start: token.startOffset, end: tokenEnd(token) };
   switch (token.tokenType) {
     case UnterminatedString: {
       const quote = token.image.charAt(0);
       // `("running)`: the ")" that closes a group opened before the string goes after the quote.
-      const closers = Math.min(/\)*$/.exec(token.image)![0].length, openParenthesesBefore(source, token.startOffset));
+      const closers = Math.min(/\)*$/.exec(token.image)![0].length, openBrackets(tokens, token.startOffset, [[LParen, RParen]]).length);
       const at = span.end - closers;
       return createDiagnostic(source, "unterminated_string", `this string is never closed: add the closing ${quote}`, span, `end the string with ${quote}`, "error", [
         replaceFix(`close the string with ${quote}`, { start: at, end: at }, quote),
@@ -133,22 +133,6 @@ function describeTokenProblem(source: string, token: IToken): Diagnostic | undef
     default:
       return undefined;
   }
-}
-
-/** How many "(" are open before `offset` (counted outside strings). */
-function openParenthesesBefore(source: string, offset: number): number {
-  let open = 0;
-  let quote = "";
-  for (let i = 0; i < offset; i++) {
-    const ch = source.charAt(i);
-    if (quote !== "") {
-      if (ch === "\\" && quote === '"') i++;
-      else if (ch === quote) quote = "";
-    } else if (ch === '"' || ch === "`") quote = ch;
-    else if (ch === "(") open++;
-    else if (ch === ")") open = Math.max(0, open - 1);
-  }
-  return open;
 }
 
 /**
