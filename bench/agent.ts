@@ -229,20 +229,29 @@ export async function stopServer(server: Server | undefined): Promise<void> {
 }
 
 /**
+ * Sends `request` to a server's process and resolves with its first message of kind `reply`;
+ * rejects when the process exits first.
+ */
+export function ask<Reply extends { readonly kind: string }>(server: Server, request: object, reply: Reply["kind"]): Promise<Reply> {
+  return new Promise((resolvePromise, reject) => {
+    const exited = () => reject(new Error("the agent's process exited"));
+    const answer = (message: Reply) => {
+      if (message.kind !== reply) return;
+      server.child.off("message", answer).off("exit", exited);
+      resolvePromise(message);
+    };
+    server.child.on("message", answer).once("exit", exited);
+    server.child.send(request);
+  });
+}
+
+/**
  * Asks the agent's process how many blocking queries are waiting; with `collect`, after a full
  * garbage collection there (before reading its RSS).
  */
-function probe(agent: Server, collect: boolean): Promise<number> {
-  return new Promise((resolvePromise, reject) => {
-    const exited = () => reject(new Error("the agent's process exited"));
-    const answer = (message: AgentChildMessage) => {
-      if (message.kind !== "probed") return;
-      agent.child.off("message", answer).off("exit", exited);
-      resolvePromise(message.blockingQueries);
-    };
-    agent.child.on("message", answer).once("exit", exited);
-    agent.child.send({ kind: "probe", collect } satisfies AgentParentMessage);
-  });
+async function probe(agent: Server, collect: boolean): Promise<number> {
+  const message = await ask<Extract<AgentChildMessage, { kind: "probed" }>>(agent, { kind: "probe", collect } satisfies AgentParentMessage, "probed");
+  return message.blockingQueries;
 }
 
 /** The resident set of a process (VmRSS of /proc/<pid>/status), in bytes; NaN where there is no /proc. */
@@ -390,7 +399,65 @@ async function measure(scenario: Scenario, agentUrl: string, bareUrl: string): P
 }
 
 /** The outcome of one blocking query: when its body was read, its status and index; or why it failed. */
-type Watch = { readonly ok: true; readonly at: number; readonly status: number; readonly index: number } | { readonly ok: false; readonly error: string };
+export type Watch = { readonly ok: true; readonly at: number; readonly status: number; readonly index: number } | { readonly ok: false; readonly error: string };
+
+/**
+ * The blocking queries of a fan-out, parked on `path` (whose `index` is `index`), and the
+ * registration that wakes them: each answer must come after it, past `index`, with 200.
+ */
+export class FanOut {
+  #early: string | undefined;
+  #woken = false;
+
+  constructor(
+    readonly path: string,
+    readonly index: number,
+  ) {}
+
+  /** Why the fan-out cannot be measured: a query answered before the wake, or failed. */
+  get failure(): string | undefined {
+    return this.#early;
+  }
+
+  /** One blocking query through `pool`. */
+  async watch(pool: Pool): Promise<Watch> {
+    try {
+      const response = await pool.request({ path: this.path, method: "GET" });
+      await response.body.text();
+      if (!this.#woken) this.#early ??= `a blocking query answered ${response.statusCode} before the registration that should wake it`;
+      return { ok: true, at: performance.now(), status: response.statusCode, index: Number(response.headers["x-svc-index"]) };
+    } catch (error) {
+      this.#early ??= `a blocking query failed: ${(error as Error).message}`;
+      return { ok: false, error: (error as Error).message };
+    }
+  }
+
+  /**
+   * Registers `job` through `origin` and waits for every query of `groups` (at most
+   * `timeoutMs`): how long the registration took, and each query's answer time after the
+   * registration was sent, by group.
+   */
+  async wake(origin: string, job: Record<string, unknown>, groups: readonly (readonly Promise<Watch>[])[], timeoutMs: number): Promise<{ putMs: number; times: number[][] }> {
+    if (this.#early !== undefined) throw new Error(this.#early);
+    this.#woken = true;
+    const start = performance.now();
+    const put = await undiciRequest(`${origin}/v1/jobs`, registration(job));
+    const putText = await put.body.text();
+    const putMs = performance.now() - start;
+    if (put.statusCode !== 200) throw new Error(`the waking registration failed: ${put.statusCode} ${putText}`);
+    const timeout = sleep(timeoutMs).then(() => "timeout" as const);
+    const outcome = await Promise.race([Promise.all(groups.map((group) => Promise.all(group))), timeout]);
+    if (outcome === "timeout") throw new Error(`the blocking queries were not all answered within ${timeoutMs} ms`);
+    const times = outcome.map((results) =>
+      results.map((result) => {
+        if (!result.ok) throw new Error(`a blocking query failed: ${result.error}`);
+        if (result.status !== 200 || !(result.index > this.index)) throw new Error(`a blocking query answered ${result.status} at index ${result.index} (waited past ${this.index})`);
+        return result.at - start;
+      }),
+    );
+    return { putMs, times };
+  }
+}
 
 /** Waits until `until` holds, polling the agent; fails when `failed` holds or after `timeoutMs`. */
 async function pollAgent(agent: Server, until: (waiting: number) => boolean, failed: () => string | undefined, timeoutMs: number): Promise<void> {
@@ -408,52 +475,23 @@ async function pollAgent(agent: Server, until: (waiting: number) => boolean, fai
 /** Parks `queries` blocking queries, then registers one job and times how the agent answers them all. */
 async function fanOutOnce(agent: Server, queries: number): Promise<Omit<FanOutFigures, "failedAttempts">> {
   const index = await jobsIndex(agent.url);
-  const path = `/v1/jobs?per_page=${FAN_OUT_PER_PAGE}&index=${index}&wait=${FAN_OUT_WAIT}`;
+  const fan = new FanOut(`/v1/jobs?per_page=${FAN_OUT_PER_PAGE}&index=${index}&wait=${FAN_OUT_WAIT}`, index);
   const rssBeforeBytes = await agentRss(agent);
   const pool = new Pool(agent.url, { connections: queries, pipelining: 1 });
   const watches: Promise<Watch>[] = [];
-  let settledEarly: string | undefined;
-  let woken = false;
-  const watch = async (): Promise<Watch> => {
-    try {
-      const response = await pool.request({ path, method: "GET" });
-      await response.body.text();
-      if (!woken) settledEarly ??= `a blocking query answered ${response.statusCode} before the registration that should wake it`;
-      return { ok: true, at: performance.now(), status: response.statusCode, index: Number(response.headers["x-svc-index"]) };
-    } catch (error) {
-      settledEarly ??= `a blocking query failed: ${(error as Error).message}`;
-      return { ok: false, error: (error as Error).message };
-    }
-  };
   try {
     for (let opened = 0; opened < queries; ) {
       const batch = Math.min(FAN_OUT_BATCH, queries - opened);
-      for (let i = 0; i < batch; i++) watches.push(watch());
+      for (let i = 0; i < batch; i++) watches.push(fan.watch(pool));
       opened += batch;
-      await pollAgent(agent, (waiting) => waiting >= opened, () => settledEarly, PARK_TIMEOUT_MS);
+      await pollAgent(agent, (waiting) => waiting >= opened, () => fan.failure, PARK_TIMEOUT_MS);
     }
     const rssParkedBytes = await agentRss(agent);
-    if (settledEarly !== undefined) throw new Error(settledEarly);
-
-    woken = true;
-    const start = performance.now();
-    const put = await undiciRequest(`${agent.url}/v1/jobs`, registration(jobSpec(JOBS, `fan-out-${queries}`)));
-    const putText = await put.body.text();
-    const putMs = performance.now() - start;
-    if (put.statusCode !== 200) throw new Error(`the waking registration failed: ${put.statusCode} ${putText}`);
-    const timeout = sleep(WAKE_TIMEOUT_MS).then(() => "timeout" as const);
-    const outcome = await Promise.race([Promise.all(watches), timeout]);
-    if (outcome === "timeout") throw new Error(`the blocking queries were not all answered within ${WAKE_TIMEOUT_MS} ms`);
-    const times: number[] = [];
-    for (const result of outcome) {
-      if (!result.ok) throw new Error(`a blocking query failed: ${result.error}`);
-      if (result.status !== 200 || !(result.index > index)) throw new Error(`a blocking query answered ${result.status} at index ${result.index} (waited past ${index})`);
-      times.push(result.at - start);
-    }
-    times.sort((a, b) => a - b);
+    const { putMs, times: answered } = await fan.wake(agent.url, jobSpec(JOBS, `fan-out-${queries}`), [watches], WAKE_TIMEOUT_MS);
+    const times = answered[0]!.sort((a, b) => a - b);
     return {
       queries,
-      path,
+      path: fan.path,
       rssBeforeBytes,
       rssParkedBytes,
       rssBytesPerQuery: (rssParkedBytes - rssBeforeBytes) / queries,

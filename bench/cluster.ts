@@ -36,7 +36,7 @@ import type { AgentOptions } from "bexpr/server";
 import { compileFilter } from "../src/index.js";
 import { jobFilterTarget } from "../src/schemas.js";
 import { toSql } from "../src/sql/index.js";
-import { jobsIndex, jobSpec, MIXED_FILTER, openFilesLimit, registerJobs, registration, sleep, startServer, stopServer, waitUntilSettled, type Server } from "./agent.js";
+import { ask, FanOut, jobsIndex, jobSpec, MIXED_FILTER, openFilesLimit, registerJobs, sleep, startServer, stopServer, waitUntilSettled, type Server, type Watch } from "./agent.js";
 import type { ClusterChildMessage, ClusterParentMessage } from "./cluster-child.js";
 import { DEFAULT_CONNECTIONS, DEFAULT_DURATION_MS, DEFAULT_WARMUP_MS, LoadClient, type LoadFigures, type LoadRequest } from "./load.js";
 import { median } from "./stats.js";
@@ -338,16 +338,7 @@ async function startAgentProcess(name: string, options: AgentOptions): Promise<A
 
 /** Asks an agent's process how many blocking queries it holds and whether it leads. */
 function probe(agent: AgentProcess): Promise<{ blockingQueries: number; leading: boolean }> {
-  return new Promise((resolvePromise, reject) => {
-    const exited = () => reject(new Error(`agent ${agent.name}'s process exited`));
-    const answer = (message: ClusterChildMessage) => {
-      if (message.kind !== "probed") return;
-      agent.child.off("message", answer).off("exit", exited);
-      resolvePromise(message);
-    };
-    agent.child.on("message", answer).once("exit", exited);
-    agent.child.send({ kind: "probe", collect: false } satisfies ClusterParentMessage);
-  });
+  return ask<Extract<ClusterChildMessage, { kind: "probed" }>>(agent, { kind: "probe", collect: false } satisfies ClusterParentMessage, "probed");
 }
 
 /** Registers jobs `first` … `first + jobs - 1` ({@link jobSpec}), {@link LOAD_CONCURRENCY} in flight. */
@@ -365,72 +356,37 @@ const pad = (text: string, width: number) => text.padStart(width);
 // ---------------------------------------------------------------------------------------------
 // The fan-out across agents.
 
-/** The outcome of one blocking query. */
-type Watch = { readonly ok: true; readonly at: number; readonly status: number; readonly index: number } | { readonly ok: false; readonly error: string };
-
 /**
  * Parks `queries` blocking queries, half on each watcher, then registers one job through `writer`
  * and times how the watchers answer them all.
  */
 async function fanOutOnce(watchers: readonly AgentProcess[], writer: AgentProcess, queries: number, stale: boolean, jobNumber: number): Promise<FanOutRun> {
   const index = await jobsIndex(writer.url);
-  const path = `/v1/jobs?per_page=${FAN_OUT_PER_PAGE}&index=${index}&wait=${FAN_OUT_WAIT}${stale ? "&stale" : ""}`;
+  const fan = new FanOut(`/v1/jobs?per_page=${FAN_OUT_PER_PAGE}&index=${index}&wait=${FAN_OUT_WAIT}${stale ? "&stale" : ""}`, index);
   const shares = watchers.map((_, i) => Math.floor(queries / watchers.length) + (i < queries % watchers.length ? 1 : 0));
   const pools = watchers.map((watcher, i) => new Pool(watcher.url, { connections: shares[i]!, pipelining: 1 }));
   const watches: Promise<Watch>[][] = watchers.map(() => []);
-  let settledEarly: string | undefined;
-  let woken = false;
-  const watch = async (pool: Pool): Promise<Watch> => {
-    try {
-      const response = await pool.request({ path, method: "GET" });
-      await response.body.text();
-      if (!woken) settledEarly ??= `a blocking query answered ${response.statusCode} before the registration that should wake it`;
-      return { ok: true, at: performance.now(), status: response.statusCode, index: Number(response.headers["x-svc-index"]) };
-    } catch (error) {
-      settledEarly ??= `a blocking query failed: ${(error as Error).message}`;
-      return { ok: false, error: (error as Error).message };
-    }
-  };
   try {
     const opened = watchers.map(() => 0);
     while (opened.some((n, i) => n < shares[i]!)) {
       for (const [i, pool] of pools.entries()) {
         const batch = Math.min(FAN_OUT_BATCH, shares[i]! - opened[i]!);
-        for (let j = 0; j < batch; j++) watches[i]!.push(watch(pool));
+        for (let j = 0; j < batch; j++) watches[i]!.push(fan.watch(pool));
         opened[i]! += batch;
       }
       const deadline = performance.now() + PARK_TIMEOUT_MS;
       for (;;) {
         const waiting = await Promise.all(watchers.map((watcher) => probe(watcher)));
         if (waiting.every((w, i) => w.blockingQueries >= opened[i]!)) break;
-        if (settledEarly !== undefined) throw new Error(settledEarly);
+        if (fan.failure !== undefined) throw new Error(fan.failure);
         if (performance.now() > deadline) throw new Error(`timed out parking: ${waiting.map((w) => w.blockingQueries).join(" and ")} blocking queries waiting of ${opened.join(" and ")}`);
         await sleep(POLL_MS);
       }
     }
-    if (settledEarly !== undefined) throw new Error(settledEarly);
-
-    woken = true;
-    const start = performance.now();
-    const put = await undiciRequest(`${writer.url}/v1/jobs`, registration(jobSpec(jobNumber, `fan-out-${stale ? "stale" : "consistent"}-${queries}`)));
-    const putText = await put.body.text();
-    const putMs = performance.now() - start;
-    if (put.statusCode !== 200) throw new Error(`the waking registration failed: ${put.statusCode} ${putText}`);
-    const timeout = sleep(WAKE_TIMEOUT_MS).then(() => "timeout" as const);
-    const outcome = await Promise.race([Promise.all(watches.map((w) => Promise.all(w))), timeout]);
-    if (outcome === "timeout") throw new Error(`the blocking queries were not all answered within ${WAKE_TIMEOUT_MS} ms`);
-    const all: number[] = [];
-    const perAgent = outcome.map((results, i) => {
-      const times: number[] = [];
-      for (const result of results) {
-        if (!result.ok) throw new Error(`a blocking query failed: ${result.error}`);
-        if (result.status !== 200 || !(result.index > index)) throw new Error(`a blocking query answered ${result.status} at index ${result.index} (waited past ${index})`);
-        times.push(result.at - start);
-      }
-      all.push(...times);
-      return { agent: watchers[i]!.name, queries: times.length, ...answerTimes(times, putMs) };
-    });
-    return { queries, path, putMs, afterPut: answerTimes(all, putMs), afterSend: answerTimes(all, 0), perAgent };
+    const { putMs, times } = await fan.wake(writer.url, jobSpec(jobNumber, `fan-out-${stale ? "stale" : "consistent"}-${queries}`), watches, WAKE_TIMEOUT_MS);
+    const perAgent = times.map((agentTimes, i) => ({ agent: watchers[i]!.name, queries: agentTimes.length, ...answerTimes(agentTimes, putMs) }));
+    const all = times.flat();
+    return { queries, path: fan.path, putMs, afterPut: answerTimes(all, putMs), afterSend: answerTimes(all, 0), perAgent };
   } finally {
     await Promise.all(pools.map((pool) => pool.destroy()));
   }
