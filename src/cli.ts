@@ -1,10 +1,10 @@
 #!/usr/bin/env node
 /**
- * The `bexpr` command: `check`, `eval`, `fmt` and `sql` for filters, `agent` for the mini-agent.
+ * The `bexpr` command: `check`, `eval`, `explain`, `fmt` and `sql` for filters, `agent` for the mini-agent.
  *
  * @module
  */
-import { CHECK_USAGE, EVAL_USAGE, FMT_USAGE, runCheck, runEval, runFmt, runSql, SQL_USAGE } from "./cli/filter.js";
+import { CHECK_USAGE, EVAL_USAGE, EXPLAIN_USAGE, FMT_USAGE, runCheck, runEval, runExplain, runFmt, runSql, SQL_USAGE } from "./cli/filter.js";
 import { CommandError, UsageError, type Io, type Outcome } from "./cli/terminal.js";
 import { VERSION } from "./version.js";
 
@@ -15,6 +15,7 @@ The filter-expression language of the scheduler's HTTP API.
 Commands:
   check EXPR          check a filter: every problem, with a caret under it and a hint
   eval EXPR [FILE]    print the JSON values (a file or stdin) that a filter matches
+  explain EXPR [FILE] why each JSON value matches a filter or not, clause by clause
   fmt EXPR            print a filter in its canonical form
   sql EXPR            print the PostgreSQL that selects the JSONB rows a filter accepts
   agent               run the mini-agent (the scheduler's HTTP API) with a demo data set
@@ -40,6 +41,7 @@ interface Command {
 const COMMANDS: Readonly<Record<string, () => Promise<Command>>> = {
   check: async () => ({ run: runCheck, usage: CHECK_USAGE }),
   eval: async () => ({ run: runEval, usage: EVAL_USAGE }),
+  explain: async () => ({ run: runExplain, usage: EXPLAIN_USAGE }),
   fmt: async () => ({ run: runFmt, usage: FMT_USAGE }),
   sql: async () => ({ run: runSql, usage: SQL_USAGE }),
   agent: async () => {

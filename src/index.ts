@@ -47,3 +47,19 @@ export { schemas } from "./schemas.js";
 export { fixAll, MAX_FIXES, validate, type FixedFilter, type ValidateOptions } from "./editor/validate.js";
 export { complete, MAX_VALUE_COMPLETIONS, type CompleteOptions, type Completion, type CompletionKind } from "./editor/complete.js";
 export { format } from "./editor/format.js";
+export {
+  explain,
+  formatExplanation,
+  MAX_EXPLAINED_CLAUSES,
+  MAX_PREVIEW_LENGTH,
+  type ClauseOutcome,
+  type ExplainOptions,
+  type ExplainedClause,
+  type ExplainedCollection,
+  type ExplainedElement,
+  type ExplainedGroup,
+  type ExplainedMatch,
+  type ExplainedNot,
+  type Explanation,
+  type Found,
+} from "./editor/explain.js";

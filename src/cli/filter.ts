@@ -1,14 +1,17 @@
 /**
- * `bexpr check`, `bexpr eval` and `bexpr fmt`: the filter language from the command line.
+ * `bexpr check`, `bexpr eval`, `bexpr explain`, `bexpr fmt` and `bexpr sql`: the filter language
+ * from the command line.
  *
  * @module
  */
 import { toSql, type SqlFilter } from "../sql/index.js";
 import { parseArgs } from "node:util";
+import { explain, formatExplanation } from "../editor/explain.js";
 import { format } from "../editor/format.js";
 import { fixAll, validate } from "../editor/validate.js";
 import { FilterEvaluationError, FilterSyntaxError, type Diagnostic } from "../errors.js";
 import type { FieldSchema } from "../evaluator/schema.js";
+import type { Filter } from "../evaluator/compile.js";
 import { compileFilter } from "../filter.js";
 import { parseJson, stringifyJson } from "../json.js";
 import { schemas } from "../schemas.js";
@@ -43,6 +46,23 @@ Options:
   --schema job|deployment  evaluate in typed mode against a job list item or a deployment, as
                            the agent does
   --count                  print only the number of matches
+  -h, --help               show this help
+  -v, --version            print the version
+`;
+
+export const EXPLAIN_USAGE = `Usage: bexpr explain [options] EXPR [FILE|-]
+
+Explains why each JSON value of the input (FILE, or stdin when it is "-" or absent: a JSON array,
+one value, or JSON lines) matches EXPR or not, as a tree: every clause evaluated with its truth
+(✓ true, ✗ false, · skipped, ! error), what each selector found or that its key was missing, the
+elements any/all visited, and "← decided" on the clauses that decided the result.
+Exits 0 when every value was explained (matching or not), 1 when the filter is invalid or the
+input is not JSON.
+
+Options:
+  --schema job|deployment  evaluate in typed mode against a job list item or a deployment, as
+                           the agent does
+  --json                   print the explanations as JSON (one per value, as an array)
   -h, --help               show this help
   -v, --version            print the version
 `;
@@ -212,25 +232,39 @@ export function parseInput(text: string, name: string): Input {
   return { values, form: "lines", lines: numbers };
 }
 
+/** EXPR and FILE of `eval` and `explain`: the filter, and the input's file (`-` for stdin). */
+function filterAndInput(positionals: readonly string[]): { source: string; file: string } {
+  extraArguments(positionals, 2);
+  if (positionals[0] === "-" && (positionals[1] ?? "-") === "-") throw new UsageError("the filter and the input cannot both come from stdin");
+  return { source: filterArgument(positionals[0]), file: positionals[1] ?? "-" };
+}
+
+/** The filter compiled, or undefined once its diagnostics are printed on stderr. */
+function compileOrReport(source: string, options: { readonly schema?: FieldSchema }, io: Io): Filter | undefined {
+  try {
+    return compileFilter(source, options);
+  } catch (error) {
+    if (!(error instanceof FilterSyntaxError)) throw error;
+    printDiagnostics(source, error.diagnostics, io.stderr);
+    return undefined;
+  }
+}
+
+/** The JSON values of the input file, or of stdin for `-`. */
+function readValues(file: string): Input {
+  return parseInput(readInput(file), file === "-" ? "stdin" : file);
+}
+
 /** `bexpr eval`. */
 export function runEval(args: readonly string[], io: Io): Outcome {
   const { values, positionals } = parseCommand(args, { schema: { type: "string" }, count: { type: "boolean" } });
   const answered = early(values);
   if (answered !== undefined) return answered;
-  extraArguments(positionals, 2);
-  if (positionals[0] === "-" && (positionals[1] ?? "-") === "-") throw new UsageError("the filter and the input cannot both come from stdin");
-  const source = filterArgument(positionals[0]);
+  const { source, file } = filterAndInput(positionals);
   const schema = schemaOption(values.schema);
-  let filter;
-  try {
-    filter = compileFilter(source, schema === undefined ? {} : { schema });
-  } catch (error) {
-    if (!(error instanceof FilterSyntaxError)) throw error;
-    printDiagnostics(source, error.diagnostics, io.stderr);
-    return 1;
-  }
-  const file = positionals[1] ?? "-";
-  const input = parseInput(readInput(file), file === "-" ? "stdin" : file);
+  const filter = compileOrReport(source, schema === undefined ? {} : { schema }, io);
+  if (filter === undefined) return 1;
+  const input = readValues(file);
   let matches: unknown[];
   try {
     matches = filter.filter(input.values);
@@ -245,6 +279,26 @@ export function runEval(args: readonly string[], io: Io): Outcome {
   if (values.count) io.stdout.write(`${matches.length}\n`);
   else if (input.form === "array") io.stdout.write(stringifyJson(matches, true));
   else io.stdout.write(matches.map((match) => `${stringifyJson(match)}\n`).join(""));
+  return 0;
+}
+
+/** `bexpr explain`. */
+export function runExplain(args: readonly string[], io: Io): Outcome {
+  const { values, positionals } = parseCommand(args, { schema: { type: "string" }, json: { type: "boolean" } });
+  const answered = early(values);
+  if (answered !== undefined) return answered;
+  const { source, file } = filterAndInput(positionals);
+  const schema = schemaOption(values.schema);
+  const options = schema === undefined ? {} : { schema };
+  // The filter is checked before the input is read, so a mistake in it is told at once.
+  if (compileOrReport(source, options, io) === undefined) return 1;
+  const input = readValues(file);
+  const explanations = input.values.map((value) => explain(source, value, options));
+  if (values.json) io.stdout.write(stringifyJson(explanations, true));
+  else {
+    const several = input.values.length > 1;
+    io.stdout.write(explanations.map((explanation, i) => (several ? `value ${i}${input.lines === undefined ? "" : ` (line ${input.lines[i]})`}: ` : "") + formatExplanation(explanation)).join("\n"));
+  }
   return 0;
 }
 

@@ -62,6 +62,23 @@ export interface EvaluatorOptions {
   readonly generalOnly?: boolean;
   /** @internal Evaluations before the code is generated (default {@link TIER_UP_EVALUATIONS}); 0 generates it at once, for tests. */
   readonly tierUpAfter?: number;
+  /** @internal Records each clause evaluated, for `explain`; the filter then runs its general code only. */
+  readonly trace?: EvaluationTrace;
+}
+
+/**
+ * Told of every step of an evaluation, in order, by a filter compiled with a `trace` (`explain`).
+ * A clause that throws gets no `exit`: the error passes through the clauses still entered.
+ */
+export interface EvaluationTrace {
+  /** A clause is evaluated. */
+  enter(node: Expression): void;
+  /** A match or collection clause's selector found `value` ({@link NOT_PRESENT}: a missing key). */
+  found(node: MatchExpression | CollectionExpression, value: unknown): void;
+  /** An `any`/`all` is at the element `value` of key or index `key`; its body is evaluated next. */
+  element(node: CollectionExpression, key: number | string, value: unknown): void;
+  /** The clause entered last is `result`. */
+  exit(node: Expression, result: boolean): void;
 }
 
 
@@ -462,7 +479,7 @@ export function compileExpression<T = unknown>(expression: Expression, options: 
     if (pattern.size > 0) memoryEstimate += BYTES_PER_PATTERN + BYTES_PER_INSTRUCTION * pattern.size + dfaBytesFor(pattern.size);
   }
   const entry =
-    options.codegen === false || fixed > limits.maxCost
+    options.codegen === false || options.trace !== undefined || fixed > limits.maxCost
       ? undefined
       : generateEntry(
           { expression, fast: context.fast, clauses: context.clauses, metered, startBudget: limits.maxCost - fixed, reason: costExceededReason(limits.maxCost, false) },
@@ -484,6 +501,18 @@ export function compileExpression<T = unknown>(expression: Expression, options: 
 }
 
 function compileNode(node: Expression, scope: readonly Binding[], context: CompileContext): Predicate {
+  const predicate = compileUntraced(node, scope, context);
+  const trace = context.options.trace;
+  if (trace === undefined) return predicate;
+  return (root, env) => {
+    trace.enter(node);
+    const result = predicate(root, env);
+    trace.exit(node, result);
+    return result;
+  };
+}
+
+function compileUntraced(node: Expression, scope: readonly Binding[], context: CompileContext): Predicate {
   switch (node.kind) {
     case "Or":
       return anyOf(node.operands.map((operand) => compileNode(operand, scope, context)));
@@ -580,6 +609,14 @@ function compileMatch(node: MatchExpression, scope: readonly Binding[], context:
     if (dataCost !== undefined) spend(env, dataCost(present), site);
     return positive(typeOf(present), present, env) !== negated;
   };
+  const trace = context.options.trace;
+  if (trace !== undefined) {
+    return (root, env) => {
+      const value = resolve(root, env);
+      trace.found(node, value === NOT_PRESENT || zero === undefined || (value !== null && value !== undefined) ? value : zero);
+      return decide(value, env);
+    };
+  }
   const general: Predicate = (root, env) => decide(resolve(root, env), env);
   // Literals with raw bytes are compared byte-wise by the general code only.
   if (context.options.generalOnly || literal === undefined || literal.bytes !== undefined) return general;
@@ -861,8 +898,10 @@ function compileCollection(node: CollectionExpression, scope: readonly Binding[]
   const perElement = 1 + bodyCost;
   const perEntry = MAP_ENTRY_COST + bodyCost;
 
+  const trace = context.options.trace;
   return (root, env) => {
     const container = target.resolve(root, env);
+    trace?.found(node, container);
     // A missing key under an existing map: `all` holds vacuously, `any` finds nothing.
     if (container === NOT_PRESENT) return isAll;
     const type = view === undefined ? jsonTypeOf(container) : view.typeOf(container);
@@ -874,6 +913,7 @@ function compileCollection(node: CollectionExpression, scope: readonly Binding[]
         env[valueSlot] = list[i];
         env[keySlot] = i;
         env[loopSlot] = 0;
+        trace?.element(node, i, list[i]);
         if (body(root, env) !== isAll) return !isAll;
       }
       return isAll;
@@ -888,6 +928,7 @@ function compileCollection(node: CollectionExpression, scope: readonly Binding[]
         env[valueSlot] = map[key];
         env[keySlot] = key;
         env[loopSlot] = MAP_LOOP;
+        trace?.element(node, key, map[key]);
         if (body(root, env) !== isAll) return !isAll;
       }
       return isAll;

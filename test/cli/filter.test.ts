@@ -212,8 +212,40 @@ describe.concurrent("bexpr sql", SLOW, () => {
   });
 });
 
+describe.concurrent("bexpr explain", SLOW, () => {
+  it("prints why one value matches or not, as a tree", async () => {
+    const { code, stdout, stderr } = await runCli(["explain", 'Status == "running" and Meta.owner == "team-b"', "-"], { stdin: JSON.stringify(jobs[2]) });
+    expect([code, stderr]).toEqual([0, ""]);
+    expect(stdout).toBe(
+      [
+        'no match: Status == "running" and Meta.owner == "team-b"',
+        "✗ and  ← decided",
+        '  ✓ Status == "running"  (Status is "running")',
+        "  ✗ Meta.owner == \"team-b\"  (Meta.owner is missing)  ← decided",
+        "",
+      ].join("\n"),
+    );
+  });
+
+  it("explains every value of JSON lines, each headed by its line, and prints JSON with --json", async () => {
+    const { code, stdout } = await runCli(["explain", "--schema", "job", 'Type == "batch"'], { stdin: jsonLines });
+    expect(code).toBe(0);
+    expect(stdout.split("\n").filter((line) => line.startsWith("value "))).toEqual(['value 0 (line 1): no match: Type == "batch"', 'value 1 (line 2): match: Type == "batch"', 'value 2 (line 3): no match: Type == "batch"']);
+    const json = await runCli(["explain", "--json", "Missing == 1", file("explain.json", jsonArray)]);
+    expect(json.code).toBe(0);
+    const explanations = JSON.parse(json.stdout) as { matched: boolean; error?: { code: string } }[];
+    expect(explanations.map((explanation) => explanation.error?.code)).toEqual(["missing_key", "missing_key", "missing_key"]);
+  });
+
+  it("exits 1 with the diagnostics for an invalid filter, before reading the input", async () => {
+    const { code, stdout, stderr } = await runCli(["explain", "Status = 1", "/nonexistent.json"]);
+    expect([code, stdout]).toEqual([1, ""]);
+    expect(stderr).toContain("error[unsupported_operator]");
+  });
+});
+
 describe.concurrent("help and version everywhere", SLOW, () => {
-  it.each(["check", "eval", "fmt", "sql", "agent"])(
+  it.each(["check", "eval", "explain", "fmt", "sql", "agent"])(
     "bexpr %s answers --help, -h, --version and -v",
     async (command) => {
       const [help, short, version, v] = await Promise.all([["--help"], ["-h"], ["--version"], ["-v"]].map((flag) => runCli([command, ...flag])));
@@ -227,6 +259,6 @@ describe.concurrent("help and version everywhere", SLOW, () => {
 
   it("lists every command in the main help", async () => {
     const { stdout } = await runCli(["help"]);
-    for (const command of ["check EXPR", "eval EXPR [FILE]", "fmt EXPR", "sql EXPR", "agent"]) expect(stdout).toContain(command);
+    for (const command of ["check EXPR", "eval EXPR [FILE]", "explain EXPR [FILE]", "fmt EXPR", "sql EXPR", "agent"]) expect(stdout).toContain(command);
   });
 });
