@@ -41,6 +41,8 @@ export type SyntaxErrorCode =
   | "invalid_regex"
   /** With a schema in strict mode: a selector naming a field the schema does not have. */
   | "unknown_field"
+  /** With a schema whose map lists its keys (`MapSchema.keys`): a selector naming another key (a warning). */
+  | "unknown_key"
   /** The source exceeds {@link Limits.maxSourceLength}. */
   | "source_too_long"
   /** Parentheses or collection bodies nest deeper than {@link Limits.maxNestingDepth}. */

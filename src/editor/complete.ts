@@ -101,19 +101,19 @@ const OPERATORS: readonly (readonly [string, string])[] = MATCH_OPERATORS.filter
 
 const IDENTIFIER = /^[a-zA-Z][a-zA-Z0-9_/]*$/;
 
-/** A step from a value to a part of it: a field or key, or every element of a list or map. */
-type Step = { readonly key: string } | { readonly each: true };
+/** @internal A step from a value to a part of it: a field or key, or every element of a list or map. */
+export type Step = { readonly key: string } | { readonly each: true };
 
-/** A name bound by an open `any`/`all` body. */
-interface Binding {
+/** @internal A name bound by an open `any`/`all` body. */
+export interface Binding {
   readonly name: string;
   /** `element`: the list element or map value; `key`: the index or map key; `auto`: `as x` (element of a list, key of a map). */
   readonly role: "element" | "key" | "auto";
   readonly target: readonly Step[];
 }
 
-/** What is known of the values at a path. */
-interface Place {
+/** @internal What is known of the values at a path. */
+export interface Place {
   readonly schema: FieldSchema | undefined;
   readonly values: readonly unknown[];
 }
@@ -335,6 +335,10 @@ class Completer {
     if (schema !== undefined && schema !== "any" && (typeof schema === "string" || schema.kind === "array")) return [];
     const kind = schema !== undefined && typeof schema !== "string" && schema.kind === "map" ? "key" : "field";
     const completions = new Map<string, Completion>();
+    // The keys a map's schema lists come first, then those seen in the samples.
+    if (schema !== undefined && typeof schema !== "string" && schema.kind === "map") {
+      for (const key of schema.keys ?? []) completions.set(key, { label: key, kind, text: key, range, detail: describeSchema(schema.values) });
+    }
     for (const value of place.values) {
       if (!isPlainObject(value)) continue;
       for (const [key, item] of Object.entries(value)) {
@@ -360,29 +364,51 @@ class Completer {
 
   /** What is known of the values at a path written in the filter (its head may be a bound name). */
   #place(path: readonly string[]): Place {
-    const [head, ...rest] = path;
-    const binding = this.#bindings()
-      .reverse()
-      .find((candidate) => candidate.name === head);
-    if (binding === undefined) return walk(this.#rootPlace(), path.map((key) => ({ key })));
-    const target = walk(this.#rootPlace(), binding.target);
-    const isMap = target.schema !== undefined && typeof target.schema !== "string" ? target.schema.kind === "map" : target.values.some(isPlainObject);
-    if (binding.role === "key" || (binding.role === "auto" && isMap)) return { schema: isMap ? "string" : "int", values: [] };
-    return walk(target, [{ each: true }, ...rest.map((key) => ({ key }))]);
+    return placeOf(this.#rootPlace(), this.#bindings(), path);
   }
 
   /** The bindings of the `any`/`all` bodies open at the cursor, outermost first. */
   #bindings(): Binding[] {
-    const tokens = this.#before;
-    return this.#open.flatMap((i) => (tokens[i]!.tokenType === LBrace ? (collectionBindings(tokens, i) ?? []) : []));
+    return bindingsOpenIn(this.#before, this.#open);
   }
 }
 
 /**
- * The `(` and `{` still open after `tokens`, outermost first, as indexes. A closer closes the
+ * @internal What is known of the values at a path written in the filter, with `bindings` (outermost
+ * first) in scope: its head may be a bound name, and the target of that name may start with a name
+ * bound further out (`any TaskGroups as g { any g.Tasks as t { t.| } }`).
+ */
+export function placeOf(root: Place, bindings: readonly Binding[], path: readonly string[]): Place {
+  const [head, ...rest] = path;
+  const at = bindings.findLastIndex((candidate) => candidate.name === head);
+  if (at < 0) return walk(root, path.map((key) => ({ key })));
+  const binding = bindings[at]!;
+  const target = targetPlace(root, bindings.slice(0, at), binding);
+  const isMap = isMapPlace(target);
+  if (binding.role === "key" || (binding.role === "auto" && isMap)) return { schema: isMap ? "string" : "int", values: [] };
+  return walk(target, [{ each: true }, ...rest.map((key) => ({ key }))]);
+}
+
+/** @internal The values a binding ranges over, with the bindings declared before it (`outer`) in scope. */
+export function targetPlace(root: Place, outer: readonly Binding[], binding: Binding): Place {
+  return placeOf(root, outer, binding.target.flatMap((step) => ("key" in step ? [step.key] : [])));
+}
+
+/** @internal Whether a place holds maps: by its schema, or by the sample values without one. */
+export function isMapPlace(place: Place): boolean {
+  return place.schema !== undefined && typeof place.schema !== "string" ? place.schema.kind === "map" : place.values.some(isPlainObject);
+}
+
+/** @internal The bindings of the `any`/`all` bodies open after `tokens`, outermost first (`open`: the groups open, from {@link openGroups}). */
+export function bindingsOpenIn(tokens: readonly IToken[], open: readonly number[] = openGroups(tokens)): Binding[] {
+  return open.flatMap((i) => (tokens[i]!.tokenType === LBrace ? (collectionBindings(tokens, i) ?? []) : []));
+}
+
+/**
+ * @internal The `(` and `{` still open after `tokens`, outermost first, as indexes. A closer closes the
  * innermost opener of its kind and any opened after it.
  */
-function openGroups(tokens: readonly IToken[]): number[] {
+export function openGroups(tokens: readonly IToken[]): number[] {
   const open: number[] = [];
   tokens.forEach((token, i) => {
     if (token.tokenType === LParen || token.tokenType === LBrace) open.push(i);
@@ -532,8 +558,11 @@ function joinsClauses(tokens: readonly IToken[], i: number): boolean {
   return tokenMatcher(previous, Name) && beforePrevious !== undefined && OPERATORS_BEFORE_VALUE.some((type) => tokenMatcher(beforePrevious, type));
 }
 
-/** The bindings of a collection whose `{` is at `brace`, or undefined when the tokens before it are not a collection head. */
-function collectionBindings(tokens: readonly IToken[], brace: number): Binding[] | undefined {
+/**
+ * @internal The bindings of a collection whose `{` is at `brace` (or would be: only the tokens
+ * before it are read), or undefined when the tokens before it are not a collection head.
+ */
+export function collectionBindings(tokens: readonly IToken[], brace: number): Binding[] | undefined {
   // The names are one token (`as x`) or three (`as i, v`) before the brace.
   const as = tokens[brace - 2]?.tokenType === As ? brace - 2 : tokens[brace - 4]?.tokenType === As ? brace - 4 : -1;
   if (as < 1) return undefined;
@@ -555,12 +584,12 @@ function collectionBindings(tokens: readonly IToken[], brace: number): Binding[]
 }
 
 /**
- * The path written by the tokens ending at `end` (`Meta.owner`, `Summary["web"].Running`), or
+ * @internal The path written by the tokens ending at `end` (`Meta.owner`, `Summary["web"].Running`), or
  * undefined when they do not end a path. Segments touch each other, as the grammar requires.
  */
-function trailingPath(tokens: readonly IToken[], end: number): string[] | undefined;
-function trailingPath(tokens: readonly IToken[], end: number, withStart: true): { path: string[]; start: number } | undefined;
-function trailingPath(tokens: readonly IToken[], end: number, withStart = false): string[] | { path: string[]; start: number } | undefined {
+export function trailingPath(tokens: readonly IToken[], end: number): string[] | undefined;
+export function trailingPath(tokens: readonly IToken[], end: number, withStart: true): { path: string[]; start: number } | undefined;
+export function trailingPath(tokens: readonly IToken[], end: number, withStart = false): string[] | { path: string[]; start: number } | undefined {
   const path: string[] = [];
   const touching = (left: IToken | undefined, right: IToken) => left !== undefined && tokenEnd(left) === right.startOffset;
   let i = end;
@@ -592,15 +621,16 @@ function trailingPath(tokens: readonly IToken[], end: number, withStart = false)
   return undefined;
 }
 
-function decodeString(token: IToken): string | undefined {
+/** @internal The text of a closed string token, or undefined when it does not decode. */
+export function decodeString(token: IToken): string | undefined {
   if (token.tokenType === RawString) return unquoteRaw(token.image.slice(1, -1));
   if (token.tokenType !== DoubleString) return undefined;
   const result = unquoteDouble(token.image.slice(1, -1));
   return result.ok ? result.value : undefined;
 }
 
-/** Follows steps through a schema and the sample values together. */
-function walk(place: Place, steps: readonly Step[]): Place {
+/** @internal Follows steps through a schema and the sample values together. */
+export function walk(place: Place, steps: readonly Step[]): Place {
   let { schema, values } = place;
   for (const step of steps) {
     if ("each" in step) {
@@ -620,7 +650,8 @@ function walk(place: Place, steps: readonly Step[]): Place {
   return { schema, values };
 }
 
-function isString(token: IToken): boolean {
+/** @internal Whether a token is a string literal (closed or not). */
+export function isString(token: IToken): boolean {
   return tokenMatcher(token, QuotedString);
 }
 
@@ -636,8 +667,8 @@ function isCollectionSchema(schema: FieldSchema): boolean {
   return schema === "any" || (typeof schema !== "string" && (schema.kind === "array" || schema.kind === "map"));
 }
 
-/** How a field's schema is shown: `string`, `list of string`, `map of string`, `structs.JobSummary`. */
-function describeSchema(schema: FieldSchema): string {
+/** @internal How a field's schema is shown: `string`, `list of string`, `map of string`, `structs.JobSummary`. */
+export function describeSchema(schema: FieldSchema): string {
   if (typeof schema === "string") return schema;
   switch (schema.kind) {
     case "array":

@@ -47,7 +47,7 @@ export function validate(source: string, options: ValidateOptions = {}): Diagnos
   if (analysis.expression !== undefined && !diagnostics.some(isStructural)) {
     // Checks that need the tree: regular expressions, and selectors against the schema.
     try {
-      compileExpression(analysis.expression, { source, schema: options.schema, strict: options.schema !== undefined, limits: options.limits });
+      compileExpression(analysis.expression, { source, schema: options.schema, strict: options.schema !== undefined, limits: options.limits, warnings: diagnostics });
     } catch (error) {
       if (isStackOverflow(error)) diagnostics.push(stackDiagnostic(source));
       else if (error instanceof FilterSyntaxError) diagnostics.push(...error.diagnostics);

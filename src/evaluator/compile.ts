@@ -62,6 +62,8 @@ export interface EvaluatorOptions {
   readonly generalOnly?: boolean;
   /** @internal Evaluations before the code is generated (default {@link TIER_UP_EVALUATIONS}); 0 generates it at once, for tests. */
   readonly tierUpAfter?: number;
+  /** @internal Receives the warnings found while compiling (`validate`); errors are thrown. */
+  readonly warnings?: Diagnostic[];
   /** @internal Records each clause evaluated, for `explain`; the filter then runs its general code only. */
   readonly trace?: EvaluationTrace;
 }
@@ -462,10 +464,9 @@ export function compileExpression<T = unknown>(expression: Expression, options: 
     clauses: new Map(),
   };
   const compiled = compileNode(expression, [], context);
-  if (context.diagnostics.length > 0) {
-    context.diagnostics.sort((a, b) => a.span.start - b.span.start);
-    throw new FilterSyntaxError(options.source, context.diagnostics);
-  }
+  context.diagnostics.sort((a, b) => a.span.start - b.span.start);
+  if (context.diagnostics.some((diagnostic) => diagnostic.severity === "error")) throw new FilterSyntaxError(options.source, context.diagnostics);
+  options.warnings?.push(...context.diagnostics);
   const fixed = fixedCost(expression);
   // A filter whose fixed cost alone is over its budget can only fail.
   const predicate: Predicate =
@@ -569,7 +570,7 @@ function compileTarget(selector: Selector, scope: readonly Binding[], site: Site
 }
 
 function reportUnknownField(context: CompileContext) {
-  return (selector: Selector, segmentIndex: number, known: readonly string[]): void => {
+  return (selector: Selector, segmentIndex: number, known: readonly string[], what: "field" | "key"): void => {
     const name = selector.path[segmentIndex]!;
     const nearest = suggestName(name, known);
     const parent = segmentIndex === 0 ? "the object" : `"${selector.path.slice(0, segmentIndex).join(".")}"`;
@@ -578,8 +579,12 @@ function reportUnknownField(context: CompileContext) {
     const plain = source !== undefined && source.slice(selector.span.start, selector.span.end) === selector.path.join(".");
     const at = selector.span.start + selector.path.slice(0, segmentIndex).reduce((length, segment) => length + segment.length + 1, 0);
     const fixes = nearest !== undefined && plain && /^[A-Za-z_][A-Za-z0-9_]*$/.test(nearest) ? [replaceFix(`replace "${name}" with "${nearest}"`, { start: at, end: at + name.length }, nearest)] : undefined;
+    const suggestion = nearest === undefined ? undefined : `did you mean "${nearest}"?`;
     context.diagnostics.push(
-      createDiagnostic(source, "unknown_field", `${parent} has no field "${name}"`, selector.span, nearest === undefined ? undefined : `did you mean "${nearest}"?`, "error", fixes),
+      what === "field"
+        ? createDiagnostic(source, "unknown_field", `${parent} has no field "${name}"`, selector.span, suggestion, "error", fixes)
+        : // The map may hold keys its schema does not list: a warning, and the filter still compiles.
+          createDiagnostic(source, "unknown_key", `"${name}" is not one of the keys the schema lists for ${parent}`, selector.span, suggestion, "warning", fixes),
     );
   };
 }

@@ -83,7 +83,7 @@ type Step =
   | { readonly type: "scalar"; readonly key: string; readonly kindName: string };
 
 /** Reports a selector segment that names a field its object schema lacks (strict typed mode). */
-export type UnknownFieldHandler = (selector: Selector, segmentIndex: number, known: readonly string[]) => void;
+export type UnknownFieldHandler = (selector: Selector, segmentIndex: number, known: readonly string[], what: "field" | "key") => void;
 
 /**
  * Compiles the lookup of `selector` in `scope` (innermost binding last), against a root of
@@ -99,12 +99,12 @@ export function compileSelector(
   const [head, ...rest] = selector.path as [string, ...string[]];
   const binding = findBinding(scope, head);
   if (binding === undefined) {
-    const { steps, schema } = planSteps(selector.path, rootSchema, (index, known) => onUnknownField?.(selector, index, known));
+    const { steps, schema } = planSteps(selector.path, rootSchema, (index, known, what) => onUnknownField?.(selector, index, known, what));
     const walk = createWalker(steps, site, [], selector.path.length >= 2);
     return { resolve: specialise(steps, walk), schema, fullPath: selector.path, plainPath: plainPathOf(steps) };
   }
 
-  const unknown = (index: number, known: readonly string[]) => onUnknownField?.(selector, index + 1, known);
+  const unknown = (index: number, known: readonly string[], what: "field" | "key") => onUnknownField?.(selector, index + 1, known, what);
   const asKey = (): CompiledSelector => {
     if (rest.length > 0) {
       // The reference names the Go type of the key: `string` for map keys, `int` for list indexes.
@@ -151,7 +151,7 @@ function findBinding(scope: readonly Binding[], name: string): Binding | undefin
 function planSteps(
   segments: readonly string[],
   rootSchema: FieldSchema | undefined,
-  onUnknownField: (index: number, known: readonly string[]) => void,
+  onUnknownField: (index: number, known: readonly string[], what: "field" | "key") => void,
 ): { steps: Step[]; schema: FieldSchema | undefined } {
   const steps: Step[] = [];
   let schema: FieldSchema | undefined = rootSchema;
@@ -165,13 +165,14 @@ function planSteps(
     } else if (schema.kind === "object") {
       const field: FieldSchema | undefined = Object.hasOwn(schema.fields, key) ? schema.fields[key] : undefined;
       if (field === undefined) {
-        onUnknownField(index, Object.keys(schema.fields));
+        onUnknownField(index, Object.keys(schema.fields), "field");
         steps.push({ type: "unknownField", key, typeName: schemaType(schema).typeName });
       } else {
         steps.push({ type: "field", key, schema: field });
       }
       schema = field;
     } else if (schema.kind === "map") {
+      if (schema.keys !== undefined && !schema.keys.includes(key)) onUnknownField(index, schema.keys, "key");
       steps.push({ type: "mapKey", key, schema: schema.values });
       schema = schema.values;
     } else {

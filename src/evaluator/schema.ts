@@ -24,6 +24,13 @@ export interface MapSchema {
   readonly kind: "map";
   /** The schema of every value; keys are always strings. */
   readonly values: FieldSchema;
+  /**
+   * The keys the map is known to hold, when there is such a list (a fixed set of labels): editors
+   * offer them, and `validate` warns of a selector naming another (`unknown_key`, with the nearest
+   * key). A warning, not an error: the map may hold other keys, and a missing one is the
+   * operator's missing-key result, as always.
+   */
+  readonly keys?: readonly string[];
 }
 
 /** A struct: a fixed set of named fields. An absent or null object is a nil pointer. */
