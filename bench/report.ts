@@ -23,6 +23,8 @@ export interface BenchResults {
   readonly compile: Record<string, Record<"parseUs" | "compileUs" | "celParseUs" | "filtrexCompileUs", Spread | null>>;
   readonly startup: Record<"nodeMs" | "importMs" | "checkMs" | "serverMs", Spread>;
   readonly limits: unknown;
+  /** Editor calls on a 2 KB filter and browser bundle sizes (bench/editor.ts); not in the README's table. */
+  readonly editor?: unknown;
   /** The agent's section (bench/agent.ts); not in the README's table. */
   readonly agent?: unknown;
   /** bexpr/sql on 100,000 documents (bench/sql.ts); not in the README's table. */

@@ -1,6 +1,6 @@
 /**
  * `npm run bench`: evaluation speed against hand-written JavaScript and the peers, compile times,
- * start-up, what the limits promise, the agent under load (bench/agent.ts), bexpr/sql
+ * start-up, what the limits promise, the editor calls and browser bundles (bench/editor.ts), the agent under load (bench/agent.ts), bexpr/sql
  * (bench/sql.ts) and agents sharing their state through PostgreSQL (bench/cluster.ts). Every
  * evaluation figure comes from a process of its own (bench/child.ts), run several times for its
  * spread; each filter is measured alone and after the other filters ran in the same process. The figures go to
@@ -13,6 +13,7 @@ import { cpus } from "node:os";
 import { fileURLToPath } from "node:url";
 import { agentBench } from "./agent.js";
 import { clusterBench } from "./cluster.js";
+import { editorBench } from "./editor.js";
 import { sqlBench } from "./sql.js";
 import { CASES } from "./cases.js";
 import { benchLimits } from "./limits.js";
@@ -123,6 +124,7 @@ async function main(): Promise<void> {
     compile,
     startup,
     limits: benchLimits(),
+    editor: await editorBench(),
     agent: await agentBench(),
     sql: await sqlBench(),
     cluster: await clusterBench(),

@@ -4,7 +4,6 @@
  *
  * @module
  */
-import { randomBytes } from "node:crypto";
 import { isInteger, parse } from "lossless-json";
 
 const MIN_SAFE = BigInt(Number.MIN_SAFE_INTEGER);
@@ -67,9 +66,10 @@ export function parseJson(text: string): unknown {
 /**
  * The mark of a number `JSON.stringify` cannot write itself (a bigint, or a number kept as its
  * text): it writes the string `"<mark><digits>"`, and the quotes and mark are then taken away.
- * The mark holds a random part chosen at start-up, so no string of the data can be taken for one.
+ * The mark holds a random part chosen at start-up, so no string of the data can be taken for one
+ * (from Web Crypto, which Node and browsers both have, so the engine bundles for either).
  */
-const NUMBER_MARK = `bexpr-number-${randomBytes(16).toString("hex")}:`;
+const NUMBER_MARK = `bexpr-number-${Array.from(crypto.getRandomValues(new Uint8Array(16)), (byte) => byte.toString(16).padStart(2, "0")).join("")}:`;
 const MARKED_NUMBER = new RegExp(`"${NUMBER_MARK}(-?[0-9][0-9.eE+-]*)"`, "g");
 
 /** A number kept as its text by lossless-json or go-json (`LosslessNumber`). */

@@ -1,0 +1,150 @@
+/**
+ * The editor section of `npm run bench` (alone: `npm run bench:editor`): what an editor calls on
+ * every keystroke (`validate`, `complete`, `hover`, `explain`, `fixAll`, `format`) on a 2 KB
+ * filter, and the size of what a web page ships: the engine, the CodeMirror extension, and the
+ * agent's /ui/ page, bundled and minified by esbuild, raw and gzipped.
+ */
+import { build } from "esbuild";
+import { existsSync, readdirSync, readFileSync, statSync, writeFileSync } from "node:fs";
+import { join, resolve } from "node:path";
+import { fileURLToPath } from "node:url";
+import { gzipSync } from "node:zlib";
+import { complete, explain, fixAll, format, schemas, validate } from "../src/index.js";
+import { jobListItems } from "./data.js";
+import { median } from "./stats.js";
+
+/** The size the issue names: a long filter, as pasted into an editor. */
+const FILTER_BYTES = 2_048;
+/** Calls timed per operation, after as many to warm up. */
+const CALLS = 300;
+
+/** Clause groups repeated until the filter is {@link FILTER_BYTES} long: every kind of clause the language has. */
+const GROUPS = [
+  '(Status == "running" and "dc1" in Datacenters and Meta.owner != "team-{i}")',
+  '(Name matches "^web-[0-9]+$" or Type == "batch" or Priority == 5{i})',
+  '((any TaskGroups as g { g.Count == {i} and g.Name != "api" }) or Stop == false)',
+  '(Meta["team-{i}"] is not empty and not (ParentID is empty))',
+];
+
+/** A valid 2 KB filter over the job schema. */
+export function longFilter(): string {
+  const parts: string[] = [];
+  for (let i = 0; parts.join(" or ").length < FILTER_BYTES; i++) parts.push(GROUPS[i % GROUPS.length]!.replaceAll("{i}", String(i)));
+  return parts.join(" or ");
+}
+
+/** The same filter with three mistakes an editor would see while it is typed. */
+export function longFilterWithMistakes(): string {
+  return longFilter().replace('Status == "running"', 'Status = "running"').replace("Stop == false", "Stop == false AND Stauts").replace("and not", "and !");
+}
+
+/** Median microseconds of one call of `run`, over {@link CALLS} calls. */
+function timeUs(run: () => unknown): number {
+  for (let i = 0; i < CALLS; i++) run();
+  const samples: number[] = [];
+  for (let i = 0; i < CALLS; i++) {
+    const start = process.hrtime.bigint();
+    run();
+    samples.push(Number(process.hrtime.bigint() - start) / 1e3);
+  }
+  return median(samples);
+}
+
+/** Bytes of a bundle, raw and gzipped (level 9, as a server would serve it). */
+interface BundleSize {
+  readonly rawBytes: number;
+  readonly gzipBytes: number;
+}
+
+/** Bundles `contents` for the browser (minified ESM), with `external` left out, and measures it. */
+async function bundleSize(contents: string, external: readonly string[]): Promise<BundleSize> {
+  const root = resolve(import.meta.dirname, "../..");
+  const result = await build({
+    stdin: { contents, resolveDir: root, loader: "ts" },
+    bundle: true,
+    minify: true,
+    format: "esm",
+    platform: "browser",
+    target: "es2022",
+    external: [...external],
+    write: false,
+    logLevel: "error",
+    legalComments: "none",
+  });
+  const code = result.outputFiles[0]!.contents;
+  return { rawBytes: code.byteLength, gzipBytes: gzipSync(code, { level: 9 }).byteLength };
+}
+
+/** The built /ui/ page (dist/ui, from `npm run build`): every file, raw and gzipped; null before a build. */
+function uiSize(): BundleSize | null {
+  const directory = resolve(import.meta.dirname, "../../dist/ui");
+  if (!existsSync(directory)) return null;
+  let rawBytes = 0;
+  let gzipBytes = 0;
+  for (const name of readdirSync(directory)) {
+    const path = join(directory, name);
+    if (!statSync(path).isFile()) continue;
+    const bytes = readFileSync(path);
+    rawBytes += bytes.byteLength;
+    gzipBytes += gzipSync(bytes, { level: 9 }).byteLength;
+  }
+  return { rawBytes, gzipBytes };
+}
+
+/** The figures of this section, under `editor` in bench/results.json. */
+export interface EditorFigures {
+  readonly filterBytes: number;
+  /** Median µs per call. */
+  readonly calls: Record<string, number>;
+  readonly bundles: Record<string, BundleSize | null>;
+}
+
+/** Runs the section and prints its figures. */
+export async function editorBench(): Promise<EditorFigures> {
+  const source = longFilter();
+  const broken = longFilterWithMistakes();
+  const schema = schemas.job;
+  const job = { ...jobListItems(1)[0]!, TaskGroups: [{ Name: "web", Count: 3 }], Meta: { owner: "team-a" } };
+  if (validate(source, { schema }).length !== 0) throw new Error("the bench filter should be valid");
+  if (validate(broken, { schema }).length < 3) throw new Error("the bench filter with mistakes should have three problems");
+  const middle = source.indexOf("Meta.owner") + "Meta.".length;
+  const hover = await import("../src/index.js").then((module) => (module as Record<string, unknown>).hover as ((s: string, o: number, options: object) => unknown) | undefined);
+
+  const calls: Record<string, number> = {
+    validate: timeUs(() => validate(source, { schema })),
+    validateWithMistakes: timeUs(() => validate(broken, { schema })),
+    completeAtEnd: timeUs(() => complete(`${source} and `, source.length + 5, { schema })),
+    completeInMiddle: timeUs(() => complete(source, middle, { schema, samples: [job] })),
+    explain: timeUs(() => explain(source, job, { schema })),
+    fixAll: timeUs(() => fixAll(broken, { schema })),
+    format: timeUs(() => format(source)),
+  };
+  if (hover !== undefined) calls.hover = timeUs(() => hover(source, middle, { schema }));
+
+  const codemirror = ["@codemirror/state", "@codemirror/view", "@codemirror/language", "@codemirror/autocomplete", "@codemirror/lint", "@codemirror/commands", "@lezer/highlight", "@lezer/common"];
+  const extension = existsSync(resolve(import.meta.dirname, "../../src/codemirror/index.ts"));
+  const bundles: Record<string, BundleSize | null> = {
+    engine: await bundleSize('export * from "./src/index.ts";', []),
+    extension: extension ? await bundleSize('export * from "./src/codemirror/index.ts";', codemirror) : null,
+    extensionWithCodeMirror: extension ? await bundleSize('export * from "./src/codemirror/index.ts"; export * from "@codemirror/view"; export * from "@codemirror/state";', []) : null,
+    ui: uiSize(),
+  };
+
+  console.log(`\neditor calls on a ${source.length}-character filter (µs per call, median of ${CALLS})`);
+  for (const [name, us] of Object.entries(calls)) console.log(`  ${name.padEnd(22)} ${us.toFixed(1).padStart(9)}`);
+  console.log("browser bundles (esbuild, minified; KB raw / gzipped)");
+  const kb = (bytes: number) => (bytes / 1024).toFixed(1);
+  for (const [name, size] of Object.entries(bundles)) {
+    console.log(`  ${name.padEnd(26)} ${size === null ? "—" : `${kb(size.rawBytes).padStart(7)} / ${kb(size.gzipBytes).padStart(6)}`}`);
+  }
+  return { filterBytes: source.length, calls, bundles };
+}
+
+// Run alone (`npm run bench:editor`): write the figures under `editor` in bench/results.json.
+if (process.argv[1] !== undefined && resolve(process.argv[1]) === fileURLToPath(import.meta.url)) {
+  const figures = await editorBench();
+  const path = resolve(import.meta.dirname, "../../bench/results.json");
+  const results = JSON.parse(readFileSync(path, "utf8")) as Record<string, unknown>;
+  writeFileSync(path, `${JSON.stringify({ ...results, editor: figures }, null, 2)}\n`);
+  console.log(`wrote the editor figures to ${path}`);
+}
