@@ -1,6 +1,7 @@
 #!/usr/bin/env node
 /**
- * The `bexpr` command: `check`, `eval`, `explain`, `fmt` and `sql` for filters, `agent` for the mini-agent.
+ * The `bexpr` command: `check`, `eval`, `explain`, `fmt` and `sql` for filters, `agent` for the
+ * mini-agent, `lsp` for editors.
  *
  * @module
  */
@@ -19,6 +20,7 @@ Commands:
   fmt EXPR            print a filter in its canonical form
   sql EXPR            print the PostgreSQL that selects the JSONB rows a filter accepts
   agent               run the mini-agent (the scheduler's HTTP API) with a demo data set
+  lsp --stdio         run the language server for editors (diagnostics, fixes, completion, hover)
   help                show this help
 
 Options:
@@ -37,27 +39,43 @@ interface Command {
   readonly usage: string;
 }
 
-/** The commands; the agent (fastify, prom-client) is loaded only when it is asked for, so the others start fast. */
+/**
+ * A command whose packages are optional dependencies (an install with --omit=optional has the
+ * engine only), loaded when it is asked for; without them it fails saying what is missing.
+ */
+async function optionalCommand(what: string, load: () => Promise<Command>): Promise<Command> {
+  try {
+    return await load();
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code !== "ERR_MODULE_NOT_FOUND") throw error;
+    const missing = /Cannot find package '([^']+)'/.exec((error as Error).message)?.[1] ?? "a package";
+    const fail = () => {
+      throw new CommandError(`${what} needs its optional dependencies, and ${missing} is not installed: run npm install bexpr without --omit=optional`);
+    };
+    return { run: fail, usage: "" };
+  }
+}
+
+/**
+ * The commands; the agent (fastify, prom-client) and the language server (vscode-languageserver)
+ * are loaded only when they are asked for, so the others start fast.
+ */
 const COMMANDS: Readonly<Record<string, () => Promise<Command>>> = {
   check: async () => ({ run: runCheck, usage: CHECK_USAGE }),
   eval: async () => ({ run: runEval, usage: EVAL_USAGE }),
   explain: async () => ({ run: runExplain, usage: EXPLAIN_USAGE }),
   fmt: async () => ({ run: runFmt, usage: FMT_USAGE }),
   sql: async () => ({ run: runSql, usage: SQL_USAGE }),
-  agent: async () => {
-    try {
+  agent: () =>
+    optionalCommand("the agent", async () => {
       const { AGENT_USAGE, runAgent } = await import("./cli/agent.js");
       return { run: runAgent, usage: AGENT_USAGE };
-    } catch (error) {
-      // The agent's packages are optional dependencies: an install with --omit=optional has the engine only.
-      if ((error as NodeJS.ErrnoException).code !== "ERR_MODULE_NOT_FOUND") throw error;
-      const missing = /Cannot find package '([^']+)'/.exec((error as Error).message)?.[1] ?? "a package";
-      const fail = () => {
-        throw new CommandError(`the agent needs its optional dependencies, and ${missing} is not installed: run npm install bexpr without --omit=optional`);
-      };
-      return { run: fail, usage: "" };
-    }
-  },
+    }),
+  lsp: () =>
+    optionalCommand("the language server", async () => {
+      const { LSP_USAGE, runLsp } = await import("./cli/lsp.js");
+      return { run: runLsp, usage: LSP_USAGE };
+    }),
 };
 
 /** Runs the command line; resolves to the exit status. */

@@ -47,6 +47,7 @@ export { schemas } from "./schemas.js";
 export { fixAll, MAX_FIXES, validate, type FixedFilter, type ValidateOptions } from "./editor/validate.js";
 export { complete, MAX_VALUE_COMPLETIONS, type CompleteOptions, type Completion, type CompletionKind } from "./editor/complete.js";
 export { format } from "./editor/format.js";
+export { hover, type HoverInfo, type HoverOptions } from "./editor/hover.js";
 export {
   explain,
   formatExplanation,

@@ -640,7 +640,8 @@ export function walk(place: Place, steps: readonly Step[]): Place {
     }
     const { key } = step;
     if (schema !== undefined && typeof schema !== "string") {
-      schema = schema.kind === "object" ? schema.fields[key] : schema.kind === "map" ? schema.values : /^[0-9]+$/.test(key) ? schema.items : undefined;
+      // (`Object.hasOwn`: a field named `valueOf` is not the prototype's.)
+      schema = schema.kind === "object" ? (Object.hasOwn(schema.fields, key) ? schema.fields[key] : undefined) : schema.kind === "map" ? schema.values : /^[0-9]+$/.test(key) ? schema.items : undefined;
     } else if (schema !== "any") schema = undefined;
     values = values.flatMap((value) => {
       if (Array.isArray(value)) return /^[0-9]+$/.test(key) && Number(key) < value.length ? [value[Number(key)]] : [];

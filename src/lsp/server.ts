@@ -1,0 +1,257 @@
+/**
+ * The filter language server: one document is one filter (it may span lines). It publishes the
+ * diagnostics of `validate` as the document changes, offers each diagnostic's fixes as quick
+ * fixes and `fixAll` as a source action, completes with `complete`, explains with `hover`, and
+ * formats with `format`. The schema and sample objects come from the client's
+ * `initializationOptions` and its `bexpr` settings (see {@link ServerSettings}).
+ *
+ * Every handler works on the text as the client sent it and is bounded by the parse limits: a
+ * document longer than the limit gets the one `source_too_long` diagnostic, and nothing else.
+ * A handler that fails anyway logs the error and answers nothing, so the server stays up.
+ *
+ * @module
+ */
+import { fileURLToPath } from "node:url";
+import {
+  CodeActionKind,
+  CodeActionTriggerKind,
+  DidChangeConfigurationNotification,
+  MarkupKind,
+  MessageType,
+  ShowMessageNotification,
+  TextDocuments,
+  TextDocumentSyncKind,
+  TextEdit,
+  type CodeAction,
+  type CodeActionParams,
+  type CompletionItem,
+  type Connection,
+  type DidChangeConfigurationParams,
+  type DocumentFormattingParams,
+  type Hover,
+  type HoverParams,
+  type InitializeParams,
+  type InitializeResult,
+  type TextDocumentPositionParams,
+} from "vscode-languageserver";
+import { TextDocument } from "vscode-languageserver-textdocument";
+import { complete } from "../editor/complete.js";
+import { format } from "../editor/format.js";
+import { hover } from "../editor/hover.js";
+import { fixAll, validate } from "../editor/validate.js";
+import { FilterSyntaxError } from "../errors.js";
+import { VERSION } from "../version.js";
+import { FIX_ALL_KIND, rangeOf, toCompletionItem, toLspDiagnostic, toQuickFix, wholeDocument } from "./convert.js";
+import { loadSettings, mergeSettings, type LoadedSettings, type ServerSettings } from "./settings.js";
+
+export type { ServerSettings };
+
+/**
+ * The characters after which the client asks for completions without a word typed: the fields
+ * of `Meta.`, the keys of `Meta[`, and the values of `Status == "`.
+ */
+export const COMPLETION_TRIGGERS: readonly string[] = [".", "[", '"'];
+
+/** The settings section the server reads (`bexpr.schema`, `bexpr.samples`). */
+export const SETTINGS_SECTION = "bexpr";
+
+/**
+ * Serves the filter language on `connection` (made by the caller, with its transport) until the
+ * client sends `exit`.
+ *
+ * @example
+ * ```ts
+ * import { createConnection } from "vscode-languageserver/node";
+ * startLanguageServer(createConnection(process.stdin, process.stdout));
+ * ```
+ */
+export function startLanguageServer(connection: Connection): void {
+  new FilterLanguageServer(connection).listen();
+}
+
+/** The server's state: the open documents and the settings in force. */
+class FilterLanguageServer {
+  readonly #documents = new TextDocuments(TextDocument);
+  /** Relative settings paths are read from here: the workspace's folder, or the working directory. */
+  #base = process.cwd();
+  #initializationOptions: unknown;
+  #settings: LoadedSettings = { problems: [] };
+  /** The client answers `workspace/configuration` (otherwise settings come only with `didChangeConfiguration`). */
+  #pullsConfiguration = false;
+  #registersConfiguration = false;
+
+  constructor(private readonly connection: Connection) {}
+
+  listen(): void {
+    const { connection } = this;
+    connection.onInitialize((params) => this.#initialize(params));
+    connection.onInitialized(() => this.#settle("initialization", this.#initialized()));
+    connection.onDidChangeConfiguration((params) => this.#settle("configuration", this.#configurationChanged(params)));
+    connection.onCompletion((params) => this.#guard("completion", [], () => this.#complete(params)));
+    connection.onHover((params) => this.#guard("hover", null, () => this.#hover(params)));
+    connection.onCodeAction((params) => this.#guard("code actions", [], () => this.#codeActions(params)));
+    connection.onDocumentFormatting((params) => this.#guard("formatting", [], () => this.#format(params)));
+    this.#documents.onDidChangeContent(({ document }) => this.#guard("validation", undefined, () => this.#publish(document)));
+    // A closed document's markers go with it.
+    this.#documents.onDidClose(({ document }) => this.#settle("clearing diagnostics", connection.sendDiagnostics({ uri: document.uri, diagnostics: [] })));
+    this.#documents.listen(connection);
+    connection.listen();
+  }
+
+  #initialize(params: InitializeParams): InitializeResult {
+    const folder = params.workspaceFolders?.[0]?.uri ?? params.rootUri;
+    if (folder?.startsWith("file:")) this.#base = fileURLToPath(folder);
+    else if (typeof params.rootPath === "string") this.#base = params.rootPath;
+    this.#initializationOptions = params.initializationOptions;
+    this.#pullsConfiguration = params.capabilities.workspace?.configuration === true;
+    this.#registersConfiguration = params.capabilities.workspace?.didChangeConfiguration?.dynamicRegistration === true;
+    this.#settings = loadSettings(mergeSettings(this.#initializationOptions), this.#base);
+    return {
+      capabilities: {
+        textDocumentSync: TextDocumentSyncKind.Incremental,
+        completionProvider: { triggerCharacters: [...COMPLETION_TRIGGERS] },
+        hoverProvider: true,
+        codeActionProvider: { codeActionKinds: [CodeActionKind.QuickFix, FIX_ALL_KIND] },
+        documentFormattingProvider: true,
+      },
+      serverInfo: { name: "bexpr", version: VERSION },
+    };
+  }
+
+  async #initialized(): Promise<void> {
+    this.#report(this.#settings);
+    // Without this registration VS Code sends no `didChangeConfiguration` to a server it does not configure itself.
+    if (this.#registersConfiguration) await this.connection.client.register(DidChangeConfigurationNotification.type, { section: SETTINGS_SECTION });
+    if (this.#pullsConfiguration) await this.#reload(await this.#pull());
+  }
+
+  /** New settings: pushed in the notification (`{ bexpr: { … } }`), or else asked for. */
+  async #configurationChanged(params: DidChangeConfigurationParams): Promise<void> {
+    const pushed: unknown = (params.settings as Record<string, unknown> | null | undefined)?.[SETTINGS_SECTION];
+    const settings = pushed !== undefined && pushed !== null ? pushed : this.#pullsConfiguration ? await this.#pull() : undefined;
+    await this.#reload(settings);
+  }
+
+  async #pull(): Promise<unknown> {
+    try {
+      return await this.connection.workspace.getConfiguration(SETTINGS_SECTION);
+    } catch (error) {
+      this.connection.console.error(`bexpr: cannot read the ${SETTINGS_SECTION} settings: ${(error as Error).message}`);
+      return undefined;
+    }
+  }
+
+  /** Applies settings over the initialization options, reports what could not be used, and checks every open document again. */
+  async #reload(settings: unknown): Promise<void> {
+    this.#settings = loadSettings(mergeSettings(this.#initializationOptions, settings), this.#base);
+    this.#report(this.#settings);
+    for (const document of this.#documents.all()) this.#guard("validation", undefined, () => this.#publish(document));
+  }
+
+  /** Shows each setting that could not be used (`window/showMessage`: `showErrorMessage` would send a request, which not every client answers). */
+  #report(settings: LoadedSettings): void {
+    for (const problem of settings.problems) {
+      this.#settle("a message", this.connection.sendNotification(ShowMessageNotification.type, { type: MessageType.Error, message: `bexpr: ${problem}` }));
+    }
+  }
+
+  #publish(document: TextDocument): void {
+    const diagnostics = validate(document.getText(), this.#schemaOption());
+    this.#settle("diagnostics", this.connection.sendDiagnostics({ uri: document.uri, version: document.version, diagnostics: diagnostics.map((diagnostic) => toLspDiagnostic(document, diagnostic)) }));
+  }
+
+  #complete(params: TextDocumentPositionParams): CompletionItem[] {
+    const document = this.#documents.get(params.textDocument.uri);
+    if (document === undefined) return [];
+    const { schema, samples } = this.#settings;
+    const completions = complete(document.getText(), document.offsetAt(params.position), { ...(schema === undefined ? {} : { schema }), ...(samples === undefined ? {} : { samples }) });
+    return completions.map((completion, index) => toCompletionItem(document, completion, index));
+  }
+
+  #hover(params: HoverParams): Hover | null {
+    const document = this.#documents.get(params.textDocument.uri);
+    if (document === undefined) return null;
+    const info = hover(document.getText(), document.offsetAt(params.position), this.#schemaOption());
+    return info === undefined ? null : { contents: { kind: MarkupKind.Markdown, value: info.contents }, range: rangeOf(document, info.range) };
+  }
+
+  /**
+   * The fixes of the diagnostics in the range asked about, as quick fixes, and every fix at once
+   * as a source action. That one (up to `MAX_FIXES` checks of the whole filter) is worked
+   * out only when it is asked for by kind or by the user, not for the requests an editor makes
+   * on its own each time the cursor moves.
+   */
+  #codeActions(params: CodeActionParams): CodeAction[] {
+    const document = this.#documents.get(params.textDocument.uri);
+    if (document === undefined) return [];
+    const text = document.getText();
+    const { only, triggerKind } = params.context;
+    const asked = (kind: string) => only?.some((prefix) => kind === prefix || kind.startsWith(`${prefix}.`)) === true;
+    const diagnostics = validate(text, this.#schemaOption());
+    const actions: CodeAction[] = [];
+    if (only === undefined || asked(CodeActionKind.QuickFix)) {
+      const start = document.offsetAt(params.range.start);
+      const end = document.offsetAt(params.range.end);
+      for (const diagnostic of diagnostics) {
+        if (diagnostic.span.start > end || diagnostic.span.end < start) continue;
+        diagnostic.fixes?.forEach((fix, i) => actions.push(toQuickFix(document, diagnostic, fix, i === 0)));
+      }
+    }
+    const fixable = diagnostics.some((diagnostic) => diagnostic.fixes !== undefined);
+    if (fixable && (asked(FIX_ALL_KIND) || (only === undefined && triggerKind !== CodeActionTriggerKind.Automatic))) {
+      const fixed = fixAll(text, this.#schemaOption());
+      if (fixed.applied.length > 0) {
+        const count = fixed.applied.length === 1 ? "1 fix" : `${fixed.applied.length} fixes`;
+        actions.push({
+          title: `Fix all bexpr problems (${count})`,
+          kind: FIX_ALL_KIND,
+          edit: { changes: { [document.uri]: [TextEdit.replace(wholeDocument(document), fixed.source)] } },
+        });
+      }
+    }
+    return actions;
+  }
+
+  /** The canonical form of a valid filter, keeping the document's final line break; nothing for an invalid one. */
+  #format(params: DocumentFormattingParams): TextEdit[] {
+    const document = this.#documents.get(params.textDocument.uri);
+    if (document === undefined) return [];
+    const text = document.getText();
+    let formatted: string;
+    try {
+      formatted = format(text) + (/\r?\n$/.exec(text)?.[0] ?? "");
+    } catch (error) {
+      if (error instanceof FilterSyntaxError) return [];
+      throw error;
+    }
+    return formatted === text ? [] : [TextEdit.replace(wholeDocument(document), formatted)];
+  }
+
+  #schemaOption(): { readonly schema?: LoadedSettings["schema"] } {
+    const { schema } = this.#settings;
+    return schema === undefined ? {} : { schema };
+  }
+
+  /** Runs a handler; an error it throws is logged, and the client gets `fallback`, so the server stays up. */
+  #guard<T>(what: string, fallback: T, run: () => T): T {
+    try {
+      return run();
+    } catch (error) {
+      this.#log(what, error);
+      return fallback;
+    }
+  }
+
+  /** Lets work run on: a failure is logged, never an unhandled rejection (which would end the process). */
+  #settle(what: string, work: Promise<unknown>): void {
+    work.catch((error: unknown) => this.#log(what, error));
+  }
+
+  #log(what: string, error: unknown): void {
+    try {
+      this.connection.console.error(`bexpr: ${what} failed: ${(error as Error).stack ?? String(error)}`);
+    } catch {
+      // The connection itself is gone: nobody is left to tell.
+    }
+  }
+}
