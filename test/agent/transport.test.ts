@@ -87,7 +87,7 @@ describe("responses", () => {
   });
 
   it("answers an unknown path with an empty 404 and no content type", async () => {
-    for (const path of ["/v1/does-not-exist", "/v1/jobs/", "/v2/jobs", "/ui/"]) {
+    for (const path of ["/v1/does-not-exist", "/v1/jobs/", "/v2/jobs", "/uix/"]) {
       const response = await agent.get(path);
       expect(response.status).toBe(404);
       expect(response.text).toBe("");

@@ -25,6 +25,7 @@ import { aclRoutes } from "./acl-routes.js";
 import { jobRoutes } from "./job-routes.js";
 import { metricsRoutes } from "./metrics-routes.js";
 import { namespaceRoutes } from "./namespace-routes.js";
+import { uiRoutes } from "./ui-routes.js";
 
 export type { HttpSettings } from "./route.js";
 
@@ -192,6 +193,7 @@ export async function buildApp(store: Store, cluster: Cluster, acl: AccessContro
   metricsRoutes(app, context);
   aclRoutes(app, context);
   namespaceRoutes(app, context);
+  uiRoutes(app, context);
 
   // Unknown paths: an empty 404 (and the UI redirect for `/`), as the reference's fallthrough.
   app.all("*", async (request, reply) => {

@@ -1,0 +1,447 @@
+/**
+ * The agent's web UI (`/ui/`): a filter editor (CodeMirror with the `bexpr` extension), the rows
+ * of the jobs or deployments list that match it, kept current by blocking queries, and for a
+ * clicked row the explanation of why it matches or not, from the agent's own evaluation.
+ *
+ * Everything the page decides about a filter comes from the engine (validate, via the editor
+ * extension and directly to know whether to send it) and the agent (the rows, the explanation):
+ * the page itself only wires them together.
+ *
+ * @module
+ */
+import "./style.css";
+import { defaultKeymap, history as undoHistory, historyKeymap, indentWithTab } from "@codemirror/commands";
+import { lintGutter, lintKeymap } from "@codemirror/lint";
+import { completionKeymap } from "@codemirror/autocomplete";
+import { EditorState } from "@codemirror/state";
+import { EditorView, keymap, placeholder } from "@codemirror/view";
+import type { BinaryMatchOperator } from "../ast.js";
+import { bexpr, setBexprContext, type ValuesRequest } from "../codemirror/index.js";
+import type { Explanation } from "../editor/explain.js";
+import { validate } from "../editor/validate.js";
+import type { FieldSchema } from "../evaluator/schema.js";
+import { schemas } from "../schemas.js";
+import { AgentError, followList, getJson, listPath, loadToken, saveToken, toJson, type ListName, type ListRow } from "./api.js";
+import { byId, element } from "./dom.js";
+import { renderExplanation } from "./explain-view.js";
+
+/** Quiet time after the last keystroke before the filter is sent (the editor's own checks run meanwhile). */
+const FILTER_DEBOUNCE_MS = 300;
+
+/** Quiet time after the namespace field changes before the lists are asked again. */
+const NAMESPACE_DEBOUNCE_MS = 400;
+
+/** How long the unfiltered rows fetched for value completion are reused. */
+const VALUES_CACHE_MS = 5_000;
+
+/** The most distinct values offered for one field (the extension keeps at most 100 completions anyway). */
+const MAX_LIVE_VALUES = 100;
+
+/** The editor's look; the page's style sheet does not reach into its shadow root. */
+const EDITOR_THEME = EditorView.theme({
+  "&": { minHeight: "64px", fontSize: "14px", backgroundColor: "#fff", borderRadius: "6px" },
+  "&.cm-focused": { outline: "2px solid #9db5ef" },
+  ".cm-content, .cm-tooltip": { fontFamily: 'ui-monospace, "SFMono-Regular", "DejaVu Sans Mono", Menlo, Consolas, monospace' },
+  ".cm-scroller": { minHeight: "64px" },
+  ".cm-tooltip": { maxWidth: "520px" },
+});
+
+/** One column of the rows table. */
+interface Column {
+  readonly header: string;
+  /** The cell's text. */
+  cell(row: ListRow): string;
+}
+
+/** A list the page shows: its filter schema (exactly what the agent filters on), its columns, what its rows are called. */
+interface ListView {
+  readonly schema: FieldSchema;
+  readonly noun: string;
+  readonly columns: readonly Column[];
+}
+
+/** A field as text: strings as they are, lists joined, the rest as JSON. */
+function text(value: unknown): string {
+  if (value === undefined || value === null) return "";
+  if (typeof value === "string") return value;
+  if (Array.isArray(value)) return value.map(text).join(", ");
+  if (typeof value === "object") return toJson(value);
+  return String(value);
+}
+
+const field =
+  (name: string, header = name): Column =>
+  ({ header, cell: (row) => text(row[name]) });
+
+const LISTS: Readonly<Record<ListName, ListView>> = {
+  jobs: {
+    schema: schemas.job,
+    noun: "job",
+    columns: [field("ID"), field("Namespace"), field("Type"), field("Status"), field("Priority"), field("Datacenters")],
+  },
+  deployments: {
+    schema: schemas.deployment,
+    noun: "deployment",
+    columns: [
+      // A UUID's first block is enough to tell deployments apart on screen.
+      { header: "ID", cell: (row) => row.ID.slice(0, 8) },
+      field("Namespace"),
+      field("JobID", "Job"),
+      field("JobVersion", "Version"),
+      field("Status"),
+      field("StatusDescription", "Description"),
+    ],
+  },
+};
+
+/** A row's identity across answers: namespace and ID. */
+function rowKey(row: ListRow): string {
+  return `${row.Namespace}/${row.ID}`;
+}
+
+/** The filter as sent: blank is no filter. */
+function sendable(filter: string): string {
+  return filter.trim() === "" ? "" : filter;
+}
+
+/**
+ * The distinct scalar values at `path` in `rows` (for `in`/`contains`, the elements of a list
+ * and the keys of a map there), as text, for value completion.
+ */
+function valuesAt(rows: readonly unknown[], path: readonly string[], operator: BinaryMatchOperator): string[] {
+  const seen = new Set<string>();
+  const collect = (value: unknown, nested: boolean): void => {
+    if (typeof value === "string" || typeof value === "number" || typeof value === "bigint" || typeof value === "boolean") seen.add(String(value));
+    else if (nested || (operator !== "In" && operator !== "NotIn") || value === null || typeof value !== "object") return;
+    else if (Array.isArray(value)) for (const item of value) collect(item, true);
+    else for (const key of Object.keys(value)) seen.add(key);
+  };
+  for (const row of rows) {
+    let value: unknown = row;
+    for (const key of path) value = value !== null && typeof value === "object" ? (value as Record<string, unknown>)[key] : undefined;
+    collect(value, false);
+    if (seen.size >= MAX_LIVE_VALUES) break;
+  }
+  return [...seen].slice(0, MAX_LIVE_VALUES).sort();
+}
+
+/** The page: its state, and what each change does. */
+class Page {
+  list: ListName = "jobs";
+  namespace = "default";
+  token = loadToken();
+  showAll = false;
+  /** The filter text of each list, so that switching lists and back keeps each one's filter. */
+  readonly filters: Record<ListName, string> = { jobs: "", deployments: "" };
+  /** The filter the rows follow ("" for none); undefined while the editor's text has errors. */
+  sent: string | undefined = "";
+  /** The rows listed (every row with "show all", else the matching ones), and when they arrived. */
+  rows: readonly ListRow[] = [];
+  rowsIndex = 0;
+  /** With "show all" and a filter: the keys of the matching rows (undefined until the first answer). */
+  matched: ReadonlySet<string> | undefined;
+  selected: string | undefined;
+  /** What the explanation shown was made of, so that it is asked again only when that changes. */
+  explained = "";
+  following = new AbortController();
+  explaining = new AbortController();
+  valuesCache: { key: string; at: number; rows: Promise<readonly ListRow[]> } | undefined;
+  filterTimer: ReturnType<typeof setTimeout> | undefined;
+  namespaceTimer: ReturnType<typeof setTimeout> | undefined;
+
+  readonly view: EditorView;
+  readonly status = byId<HTMLParagraphElement>("filter-status");
+  readonly rowsTable = byId<HTMLTableElement>("rows");
+  readonly rowsMeta = byId<HTMLSpanElement>("rows-meta");
+  readonly rowsError = byId<HTMLParagraphElement>("rows-error");
+  readonly explainBox = byId<HTMLDivElement>("explain");
+  readonly namespaceInput = byId<HTMLInputElement>("namespace");
+  readonly tokenDialog = byId<HTMLDivElement>("token-dialog");
+  readonly tokenInput = byId<HTMLInputElement>("token-input");
+
+  constructor() {
+    // The address keeps the list, namespace and filter, so a view can be shared or reloaded.
+    const query = new URLSearchParams(location.search);
+    if (query.get("list") === "deployments") this.list = "deployments";
+    this.namespace = query.get("namespace") || "default";
+    this.filters[this.list] = query.get("filter") ?? "";
+    this.showAll = query.get("all") === "1";
+    this.namespaceInput.value = this.namespace;
+    byId<HTMLInputElement>("show-all").checked = this.showAll;
+    for (const radio of Array.from(document.querySelectorAll<HTMLInputElement>('input[name="list"]'))) radio.checked = radio.value === this.list;
+
+    // The editor lives in a shadow root: CodeMirror's styles then go into a constructed style
+    // sheet, which the page's Content-Security-Policy allows, instead of a <style> element, which
+    // it refuses (style-src 'self', no nonce: the page is the same bytes for every request).
+    const root = byId("editor").attachShadow({ mode: "open" });
+    this.view = new EditorView({
+      parent: root,
+      root,
+      state: EditorState.create({
+        doc: this.filters[this.list],
+        extensions: [
+          undoHistory(),
+          lintGutter(),
+          bexpr({ schema: LISTS[this.list].schema, values: (request) => this.liveValues(request) }),
+          placeholder('Status == "running"'),
+          EditorView.lineWrapping,
+          EDITOR_THEME,
+          keymap.of([...completionKeymap, ...lintKeymap, ...historyKeymap, ...defaultKeymap, indentWithTab]),
+          EditorView.contentAttributes.of({ "aria-label": "Filter expression" }),
+          EditorView.updateListener.of((update) => {
+            if (update.docChanged) this.filterChanged();
+          }),
+        ],
+      }),
+    });
+    this.wire();
+    this.restart();
+  }
+
+  /** The listeners of the page's controls. */
+  wire(): void {
+    for (const radio of Array.from(document.querySelectorAll<HTMLInputElement>('input[name="list"]'))) {
+      radio.addEventListener("change", () => radio.checked && this.switchList(radio.value as ListName));
+    }
+    this.namespaceInput.addEventListener("input", () => {
+      clearTimeout(this.namespaceTimer);
+      this.namespaceTimer = setTimeout(() => {
+        this.namespace = this.namespaceInput.value.trim() || "default";
+        this.selected = undefined;
+        this.restart();
+      }, NAMESPACE_DEBOUNCE_MS);
+    });
+    byId<HTMLInputElement>("show-all").addEventListener("change", (event) => {
+      this.showAll = (event.target as HTMLInputElement).checked;
+      this.restart();
+    });
+    byId("token-button").addEventListener("click", () => this.askToken(this.token === "" ? "Enter a token to act with its rights." : "This tab uses a token. Replace it, or forget it to act as the anonymous token."));
+    byId("token-form").addEventListener("submit", (event) => {
+      event.preventDefault();
+      this.useToken(this.tokenInput.value.trim());
+    });
+    byId("token-clear").addEventListener("click", () => this.useToken(""));
+    byId("token-cancel").addEventListener("click", () => (this.tokenDialog.hidden = true));
+    this.tokenDialog.addEventListener("keydown", (event) => {
+      if (event.key === "Escape") this.tokenDialog.hidden = true;
+    });
+  }
+
+  /** The current editor text. */
+  get filter(): string {
+    return this.view.state.doc.toString();
+  }
+
+  filterChanged(): void {
+    this.filters[this.list] = this.filter;
+    clearTimeout(this.filterTimer);
+    this.filterTimer = setTimeout(() => this.restart(), FILTER_DEBOUNCE_MS);
+  }
+
+  switchList(list: ListName): void {
+    this.filters[this.list] = this.filter;
+    this.list = list;
+    this.selected = undefined;
+    this.view.dispatch({
+      changes: { from: 0, to: this.view.state.doc.length, insert: this.filters[list] },
+      effects: setBexprContext({ schema: LISTS[list].schema }),
+    });
+    // The replaced text scheduled a restart of its own: this one is at once.
+    clearTimeout(this.filterTimer);
+    this.restart();
+  }
+
+  /** Keeps the list, namespace and filter in the address (without a new history entry). */
+  remember(): void {
+    const query = new URLSearchParams({ list: this.list, namespace: this.namespace });
+    if (this.filter.trim() !== "") query.set("filter", this.filter);
+    if (this.showAll) query.set("all", "1");
+    window.history.replaceState(null, "", `?${query}`);
+  }
+
+  /**
+   * Follows the lists again for the current list, namespace, filter and token: the filter is sent
+   * only when the engine finds no error in it (warnings do not stop it).
+   */
+  restart(): void {
+    this.following.abort();
+    this.following = new AbortController();
+    this.remember();
+    const filter = this.filter;
+    const errors = validate(filter, { schema: LISTS[this.list].schema }).filter((diagnostic) => diagnostic.severity === "error");
+    if (sendable(filter) !== "" && errors.length > 0) {
+      this.sent = undefined;
+      this.setStatus("invalid", `${errors.length} problem${errors.length === 1 ? "" : "s"} in the filter (marked in the editor): it is sent once they are fixed.`);
+      this.rowsTable.classList.add("stale");
+      this.showExplanation();
+      return;
+    }
+    this.sent = sendable(filter);
+    this.setStatus("valid", this.sent === "" ? "No filter: every row is listed." : "The rows below follow this filter live.");
+    this.rowsError.hidden = true;
+    const { signal } = this.following;
+    const listener = {
+      refused: (error: AgentError) => this.refused(error),
+      failed: (error: Error) => this.showRowsError(`The agent did not answer (${error.message}); asking again shortly.`),
+    };
+    this.matched = undefined;
+    if (this.showAll && this.sent !== "") {
+      void followList(this.list, this.namespace, "", this.token, signal, { ...listener, rows: (rows, index) => this.showRows(rows, index) });
+      void followList(this.list, this.namespace, this.sent, this.token, signal, {
+        ...listener,
+        rows: (rows) => {
+          this.matched = new Set(rows.map(rowKey));
+          this.renderRows();
+        },
+      });
+    } else {
+      void followList(this.list, this.namespace, this.sent, this.token, signal, { ...listener, rows: (rows, index) => this.showRows(rows, index) });
+    }
+    this.showExplanation();
+  }
+
+  setStatus(kind: "valid" | "invalid", message: string): void {
+    this.status.className = `status ${kind}`;
+    this.status.textContent = message;
+  }
+
+  showRows(rows: readonly ListRow[], index: number): void {
+    this.rows = rows;
+    this.rowsIndex = index;
+    this.rowsError.hidden = true;
+    this.renderRows();
+    this.showExplanation();
+  }
+
+  /** A 4xx from the agent: shown as its text; a 403 also asks for a token. */
+  refused(error: AgentError): void {
+    if (error.status === 403) {
+      const who = this.token === "" ? "Without a token, the agent's ACLs refuse this" : "The agent's ACLs refuse this token";
+      this.showRowsError(`403 ${error.message}: ${who} (the ${this.list} list in namespace ${this.namespace}).`);
+      this.askToken(`${who}: the ${this.list} list in namespace ${this.namespace} needs ${this.list === "jobs" ? "list-jobs" : "read-job"}.`);
+    } else {
+      this.showRowsError(`${error.status}: ${error.message}`);
+    }
+    this.rowsTable.classList.add("stale");
+  }
+
+  showRowsError(message: string): void {
+    this.rowsError.textContent = message;
+    this.rowsError.hidden = false;
+  }
+
+  renderRows(): void {
+    const { columns, noun } = LISTS[this.list];
+    const marking = this.showAll && this.sent !== "" && this.sent !== undefined;
+    const head = element("tr", {}, marking ? element("th", {}, "Match") : null, ...columns.map((column) => element("th", {}, column.header)));
+    const body = this.rows.map((row) => {
+      const key = rowKey(row);
+      const matched = marking ? this.matched?.has(key) : true;
+      const mark = matched === undefined ? "…" : matched ? "✓" : "✗";
+      const tr = element(
+        "tr",
+        { className: `${matched === false ? "no-match" : "match"}${key === this.selected ? " selected" : ""}`, "data-key": key, tabindex: "0", title: `Why does this ${noun} match or not?` },
+        marking ? element("td", { className: "mark" }, mark) : null,
+        ...columns.map((column) => element("td", {}, column.cell(row))),
+      );
+      const select = () => this.select(key);
+      tr.addEventListener("click", select);
+      tr.addEventListener("keydown", (event) => event.key === "Enter" && select());
+      return tr;
+    });
+    this.rowsTable.tHead!.replaceChildren(head);
+    this.rowsTable.tBodies[0]!.replaceChildren(...body);
+    this.rowsTable.classList.remove("stale");
+    const count = this.rows.length;
+    const matching = marking && this.matched !== undefined ? `${this.rows.filter((row) => this.matched!.has(rowKey(row))).length} of ${count} match` : `${count} ${noun}${count === 1 ? "" : "s"}`;
+    this.rowsMeta.textContent = `${matching} · index ${this.rowsIndex} · ${new Date().toLocaleTimeString()}`;
+  }
+
+  select(key: string): void {
+    this.selected = key;
+    for (const tr of Array.from(this.rowsTable.tBodies[0]!.rows)) tr.classList.toggle("selected", tr.dataset.key === key);
+    this.explained = "";
+    this.showExplanation();
+  }
+
+  /**
+   * Shows why the selected row matches: asked of the agent, which evaluates the filter on what
+   * the list filters (for jobs, the whole stored job), and asked again when the filter or the
+   * row changes.
+   */
+  showExplanation(): void {
+    const row = this.rows.find((candidate) => rowKey(candidate) === this.selected);
+    const noun = LISTS[this.list].noun;
+    const hint = (message: string) => {
+      this.explaining.abort();
+      this.explained = "";
+      this.explainBox.replaceChildren(element("p", { className: "hint" }, message));
+    };
+    if (this.selected === undefined) return hint("Click a row to see why it matches the filter or not.");
+    if (row === undefined) return hint(`The ${noun} ${this.selected} is no longer listed.`);
+    if (this.sent === undefined) return hint("Fix the filter's problems to see why this row matches it or not.");
+    if (this.sent === "") return hint(`No filter: every ${noun} is listed. Type a filter to see why this one matches it or not.`);
+    const what = toJson([this.list, this.sent, row, this.token]);
+    if (what === this.explained) return;
+    this.explained = what;
+    this.explaining.abort();
+    this.explaining = new AbortController();
+    const { signal } = this.explaining;
+    const query = new URLSearchParams({ list: this.list, namespace: row.Namespace, id: row.ID, filter: this.sent });
+    const source = this.sent;
+    const title = `The ${noun} ${row.Namespace}/${this.list === "jobs" ? row.ID : row.ID.slice(0, 8)}`;
+    getJson(`/_bexpr/explain?${query}`, this.token, signal).then(
+      ({ body }) => {
+        if (signal.aborted) return;
+        this.explainBox.replaceChildren(
+          renderExplanation(body as Explanation, title, (span) => {
+            // The clause is selected in the editor when the filter there is still the one explained.
+            if (this.filter === source) this.view.dispatch({ selection: { anchor: span.start, head: span.end }, scrollIntoView: true });
+            this.view.focus();
+          }),
+        );
+      },
+      (error: unknown) => {
+        if (signal.aborted) return;
+        this.explained = "";
+        const message = error instanceof AgentError ? `${error.status}: ${error.message}` : `The agent did not answer: ${String(error)}`;
+        this.explainBox.replaceChildren(element("p", { className: "error-text" }, message));
+        if (error instanceof AgentError && error.status === 403) this.askToken("The agent's ACLs refuse to explain this row with the current token.");
+      },
+    );
+  }
+
+  /**
+   * Live values for completion: those of the field in the list's rows as the agent has them now,
+   * without the filter (a filter being written should not hide the values it could pick).
+   */
+  async liveValues(request: ValuesRequest): Promise<readonly string[]> {
+    const key = JSON.stringify([this.list, this.namespace, this.token]);
+    if (this.valuesCache === undefined || this.valuesCache.key !== key || Date.now() - this.valuesCache.at > VALUES_CACHE_MS) {
+      // Not stopped with the completion that asked: the next completions share this read.
+      const rows = getJson(listPath(this.list, this.namespace, ""), this.token, new AbortController().signal).then(({ body }) => body as ListRow[]);
+      this.valuesCache = { key, at: Date.now(), rows };
+      // A failed read is not kept: the next completion asks again.
+      rows.catch(() => (this.valuesCache = undefined));
+    }
+    return valuesAt(await this.valuesCache.rows, request.selector.path, request.operator);
+  }
+
+  askToken(reason: string): void {
+    byId("token-reason").textContent = reason;
+    this.tokenInput.value = this.token;
+    this.tokenDialog.hidden = false;
+    this.tokenInput.focus();
+  }
+
+  useToken(token: string): void {
+    this.token = token;
+    saveToken(token);
+    this.tokenDialog.hidden = true;
+    this.valuesCache = undefined;
+    this.explained = "";
+    this.restart();
+  }
+}
+
+new Page();
