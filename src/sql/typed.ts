@@ -158,7 +158,7 @@ export function schemasAlong(root: FieldSchema, path: readonly string[]): FieldS
   let at: FieldSchema = root;
   for (const key of path) {
     if (typeof at !== "object" || at.kind === "array") return undefined;
-    const next: FieldSchema | undefined = at.kind === "object" ? at.fields[key] : at.values;
+    const next: FieldSchema | undefined = at.kind === "object" ? (Object.hasOwn(at.fields, key) ? at.fields[key] : undefined) : at.values;
     if (next === undefined) return undefined;
     schemas.push(next);
     at = next;

@@ -225,6 +225,11 @@ describeEachDatabase("toSql", (db) => {
     expect(toSql(compileFilter(source, { schema: jobSchema }), { schema: jobSchema })).toEqual(expected);
   });
 
+  it.each(["valueOf", "constructor", "toString", "hasOwnProperty"])("translates a field named %s as any field the schema lacks, not as a property of every object", (name) => {
+    const unknown = toSql('Stauts == "x"', { schema: jobSchema });
+    expect(toSql(`${name} == "x"`, { schema: jobSchema })).toEqual({ ...unknown, params: unknown.params.map((param) => (param === "Stauts" ? name : param)) });
+  });
+
   it("is exact for filters that decide every row, and says so", () => {
     expect(toSql('Status == "running"').exact).toBe(false); // map mode: a row may hold a list there, an error
     expect(() => toSql("Status ==")).toThrow(FilterSyntaxError);
