@@ -68,7 +68,15 @@ export interface ExplainedNot extends ExplainedBase {
 }
 
 /** What a selector found: a value, or that the key was missing (the operator's missing-key result applies). */
-export type Found = { readonly value: unknown } | { readonly missing: true };
+export type Found =
+  | {
+      /** The value the operator was applied to (a typed field's zero value where the object lacks it). */
+      readonly value: unknown;
+    }
+  | {
+      /** The key was missing: the operator's missing-key result applied. */
+      readonly missing: true;
+    };
 
 /** A match clause (`Status == "running"`, `"dc1" in Datacenters`, `Meta is empty`). */
 export interface ExplainedMatch extends ExplainedBase {
@@ -122,7 +130,14 @@ export interface Explanation {
   /** The filter accepts the value (false when the evaluation failed). */
   readonly matched: boolean;
   /** The evaluation error, when the filter fails on this value as `Filter.test` would throw it. */
-  readonly error?: { readonly code: EvaluationErrorCode; readonly message: string; readonly span: Span };
+  readonly error?: {
+    /** The error's stable code (`missing_key`, `invalid_literal`…). */
+    readonly code: EvaluationErrorCode;
+    /** Its reason, as the reference words it. */
+    readonly message: string;
+    /** The clause it came from. */
+    readonly span: Span;
+  };
   /** The whole filter, clause by clause. */
   readonly root: ExplainedClause;
 }
