@@ -2,6 +2,7 @@
  * The README's speed section, written from bench/results.json (`npm run bench` rewrites it
  * between its markers; a test checks that the README shows what the results file holds).
  */
+import type { EditorFigures } from "./editor.js";
 
 /** A figure over several runs, each in its own process. */
 export interface Spread {
@@ -23,8 +24,8 @@ export interface BenchResults {
   readonly compile: Record<string, Record<"parseUs" | "compileUs" | "celParseUs" | "filtrexCompileUs", Spread | null>>;
   readonly startup: Record<"nodeMs" | "importMs" | "checkMs" | "serverMs", Spread>;
   readonly limits: unknown;
-  /** Editor calls on a 2 KB filter and browser bundle sizes (bench/editor.ts); not in the README's table. */
-  readonly editor?: unknown;
+  /** Editor calls on a 2 KB filter and browser bundle sizes (bench/editor.ts); in the README's "Editors" section. */
+  readonly editor?: EditorFigures;
   /** The agent's section (bench/agent.ts); not in the README's table. */
   readonly agent?: unknown;
   /** bexpr/sql on 100,000 documents (bench/sql.ts); not in the README's table. */
@@ -69,8 +70,33 @@ export function renderReadmeTable(results: BenchResults): string {
 
 /** The README with its speed section replaced by `table`. */
 export function withReadmeTable(readme: string, table: string): string {
-  const start = readme.indexOf(README_START);
-  const end = readme.indexOf(README_END);
-  if (start < 0 || end < start) throw new Error("the README has no bench markers");
-  return `${readme.slice(0, start + README_START.length)}\n${table}\n${readme.slice(end)}`;
+  return withReadmeSection(readme, README_START, README_END, table);
+}
+
+export const README_EDITOR_START = "<!-- bench-editor:start (npm run bench writes these figures from bench/results.json) -->";
+export const README_EDITOR_END = "<!-- bench-editor:end -->";
+
+/** The README's text between `startMarker` and `endMarker` replaced by `text`. */
+export function withReadmeSection(readme: string, startMarker: string, endMarker: string, text: string): string {
+  const start = readme.indexOf(startMarker);
+  const end = readme.indexOf(endMarker);
+  if (start < 0 || end < start) throw new Error(`the README has no ${startMarker} … ${endMarker} markers`);
+  return `${readme.slice(0, start + startMarker.length)}\n${text}\n${readme.slice(end)}`;
+}
+
+/** The editor figures in the README's "Editors" section (bench/editor.ts). */
+export function renderEditorFigures(editor: EditorFigures): string {
+  const ms = (name: string) => `${((editor.calls[name] ?? NaN) / 1000).toFixed(2)} ms`;
+  const size = (name: string) => {
+    const bundle = editor.bundles[name];
+    return bundle === null || bundle === undefined ? "—" : `${Math.round(bundle.rawBytes / 1024)} KB (${Math.round(bundle.gzipBytes / 1024)} KB gzipped)`;
+  };
+  return [
+    `On a ${editor.filterBytes.toLocaleString("en")}-character filter, \`validate\` takes ${ms("validate")} (${ms("validateWithMistakes")} with three`,
+    `mistakes), \`complete\` ${ms("completeAtEnd")} at the end and ${ms("completeInMiddle")} in the middle, \`hover\` ${ms("hover")} and`,
+    `\`explain\` ${ms("explain")} (medians; \`fixAll\`, on demand, ${ms("fixAll")}). Bundled for browsers by esbuild and`,
+    `minified, the engine is ${size("engine")}; the engine with the extension, what an application`,
+    `that already has CodeMirror adds, ${size("engineAndExtension")}; the same with the CodeMirror`,
+    `packages it uses ${size("withCodeMirror")}; the agent's whole page ${size("ui")}.`,
+  ].join("\n");
 }

@@ -18,7 +18,7 @@ import { sqlBench } from "./sql.js";
 import { CASES } from "./cases.js";
 import { benchLimits } from "./limits.js";
 import { median } from "./stats.js";
-import { renderReadmeTable, withReadmeTable, type BenchResults, type EvaluationFigures, type Spread } from "./report.js";
+import { README_EDITOR_END, README_EDITOR_START, renderEditorFigures, renderReadmeTable, withReadmeSection, withReadmeTable, type BenchResults, type EvaluationFigures, type Spread } from "./report.js";
 
 /** Where the figures are written, for the README's table and for comparing runs. */
 const RESULTS_PATH = "bench/results.json";
@@ -130,7 +130,8 @@ async function main(): Promise<void> {
     cluster: await clusterBench(),
   };
   writeFileSync(RESULTS_PATH, `${JSON.stringify(results, null, 2)}\n`);
-  writeFileSync(README_PATH, withReadmeTable(readFileSync(README_PATH, "utf8"), renderReadmeTable(results)));
+  const readme = withReadmeTable(readFileSync(README_PATH, "utf8"), renderReadmeTable(results));
+  writeFileSync(README_PATH, withReadmeSection(readme, README_EDITOR_START, README_EDITOR_END, renderEditorFigures(results.editor!)));
   console.log(`\nwrote ${RESULTS_PATH} and the README's speed table`);
 }
 
