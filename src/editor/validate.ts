@@ -74,7 +74,8 @@ export interface FixedFilter {
 
 /**
  * Applies quick fixes until none is left (at most {@link MAX_FIXES}): each round takes the first
- * problem whose first fix leaves fewer problems, as `bexpr check --fix` does.
+ * problem whose first fix makes progress (fewer problems left, or as many with the first one
+ * further on), as `bexpr check --fix` does.
  *
  * @example
  * ```ts
@@ -90,7 +91,7 @@ export function fixAll(source: string, options: ValidateOptions = {}): FixedFilt
     for (const fix of diagnostics.flatMap((diagnostic) => diagnostic.fixes?.slice(0, 1) ?? [])) {
       const fixed = applyFix(current, fix);
       const left = validate(fixed, options);
-      if (left.length < diagnostics.length) {
+      if (isProgress(left, diagnostics)) {
         next = { source: fixed, diagnostics: left, fix };
         break;
       }
@@ -100,6 +101,16 @@ export function fixAll(source: string, options: ValidateOptions = {}): FixedFilt
     applied.push(next.fix);
   }
   return { source: current, applied, diagnostics };
+}
+
+/**
+ * A fix made progress: fewer problems are left, or as many with the first one later in the
+ * source (the parser reports one problem per stretch it cannot read, so `OR NOT (…)` is one
+ * problem before `OR` is fixed, and one after, at `NOT`).
+ */
+function isProgress(after: readonly Diagnostic[], before: readonly Diagnostic[]): boolean {
+  if (after.length !== before.length) return after.length < before.length;
+  return after.length > 0 && after[0]!.span.start > before[0]!.span.start;
 }
 
 /** A limit was hit: the analysis stopped early, and nothing more should be checked. */

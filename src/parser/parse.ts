@@ -8,7 +8,7 @@ import { EOF, tokenMatcher, type IRecognitionException, type IToken, type TokenT
 import type { Expression, Span } from "../ast.js";
 import { capDiagnostics, createDiagnostic, FilterSyntaxError, replaceFix, type Diagnostic, type Fix } from "../errors.js";
 import { openBrackets, tokenize, tokenEnd } from "../lexer/lexer.js";
-import { All, Any, Bang, Comma, Digits, Dot, Equal, Identifier, In, keywordTokens, LBrace, LBracket, LParen, Name, Not, NotEqual, NumberLiteral, RBrace, RParen, QuotedString, RBracket } from "../lexer/tokens.js";
+import { All, And, Any, Bang, Comma, Digits, Dot, Equal, Identifier, In, keywordTokens, LBrace, LBracket, LParen, Name, Not, NotEqual, NumberLiteral, Or, RBrace, RParen, QuotedString, RBracket } from "../lexer/tokens.js";
 import { resolveLimits, type Limits } from "../limits.js";
 import { fastRead } from "./fast-read.js";
 import { recoveringParser, strictParser, type ParseOutcome } from "./parser.js";
@@ -313,14 +313,30 @@ function listIndexFix(source: string, tokens: TokenTable, token: IToken): Fix[] 
 
 /** The repairs that are obvious from the token where parsing stopped: `AND` → `and`, `is null` → `is nil`. */
 function fixesFor(source: string, tokens: TokenTable, token: IToken, error: IRecognitionException, span: Span): Fix[] | undefined {
+  const keyword = capitalKeyword(tokens, token, error);
+  if (keyword !== undefined) {
+    return [replaceFix(`replace "${keyword.image}" with "${keyword.image.toLowerCase()}"`, { start: keyword.startOffset, end: tokenEnd(keyword) }, keyword.image.toLowerCase())];
+  }
   if (error.message.startsWith("expected an operator")) {
     const alone = fieldAlone(source, tokens, token);
     if (alone !== undefined) return [alone.fix];
   }
   const lower = token.image.toLowerCase();
   if (error.message.includes('after "is"') && NULL_SPELLINGS.has(lower)) return [replaceFix(`replace "${token.image}" with "nil"`, span, "nil")];
-  if (token.tokenType === Identifier && lower !== token.image && KEYWORD_WORDS.has(lower)) return [replaceFix(`replace "${token.image}" with "${lower}"`, span, lower)];
   return undefined;
+}
+
+/**
+ * A keyword written in capitals (`AND`, `NOT`), read as a name: the token where parsing stopped,
+ * or, when the parser wanted an operator after a name, that name (`NOT Stop == true` stops at
+ * `Stop`, after the "field" `NOT`).
+ */
+function capitalKeyword(tokens: TokenTable, token: IToken, error: IRecognitionException): IToken | undefined {
+  const isCapitalKeyword = (candidate: IToken | undefined) =>
+    candidate !== undefined && candidate.tokenType === Identifier && candidate.image !== candidate.image.toLowerCase() && KEYWORD_WORDS.has(candidate.image.toLowerCase());
+  if (isCapitalKeyword(token)) return token;
+  const previous = error.message.startsWith("expected an operator") ? tokens.previous(token) : undefined;
+  return isCapitalKeyword(previous) ? previous : undefined;
 }
 
 /** Words for null in other languages, after `is`. */
@@ -343,6 +359,9 @@ function fieldAlone(source: string, tokens: TokenTable, token: IToken): { readon
   if (previous !== undefined && tokenMatcher(previous, Not) && at < all.length && tokenMatcher(token, Name)) {
     let end = at;
     while (end + 1 < all.length && touching(end + 1)) end++;
+    // Alone only when nothing but the end, `)`, `}`, `and` or `or` follows (`not Priority == 5…` is a comparison).
+    const after = all[end + 1];
+    if (after !== undefined && ![RParen, RBrace, And, Or].some((type) => tokenMatcher(after, type))) return undefined;
     const field = source.slice(token.startOffset, tokenEnd(all[end]!));
     const fix = replaceFix(`write ${field} == false`, { start: previous.startOffset, end: tokenEnd(all[end]!) }, `${field} == false`);
     return { text: `a field alone is not a condition: write ${field} == false`, fix };
@@ -396,6 +415,8 @@ function valueList(source: string, tokens: TokenTable, bracket: IToken): string 
 }
 
 function suggestFor(source: string, tokens: TokenTable, token: IToken, error: IRecognitionException): string | undefined {
+  const keyword = capitalKeyword(tokens, token, error);
+  if (keyword !== undefined) return `keywords are lower-case: write "${keyword.image.toLowerCase()}", not "${keyword.image}"`;
   if (error.message.startsWith("expected an operator")) {
     const alone = fieldAlone(source, tokens, token);
     if (alone !== undefined) return alone.text;
@@ -403,9 +424,6 @@ function suggestFor(source: string, tokens: TokenTable, token: IToken, error: IR
   const lower = token.image.toLowerCase();
   if (error.message.includes('after "is"') && NULL_SPELLINGS.has(lower)) {
     return `nil is the filter language's null: write "${error.message.includes('"not nil"') && tokens.previous(token)?.tokenType === Not ? "is not nil" : "is nil"}"`;
-  }
-  if (token.tokenType === Identifier && lower !== token.image && KEYWORD_WORDS.has(lower)) {
-    return `keywords are lower-case: write "${lower}", not "${token.image}"`;
   }
   if (token.tokenType === NumberLiteral && token.image.startsWith("-")) {
     const previous = tokens.previous(token);

@@ -6,7 +6,7 @@
  */
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import { applyFix, schemas, validate } from "../../src/index.js";
+import { applyFix, fixAll, schemas, validate } from "../../src/index.js";
 
 /** A clause as it should be written, and as it is mistyped (each mistake one problem, with a fix). */
 interface Slot {
@@ -24,6 +24,8 @@ const CLAUSES: readonly Slot[] = [
   { good: 'Meta["k8s-ns"] == "prod"', bad: ['Meta.k8s-ns == "prod"'] },
   { good: "Meta is nil", bad: ["Meta is null", "Meta is NULL"] },
   { good: "Meta is not empty", bad: ["Meta is NOT empty"] },
+  { good: "not (Stop == true)", bad: ["NOT (Stop == true)", "Not (Stop == true)"] },
+  { good: "not Priority == 5", bad: ["NOT Priority == 5"] },
 ];
 
 const JOINERS: readonly Slot[] = [
@@ -107,9 +109,21 @@ describe("quick fixes", () => {
     ['Stauts == "running"', 'Status == "running"'],
     ['status == "running"', 'Status == "running"'],
     ['TaskGroups[0].Name == "g"', 'TaskGroups.0.Name == "g"'],
+    ["NOT Priority == 5", "not Priority == 5"],
+    ["NOT (Stop == true)", "not (Stop == true)"],
+    ["NOT Stop", "not Stop"],
   ])("fixes %j as %j", (bad, good) => {
     const [problem] = validate(bad, { schema: schemas.job });
     expect(problem?.fixes?.[0]).toBeDefined();
     expect(applyFix(bad, problem!.fixes![0]!)).toBe(good);
+  });
+
+  it.each([
+    ['status = "running" AND !Stop', 'Status == "running" and Stop == false'],
+    // One problem before the OR fix (the parser stops reading at OR) and one after (at NOT): still progress.
+    ["Priority == 2 OR NOT (Stop == true)", "Priority == 2 or not (Stop == true)"],
+    ['Priority == 1 AND Stop == false OR Type == "batch"', 'Priority == 1 and Stop == false or Type == "batch"'],
+  ])("fixAll makes %j whole: %j", (bad, good) => {
+    expect(fixAll(bad, { schema: schemas.job })).toMatchObject({ source: good, diagnostics: [] });
   });
 });
