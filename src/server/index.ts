@@ -17,6 +17,7 @@ import { VERSION } from "../version.js";
 import { AccessControl, AclConfigError } from "./domain/acl.js";
 import { buildApp, type AgentServer, type ClusterPart } from "./http/app.js";
 import { Cluster } from "./domain/cluster.js";
+import { ManualClock, parseDuration, RealClock, type Clock } from "./domain/clock.js";
 import { MemoryStore } from "./state/memory.js";
 import { connectServer, fromPglite } from "./state/postgres/database.js";
 import { MemberNameTaken, Membership } from "./state/postgres/membership.js";
@@ -38,6 +39,7 @@ export {
   LOG_FORMATS,
   LOG_LEVELS,
   MAX_METRICS_INTERVALS,
+  MAX_NODES,
   MIN_METRICS_INTERVAL_MS,
   OptionsError,
   readConfigFile,
@@ -59,6 +61,8 @@ export { LIST_LANE_BYTES } from "./http/list-lane.js";
 export { ASYNC_GZIP_BYTES } from "./list/pipeline.js";
 export { MAX_JSON_DEPTH } from "../go/json.js";
 export { MAX_JOB_ALLOCATIONS } from "./domain/register.js";
+export { CLIENT_DESCRIPTIONS, META_EXIT_CODE, META_RUN_FOR } from "./domain/cluster.js";
+export type { ClientStatus, DesiredStatus } from "./state/model.js";
 export { MAX_POLICY_RULES_BYTES } from "./domain/acl-policy.js";
 export type { AclOptions, AclPolicyConfig, AclTokenConfig } from "./domain/acl.js";
 export type { ResolvedOptions } from "./options.js";
@@ -88,12 +92,42 @@ export interface Agent {
   readonly blockingQueries: number;
   /** Whether this agent runs the simulated scheduler: always on a store of its own, the leader's part on a shared one. */
   readonly leading: boolean;
+  /** The agent's clock: what its timestamps say, and, with `clock: "manual"`, the way to move it. */
+  readonly clock: AgentClock;
   /**
    * Stops the agent: answers every waiting blocking query with its current result, stops the
    * simulated scheduler, leaves the cluster (a shared store's members show it `left`, and another
    * agent leads), and closes the server once in-flight requests are answered.
    */
   close(): Promise<void>;
+}
+
+/** The clock of an agent (see {@link AgentOptions.clock}). */
+export interface AgentClock {
+  /** `"real"` or `"manual"`. */
+  readonly kind: "real" | "manual";
+  /** The agent's time now. */
+  now(): Date;
+  /**
+   * Moves a manual clock forward (milliseconds, or a duration such as `"10m"` or `"1h30m"`),
+   * running every scheduler step that falls due on the way, in order: placements, allocations
+   * that run and finish, deployments that complete or miss their progress deadline. Resolves once
+   * they are written. Throws on the real clock, which nobody moves.
+   */
+  advance(duration: number | string): Promise<void>;
+}
+
+/** The {@link AgentClock} of a clock. */
+function agentClock(clock: Clock): AgentClock {
+  return {
+    kind: clock.kind,
+    now: () => new Date(clock.nowMs()),
+    advance: async (duration) => {
+      const ms = parseDuration(duration);
+      if (!(clock instanceof ManualClock)) throw new Error('the agent runs on the real clock: start it with clock: "manual" to move its time');
+      await clock.advance(ms);
+    },
+  };
 }
 
 /** The agent's state: its own, or shared through PostgreSQL, and how to let go of it. */
@@ -130,7 +164,8 @@ export async function startAgent(options: AgentOptions = {}): Promise<Agent> {
   const resolved = resolveOptions(options);
   const { store, shared, disconnect } = await openStore(resolved.store);
   let log: ((error: unknown) => void) | undefined;
-  const cluster = new Cluster(store, { region: resolved.region, placementDelayMs: resolved.placementDelayMs, onError: (error) => log?.(error) });
+  const clock = resolved.clock === "manual" ? new ManualClock() : new RealClock();
+  const cluster = new Cluster(store, { region: resolved.region, placementDelayMs: resolved.placementDelayMs, clock, onError: (error) => log?.(error) });
   let membership: Membership | undefined;
   const advertiseAddress = resolved.bind === "0.0.0.0" || resolved.bind === "::" ? "127.0.0.1" : resolved.bind;
   const settings = {
@@ -146,7 +181,7 @@ export async function startAgent(options: AgentOptions = {}): Promise<Agent> {
   };
   let started: { app: AgentServer["app"]; metrics: Metrics } | undefined;
   try {
-    await cluster.seed();
+    await cluster.seed(resolved.nodes, resolved.datacenter);
     try {
       for (const namespace of resolved.namespaces) await cluster.putNamespace(validateNamespace(namespace));
     } catch (error) {
@@ -154,7 +189,7 @@ export async function startAgent(options: AgentOptions = {}): Promise<Agent> {
     }
     let acl: AccessControl;
     try {
-      acl = await AccessControl.fromOptions(store, resolved.acl);
+      acl = await AccessControl.fromOptions(store, resolved.acl, () => clock.nowMs());
     } catch (error) {
       if (error instanceof AclConfigError || responseOf(error) !== undefined) throw new OptionsError((error as Error).message);
       throw error;
@@ -217,6 +252,7 @@ export async function startAgent(options: AgentOptions = {}): Promise<Agent> {
       get leading() {
         return cluster.leading;
       },
+      clock: agentClock(clock),
       close: () => {
         closing ??= (async () => {
           metrics.close();

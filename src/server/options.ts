@@ -99,6 +99,13 @@ export interface AgentOptions {
   readonly demo?: boolean;
   /** Milliseconds from a job's registration until its deployment is healthy (default 2000). */
   readonly placementDelayMs?: number;
+  /**
+   * `"real"` (the default) follows the machine's clock; `"manual"` stands still until the test
+   * moves it with `agent.clock.advance("10m")`, which runs the scheduler's steps due on the way.
+   */
+  readonly clock?: "real" | "manual";
+  /** How many simulated client nodes the agent has in its datacenter (default 3); allocations are placed on them in turn. */
+  readonly nodes?: number;
   /** Log level (default `info`; `silent` for test suites). */
   readonly logLevel?: LogLevel;
   /** Log format (default `json`; the `bexpr agent` command writes `text`). */
@@ -142,6 +149,9 @@ export const DEFAULT_LIMITS: Required<AgentLimits> = Object.freeze({
   requestTimeoutMs: REQUEST_TIMEOUT_MS,
 });
 
+/** The most simulated client nodes an agent has (each is a row every placement reads). */
+export const MAX_NODES = 1000;
+
 /** The defaults of {@link AgentOptions}. */
 export const DEFAULT_OPTIONS: ResolvedOptions = Object.freeze({
   bind: "127.0.0.1",
@@ -151,6 +161,8 @@ export const DEFAULT_OPTIONS: ResolvedOptions = Object.freeze({
   nodeName: hostname(),
   demo: true,
   placementDelayMs: 2000,
+  clock: "real",
+  nodes: 3,
   logLevel: "info",
   logFormat: "json",
   acl: { enabled: false },
@@ -168,6 +180,8 @@ const CHECKS: { readonly [K in keyof AgentOptions]-?: (value: unknown) => boolea
   nodeName: (value) => typeof value === "string" && value !== "",
   demo: (value) => typeof value === "boolean",
   placementDelayMs: (value) => typeof value === "number" && Number.isFinite(value) && value >= 0,
+  clock: (value) => value === "real" || value === "manual",
+  nodes: (value) => Number.isSafeInteger(value) && (value as number) >= 0 && (value as number) <= MAX_NODES,
   logLevel: (value) => (LOG_LEVELS as readonly unknown[]).includes(value),
   logFormat: (value) => (LOG_FORMATS as readonly unknown[]).includes(value),
   acl: (value) => typeof value === "object" && value !== null && !Array.isArray(value),
@@ -200,6 +214,8 @@ const EXPECTS: { readonly [K in keyof AgentOptions]-?: string } = {
   nodeName: "a non-empty name",
   demo: "true or false",
   placementDelayMs: "a number of milliseconds, 0 or more",
+  clock: '"real" or "manual"',
+  nodes: `a whole number from 0 to ${MAX_NODES}`,
   logLevel: `one of ${LOG_LEVELS.join(", ")}`,
   logFormat: `one of ${LOG_FORMATS.join(", ")}`,
   acl: 'an object such as {"enabled": true}',

@@ -11,7 +11,28 @@ import type { Allocation, Job } from "../../src/server/state/model.js";
 import { namespacedKey, TABLES, type Transaction, type WriteTable } from "../../src/server/state/store.js";
 
 function alloc(ID: string, CreateIndex: number, JobID = "j", ClientStatus: Allocation["ClientStatus"] = "pending"): Allocation {
-  return { ID, Namespace: "default", JobID, JobVersion: 0, TaskGroup: "g", DeploymentID: "", ClientStatus, CreateIndex, ModifyIndex: CreateIndex, CreateTime: 0n, ModifyTime: 0n };
+  return {
+    ID,
+    Namespace: "default",
+    EvalID: "",
+    Name: `${JobID}.g[0]`,
+    NodeID: "",
+    NodeName: "",
+    JobID,
+    JobType: "service",
+    JobVersion: 0,
+    TaskGroup: "g",
+    DeploymentID: "",
+    DesiredStatus: "run",
+    DesiredDescription: "",
+    ClientStatus,
+    ClientDescription: "",
+    DeploymentStatus: null,
+    CreateIndex,
+    ModifyIndex: CreateIndex,
+    CreateTime: 0n,
+    ModifyTime: 0n,
+  };
 }
 
 function job(Namespace: string, ID: string): Job {

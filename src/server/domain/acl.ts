@@ -148,6 +148,8 @@ export class AccessControl {
     private readonly store: Store,
     readonly enabled: boolean,
     limits: { minTtlMs: number; maxTtlMs: number },
+    /** Epoch milliseconds now, on the agent's clock: tokens are created and expire by it. */
+    private readonly now: () => number = Date.now,
   ) {
     this.#minTtlMs = limits.minTtlMs;
     this.#maxTtlMs = limits.maxTtlMs;
@@ -164,11 +166,11 @@ export class AccessControl {
   }
 
   /** Sets up ACLs from the agent's options: policies, tokens, and the bootstrap token. */
-  static async fromOptions(store: Store, options: AclOptions): Promise<AccessControl> {
+  static async fromOptions(store: Store, options: AclOptions, now: () => number = Date.now): Promise<AccessControl> {
     const minTtlMs = parseGoDuration(options.tokenMinExpirationTTL ?? "1m");
     const maxTtlMs = parseGoDuration(options.tokenMaxExpirationTTL ?? "24h");
     if (minTtlMs === undefined || maxTtlMs === undefined) throw new AclConfigError("acl token expiration TTLs must be Go durations such as 1m or 24h");
-    const acl = new AccessControl(store, options.enabled === true, { minTtlMs, maxTtlMs });
+    const acl = new AccessControl(store, options.enabled === true, { minTtlMs, maxTtlMs }, now);
     for (const policy of options.policies ?? []) {
       try {
         await acl.upsertPolicy({ Name: policy.Name, Description: policy.Description ?? "", Rules: policy.Rules });
@@ -193,7 +195,7 @@ export class AccessControl {
         Type: type,
         Policies: token.Policies ?? [],
         Global: false,
-        CreateTime: new Date().toISOString(),
+        CreateTime: new Date(now()).toISOString(),
         ExpirationTime: token.ExpirationTime ?? null,
         ExpirationTTL: 0,
       });
@@ -227,7 +229,7 @@ export class AccessControl {
   }
 
   #expired(token: AclToken): boolean {
-    return token.ExpirationTime !== null && Date.parse(token.ExpirationTime) <= Date.now();
+    return token.ExpirationTime !== null && Date.parse(token.ExpirationTime) <= this.now();
   }
 
   #permissionsOf(names: readonly string[]): Permissions {
@@ -249,7 +251,7 @@ export class AccessControl {
       Type: "management",
       Policies: [],
       Global: true,
-      CreateTime: new Date().toISOString(),
+      CreateTime: new Date(this.now()).toISOString(),
       ExpirationTime: null,
       ExpirationTTL: 0,
     });
@@ -325,7 +327,7 @@ export class AccessControl {
     const type = body.Type;
     const policies = Array.isArray(body.Policies) ? body.Policies.map(String) : [];
     const global = body.Global === true;
-    const createTime = previous?.CreateTime ?? new Date().toISOString();
+    const createTime = previous?.CreateTime ?? new Date(this.now()).toISOString();
     const ttlMs = parseTtl(body.ExpirationTTL);
     let expiration = typeof body.ExpirationTime === "string" ? body.ExpirationTime : null;
     if (previous === undefined && expiration === null && ttlMs !== 0) expiration = new Date(Date.parse(createTime) + ttlMs).toISOString();

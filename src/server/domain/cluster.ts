@@ -17,7 +17,9 @@
  */
 import { randomUUID } from "node:crypto";
 import { invalid } from "./errors.js";
-import type { Allocation, Deployment, DeploymentState, Evaluation, Job, JobSpec, JobSummary, JsonObject, Namespace, TaskGroupSummary } from "../state/model.js";
+import type { Allocation, ClientStatus, Deployment, DeploymentState, Evaluation, Job, JobSpec, JobSummary, JsonObject, Namespace, TaskGroupSummary } from "../state/model.js";
+import { RealClock, type Clock, type ClockTimer } from "./clock.js";
+import { parseGoDuration } from "../../go/duration.js";
 import { canonicalizeJob, formatErrors, specChanged, validateJob, type RegisterRequest } from "./register.js";
 import { namespacedKey, type AppliedWrite, type Store, type Tables, type Transaction } from "../state/store.js";
 
@@ -30,12 +32,28 @@ export const DEPLOYMENT_DESCRIPTIONS = {
 } as const;
 
 const ACTIVE_DEPLOYMENT = new Set(["running", "paused", "blocked", "unblocking", "initializing", "pending"]);
+
+/** What the client says of its allocation in each status (the reference's `getClientStatus` texts). */
+export const CLIENT_DESCRIPTIONS: { readonly [Status in ClientStatus]: string } = {
+  pending: "No tasks have started",
+  running: "Tasks are running",
+  complete: "All tasks have completed",
+  failed: "Failed tasks",
+  lost: "alloc is lost since its node is down",
+  unknown: "alloc is unknown since its node is disconnected",
+};
+
+/** The reference's `TerminalStatus`: stopped or evicted by the server, or finished on the client. */
+export function isTerminal(alloc: Allocation): boolean {
+  return alloc.DesiredStatus !== "run" || alloc.ClientStatus === "complete" || alloc.ClientStatus === "failed" || alloc.ClientStatus === "lost";
+}
 const EMPTY_GROUP_SUMMARY: TaskGroupSummary = { Queued: 0, Complete: 0, Failed: 0, Running: 0, Starting: 0, Lost: 0, Unknown: 0 };
 
-/** Nanoseconds since the epoch, as a bigint (above 2^53, like the reference's `SubmitTime`). */
-function nowNanoseconds(): bigint {
-  return BigInt(Date.now()) * 1_000_000n + (process.hrtime.bigint() % 1_000_000n);
-}
+
+/** The job `Meta` key that makes its allocations finish that long after they start (a Go duration). */
+export const META_RUN_FOR = "bexpr.run_for";
+/** The job `Meta` key of the exit code its allocations finish with (not 0: they fail). */
+export const META_EXIT_CODE = "bexpr.exit_code";
 
 /** How long the scheduler waits before it reads the state again after a step failed (its database was away). */
 const RETRY_MS = 1000;
@@ -58,7 +76,7 @@ export interface RegisterResponse {
 /** Deferred work of the simulated scheduler, run by timers, or at once with {@link Cluster.settle}. */
 interface Task {
   readonly run: () => Promise<void>;
-  readonly timer: NodeJS.Timeout;
+  readonly timer: ClockTimer;
   readonly delayMs: number;
   /** When the timer fires (epoch milliseconds); settling runs tasks in this order. */
   readonly dueAt: number;
@@ -71,6 +89,8 @@ export interface ClusterOptions {
   readonly placementDelayMs: number;
   /** Told of a scheduler step that failed (a shared store's database went away, say); the leader takes the work up again a second later. */
   readonly onError?: (error: unknown) => void;
+  /** The clock of timestamps and of the scheduler's steps (the machine's by default). */
+  readonly clock?: Clock;
 }
 
 /** The cluster state and its simulated scheduler. */
@@ -85,17 +105,43 @@ export class Cluster {
     return this.store.tables;
   }
 
+  /** The clock of timestamps and of the scheduler's steps. */
+  readonly clock: Clock;
+
   constructor(
     readonly store: Store,
     readonly options: ClusterOptions,
   ) {
+    this.clock = options.clock ?? new RealClock();
     this.#unsubscribe = store.subscribe((write) => this.#observe(write));
   }
 
-  /** Puts the state of a new cluster into a new store: the `default` namespace (nothing on a store that already has state). */
-  async seed(): Promise<void> {
-    await this.store.seed(["namespaces"], (state) => {
+  /**
+   * Puts the state of a new cluster into a new store (nothing on a store that already has state):
+   * the `default` namespace, and `nodes` simulated client nodes in `datacenter`, ready.
+   */
+  async seed(nodes = 0, datacenter = "dc1"): Promise<void> {
+    await this.store.seed(["namespaces", "nodes"], (state) => {
       state.namespaces.put({ Name: "default", Description: "Default shared namespace", Quota: "", Meta: null, CreateIndex: 1, ModifyIndex: 1 });
+      for (let i = 1; i <= nodes; i++) {
+        state.nodes.put({
+          ID: randomUUID(),
+          Name: `client-${i}`,
+          Datacenter: datacenter,
+          NodePool: "default",
+          NodeClass: "",
+          Address: `127.0.0.${i % 250 + 1}`,
+          Status: "ready",
+          StatusDescription: "",
+          SchedulingEligibility: "eligible",
+          Drain: false,
+          Version: "1.9.4",
+          Attributes: { "kernel.name": "linux", "cpu.arch": "amd64", "os.name": "debian", "driver.docker": "1", "driver.exec": "1" },
+          Meta: {},
+          CreateIndex: 1,
+          ModifyIndex: 1,
+        });
+      }
     });
   }
 
@@ -156,7 +202,7 @@ export class Cluster {
         StatusDescription: "",
         Stable: false,
         Version: previous === undefined ? 0 : previous.Version + 1,
-        SubmitTime: nowNanoseconds(),
+        SubmitTime: this.clock.nowNs(),
         CreateIndex: previous?.CreateIndex ?? index,
         ModifyIndex: index,
         JobModifyIndex: index,
@@ -234,7 +280,7 @@ export class Cluster {
     const allocs = [...(state.allocs ?? this.#tables.allocs).group(key).values()];
     const evals = [...(state.evals ?? this.#tables.evals).group(key).values()];
     if (deployments.some((d) => ACTIVE_DEPLOYMENT.has(d.Status))) return "running";
-    if (allocs.some((a) => a.ClientStatus !== "complete")) return "running";
+    if (allocs.some((a) => !isTerminal(a))) return "running";
     if (evals.some((e) => e.Status === "pending")) return "pending";
     if (evals.length > 0 || allocs.length > 0 || job.Stop) return "dead";
     return "pending";
@@ -247,45 +293,68 @@ export class Cluster {
       const evaluation = state.evals.get(evalId);
       if (evaluation === undefined || evaluation.Status !== "pending") return;
       const jobKey = namespacedKey(evaluation.Namespace, evaluation.JobID);
-      state.evals.put({ ...evaluation, Status: "complete", ModifyIndex: index });
+      state.evals.put({ ...evaluation, Status: "complete", ModifyIndex: index, ModifyTime: this.clock.nowNs() });
       const job = state.jobs.get(jobKey);
       if (job === undefined) return;
-      const current = [...state.allocs.group(jobKey).values()].filter((a) => a.ClientStatus !== "complete");
+      const current = [...state.allocs.group(jobKey).values()].filter((a) => !isTerminal(a));
       const obsolete = job.Stop ? current : current.filter((a) => a.JobVersion !== job.Version);
       for (const alloc of obsolete) {
-        state.allocs.put({ ...alloc, ClientStatus: "complete", ModifyIndex: index, ModifyTime: nowNanoseconds() });
+        state.allocs.put({
+          ...alloc,
+          DesiredStatus: "stop",
+          DesiredDescription: "alloc not needed due to job update",
+          ClientStatus: "complete",
+          ClientDescription: CLIENT_DESCRIPTIONS.complete,
+          ModifyIndex: index,
+          ModifyTime: this.clock.nowNs(),
+        });
         this.#count(state, job, alloc.TaskGroup, alloc.ClientStatus === "running" ? { Running: -1, Complete: 1 } : { Starting: -1, Complete: 1 });
       }
       for (const deployment of [...state.deployment.group(jobKey).values()]) {
         if (!ACTIVE_DEPLOYMENT.has(deployment.Status)) continue;
         if (job.Stop || deployment.JobVersion < job.Version) {
           const description = job.Stop ? DEPLOYMENT_DESCRIPTIONS.stoppedJob : DEPLOYMENT_DESCRIPTIONS.newerJob;
-          state.deployment.put({ ...deployment, Status: "cancelled", StatusDescription: description, ModifyIndex: index, ModifyTime: nowNanoseconds() });
+          state.deployment.put({ ...deployment, Status: "cancelled", StatusDescription: description, ModifyIndex: index, ModifyTime: this.clock.nowNs() });
         }
       }
       if (!job.Stop && !current.some((a) => a.JobVersion === job.Version)) {
         const deployment = this.#startDeployment(state, job, evaluation);
-        this.#place(state, job, deployment ?? "");
+        this.#place(state, job, evaluation, deployment ?? "");
       }
       this.#putJob(state, job);
     });
   }
 
-  /** Creates the job's allocations: `Count` per task group (one per group for system jobs). */
-  #place(state: Transaction<"allocs" | "job_summary">, job: Job, deploymentId: string): void {
+  /**
+   * Creates the job's allocations: `Count` per task group (one per group for system jobs), each on
+   * a node of the job's datacenters in turn (none when the agent has no nodes).
+   */
+  #place(state: Transaction<"allocs" | "job_summary">, job: Job, evaluation: Evaluation, deploymentId: string): void {
     const { index } = state;
-    const now = nowNanoseconds();
+    const now = this.clock.nowNs();
+    const nodes = [...this.#tables.nodes.values()].filter((node) => node.Status === "ready" && (job.Datacenters.includes("*") || job.Datacenters.includes(node.Datacenter)));
+    let placed = 0;
     for (const group of job.TaskGroups) {
       const count = job.Type === "system" ? Math.min(group.Count, 1) : group.Count;
       for (let i = 0; i < count; i++) {
+        const node = nodes.length === 0 ? undefined : nodes[placed++ % nodes.length]!;
         const alloc: Allocation = {
           ID: randomUUID(),
           Namespace: job.Namespace,
+          EvalID: evaluation.ID,
+          Name: `${job.ID}.${group.Name}[${i}]`,
+          NodeID: node?.ID ?? "",
+          NodeName: node?.Name ?? "",
           JobID: job.ID,
+          JobType: job.Type,
           JobVersion: job.Version,
           TaskGroup: group.Name,
           DeploymentID: deploymentId,
+          DesiredStatus: "run",
+          DesiredDescription: "",
           ClientStatus: "pending",
+          ClientDescription: CLIENT_DESCRIPTIONS.pending,
+          DeploymentStatus: deploymentId === "" ? null : { Healthy: null, Timestamp: "", Canary: false, ModifyIndex: index },
           CreateIndex: index,
           ModifyIndex: index,
           CreateTime: now,
@@ -313,7 +382,7 @@ export class Cluster {
         AutoRevert: update.AutoRevert === true,
         AutoPromote: update.AutoPromote === true,
         ProgressDeadline: deadline,
-        RequireProgressBy: deadline > 0 ? new Date(Date.now() + deadline / 1e6).toISOString() : null,
+        RequireProgressBy: deadline > 0 ? new Date(this.clock.nowMs() + deadline / 1e6).toISOString() : null,
         Promoted: false,
         PlacedCanaries: null,
         DesiredCanaries: Number(update.Canary ?? 0),
@@ -324,7 +393,7 @@ export class Cluster {
       };
     }
     if (Object.keys(groups).length === 0) return undefined;
-    const now = nowNanoseconds();
+    const now = this.clock.nowNs();
     const deployment: Deployment = {
       ID: randomUUID(),
       Namespace: job.Namespace,
@@ -353,8 +422,8 @@ export class Cluster {
       for (const id of allocIds) {
         const alloc = state.allocs.get(id);
         const job = alloc && state.jobs.get(namespacedKey(alloc.Namespace, alloc.JobID));
-        if (alloc === undefined || job === undefined || alloc.ClientStatus !== "pending") continue;
-        state.allocs.put({ ...alloc, ClientStatus: "running", ModifyIndex: state.index, ModifyTime: nowNanoseconds() });
+        if (alloc === undefined || job === undefined || alloc.ClientStatus !== "pending" || alloc.DesiredStatus !== "run") continue;
+        state.allocs.put({ ...alloc, ClientStatus: "running", ClientDescription: CLIENT_DESCRIPTIONS.running, ModifyIndex: state.index, ModifyTime: this.clock.nowNs() });
         this.#count(state, job, alloc.TaskGroup, { Starting: -1, Running: 1 });
       }
       this.#updateDeployment(state, deploymentId, (state) => ({ ...state, PlacedAllocs: state.DesiredTotal }));
@@ -376,6 +445,35 @@ export class Cluster {
     });
   }
 
+  /**
+   * What the job's `Meta` scripts for its allocations: `bexpr.run_for` (a duration: they finish
+   * that long after they start; batch jobs finish after the placement delay without it) and
+   * `bexpr.exit_code` (not 0: they fail when they finish).
+   */
+  #fate(alloc: Allocation): { readonly runForMs: number | undefined; readonly exitCode: number } {
+    const job = this.#tables.jobs.get(namespacedKey(alloc.Namespace, alloc.JobID));
+    const meta = job?.Meta ?? {};
+    const runFor = meta[META_RUN_FOR];
+    const parsed = runFor === undefined ? undefined : parseGoDuration(runFor);
+    const runForMs = parsed !== undefined && parsed >= 0 ? parsed : alloc.JobType === "batch" ? this.options.placementDelayMs : undefined;
+    const exitCode = Number.parseInt(meta[META_EXIT_CODE] ?? "0", 10);
+    return { runForMs, exitCode: Number.isNaN(exitCode) ? 0 : exitCode };
+  }
+
+  /** An allocation's tasks end: it is complete, or failed when its job scripts a non-zero exit code. */
+  async #finish(allocId: string): Promise<void> {
+    await this.store.write(["allocs", "job_summary", "jobs", "deployment", "evals"], (state) => {
+      const alloc = state.allocs.get(allocId);
+      const job = alloc && state.jobs.get(namespacedKey(alloc.Namespace, alloc.JobID));
+      if (alloc === undefined || job === undefined || isTerminal(alloc)) return;
+      const status: ClientStatus = this.#fate(alloc).exitCode === 0 ? "complete" : "failed";
+      state.allocs.put({ ...alloc, ClientStatus: status, ClientDescription: CLIENT_DESCRIPTIONS[status], ModifyIndex: state.index, ModifyTime: this.clock.nowNs() });
+      const from = alloc.ClientStatus === "running" ? { Running: -1 } : { Starting: -1 };
+      this.#count(state, job, alloc.TaskGroup, { ...from, ...(status === "complete" ? { Complete: 1 } : { Failed: 1 }) });
+      this.#putJob(state, job);
+    });
+  }
+
   /** Updates an active deployment's task groups (and status); cancelled ones stay as they are. */
   #updateDeployment(
     state: Transaction<"deployment">,
@@ -386,7 +484,7 @@ export class Cluster {
     const deployment = deploymentId === undefined ? undefined : state.deployment.get(deploymentId);
     if (deployment === undefined || !ACTIVE_DEPLOYMENT.has(deployment.Status)) return;
     const groups = Object.fromEntries(Object.entries(deployment.TaskGroups).map(([name, state]) => [name, change(state)]));
-    state.deployment.put({ ...deployment, ...status, TaskGroups: groups, ModifyIndex: state.index, ModifyTime: nowNanoseconds() });
+    state.deployment.put({ ...deployment, ...status, TaskGroups: groups, ModifyIndex: state.index, ModifyTime: this.clock.nowNs() });
   }
 
   /** Creates or updates a namespace. */
@@ -456,10 +554,12 @@ export class Cluster {
    */
   #schedule(evals: Iterable<Evaluation>, allocs: Iterable<Allocation>, deployments: Iterable<Deployment>): void {
     const delay = this.options.placementDelayMs;
-    const dueIn = (created: bigint, after: number) => Math.max(0, Number(created / 1_000_000n) + after - Date.now());
+    const dueIn = (created: bigint, after: number) => Math.max(0, Number(created / 1_000_000n) + after - this.clock.nowMs());
     for (const evaluation of evals) if (evaluation.Status === "pending") this.#defer(`process ${evaluation.ID}`, 0, () => this.#process(evaluation.ID));
     const placed = new Map<string, Allocation[]>();
+    const pendingOrRunning: Allocation[] = [];
     for (const alloc of allocs) {
+      if ((alloc.ClientStatus === "pending" || alloc.ClientStatus === "running") && alloc.DesiredStatus === "run") pendingOrRunning.push(alloc);
       if (alloc.ClientStatus !== "pending") continue;
       const batch = `run ${alloc.DeploymentID} ${namespacedKey(alloc.Namespace, alloc.JobID)} ${alloc.CreateIndex}`;
       placed.set(batch, [...(placed.get(batch) ?? []), alloc]);
@@ -467,6 +567,12 @@ export class Cluster {
     for (const [batch, batchAllocs] of placed) {
       const { DeploymentID: deployment, CreateTime: created } = batchAllocs[0]!;
       this.#defer(batch, dueIn(created, delay / 2), () => this.#run(batchAllocs.map((alloc) => alloc.ID), deployment === "" ? undefined : deployment));
+    }
+    // Allocations whose work ends (batch jobs, or any job with a run_for) finish that long after they started running.
+    for (const alloc of pendingOrRunning) {
+      const fate = this.#fate(alloc);
+      if (fate.runForMs === undefined) continue;
+      this.#defer(`finish ${alloc.ID}`, dueIn(alloc.CreateTime, delay / 2 + fate.runForMs), () => this.#finish(alloc.ID));
     }
     for (const deployment of deployments) {
       if (deployment.Status === "running") this.#defer(`complete ${deployment.ID}`, dueIn(deployment.CreateTime, delay), () => this.#complete(deployment.ID));
@@ -476,22 +582,18 @@ export class Cluster {
   /** Runs `run` in `delayMs`, unless a task of the same name is already scheduled. */
   #defer(name: string, delayMs: number, run: () => Promise<void>): void {
     if (this.#tasks.has(name)) return;
-    const task: Task = {
-      run,
-      delayMs,
-      dueAt: Date.now() + delayMs,
-      timer: setTimeout(() => {
-        this.#tasks.delete(name);
-        run().catch((error: unknown) => {
-          this.options.onError?.(error);
-          // The state still says what is left to do: the leader reads it again a little later.
-          this.#defer("reconcile", RETRY_MS, async () => {
-            if (this.#leading) this.#schedule(this.#tables.evals.values(), this.#tables.allocs.values(), this.#tables.deployment.values());
-          });
+    const timer = this.clock.setTimer(delayMs, async () => {
+      if (this.#tasks.get(name)?.timer !== timer) return;
+      this.#tasks.delete(name);
+      await run().catch((error: unknown) => {
+        this.options.onError?.(error);
+        // The state still says what is left to do: the leader reads it again a little later.
+        this.#defer("reconcile", RETRY_MS, async () => {
+          if (this.#leading) this.#schedule(this.#tables.evals.values(), this.#tables.allocs.values(), this.#tables.deployment.values());
         });
-      }, delayMs),
-    };
-    this.#tasks.set(name, task);
+      });
+    });
+    this.#tasks.set(name, { run, delayMs, dueAt: timer.dueAt, timer });
   }
 
   /**
@@ -505,13 +607,13 @@ export class Cluster {
       if (next === undefined) return;
       const [name, task] = next;
       this.#tasks.delete(name);
-      clearTimeout(task.timer);
+      this.clock.clearTimer(task.timer);
       await task.run();
     }
   }
 
   #cancelTasks(): void {
-    for (const task of this.#tasks.values()) clearTimeout(task.timer);
+    for (const task of this.#tasks.values()) this.clock.clearTimer(task.timer);
     this.#tasks.clear();
   }
 

@@ -127,28 +127,76 @@ export interface Evaluation {
   readonly Namespace: string;
   readonly Priority: number;
   readonly Type: string;
+  /** `job-register`, `job-deregister`, `deployment-watcher`, `alloc-failure`… (the reference's triggers). */
   readonly TriggeredBy: string;
   readonly JobID: string;
   readonly JobModifyIndex: number;
-  readonly Status: "pending" | "complete";
+  /** Set when the scheduler made a deployment for it. */
+  readonly DeploymentID?: string;
+  /** `pending` until the scheduler processes it, then `complete` (`failed`, `canceled` and `blocked` exist in the reference). */
+  readonly Status: "pending" | "complete" | "failed" | "canceled" | "blocked";
+  readonly StatusDescription?: string;
+  /** The allocations left to place per task group, once processed. */
+  readonly QueuedAllocations?: { readonly [group: string]: number };
   readonly CreateIndex: number;
   readonly ModifyIndex: number;
+  /** Nanoseconds since the epoch. */
+  readonly CreateTime?: bigint;
+  readonly ModifyTime?: bigint;
 }
 
-/** A placement of one task group instance (kept internal; the agent does not serve allocations). */
+/** What the server wants of an allocation. */
+export type DesiredStatus = "run" | "stop" | "evict";
+/** What the client reports of an allocation; `complete`, `failed` and `lost` are terminal. */
+export type ClientStatus = "pending" | "running" | "complete" | "failed" | "lost" | "unknown";
+
+/** A placement of one task group instance on a node. */
 export interface Allocation {
   readonly ID: string;
   readonly Namespace: string;
+  /** The evaluation that placed it. */
+  readonly EvalID: string;
+  /** `<job>.<group>[<index>]`. */
+  readonly Name: string;
+  /** The node it runs on (`""` before the agent had nodes). */
+  readonly NodeID: string;
+  readonly NodeName: string;
   readonly JobID: string;
+  /** The job's type and version when it was placed. */
+  readonly JobType: string;
   readonly JobVersion: number;
   readonly TaskGroup: string;
   readonly DeploymentID: string;
-  readonly ClientStatus: "pending" | "running" | "complete";
+  readonly DesiredStatus: DesiredStatus;
+  readonly DesiredDescription: string;
+  readonly ClientStatus: ClientStatus;
+  readonly ClientDescription: string;
+  /** A deployment's view of it: healthy or not, and whether it is a canary (null outside a deployment). */
+  readonly DeploymentStatus: { readonly Healthy: boolean | null; readonly Timestamp: string; readonly Canary: boolean; readonly ModifyIndex: number } | null;
   readonly CreateIndex: number;
   readonly ModifyIndex: number;
   /** Nanoseconds since the epoch (bigints, as the reference's); the scheduler's timeline counts from `CreateTime`. */
   readonly CreateTime: bigint;
   readonly ModifyTime: bigint;
+}
+
+/** A simulated client node of the agent's datacenters. */
+export interface Node {
+  readonly ID: string;
+  readonly Name: string;
+  readonly Datacenter: string;
+  readonly NodePool: string;
+  readonly NodeClass: string;
+  readonly Address: string;
+  readonly Status: "initializing" | "ready" | "down" | "disconnected";
+  readonly StatusDescription: string;
+  readonly SchedulingEligibility: "eligible" | "ineligible";
+  readonly Drain: boolean;
+  readonly Version: string;
+  readonly Attributes: { readonly [name: string]: string };
+  readonly Meta: { readonly [name: string]: string };
+  readonly CreateIndex: number;
+  readonly ModifyIndex: number;
 }
 
 /** A namespace. */

@@ -13,7 +13,7 @@
  */
 import { compareStrings } from "../../go/order.js";
 import type { Changes } from "./overlay.js";
-import type { AclPolicy, AclToken, Allocation, Deployment, Evaluation, Job, JobSummary, Namespace } from "./model.js";
+import type { AclPolicy, AclToken, Allocation, Deployment, Evaluation, Job, JobSummary, Namespace, Node } from "./model.js";
 
 /** The row type of each table. */
 export interface Rows {
@@ -22,6 +22,7 @@ export interface Rows {
   readonly deployment: Deployment;
   readonly evals: Evaluation;
   readonly allocs: Allocation;
+  readonly nodes: Node;
   readonly namespaces: Namespace;
   readonly acl_policy: AclPolicy;
   readonly acl_token: AclToken;
@@ -63,6 +64,7 @@ export const TABLES: { readonly [Name in TableName]: TableDefinition<Rows[Name]>
   deployment: { key: (row) => row.ID, order: byCreation, group: jobGroup },
   evals: { key: (row) => row.ID, order: byCreation, group: jobGroup },
   allocs: { key: (row) => row.ID, order: byCreation, group: jobGroup },
+  nodes: { key: (row) => row.ID, order: (a, b) => compareStrings(a.ID, b.ID) },
   namespaces: { key: (row) => row.Name, order: (a, b) => compareStrings(a.Name, b.Name) },
   acl_policy: { key: (row) => row.Name, order: (a, b) => compareStrings(a.Name, b.Name) },
   acl_token: { key: (row) => row.AccessorID, order: (a, b) => a.CreateIndex - b.CreateIndex || compareStrings(a.AccessorID, b.AccessorID) },

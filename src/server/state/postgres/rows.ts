@@ -15,6 +15,7 @@ const BIGINT_FIELDS: { readonly [Name in TableName]?: readonly string[] } = {
   jobs: ["SubmitTime"],
   deployment: ["CreateTime", "ModifyTime"],
   allocs: ["CreateTime", "ModifyTime"],
+  evals: ["CreateTime", "ModifyTime"],
 };
 
 /** A row as stored: JSON text that {@link decodeRow} turns back into an equal row. */
@@ -71,6 +72,7 @@ const ID_FIELDS: { readonly [Name in TableName]: string } = {
   deployment: "ID",
   evals: "ID",
   allocs: "ID",
+  nodes: "ID",
   namespaces: "Name",
   acl_policy: "Name",
   acl_token: "AccessorID",
@@ -88,7 +90,7 @@ export function rowColumns<Name extends TableName>(table: Name, row: Rows[Name])
   const fields = row as unknown as Record<string, unknown>;
   const id = fields[ID_FIELDS[table]] as string;
   const namespace = typeof fields.Namespace === "string" ? fields.Namespace : null;
-  const createIndex = table === "jobs" || table === "job_summary" || table === "namespaces" || table === "acl_policy" ? null : (fields.CreateIndex as number);
+  const createIndex = table === "jobs" || table === "job_summary" || table === "namespaces" || table === "acl_policy" || table === "nodes" ? null : (fields.CreateIndex as number);
   return { namespace, id, createIndex };
 }
 

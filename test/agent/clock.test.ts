@@ -1,0 +1,94 @@
+/**
+ * The agent's manual clock: it stands still until the test moves it, and moving it runs the
+ * scheduler's steps due on the way, in order; the timestamps follow it.
+ */
+import { describe, expect, it } from "vitest";
+import { parseJson } from "../../src/json.js";
+import { job, startTestAgent, useAgent } from "./support.js";
+
+/** The list item of one job. */
+async function jobItem(agent: ReturnType<typeof useAgent>, id: string): Promise<Record<string, unknown>> {
+  const response = await agent.get(`/v1/jobs?filter=${encodeURIComponent(`ID == "${id}"`)}`);
+  const [item] = parseJson(response.text) as Record<string, unknown>[];
+  if (item === undefined) throw new Error(`no job ${id}`);
+  return item;
+}
+
+/** The counts of the job's only task group, `g`. */
+async function counts(agent: ReturnType<typeof useAgent>, id: string): Promise<Record<string, number>> {
+  const item = await jobItem(agent, id);
+  return (item.JobSummary as { Summary: Record<string, Record<string, number>> }).Summary.g!;
+}
+
+describe("an agent on the manual clock", () => {
+  const start = Date.parse("2030-01-01T00:00:00Z");
+  const agent = useAgent({ clock: "manual", placementDelayMs: 1000 });
+
+  it("stands still, and stamps what it writes with its own time", async () => {
+    const before = agent.agent.clock.now().getTime();
+    await new Promise((resolve) => setTimeout(resolve, 30));
+    expect(agent.agent.clock.now().getTime()).toBe(before);
+    expect(agent.agent.clock.kind).toBe("manual");
+    await agent.register(job("stamped", { Type: "batch" }));
+    await agent.agent.clock.advance(0);
+    const item = await jobItem(agent, "stamped");
+    expect(item.SubmitTime).toBe(BigInt(before) * 1_000_000n);
+    expect(start).toBeGreaterThan(0);
+  });
+
+  it("runs a batch job to completion when the clock is moved past its run time, and not before", async () => {
+    await agent.register(job("report", { Type: "batch", TaskGroups: [{ Name: "g", Count: 2, Tasks: [{ Name: "t", Driver: "mock" }] }] }));
+    await agent.agent.clock.advance(0);
+    // Placed, not yet running: real time passing changes nothing.
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    expect(await counts(agent, "report")).toMatchObject({ Starting: 2, Running: 0, Complete: 0 });
+    expect((await jobItem(agent, "report")).Status).toBe("running");
+    await agent.agent.clock.advance("500ms");
+    expect(await counts(agent, "report")).toMatchObject({ Starting: 0, Running: 2, Complete: 0 });
+    await agent.agent.clock.advance("999ms");
+    expect(await counts(agent, "report")).toMatchObject({ Running: 2, Complete: 0 });
+    await agent.agent.clock.advance("1ms");
+    expect(await counts(agent, "report")).toMatchObject({ Running: 0, Complete: 2 });
+    expect((await jobItem(agent, "report")).Status).toBe("dead");
+  });
+
+  it("follows the job's Meta: bexpr.run_for and a failing bexpr.exit_code", async () => {
+    await agent.register(job("flaky", { Type: "batch", Meta: { "bexpr.run_for": "10m", "bexpr.exit_code": "3" } }));
+    await agent.agent.clock.advance("9m");
+    expect(await counts(agent, "flaky")).toMatchObject({ Running: 1, Failed: 0 });
+    await agent.agent.clock.advance("2m");
+    expect(await counts(agent, "flaky")).toMatchObject({ Running: 0, Failed: 1, Complete: 0 });
+    expect((await jobItem(agent, "flaky")).Status).toBe("dead");
+  });
+
+  it("completes a service job's deployment at the placement delay, and wakes a blocking query on the way", async () => {
+    await agent.register(job("web"));
+    await agent.agent.clock.advance(0);
+    const first = await agent.get("/v1/deployments");
+    const index = Number(first.headers["x-svc-index"]);
+    const waiting = agent.get(`/v1/deployments?index=${index}&wait=30s`);
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    await agent.agent.clock.advance("1s");
+    const woken = await waiting;
+    expect(Number(woken.headers["x-svc-index"])).toBeGreaterThan(index);
+    const deployments = parseJson((await agent.get("/v1/deployments")).text) as { JobID: string; Status: string }[];
+    expect(deployments.find((deployment) => deployment.JobID === "web")?.Status).toBe("successful");
+  });
+
+  it.each([-1, "soon", "10", Number.NaN])("refuses to move by %s", async (duration) => {
+    await expect(agent.agent.clock.advance(duration as number | string)).rejects.toThrow(RangeError);
+  });
+});
+
+describe("an agent on the real clock", () => {
+  it("cannot be moved", async () => {
+    const agent = await startTestAgent({ port: 0, demo: false, logLevel: "silent" });
+    try {
+      expect(agent.clock.kind).toBe("real");
+      expect(Math.abs(agent.clock.now().getTime() - Date.now())).toBeLessThan(1000);
+      await expect(agent.clock.advance("1m")).rejects.toThrow(/clock: "manual"/);
+    } finally {
+      await agent.close();
+    }
+  });
+});
