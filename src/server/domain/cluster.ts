@@ -16,7 +16,7 @@
  * @module
  */
 import { randomUUID } from "node:crypto";
-import { invalid } from "./errors.js";
+import { invalid, missing } from "./errors.js";
 import type { Allocation, ClientStatus, Deployment, DeploymentState, Evaluation, Job, JobSpec, JobSummary, JsonObject, Namespace, TaskGroupSummary } from "../state/model.js";
 import { RealClock, type Clock, type ClockTimer } from "./clock.js";
 import { parseGoDuration } from "../../go/duration.js";
@@ -26,10 +26,41 @@ import { namespacedKey, type AppliedWrite, type Store, type Tables, type Transac
 /** The texts of deployment states (the reference's constants). */
 export const DEPLOYMENT_DESCRIPTIONS = {
   running: "Deployment is running",
+  needsPromotion: "Deployment is running but requires manual promotion",
+  paused: "Deployment is paused",
+  resumed: "Deployment is running",
   successful: "Deployment completed successfully",
+  markedFailed: "Deployment marked as failed",
+  progressDeadline: "Failed due to progress deadline",
+  unhealthy: "Failed due to unhealthy allocations",
   newerJob: "Cancelled due to newer version of job",
   stoppedJob: "Cancelled because job is stopped",
 } as const;
+
+/** The job `Meta` key that makes its deployments fail: their allocations never become healthy. */
+export const META_FAIL_DEPLOYMENT = "bexpr.fail_deployment";
+
+/** What `DELETE /v1/job/<id>` answers. */
+export interface DeregisterResponse {
+  readonly EvalID: string;
+  readonly EvalCreateIndex: number;
+  readonly JobModifyIndex: number;
+  readonly VolumeEvalID: string;
+  readonly VolumeEvalIndex: number;
+  readonly Index: number;
+  readonly LastContact: number;
+  readonly KnownLeader: boolean;
+  readonly NextToken: string;
+}
+
+/** What the deployment actions (`fail`, `pause`, `promote`) answer. */
+export interface DeploymentUpdateResponse {
+  readonly EvalID: string;
+  readonly EvalCreateIndex: number;
+  readonly DeploymentModifyIndex: number;
+  readonly RevertedJobVersion: number | null;
+  readonly Index: number;
+}
 
 const ACTIVE_DEPLOYMENT = new Set(["running", "paused", "blocked", "unblocking", "initializing", "pending"]);
 
@@ -237,6 +268,113 @@ export class Cluster {
     }
   }
 
+  /**
+   * Stops a job (`DELETE /v1/job/<id>`): a new version with `Stop` set and a `job-deregister`
+   * evaluation, which the scheduler turns into stopped allocations and cancelled deployments; with
+   * `purge`, the job, its summary, allocations and deployments are removed and its pending
+   * evaluations completed. A job that does not exist is answered with zeros, as the reference does.
+   */
+  async deregister(namespace: string, id: string, options: { readonly purge: boolean; readonly evalPriority?: number }): Promise<DeregisterResponse> {
+    const key = namespacedKey(namespace, id);
+    const zero: DeregisterResponse = { EvalID: "", EvalCreateIndex: 0, JobModifyIndex: 0, VolumeEvalID: "", VolumeEvalIndex: 0, Index: 0, LastContact: 0, KnownLeader: false, NextToken: "" };
+    if (this.#tables.jobs.get(key) === undefined) return zero;
+    const { index, result } = await this.store.write(["jobs", "job_summary", "evals", "allocs", "deployment"], (state) => {
+      const job = state.jobs.get(key);
+      if (job === undefined) return undefined;
+      const now = this.clock.nowNs();
+      const needsEval = job.Periodic === null && job.ParameterizedJob === null;
+      if (options.purge) {
+        state.jobs.delete(key);
+        state.job_summary.delete(key);
+        for (const alloc of [...state.allocs.group(key).values()]) state.allocs.delete(alloc.ID);
+        for (const deployment of [...state.deployment.group(key).values()]) state.deployment.delete(deployment.ID);
+        for (const evaluation of [...state.evals.group(key).values()]) {
+          if (evaluation.Status === "pending") state.evals.put({ ...evaluation, Status: "complete", StatusDescription: `job ${id} deleted`, ModifyIndex: state.index, ModifyTime: now });
+        }
+      } else {
+        this.#putJob(state, { ...job, Stop: true, Version: job.Version + 1, SubmitTime: now, ModifyIndex: state.index, JobModifyIndex: state.index });
+      }
+      const evaluation: Evaluation | undefined = needsEval
+        ? {
+            ID: randomUUID(),
+            Namespace: namespace,
+            Priority: options.evalPriority || job.Priority || 50,
+            // The reference writes "service" whatever the job's type.
+            Type: "service",
+            TriggeredBy: "job-deregister",
+            JobID: id,
+            JobModifyIndex: state.index,
+            Status: "pending",
+            CreateIndex: state.index,
+            ModifyIndex: state.index,
+            CreateTime: now,
+            ModifyTime: now,
+          }
+        : undefined;
+      if (evaluation !== undefined) state.evals.put(evaluation);
+      return evaluation;
+    });
+    return { ...zero, EvalID: result?.ID ?? "", EvalCreateIndex: index, JobModifyIndex: index, Index: index };
+  }
+
+  /**
+   * A deployment action: `fail` marks it failed, `pause` pauses or resumes it, `promote` promotes
+   * its canaries (every group, or those named). Each writes a `deployment-watcher` evaluation, as
+   * the reference's deployment watcher does. An unknown deployment is a 404 and a finished one a
+   * 400, where the reference answers 500 (the decisions table).
+   */
+  async updateDeployment(
+    id: string,
+    action: { readonly kind: "fail" } | { readonly kind: "pause"; readonly pause: boolean } | { readonly kind: "promote"; readonly groups?: readonly string[] },
+  ): Promise<DeploymentUpdateResponse> {
+    const verb = action.kind === "pause" ? (action.pause ? "pause" : "resume") : action.kind;
+    const { index, result } = await this.store.write(["deployment", "evals", "jobs"], (state) => {
+      const deployment = state.deployment.get(id);
+      if (deployment === undefined) throw missing("deployment not found");
+      if (!ACTIVE_DEPLOYMENT.has(deployment.Status)) throw invalid(`can't ${verb} terminal deployment`);
+      const now = this.clock.nowNs();
+      let change: Partial<Deployment>;
+      switch (action.kind) {
+        case "fail":
+          change = { Status: "failed", StatusDescription: DEPLOYMENT_DESCRIPTIONS.markedFailed };
+          break;
+        case "pause":
+          change = action.pause ? { Status: "paused", StatusDescription: DEPLOYMENT_DESCRIPTIONS.paused } : { Status: "running", StatusDescription: DEPLOYMENT_DESCRIPTIONS.resumed };
+          break;
+        case "promote": {
+          const unknown = (action.groups ?? []).filter((group) => !Object.hasOwn(deployment.TaskGroups, group));
+          if (unknown.length > 0) throw invalid(`deployment has no task group ${JSON.stringify(unknown[0])}`);
+          const groups = Object.fromEntries(
+            Object.entries(deployment.TaskGroups).map(([name, group]) => [name, action.groups === undefined || action.groups.includes(name) ? { ...group, Promoted: true } : group]),
+          );
+          change = { TaskGroups: groups, StatusDescription: deployment.Status === "running" ? DEPLOYMENT_DESCRIPTIONS.running : deployment.StatusDescription };
+          break;
+        }
+      }
+      state.deployment.put({ ...deployment, ...change, ModifyIndex: state.index, ModifyTime: now });
+      const evaluation: Evaluation = {
+        ID: randomUUID(),
+        Namespace: deployment.Namespace,
+        Priority: deployment.EvalPriority,
+        Type: "service",
+        TriggeredBy: "deployment-watcher",
+        JobID: deployment.JobID,
+        JobModifyIndex: deployment.JobModifyIndex,
+        DeploymentID: deployment.ID,
+        Status: "pending",
+        CreateIndex: state.index,
+        ModifyIndex: state.index,
+        CreateTime: now,
+        ModifyTime: now,
+      };
+      state.evals.put(evaluation);
+      const job = state.jobs.get(namespacedKey(deployment.Namespace, deployment.JobID));
+      if (job !== undefined) this.#putJob(state, job);
+      return evaluation;
+    });
+    return { EvalID: result.ID, EvalCreateIndex: index, DeploymentModifyIndex: index, RevertedJobVersion: null, Index: index };
+  }
+
   /** Stores a job with its status as the reference computes it. */
   #putJob(state: Transaction<"jobs"> & Partial<Transaction<"deployment" | "allocs" | "evals">>, job: Job): void {
     const status = this.#jobStatus(job, state);
@@ -336,6 +474,8 @@ export class Cluster {
     let placed = 0;
     for (const group of job.TaskGroups) {
       const count = job.Type === "system" ? Math.min(group.Count, 1) : group.Count;
+      // The first allocations of a deployment whose update strategy asks for canaries are its canaries.
+      const canaries = deploymentId === "" ? 0 : Number(updateStrategy(job, group).Canary ?? 0);
       for (let i = 0; i < count; i++) {
         const node = nodes.length === 0 ? undefined : nodes[placed++ % nodes.length]!;
         const alloc: Allocation = {
@@ -354,7 +494,7 @@ export class Cluster {
           DesiredDescription: "",
           ClientStatus: "pending",
           ClientDescription: CLIENT_DESCRIPTIONS.pending,
-          DeploymentStatus: deploymentId === "" ? null : { Healthy: null, Timestamp: "", Canary: false, ModifyIndex: index },
+          DeploymentStatus: deploymentId === "" ? null : { Healthy: null, Timestamp: "", Canary: i < canaries, ModifyIndex: index },
           CreateIndex: index,
           ModifyIndex: index,
           CreateTime: now,
@@ -375,7 +515,7 @@ export class Cluster {
     if (job.Type !== "service") return undefined;
     const groups: Record<string, DeploymentState> = {};
     for (const group of job.TaskGroups) {
-      const update = { ...(job.Update ?? {}), ...((group.Update as JsonObject | null | undefined) ?? {}) };
+      const update = updateStrategy(job, group);
       if (Number(update.MaxParallel ?? 0) <= 0 || group.Count <= 0) continue;
       const deadline = Number(update.ProgressDeadline ?? 0);
       groups[group.Name] = {
@@ -430,18 +570,50 @@ export class Cluster {
     });
   }
 
-  /** The deployment's allocations are healthy: it completes successfully. */
+  /**
+   * The deployment's time is up. Its allocations are healthy and it completes, unless its job
+   * scripts a failure (`bexpr.fail_deployment`: it fails, by its progress deadline when it has one)
+   * or canaries wait for promotion (it says so, and completes once promoted). A paused or finished
+   * deployment is left as it is.
+   */
   async #complete(deploymentId: string): Promise<void> {
-    await this.store.write(["deployment", "jobs"], (state) => {
-      this.#updateDeployment(state, deploymentId, (state) => ({ ...state, PlacedAllocs: state.DesiredTotal, HealthyAllocs: state.DesiredTotal }), {
-        Status: "successful",
-        StatusDescription: DEPLOYMENT_DESCRIPTIONS.successful,
-      });
-      const deployment = state.deployment.get(deploymentId);
-      const job = deployment && state.jobs.get(namespacedKey(deployment.Namespace, deployment.JobID));
-      if (job !== undefined && deployment?.Status === "successful" && job.Version === deployment.JobVersion) {
-        this.#putJob(state, { ...job, Stable: true, ModifyIndex: state.index });
+    const deployment = this.#tables.deployment.get(deploymentId);
+    if (deployment === undefined || deployment.Status !== "running") return;
+    const job = this.#tables.jobs.get(namespacedKey(deployment.Namespace, deployment.JobID));
+    const failing = job?.Meta?.[META_FAIL_DEPLOYMENT] === "true";
+    const awaitingPromotion = !failing && Object.values(deployment.TaskGroups).some((group) => group.DesiredCanaries > 0 && !group.Promoted && !group.AutoPromote);
+    // Nothing to write while it waits and already says so (a write would wake the scheduler again).
+    if (awaitingPromotion && deployment.StatusDescription === DEPLOYMENT_DESCRIPTIONS.needsPromotion) return;
+    await this.store.write(["deployment", "jobs", "allocs"], (state) => {
+      const current = state.deployment.get(deploymentId);
+      if (current === undefined || current.Status !== "running") return;
+      const jobKey = namespacedKey(current.Namespace, current.JobID);
+      const healthy = !failing;
+      const timestamp = new Date(this.clock.nowMs()).toISOString();
+      for (const alloc of [...state.allocs.group(jobKey).values()]) {
+        if (alloc.DeploymentID !== deploymentId || alloc.DeploymentStatus?.Healthy === healthy) continue;
+        state.allocs.put({ ...alloc, DeploymentStatus: { Healthy: healthy, Timestamp: timestamp, Canary: alloc.DeploymentStatus?.Canary ?? false, ModifyIndex: state.index }, ModifyIndex: state.index });
       }
+      if (failing) {
+        const description = Object.values(current.TaskGroups).some((group) => group.ProgressDeadline > 0) ? DEPLOYMENT_DESCRIPTIONS.progressDeadline : DEPLOYMENT_DESCRIPTIONS.unhealthy;
+        this.#updateDeployment(state, deploymentId, (group) => ({ ...group, PlacedAllocs: group.DesiredTotal, HealthyAllocs: 0, UnhealthyAllocs: group.DesiredTotal }), { Status: "failed", StatusDescription: description });
+      } else if (awaitingPromotion) {
+        const canaries = [...state.allocs.group(jobKey).values()].filter((alloc) => alloc.DeploymentID === deploymentId && alloc.DeploymentStatus?.Canary === true);
+        const placedCanaries = (name: string) => canaries.filter((alloc) => alloc.TaskGroup === name).map((alloc) => alloc.ID);
+        this.#updateDeployment(state, deploymentId, (group, name) => ({ ...group, PlacedAllocs: group.DesiredTotal, HealthyAllocs: group.DesiredTotal, PlacedCanaries: placedCanaries(name) }), {
+          Status: "running",
+          StatusDescription: DEPLOYMENT_DESCRIPTIONS.needsPromotion,
+        });
+      } else {
+        this.#updateDeployment(state, deploymentId, (group) => ({ ...group, PlacedAllocs: group.DesiredTotal, HealthyAllocs: group.DesiredTotal }), {
+          Status: "successful",
+          StatusDescription: DEPLOYMENT_DESCRIPTIONS.successful,
+        });
+      }
+      const after = state.deployment.get(deploymentId);
+      const job = state.jobs.get(jobKey);
+      if (job !== undefined && after?.Status === "successful" && job.Version === after.JobVersion) this.#putJob(state, { ...job, Stable: true, ModifyIndex: state.index });
+      else if (job !== undefined) this.#putJob(state, job);
     });
   }
 
@@ -478,12 +650,12 @@ export class Cluster {
   #updateDeployment(
     state: Transaction<"deployment">,
     deploymentId: string | undefined,
-    change: (state: DeploymentState) => DeploymentState,
+    change: (state: DeploymentState, name: string) => DeploymentState,
     status?: Pick<Deployment, "Status" | "StatusDescription">,
   ): void {
     const deployment = deploymentId === undefined ? undefined : state.deployment.get(deploymentId);
     if (deployment === undefined || !ACTIVE_DEPLOYMENT.has(deployment.Status)) return;
-    const groups = Object.fromEntries(Object.entries(deployment.TaskGroups).map(([name, state]) => [name, change(state)]));
+    const groups = Object.fromEntries(Object.entries(deployment.TaskGroups).map(([name, state]) => [name, change(state, name)]));
     state.deployment.put({ ...deployment, ...status, TaskGroups: groups, ModifyIndex: state.index, ModifyTime: this.clock.nowNs() });
   }
 
@@ -575,7 +747,12 @@ export class Cluster {
       this.#defer(`finish ${alloc.ID}`, dueIn(alloc.CreateTime, delay / 2 + fate.runForMs), () => this.#finish(alloc.ID));
     }
     for (const deployment of deployments) {
-      if (deployment.Status === "running") this.#defer(`complete ${deployment.ID}`, dueIn(deployment.CreateTime, delay), () => this.#complete(deployment.ID));
+      if (deployment.Status !== "running") continue;
+      // A deployment scripted to fail fails at its progress deadline (nanoseconds), when it has one.
+      const job = this.#tables.jobs.get(namespacedKey(deployment.Namespace, deployment.JobID));
+      const deadlineMs = Math.max(0, ...Object.values(deployment.TaskGroups).map((group) => group.ProgressDeadline / 1e6));
+      const after = job?.Meta?.[META_FAIL_DEPLOYMENT] === "true" && deadlineMs > 0 ? deadlineMs : delay;
+      this.#defer(`complete ${deployment.ID}`, dueIn(deployment.CreateTime, after), () => this.#complete(deployment.ID));
     }
   }
 
@@ -624,6 +801,11 @@ export class Cluster {
     this.#cancelTasks();
     this.store.close();
   }
+}
+
+/** A task group's update strategy: the job's, with the group's own fields over it. */
+function updateStrategy(job: JobSpec, group: JobSpec["TaskGroups"][number]): JsonObject {
+  return { ...(job.Update ?? {}), ...((group.Update as JsonObject | null | undefined) ?? {}) };
 }
 
 function registerResponse(evalId: string, evalCreateIndex: number, jobModifyIndex: number, index: number): RegisterResponse {

@@ -24,6 +24,7 @@ import type { Store } from "../state/store.js";
 import { aclRoutes } from "./acl-routes.js";
 import { jobRoutes } from "./job-routes.js";
 import { metricsRoutes } from "./metrics-routes.js";
+import { deploymentRoutes } from "./deployment-routes.js";
 import { namespaceRoutes } from "./namespace-routes.js";
 import { uiRoutes } from "./ui-routes.js";
 
@@ -193,6 +194,7 @@ export async function buildApp(store: Store, cluster: Cluster, acl: AccessContro
   metricsRoutes(app, context);
   aclRoutes(app, context);
   namespaceRoutes(app, context);
+  deploymentRoutes(app, context);
   uiRoutes(app, context);
 
   // Unknown paths: an empty 404 (and the UI redirect for `/`), as the reference's fallthrough.
