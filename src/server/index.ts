@@ -17,6 +17,7 @@ import { VERSION } from "../version.js";
 import { AccessControl, AclConfigError } from "./domain/acl.js";
 import { buildApp, type AgentServer, type ClusterPart } from "./http/app.js";
 import { Cluster } from "./domain/cluster.js";
+import type { ScenarioRule, ScenarioRuleError } from "./domain/scenarios.js";
 import { ManualClock, parseDuration, RealClock, type Clock } from "./domain/clock.js";
 import { MemoryStore } from "./state/memory.js";
 import { connectServer, fromPglite } from "./state/postgres/database.js";
@@ -61,7 +62,8 @@ export { LIST_LANE_BYTES } from "./http/list-lane.js";
 export { ASYNC_GZIP_BYTES } from "./list/pipeline.js";
 export { MAX_JSON_DEPTH } from "../go/json.js";
 export { MAX_JOB_ALLOCATIONS } from "./domain/register.js";
-export { CLIENT_DESCRIPTIONS, META_EXIT_CODE, META_RUN_FOR } from "./domain/cluster.js";
+export { CLIENT_DESCRIPTIONS, DEPLOYMENT_DESCRIPTIONS, META_EXIT_CODE, META_FAIL_DEPLOYMENT, META_RUN_FOR, type DeploymentUpdateResponse, type DeregisterResponse } from "./domain/cluster.js";
+export { MAX_SCENARIO_RULES, SCENARIO_TABLES, ScenarioRuleError, SETTABLE, type ScenarioKind, type ScenarioRule } from "./domain/scenarios.js";
 export type { ClientStatus, DesiredStatus } from "./state/model.js";
 export { MAX_POLICY_RULES_BYTES } from "./domain/acl-policy.js";
 export type { AclOptions, AclPolicyConfig, AclTokenConfig } from "./domain/acl.js";
@@ -94,6 +96,8 @@ export interface Agent {
   readonly leading: boolean;
   /** The agent's clock: what its timestamps say, and, with `clock: "manual"`, the way to move it. */
   readonly clock: AgentClock;
+  /** The scenario rules of the simulated scheduler (see {@link ScenarioRule}). */
+  readonly scenarios: AgentScenarios;
   /**
    * Stops the agent: answers every waiting blocking query with its current result, stops the
    * simulated scheduler, leaves the cluster (a shared store's members show it `left`, and another
@@ -115,6 +119,38 @@ export interface AgentClock {
    * they are written. Throws on the real clock, which nobody moves.
    */
   advance(duration: number | string): Promise<void>;
+}
+
+/** The scenario rules of an agent: lifecycle steps a test adds, each acting once on each row it selects. */
+export interface AgentScenarios {
+  /**
+   * Adds a rule and returns its ID; it acts on the rows there are and on every row a write
+   * changes. Throws {@link ScenarioRuleError} saying what is wrong with a rule that cannot be used.
+   *
+   * @example
+   * ```ts
+   * agent.scenarios.add({ on: "allocation", select: 'JobID == "web"', after: "30s", set: { ClientStatus: "failed" } });
+   * ```
+   */
+  add(rule: ScenarioRule): string;
+  /** Removes a rule (its steps not yet run are dropped); false when there is no rule of that ID. */
+  remove(id: string): boolean;
+  /** The rules, in the order added, with how many rows each changed. */
+  list(): { readonly id: string; readonly rule: ScenarioRule; readonly fired: number }[];
+  /** Removes every rule. */
+  clear(): void;
+}
+
+/** The {@link AgentScenarios} of a cluster. */
+function agentScenarios(cluster: Cluster): AgentScenarios {
+  return {
+    add: (rule) => cluster.addRule(rule).id,
+    remove: (id) => cluster.removeRule(id),
+    list: () => cluster.rules.map(({ id, rule, fired }) => ({ id, rule, fired })),
+    clear: () => {
+      for (const { id } of cluster.rules) cluster.removeRule(id);
+    },
+  };
 }
 
 /** The {@link AgentClock} of a clock. */
@@ -253,6 +289,7 @@ export async function startAgent(options: AgentOptions = {}): Promise<Agent> {
         return cluster.leading;
       },
       clock: agentClock(clock),
+      scenarios: agentScenarios(cluster),
       close: () => {
         closing ??= (async () => {
           metrics.close();

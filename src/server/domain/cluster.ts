@@ -17,11 +17,12 @@
  */
 import { randomUUID } from "node:crypto";
 import { invalid, missing } from "./errors.js";
-import type { Allocation, ClientStatus, Deployment, DeploymentState, Evaluation, Job, JobSpec, JobSummary, JsonObject, Namespace, TaskGroupSummary } from "../state/model.js";
+import type { Allocation, ClientStatus, Deployment, DeploymentState, Evaluation, Job, JobSpec, JobSummary, JsonObject, Namespace, Node, TaskGroupSummary } from "../state/model.js";
 import { RealClock, type Clock, type ClockTimer } from "./clock.js";
+import { changesOf, checkRule, MAX_SCENARIO_RULES, SCENARIO_TABLES, ScenarioRuleError, selects, type ScenarioKind, type ScenarioRuleState } from "./scenarios.js";
 import { parseGoDuration } from "../../go/duration.js";
 import { canonicalizeJob, formatErrors, specChanged, validateJob, type RegisterRequest } from "./register.js";
-import { namespacedKey, type AppliedWrite, type Store, type Tables, type Transaction } from "../state/store.js";
+import { namespacedKey, TABLES, type AppliedWrite, type Store, type Tables, type Transaction } from "../state/store.js";
 
 /** The texts of deployment states (the reference's constants). */
 export const DEPLOYMENT_DESCRIPTIONS = {
@@ -128,6 +129,11 @@ export interface ClusterOptions {
 export class Cluster {
   /** The scheduled steps, by name (one of each). */
   readonly #tasks = new Map<string, Task>();
+  /** The scenario rules, by ID, in the order added. */
+  readonly #rules = new Map<string, ScenarioRuleState>();
+  /** The rows each rule has acted on (`<rule> <row key>`): a rule acts once on a row. */
+  readonly #fired = new Set<string>();
+  #ruleSequence = 0;
   #leading = false;
   readonly #unsubscribe: () => void;
 
@@ -716,6 +722,99 @@ export class Cluster {
     const rows = <Row>(changes: ReadonlyMap<string, Row | undefined> | undefined) => [...(changes?.values() ?? [])].filter((row): row is Row => row !== undefined);
     const { evals, allocs, deployment } = write.changes;
     this.#schedule(rows(evals), rows(allocs), rows(deployment));
+    for (const rule of this.#rules.values()) this.#consider(rule, rows<unknown>(write.changes[SCENARIO_TABLES[rule.rule.on]] as ReadonlyMap<string, unknown> | undefined));
+  }
+
+  /**
+   * Adds a scenario rule (see `scenarios.ts`); it considers the rows there are now, then every
+   * row a write changes. Throws {@link ScenarioRuleError} for a rule that cannot be used.
+   */
+  addRule(rule: unknown): ScenarioRuleState {
+    if (this.#rules.size >= MAX_SCENARIO_RULES) throw new ScenarioRuleError(`an agent holds at most ${MAX_SCENARIO_RULES} scenario rules: remove some first`);
+    const state = checkRule(rule, `rule-${++this.#ruleSequence}`);
+    this.#rules.set(state.id, state);
+    if (this.#leading) this.#consider(state, this.#tables[SCENARIO_TABLES[state.rule.on]].values());
+    return state;
+  }
+
+  /** Removes a scenario rule (and its steps not yet run); false when there is none of that ID. */
+  removeRule(id: string): boolean {
+    const removed = this.#rules.delete(id);
+    for (const [name, task] of this.#tasks) {
+      if (!name.startsWith(`rule ${id} `)) continue;
+      this.clock.clearTimer(task.timer);
+      this.#tasks.delete(name);
+    }
+    return removed;
+  }
+
+  /** The scenario rules, in the order added. */
+  get rules(): readonly ScenarioRuleState[] {
+    return [...this.#rules.values()];
+  }
+
+  /** Schedules the rule's step for each of `rows` it selects and has not acted on. */
+  #consider(rule: ScenarioRuleState, rows: Iterable<unknown>): void {
+    const table = SCENARIO_TABLES[rule.rule.on];
+    for (const row of rows) {
+      const key = TABLES[table].key(row as never);
+      const name = `rule ${rule.id} ${key}`;
+      if (this.#fired.has(name) || this.#tasks.has(name) || !selects(rule, row)) continue;
+      this.#defer(name, rule.afterMs, () => this.#fire(rule, name, key));
+    }
+  }
+
+  /** A rule's time for a row has come: if it still selects the row, its fields are set. */
+  async #fire(rule: ScenarioRuleState, name: string, key: string): Promise<void> {
+    if (!this.#rules.has(rule.id)) return;
+    await this.store.write(["allocs", "job_summary", "jobs", "deployment", "evals", "nodes"], (state) => {
+      const table = SCENARIO_TABLES[rule.rule.on];
+      const row = state[table].get(key) as Readonly<Record<string, unknown>> | undefined;
+      if (row === undefined || !selects(rule, row)) return;
+      this.#fired.add(name);
+      const changes = changesOf(rule, row);
+      if (Object.keys(changes).length === 0) return;
+      rule.fired++;
+      this.#applyRule(state, rule.rule.on, row, changes);
+    });
+  }
+
+  /** Writes a rule's changes to a row, and what follows from them: a summary's counts, the job's status. */
+  #applyRule(state: Transaction<"allocs" | "job_summary" | "jobs" | "deployment" | "evals" | "nodes">, kind: ScenarioKind, row: Readonly<Record<string, unknown>>, changes: Record<string, unknown>): void {
+    const stamp = { ModifyIndex: state.index };
+    switch (kind) {
+      case "allocation": {
+        const alloc = row as unknown as Allocation;
+        const status = (changes.ClientStatus as ClientStatus | undefined) ?? alloc.ClientStatus;
+        const description = changes.ClientStatus !== undefined && changes.ClientDescription === undefined ? { ClientDescription: CLIENT_DESCRIPTIONS[status] } : {};
+        const next: Allocation = { ...alloc, ...description, ...changes, ...stamp, ModifyTime: this.clock.nowNs() };
+        state.allocs.put(next);
+        const job = state.jobs.get(namespacedKey(alloc.Namespace, alloc.JobID));
+        if (job === undefined) return;
+        if (status !== alloc.ClientStatus) this.#count(state, job, alloc.TaskGroup, { [SUMMARY_FIELDS[alloc.ClientStatus]]: -1, [SUMMARY_FIELDS[status]]: 1 });
+        this.#putJob(state, job);
+        return;
+      }
+      case "deployment": {
+        const deployment = row as unknown as Deployment;
+        state.deployment.put({ ...deployment, ...changes, ...stamp, ModifyTime: this.clock.nowNs() });
+        const job = state.jobs.get(namespacedKey(deployment.Namespace, deployment.JobID));
+        if (job !== undefined) this.#putJob(state, job);
+        return;
+      }
+      case "evaluation": {
+        const evaluation = row as unknown as Evaluation;
+        state.evals.put({ ...evaluation, ...changes, ...stamp, ModifyTime: this.clock.nowNs() });
+        const job = state.jobs.get(namespacedKey(evaluation.Namespace, evaluation.JobID));
+        if (job !== undefined) this.#putJob(state, job);
+        return;
+      }
+      case "node":
+        state.nodes.put({ ...(row as unknown as Node), ...changes, ...stamp });
+        return;
+      default:
+        return unreachableKind(kind);
+    }
   }
 
   /**
@@ -801,6 +900,20 @@ export class Cluster {
     this.#cancelTasks();
     this.store.close();
   }
+}
+
+/** The summary count each client status is counted in. */
+const SUMMARY_FIELDS: { readonly [Status in ClientStatus]: keyof TaskGroupSummary } = {
+  pending: "Starting",
+  running: "Running",
+  complete: "Complete",
+  failed: "Failed",
+  lost: "Lost",
+  unknown: "Unknown",
+};
+
+function unreachableKind(kind: never): never {
+  throw new TypeError(`no such kind of row: ${String(kind)}`);
 }
 
 /** A task group's update strategy: the job's, with the group's own fields over it. */
