@@ -1,0 +1,271 @@
+/**
+ * The request journal: every request the agent served (all but the control routes'), so that a
+ * test can assert what its code sent, with a bexpr filter:
+ * `agent.requests('Method == "PUT" and Status == 400')`.
+ *
+ * Requests are observed at the socket's side of the server, before the router and the lane of
+ * repeated list requests, so the journal holds the answers the lane wrote too; the router tells it
+ * which requests a control route answered ({@link Journal.skip}), and those are left out. An entry is kept
+ * as it was recorded (method, target, headers with secrets redacted, status, index, times) and
+ * turned into its JSON shape, {@link JournalEntry}, when it is first read.
+ *
+ * The journal is bounded by entries and by memory; the oldest entries are dropped first, and the
+ * number dropped is counted, so a test can tell a journal that saw everything from one that did
+ * not.
+ *
+ * @module
+ */
+import type { IncomingMessage, ServerResponse } from "node:http";
+import { CostBudget } from "../../evaluator/cost.js";
+import type { Filter } from "../../evaluator/compile.js";
+import { compileFilter } from "../../filter.js";
+import { pathOf } from "./access.js";
+
+/**
+ * The most entries the journal keeps. A test suite's agent serves a few hundred requests per test;
+ * 10,000 holds the longest tests whole and costs a few MB.
+ */
+export const MAX_JOURNAL_ENTRIES = 10_000;
+
+/**
+ * The most memory the journal's entries may weigh together (see {@link journalEntryBytes}):
+ * 16 MiB. A request's line and headers may take 1 MiB (`MAX_HEADER_BYTES`), so this holds at
+ * least 16 of the largest requests, and the entry limit binds long before for ordinary ones.
+ */
+export const JOURNAL_BYTES = 16 * 1024 * 1024;
+
+/** What an entry weighs besides its strings (see {@link journalEntryBytes}): the record and its numbers. */
+export const JOURNAL_ENTRY_OVERHEAD_BYTES = 256;
+
+/** The value kept in place of a secret header's. */
+export const REDACTED = "[redacted]";
+
+/**
+ * Request headers whose values are secrets, never kept: the agent's token header, HTTP
+ * authentication (`Authorization: Bearer <secret>` carries tokens too), and cookies.
+ */
+export const SECRET_HEADERS: ReadonlySet<string> = new Set(["x-svc-token", "authorization", "proxy-authorization", "cookie"]);
+
+/**
+ * What a filter over a request sees before it is answered (fault rules filter on it): the
+ * request's part of a {@link JournalEntry}.
+ */
+export interface JournalRequest {
+  /** The method, as sent (`GET`, `PUT`…). */
+  readonly Method: string;
+  /** The path, as sent (percent-encoded), without the query. */
+  readonly Path: string;
+  /**
+   * The query parameters, each with its first value decoded, as the agent (and the reference,
+   * with Go's `Query().Get`) reads them: `Query.namespace == "prod"`.
+   */
+  readonly Query: Readonly<Record<string, string>>;
+  /** The query string as sent, without the `?` (every value, repeated parameters included). */
+  readonly RawQuery: string;
+  /**
+   * The headers by lower-case name; repeated headers joined with `, `. The values of
+   * {@link SECRET_HEADERS} are {@link REDACTED}.
+   */
+  readonly Headers: Readonly<Record<string, string>>;
+  /** When the request arrived, in milliseconds since the epoch, on the agent's clock. */
+  readonly Time: number;
+}
+
+/** A request the agent served, as the journal lists it and its filters see it. */
+export interface JournalEntry extends JournalRequest {
+  /** The status answered; 0 when the client left before the answer was written. */
+  readonly Status: number;
+  /** Milliseconds from the request's arrival to its answer's last byte (real time). */
+  readonly DurationMs: number;
+  /** The answer's `X-Svc-Index`, or 0 when it had none. */
+  readonly Index: number;
+  /** The ID of the fault that answered or delayed the request, or `""`. */
+  readonly Fault: string;
+}
+
+/** Headers as Node gives them. */
+type RawHeaders = IncomingMessage["headers"];
+
+/** The request's headers by lower-case name, repeated ones joined, secrets redacted. */
+export function keptHeaders(headers: RawHeaders): Record<string, string> {
+  // No prototype: a header named `__proto__` is a key like any other.
+  const kept: Record<string, string> = Object.create(null) as Record<string, string>;
+  for (const [name, value] of Object.entries(headers)) {
+    if (value === undefined) continue;
+    kept[name] = SECRET_HEADERS.has(name) ? REDACTED : Array.isArray(value) ? value.join(", ") : value;
+  }
+  return kept;
+}
+
+/** A request target without a fragment (clients should not send one; the router ignores it). */
+export function withoutFragment(url: string): string {
+  const hash = url.indexOf("#");
+  return hash === -1 ? url : url.slice(0, hash);
+}
+
+/** The request part of an entry, from its method, target (without a fragment) and kept headers. */
+export function describeRequest(method: string, url: string, headers: Readonly<Record<string, string>>, time: number): JournalRequest {
+  const path = pathOf(url);
+  const rawQuery = url.length > path.length ? url.slice(path.length + 1) : "";
+  const query: Record<string, string> = Object.create(null) as Record<string, string>;
+  for (const [name, value] of new URLSearchParams(rawQuery)) if (!(name in query)) query[name] = value;
+  return { Method: method, Path: path, Query: query, RawQuery: rawQuery, Headers: headers, Time: time };
+}
+
+/**
+ * What an entry weighs against {@link JOURNAL_BYTES}: {@link JOURNAL_ENTRY_OVERHEAD_BYTES}, plus
+ * one byte per character of its method, path, raw query, and header names and values.
+ */
+export function journalEntryBytes(entry: Pick<JournalRequest, "Method" | "Path" | "RawQuery" | "Headers">): number {
+  let bytes = JOURNAL_ENTRY_OVERHEAD_BYTES + entry.Method.length + entry.Path.length + entry.RawQuery.length;
+  for (const name in entry.Headers) bytes += name.length + entry.Headers[name]!.length;
+  return bytes;
+}
+
+/** One request as recorded; its JSON shape is made when first read. */
+interface JournalRecord {
+  readonly method: string;
+  readonly url: string;
+  readonly headers: Readonly<Record<string, string>>;
+  readonly time: number;
+  readonly status: number;
+  readonly durationMs: number;
+  readonly index: number;
+  readonly fault: string;
+  readonly bytes: number;
+  entry?: JournalEntry;
+}
+
+/** The JSON shape of a record (made once, and frozen: every query hands out the same objects). */
+function entryOf(record: JournalRecord): JournalEntry {
+  if (record.entry !== undefined) return record.entry;
+  const request = describeRequest(record.method, record.url, Object.freeze(record.headers), record.time);
+  Object.freeze(request.Query);
+  record.entry = Object.freeze({
+    ...request,
+    Status: record.status,
+    DurationMs: record.durationMs,
+    Index: record.index,
+    Fault: record.fault,
+  });
+  return record.entry;
+}
+
+/** Options of a {@link Journal}. */
+export interface JournalOptions {
+  /** The agent's clock, in milliseconds since the epoch (the entries' `Time`). */
+  readonly now: () => number;
+  /** The cost budget of one query's filter over all the entries (the agent's `limits.filterCostPerRequest`). */
+  readonly filterCostPerQuery: number;
+}
+
+/** The request journal of one agent (see the module's description). */
+export class Journal {
+  /** The entries, oldest first, from `#head` on (the slots before it were dropped). */
+  #records: (JournalRecord | undefined)[] = [];
+  #head = 0;
+  #bytes = 0;
+  #dropped = 0;
+  /** The fault that answered or delayed each request still being answered. */
+  readonly #faults = new WeakMap<IncomingMessage, string>();
+  /** The requests still being answered that are left out (a control route's). */
+  readonly #skipped = new WeakSet<IncomingMessage>();
+
+  constructor(private readonly options: JournalOptions) {}
+
+  /** How many entries it holds. */
+  get size(): number {
+    return this.#records.length - this.#head;
+  }
+
+  /** What its entries weigh (see {@link journalEntryBytes}). */
+  get bytes(): number {
+    return this.#bytes;
+  }
+
+  /** How many entries were dropped, oldest first, to stay within its limits since it was last cleared. */
+  get dropped(): number {
+    return this.#dropped;
+  }
+
+  /**
+   * Starts recording a request: its entry is written when its answer is (or when the client
+   * leaves first), unless it is {@link skip}ped meanwhile.
+   */
+  observe(request: IncomingMessage, response: ServerResponse): void {
+    const url = withoutFragment(request.url ?? "");
+    const path = pathOf(url);
+    const time = this.options.now();
+    const start = performance.now();
+    // `close` follows `finish` when the answer was written, and comes alone when the client left.
+    response.once("close", () => {
+      if (this.#skipped.has(request)) return;
+      const index = Number(response.getHeader("x-svc-index") ?? 0);
+      const headers = keptHeaders(request.headers);
+      const method = request.method ?? "";
+      this.#add({
+        method,
+        url,
+        headers,
+        time,
+        status: response.writableFinished ? response.statusCode : 0,
+        durationMs: Math.round((performance.now() - start) * 1000) / 1000,
+        index: Number.isSafeInteger(index) ? index : 0,
+        fault: this.#faults.get(request) ?? "",
+        bytes: journalEntryBytes({ Method: method, Path: path, RawQuery: url.slice(path.length + 1), Headers: headers }),
+      });
+    });
+  }
+
+  /** Leaves `request` out of the journal (a control route answers it). */
+  skip(request: IncomingMessage): void {
+    this.#skipped.add(request);
+  }
+
+  /** Notes that fault `id` answered or delayed `request`. */
+  markFault(request: IncomingMessage, id: string): void {
+    this.#faults.set(request, id);
+  }
+
+  #add(record: JournalRecord): void {
+    this.#records.push(record);
+    this.#bytes += record.bytes;
+    while (this.size > MAX_JOURNAL_ENTRIES || this.#bytes > JOURNAL_BYTES) {
+      const oldest = this.#records[this.#head]!;
+      this.#records[this.#head++] = undefined;
+      this.#bytes -= oldest.bytes;
+      this.#dropped += 1;
+    }
+    // The dropped slots are let go of once they are half the array.
+    if (this.#head > 1024 && this.#head * 2 > this.#records.length) {
+      this.#records = this.#records.slice(this.#head);
+      this.#head = 0;
+    }
+  }
+
+  /**
+   * The entries, oldest first, that match `filter` (all without one). The filter is compiled in
+   * untyped mode and its evaluations share one cost budget.
+   *
+   * @throws FilterSyntaxError for a filter that is not valid; FilterEvaluationError when an entry
+   *   cannot be evaluated (a comparison of a map, say) or the budget runs out.
+   */
+  query(filter?: string): JournalEntry[] {
+    const compiled: Filter<JournalEntry> | undefined = filter === undefined || filter === "" ? undefined : compileFilter<JournalEntry>(filter);
+    const budget = new CostBudget(this.options.filterCostPerQuery);
+    const entries: JournalEntry[] = [];
+    for (let position = this.#head; position < this.#records.length; position++) {
+      const entry = entryOf(this.#records[position]!);
+      if (compiled === undefined || compiled.test(entry, budget)) entries.push(entry);
+    }
+    return entries;
+  }
+
+  /** Empties the journal and resets its count of dropped entries. */
+  clear(): void {
+    this.#records = [];
+    this.#head = 0;
+    this.#bytes = 0;
+    this.#dropped = 0;
+  }
+}
