@@ -12,9 +12,11 @@ import { stringifyJson } from "../../json.js";
 import { deployment as deploymentSchema, jobFilterTarget } from "../../schemas.js";
 import { ACL_TOKEN_FILTER, namespaceAccess, policyStub, requireManagement, tokenFilterTarget, tokenStub, type Caller } from "../domain/acl.js";
 import { namespaceResponse } from "../domain/namespaces.js";
-import { invalid } from "../domain/errors.js";
+import { denied, invalid } from "../domain/errors.js";
+import { presentAllocation, presentAllocationStub, presentEvaluation, presentNode, presentNodeStub, type AllocationStubOptions, type NodeStubOptions } from "../domain/present.js";
 import { METRICS, type MetricDefinition } from "../metrics/catalogue.js";
-import type { AclPolicy, AclToken, Deployment, Job, JobSummary, Namespace } from "../state/model.js";
+import type { AclPolicy, AclToken, Allocation, Deployment, Evaluation, Job, JobSummary, Namespace, Node } from "../state/model.js";
+import { allocationFilterTarget, evaluationFilterTarget, nodeFilterTarget } from "./filter-schemas.js";
 import { ALL_NAMESPACES } from "./query.js";
 import { namespacedKey, type RowRange, type Store, type TableName } from "../state/store.js";
 import type { SqlListing } from "./sql-pages.js";
@@ -52,6 +54,14 @@ export interface ListEndpoint<Row> {
   filterTarget(row: Row, store: Store): unknown;
   /** Reads the endpoint's own query parameters (after the common ones); throws a 400 when malformed. */
   itemOptions(query: URLSearchParams): ItemOptions;
+  /**
+   * The rows the endpoint's own filtering parameters select (the evaluation list's legacy `job` and
+   * `status`), undefined when the request gives none. They apply before paging, as the caller's
+   * rights do; with `filter` they are the reference's 400.
+   */
+  select?(options: ItemOptions): ((row: Row) => boolean) | undefined;
+  /** False where the reference's list has no reverse order (`/v1/nodes`): `reverse` is then ignored. */
+  readonly reversible?: boolean;
   /** The list item returned for the row. */
   item(row: Row, store: Store, options: ItemOptions): unknown;
   /** The item's compact JSON (written once per version of what it is made of). */
@@ -79,9 +89,20 @@ class DerivedCache<Row extends object, Part, Value> {
   }
 }
 
-/** Options of the list items: `meta=true` adds the job's Meta. */
+/** The endpoint's own query parameters: how its items are written, and the rows its own filtering parameters select. */
 export interface ItemOptions {
+  /** `/v1/jobs?meta=true`: the job's Meta in its item. */
   readonly meta: boolean;
+  /** `/v1/allocations?task_states=false`: stubs without their task states (written by default). */
+  readonly taskStates?: boolean;
+  /** `/v1/allocations` and `/v1/nodes` `?resources=true`: the stubs' resources. */
+  readonly resources?: boolean;
+  /** `/v1/nodes?os=true`: the stubs' `Attributes`, with the OS name. */
+  readonly os?: boolean;
+  /** `/v1/evaluations?job=`: that job's evaluations only (`""`: every job's). */
+  readonly job?: string;
+  /** `/v1/evaluations?status=`: evaluations of that status only (`""`: any). */
+  readonly status?: string;
 }
 
 const EMPTY_SUMMARY = (job: Job): JobSummary => ({
@@ -97,13 +118,22 @@ function summaryOf(job: Job, store: Store): JobSummary {
   return store.tables.job_summary.get(namespacedKey(job.Namespace, job.ID)) ?? EMPTY_SUMMARY(job);
 }
 
-/** `?meta=`: the reference's parseBool; its error is a 400 here (the reference answers 500). */
-function wantsMeta(query: URLSearchParams): boolean {
-  const text = query.get("meta");
-  if (text === null || text === "") return false;
+/**
+ * A bool query parameter as the reference's `parseBool` reads it (absent or empty: `fallback`).
+ * Its error is a 400 here, where the reference answers 500 on most endpoints (the decisions
+ * table); `context` words it as the endpoint does (`Failed to parse node list fields: `).
+ */
+export function boolParameter(query: URLSearchParams, name: string, fallback: boolean, context = ""): boolean {
+  const text = query.get(name);
+  if (text === null || text === "") return fallback;
   const parsed = parseGoBool(text);
-  if (!parsed.ok) throw invalid(`Failed to parse value of "meta" (${text}) as a bool: ${parsed.error}`);
+  if (!parsed.ok) throw invalid(`${context}Failed to parse value of ${JSON.stringify(name)} (${text}) as a bool: ${parsed.error}`);
   return parsed.value;
+}
+
+/** `?meta=`: the reference's parseBool. */
+function wantsMeta(query: URLSearchParams): boolean {
+  return boolParameter(query, "meta", false);
 }
 
 /** The job list item (spec 2.2), in the reference's field order. */
@@ -218,6 +248,14 @@ function byUuidPrefix<Row>(all: RowRange<Row>, prefix: string, idOf: (row: Row) 
   return rangeOf(prefix === "" ? rows : rows.sort((a, b) => compareStrings(idOf(a), idOf(b))));
 }
 
+/**
+ * The rows of a table of namespaced rows kept in creation order: one namespace's (`*`: every
+ * namespace's) in that order, or with a UUID `prefix` those whose ID starts with it, by ID.
+ */
+function namespacedRows<Row extends { readonly Namespace: string; readonly ID: string }>(all: RowRange<Row>, namespace: string, prefix: string): RowRange<Row> {
+  return byUuidPrefix(all, prefix, (row) => row.ID, namespace === ALL_NAMESPACES ? undefined : (row) => row.Namespace === namespace);
+}
+
 /** Tokens `<CreateIndex>.<ID>` in creation order, or the bare ID with a prefix (rows then by ID). */
 function creationTokens<Row extends { readonly CreateIndex: number }>(idOf: (row: Row) => string) {
   return {
@@ -235,8 +273,7 @@ export const deploymentsEndpoint: ListEndpoint<Deployment> = {
   tables: ["deployment"],
   access: namespaceCapability("read-job"),
   schema: deploymentSchema,
-  rows: (store, namespace, prefix) =>
-    byUuidPrefix(store.tables.deployment.all(), prefix, (deployment) => deployment.ID, namespace === ALL_NAMESPACES ? undefined : (deployment) => deployment.Namespace === namespace),
+  rows: (store, namespace, prefix) => namespacedRows(store.tables.deployment.all(), namespace, prefix),
   ...creationTokens((deployment) => deployment.ID),
   filterTarget: (deployment) => deployment,
   itemOptions: () => ({ meta: false }),
@@ -311,4 +348,101 @@ export const aclTokensEndpoint: ListEndpoint<AclToken> = {
   item: (token) => tokenStub(token),
   itemJson: (token) => tokenStubJson.get(token, undefined),
   sql: { table: "acl_token", order: (prefix) => (prefix === "" ? "creation" : "id"), idPrefix: uuidPrefix, namespaced: false },
+};
+
+/** The job of an allocation, as stored now (null when it is gone): what its full object shows as `Job`. */
+export function allocationJob(alloc: Allocation, store: Store): Job | null {
+  return store.tables.jobs.get(namespacedKey(alloc.Namespace, alloc.JobID)) ?? null;
+}
+
+/** What the allocation list's filter sees: the full allocation, and the fields only its stub has. */
+const allocationTargets = new DerivedCache<Allocation, Job | null, unknown>((alloc, job) => ({ ...presentAllocation(alloc, job), JobType: alloc.JobType, JobVersion: alloc.JobVersion }));
+/** The stub's JSON with the list's default options (task states, no resources). */
+const allocationStubJson = new DerivedCache<Allocation, undefined, string>((alloc) => stringifyJson(presentAllocationStub(alloc)));
+
+function allocationStubOptions(options: ItemOptions): AllocationStubOptions {
+  return { taskStates: options.taskStates !== false, resources: options.resources === true };
+}
+
+/**
+ * `GET /v1/allocations`: oldest first, token `<CreateIndex>.<ID>` (compared by index, then ID); with
+ * `prefix`, by ID with the bare ID as token. Items are `AllocListStub`s; the filter sees the full
+ * allocation, its job included, so the list follows the jobs table as well as the allocations.
+ */
+export const allocationsEndpoint: ListEndpoint<Allocation> = {
+  name: "allocation",
+  tables: ["allocs", "jobs"],
+  access: namespaceCapability("read-job"),
+  schema: allocationFilterTarget,
+  rows: (store, namespace, prefix) => namespacedRows(store.tables.allocs.all(), namespace, prefix),
+  ...creationTokens((alloc) => alloc.ID),
+  filterTarget: (alloc, store) => allocationTargets.get(alloc, allocationJob(alloc, store)),
+  // The reference reads `resources`, then `task_states`.
+  itemOptions: (query) => {
+    const resources = boolParameter(query, "resources", false);
+    return { meta: false, resources, taskStates: boolParameter(query, "task_states", true) };
+  },
+  item: (alloc, _store, options) => presentAllocationStub(alloc, allocationStubOptions(options)),
+  itemJson: (alloc, _store, options) => {
+    const stub = allocationStubOptions(options);
+    return stub.taskStates && !stub.resources ? allocationStubJson.get(alloc, undefined) : stringifyJson(presentAllocationStub(alloc, stub));
+  },
+};
+
+/** An evaluation as the lists write it and their filter sees it: the full `Evaluation`. */
+const evaluationObjects = new DerivedCache<Evaluation, undefined, Record<string, unknown>>((evaluation) => presentEvaluation(evaluation));
+const evaluationJson = new DerivedCache<Evaluation, undefined, string>((evaluation) => stringifyJson(evaluationObjects.get(evaluation, undefined)));
+
+/**
+ * `GET /v1/evaluations`: ordered and paged as the allocations; the legacy `job` and `status` select
+ * by exact job ID and status before paging. Items and filter target are the full `Evaluation`.
+ */
+export const evaluationsEndpoint: ListEndpoint<Evaluation> = {
+  name: "evaluation",
+  tables: ["evals"],
+  access: namespaceCapability("read-job"),
+  schema: evaluationFilterTarget,
+  rows: (store, namespace, prefix) => namespacedRows(store.tables.evals.all(), namespace, prefix),
+  ...creationTokens((evaluation) => evaluation.ID),
+  filterTarget: (evaluation) => evaluationObjects.get(evaluation, undefined),
+  itemOptions: (query) => ({ meta: false, job: query.get("job") ?? "", status: query.get("status") ?? "" }),
+  select: ({ job = "", status = "" }) =>
+    job === "" && status === "" ? undefined : (evaluation) => (job === "" || evaluation.JobID === job) && (status === "" || evaluation.Status === status),
+  item: (evaluation) => evaluationObjects.get(evaluation, undefined),
+  itemJson: (evaluation) => evaluationJson.get(evaluation, undefined),
+};
+
+/** What the node list's filter sees: the full node, and the fields only its stub has. */
+const nodeTargets = new DerivedCache<Node, undefined, unknown>((node) => ({ ...presentNode(node), Address: node.Address, Version: node.Version }));
+const nodeStubJson = new DerivedCache<Node, undefined, string>((node) => stringifyJson(presentNodeStub(node, { os: false, resources: false })));
+
+function nodeStubOptions(options: ItemOptions): NodeStubOptions {
+  return { os: options.os === true, resources: options.resources === true };
+}
+
+/**
+ * `GET /v1/nodes`, for callers with `node:read`: by ID, the bare ID as token, with a UUID `prefix`;
+ * no reverse order (the reference's has none). Items are `NodeListStub`s; the filter sees the full
+ * node.
+ */
+export const nodesEndpoint: ListEndpoint<Node> = {
+  name: "node",
+  tables: ["nodes"],
+  access: (caller) => {
+    if (!caller.management && !caller.permissions.nodeRead) throw denied();
+    return () => true;
+  },
+  schema: nodeFilterTarget,
+  reversible: false,
+  rows: (store, _namespace, prefix) => byUuidPrefix(store.tables.nodes.all(), prefix, (node) => node.ID),
+  token: (node) => node.ID,
+  compare: compareStrings,
+  seekable: () => true,
+  filterTarget: (node) => nodeTargets.get(node, undefined),
+  itemOptions: (query) => {
+    const resources = boolParameter(query, "resources", false, "Failed to parse node list fields: ");
+    return { meta: false, resources, os: boolParameter(query, "os", false, "Failed to parse node list fields: ") };
+  },
+  item: (node, _store, options) => presentNodeStub(node, nodeStubOptions(options)),
+  itemJson: (node, _store, options) => (options.os === true || options.resources === true ? stringifyJson(presentNodeStub(node, nodeStubOptions(options))) : nodeStubJson.get(node, undefined)),
 };

@@ -157,6 +157,12 @@ export function blockingRead<A extends { readonly index: number }>(
   return blockingQuery(request, () => query(acl.authenticate(options.token)));
 }
 
+/** When a caller's token expires, for a blocking query to wake then (epoch milliseconds; Infinity when it does not, or ACLs are off). */
+export function expiryOf(acl: AccessControl, caller: Caller): number {
+  const expires = acl.enabled ? caller.token?.ExpirationTime : undefined;
+  return typeof expires === "string" ? Date.parse(expires) : Infinity;
+}
+
 /** The reference's wording first (clients match on it), then where in the filter it happened. */
 function describeEvaluationError(error: FilterEvaluationError): string {
   return [error.reason, ...error.message.split("\n").slice(1)].join("\n");
@@ -172,24 +178,27 @@ export async function runList<Row>(context: ListContext, endpoint: ListEndpoint<
   // Refused before the filter is read; checked again by every run of the query below.
   const caller = acl.authenticate(options.token);
   endpoint.access(caller, options.namespace);
-  const expires = acl.enabled ? caller.token?.ExpirationTime : undefined;
-  const expiresAt = typeof expires === "string" ? Date.parse(expires) : Infinity;
+  const expiresAt = expiryOf(acl, caller);
   // Without a paginator (no schema), the reference ignores filter, per_page, next_token and reverse.
   const { schema } = endpoint;
-  const paging = schema === undefined ? { perPage: 0, nextToken: "", reverse: false, filter: "" } : options;
-  if (paging.filter !== "" && options.prefix !== "") throw invalid("Filter expression cannot be used with other filter parameters");
+  // Lists without a reverse order (the reference's node list) ignore `reverse`.
+  const paging = schema === undefined ? { perPage: 0, nextToken: "", reverse: false, filter: "" } : { ...options, reverse: options.reverse && endpoint.reversible !== false };
+  // The endpoint's own filtering parameters (the evaluation list's `job` and `status`), with the caller's rights before paging.
+  const selected = endpoint.select?.(itemOptions);
+  if (paging.filter !== "" && (options.prefix !== "" || selected !== undefined)) throw invalid("Filter expression cannot be used with other filter parameters");
   const filter = paging.filter === "" || schema === undefined ? undefined : filters.get(paging.filter, { name: endpoint.name, schema });
   // The answer depends on the data, the caller's rights (the ACL tables' index and the token)
   // and the request: the same key at the same indexes is the same bytes.
   const { pretty } = options;
-  const requestKey = JSON.stringify([endpoint.name, options.token, options.namespace, options.prefix, paging.filter, paging.perPage, paging.nextToken, paging.reverse, itemOptions.meta, pretty]);
+  const requestKey = JSON.stringify([endpoint.name, options.token, options.namespace, options.prefix, paging.filter, paging.perPage, paging.nextToken, paging.reverse, itemOptions, pretty]);
   const labels = { endpoint: endpoint.name };
 
   let source: "computed" | "cache" = "computed";
   const { shared } = context;
   const listing = shared !== undefined && !options.allowStale ? endpoint.sql : undefined;
   const answer = await blockingRead(context, endpoint.tables, options, signal, expiresAt, (caller): ListAnswer | Promise<ListAnswer> => {
-    const permitted = endpoint.access(caller, options.namespace);
+    const access = endpoint.access(caller, options.namespace);
+    const permitted = selected === undefined ? access : (row: Row) => access(row) && selected(row);
     const key = answerKey(store, endpoint, requestKey);
     const known = answers.get(key);
     source = known === undefined ? "computed" : "cache";
