@@ -32,6 +32,8 @@ export interface BenchResults {
   readonly sql?: unknown;
   /** Agents sharing their state through PostgreSQL (bench/cluster.ts; null when no server could be had); not in the README's table. */
   readonly cluster?: unknown;
+  /** Many agents in one process: each one's start and memory (bench/many-agents.ts); not in the README's table. */
+  readonly manyAgents?: unknown;
 }
 
 export const README_START = "<!-- bench:start (npm run bench writes this table from bench/results.json) -->";

@@ -1,7 +1,8 @@
 /**
  * `npm run bench`: evaluation speed against hand-written JavaScript and the peers, compile times,
  * start-up, what the limits promise, the editor calls and browser bundles (bench/editor.ts), the agent under load (bench/agent.ts), bexpr/sql
- * (bench/sql.ts) and agents sharing their state through PostgreSQL (bench/cluster.ts). Every
+ * (bench/sql.ts), agents sharing their state through PostgreSQL (bench/cluster.ts) and many agents in
+ * one process (bench/many-agents.ts). Every
  * evaluation figure comes from a process of its own (bench/child.ts), run several times for its
  * spread; each filter is measured alone and after the other filters ran in the same process. The figures go to
  * bench/results.json and the README's speed table. Figures are printed, never asserted: speed is
@@ -13,6 +14,7 @@ import { cpus } from "node:os";
 import { fileURLToPath } from "node:url";
 import { agentBench } from "./agent.js";
 import { clusterBench } from "./cluster.js";
+import { manyAgentsBench } from "./many-agents.js";
 import { editorBench } from "./editor.js";
 import { sqlBench } from "./sql.js";
 import { CASES } from "./cases.js";
@@ -128,6 +130,7 @@ async function main(): Promise<void> {
     agent: await agentBench(),
     sql: await sqlBench(),
     cluster: await clusterBench(),
+    manyAgents: await manyAgentsBench(),
   };
   writeFileSync(RESULTS_PATH, `${JSON.stringify(results, null, 2)}\n`);
   const readme = withReadmeTable(readFileSync(README_PATH, "utf8"), renderReadmeTable(results));

@@ -18,15 +18,24 @@ Options:
   --datacenter NAME       the agent's datacenter (default dc1)
   --node-name NAME        the node name (default: the host name)
   --no-demo               start empty, without the demo data set
+  --data FILE             start from a data file instead of the demo data: a snapshot
+                          (GET /_bexpr/snapshots/<name>) or a fixture of Namespaces, Nodes, Jobs,
+                          Deployments and ACL (docs/agent.md, "Fixtures and isolation")
   --acl                   enforce ACLs (bootstrap a token with POST /v1/acl/bootstrap, or give one
                           in the config file: "acl": {"enabled": true, "bootstrapToken": "<uuid>"})
+  --control, --no-control serve the control API under /_bexpr/ (the request journal, faults, the
+                          leader switch) or not (default: on when --bind is a loopback address)
   --placement-delay MS    milliseconds until a new deployment is healthy (default 2000)
+  --clock manual          freeze the agent's clock: it moves only when a test says so
+                          (POST /_bexpr/clock/advance {"By": "10m"}), running what falls due
+  --nodes N               simulated client nodes in the datacenter (default 3)
   --store URL             where the state is kept: memory (default), or a PostgreSQL URL
                           (postgres://user:password@host:port/database) that several agents
                           share, as the servers of one region, and that survives them
   --store-schema NAME     the PostgreSQL schema of the agent's tables (default bexpr)
   --config FILE           a JSON file of options: bind, port, region, datacenter, nodeName,
-                          demo, placementDelayMs, logLevel, logFormat, acl, namespaces, metrics, store
+                          demo, data, placementDelayMs, clock, nodes, logLevel, logFormat, acl, control,
+                          namespaces, metrics, store
                           ("metrics": {"intervalMs": 10000, "retentionMs": 60000,
                           "prometheus": true}); flags override it
   --log-level LEVEL       ${LOG_LEVELS.join(", ")} (default info)
@@ -63,8 +72,13 @@ export function agentOptions(args: readonly string[]): AgentOptions | "help" | "
         "node-name": { type: "string" },
         demo: { type: "boolean" },
         "no-demo": { type: "boolean" },
+        data: { type: "string" },
+        control: { type: "boolean" },
+        "no-control": { type: "boolean" },
         acl: { type: "boolean" },
         "placement-delay": { type: "string" },
+        clock: { type: "string" },
+        nodes: { type: "string" },
         store: { type: "string" },
         "store-schema": { type: "string" },
         config: { type: "string" },
@@ -87,7 +101,11 @@ export function agentOptions(args: readonly string[]): AgentOptions | "help" | "
     datacenter: values.datacenter,
     nodeName: values["node-name"],
     demo: values["no-demo"] ? false : values.demo,
+    data: values.data,
+    control: values["no-control"] ? false : values.control,
     placementDelayMs: number("placement-delay", values["placement-delay"]),
+    clock: values.clock as AgentOptions["clock"],
+    nodes: number("nodes", values.nodes),
     logLevel: values["log-level"] as LogLevel | undefined,
     acl: values.acl ? { ...fromFile.acl, enabled: true } : undefined,
     store: storeOption(values.store, values["store-schema"], fromFile.store),
@@ -121,6 +139,7 @@ export async function runAgent(args: readonly string[], io: Pick<Io, "stdout">):
     `region ${region}`,
     `datacenter ${datacenter}`,
     ...(demo ? ["demo data loaded"] : []),
+    ...(agent.options.data === undefined ? [] : [typeof agent.options.data === "string" ? `data from ${agent.options.data}` : "data loaded"]),
     ...(acl.enabled ? ["ACLs enforced"] : []),
     ...(store === "memory" ? [] : [`state in PostgreSQL${agent.leading ? ", leading" : ""}`]),
   ];

@@ -15,8 +15,14 @@ import { randomUUID } from "node:crypto";
 import type { AddressInfo } from "node:net";
 import { VERSION } from "../version.js";
 import { AccessControl, AclConfigError } from "./domain/acl.js";
+import { EventBroker } from "./domain/events.js";
 import { buildApp, type AgentServer, type ClusterPart } from "./http/app.js";
+import { ControlPlane } from "./control/plane.js";
+import type { Fault, FaultRule } from "./control/faults.js";
+import type { JournalEntry } from "./control/journal.js";
 import { Cluster } from "./domain/cluster.js";
+import { AgentDataError, type AgentSnapshot } from "./domain/snapshot.js";
+import { readAgentData, StateControl, type AgentData, type AgentDataSource } from "./domain/state-control.js";
 import type { ScenarioRule, ScenarioRuleError } from "./domain/scenarios.js";
 import { ManualClock, parseDuration, RealClock, type Clock } from "./domain/clock.js";
 import { MemoryStore } from "./state/memory.js";
@@ -62,12 +68,21 @@ export { LIST_LANE_BYTES } from "./http/list-lane.js";
 export { ASYNC_GZIP_BYTES } from "./list/pipeline.js";
 export { MAX_JSON_DEPTH } from "../go/json.js";
 export { MAX_JOB_ALLOCATIONS } from "./domain/register.js";
-export { CLIENT_DESCRIPTIONS, DEPLOYMENT_DESCRIPTIONS, META_EXIT_CODE, META_FAIL_DEPLOYMENT, META_RUN_FOR, type DeploymentUpdateResponse, type DeregisterResponse } from "./domain/cluster.js";
-export { MAX_SCENARIO_RULES, SCENARIO_TABLES, ScenarioRuleError, SETTABLE, type ScenarioKind, type ScenarioRule } from "./domain/scenarios.js";
+export { CLIENT_DESCRIPTIONS, META_EXIT_CODE, META_FAIL_DEPLOYMENT, META_RUN_FOR } from "./domain/cluster.js";
+export { MAX_SCENARIO_RULES, ScenarioRuleError, SETTABLE, type ScenarioKind, type ScenarioRule } from "./domain/scenarios.js";
 export type { ClientStatus, DesiredStatus } from "./state/model.js";
 export { MAX_POLICY_RULES_BYTES } from "./domain/acl-policy.js";
+export { EVENT_BUFFER_BYTES, EVENT_BUFFER_WRITES, EVENT_HEARTBEAT_MS, EVENT_QUEUE_BYTES } from "./domain/events.js";
+export { CONTROL_PREFIX, isLoopbackAddress } from "./control/access.js";
+export { JOURNAL_BYTES, JOURNAL_ENTRY_OVERHEAD_BYTES, journalEntryBytes, MAX_JOURNAL_ENTRIES, REDACTED, SECRET_HEADERS, type JournalEntry, type JournalRequest } from "./control/journal.js";
+export { FaultRuleError, FRAMING_HEADERS, MAX_FAULT_BODY_BYTES, MAX_FAULT_LATENCY_MS, MAX_FAULT_SEED, MAX_FAULTS, type Fault, type FaultRule } from "./control/faults.js";
+export { LEADERLESS_PATHS, NO_LEADER } from "./control/leader.js";
+export { JOURNAL_DROPPED_HEADER } from "./http/control-routes.js";
 export type { AclOptions, AclPolicyConfig, AclTokenConfig } from "./domain/acl.js";
 export type { ResolvedOptions } from "./options.js";
+export { AgentDataError, MAX_RESTORE_INDEX_GAP, SNAPSHOT_FORMAT, SNAPSHOT_VERSION, type AgentDataErrorCode, type AgentSnapshot, type SnapshotRow, type SnapshotTables } from "./domain/snapshot.js";
+export { FIXTURE_DEPLOYMENT_STATUSES, FIXTURE_JOB_STATUSES, MAX_FIXTURE_ENTRIES, type AgentFixture, type FixtureAcl, type FixtureDeployment, type FixtureJob, type FixtureJobStatus, type FixtureNamespace, type FixtureNode } from "./domain/fixture.js";
+export { MAX_DATA_FILE_BYTES, MAX_NAMED_SNAPSHOTS, NAMED_SNAPSHOTS_BYTES, SNAPSHOT_NAME, type AgentDataSource, type NamedSnapshotInfo } from "./domain/state-control.js";
 export type { MetricType } from "./metrics/catalogue.js";
 export type { GaugeValue, SampledValue } from "./metrics/sink.js";
 
@@ -92,6 +107,8 @@ export interface Agent {
    * before it makes the write that should wake it.
    */
   readonly blockingQueries: number;
+  /** How many `GET /v1/event/stream` streams are open right now. */
+  readonly eventStreams: number;
   /** Whether this agent runs the simulated scheduler: always on a store of its own, the leader's part on a shared one. */
   readonly leading: boolean;
   /** The agent's clock: what its timestamps say, and, with `clock: "manual"`, the way to move it. */
@@ -99,11 +116,81 @@ export interface Agent {
   /** The scenario rules of the simulated scheduler (see {@link ScenarioRule}). */
   readonly scenarios: AgentScenarios;
   /**
+   * The requests the agent served (all but the control routes'), oldest first, that match a bexpr
+   * filter (all without one), with secrets redacted: `agent.requests('Method == "PUT" and Status == 400')`.
+   * See {@link JournalEntry} for what a filter sees; at most {@link MAX_JOURNAL_ENTRIES} entries
+   * and {@link JOURNAL_BYTES} are kept, the oldest dropped first.
+   *
+   * @throws FilterSyntaxError for a filter that is not valid; FilterEvaluationError when it cannot
+   *   be evaluated on an entry or spends the request's cost budget.
+   */
+  requests(filter?: string): JournalEntry[];
+  /** Empties the request journal (and its count of dropped entries). */
+  clearRequests(): void;
+  /** How many entries the journal dropped, oldest first, to stay within its limits since it was last cleared. */
+  readonly droppedRequests: number;
+  /** The fault rules: answers and delays instead of the routes' (see {@link FaultRule}). */
+  readonly faults: AgentFaults;
+  /**
+   * Loses the cluster's leader (`false`) or gets it back (`true`): meanwhile writes and consistent
+   * reads fail with the reference's `500 No cluster leader`, and `?stale` reads are answered with
+   * `X-Svc-KnownLeader: false`.
+   */
+  setLeader(known: boolean): void;
+  /**
    * Stops the agent: answers every waiting blocking query with its current result, stops the
    * simulated scheduler, leaves the cluster (a shared store's members show it `left`, and another
    * agent leads), and closes the server once in-flight requests are answered.
    */
   close(): Promise<void>;
+  /**
+   * The whole state (every table's rows) as a versioned JSON-able document, to give to
+   * {@link Agent.restore} later, or to another agent's, or as its `data` (write it with
+   * `stringifyJson`, or take it over HTTP, to keep its nanosecond times exact).
+   */
+  snapshot(): Promise<AgentSnapshot>;
+  /**
+   * Puts a snapshot back in one write that names every table: rows it does not hold are deleted,
+   * its rows put as they were, so lists answer byte for byte what they answered when it was taken;
+   * the index still grows (blocking queries wake). The scheduler then takes its work up from the
+   * restored state. Resolves with the index of the write.
+   *
+   * @throws AgentDataError for a document that is not a snapshot this agent can restore (the
+   *   message names the place in it and what is expected).
+   * @example
+   * ```ts
+   * const before = await agent.snapshot();
+   * await fetch(`${agent.url}/v1/jobs`, { method: "PUT", body: JSON.stringify({ Job: job }) });
+   * await agent.restore(before);
+   * ```
+   */
+  restore(snapshot: AgentSnapshot): Promise<number>;
+  /**
+   * Empties the state back to a new agent's: the `default` namespace, the agent's nodes, its
+   * configured namespaces and ACL policies and tokens (no demo data, no `data`). Resolves with
+   * the index of the write. Scenario rules, faults, the journal and the clock are left as they are.
+   */
+  reset(): Promise<number>;
+}
+
+/** The fault rules of an agent ({@link Agent.faults}). */
+export interface AgentFaults {
+  /**
+   * Adds a rule, tried after those added before; returns its ID (`f1`, `f2`…).
+   *
+   * @throws FaultRuleError for a rule that is not valid, or when {@link MAX_FAULTS} rules are held.
+   * @example
+   * ```ts
+   * agent.faults.add({ method: "GET", path: "/v1/jobs", status: 503, body: "No cluster leader", count: 2 });
+   * ```
+   */
+  add(rule: FaultRule): string;
+  /** Removes a rule; returns whether it was there. */
+  remove(id: string): boolean;
+  /** Removes every rule. */
+  clear(): void;
+  /** The rules in the order they are tried, spent ones included, with how many times each fired. */
+  list(): Fault[];
 }
 
 /** The clock of an agent (see {@link AgentOptions.clock}). */
@@ -136,9 +223,19 @@ export interface AgentScenarios {
   /** Removes a rule (its steps not yet run are dropped); false when there is no rule of that ID. */
   remove(id: string): boolean;
   /** The rules, in the order added, with how many rows each changed. */
-  list(): { readonly id: string; readonly rule: ScenarioRule; readonly fired: number }[];
+  list(): ScenarioRuleListing[];
   /** Removes every rule. */
   clear(): void;
+}
+
+/** A scenario rule the agent holds. */
+export interface ScenarioRuleListing {
+  /** Its ID, to remove it. */
+  readonly id: string;
+  /** The rule as it was added. */
+  readonly rule: ScenarioRule;
+  /** How many rows it changed so far. */
+  readonly fired: number;
 }
 
 /** The {@link AgentScenarios} of a cluster. */
@@ -198,11 +295,15 @@ async function openStore(option: ResolvedOptions["store"]): Promise<OpenedStore>
  */
 export async function startAgent(options: AgentOptions = {}): Promise<Agent> {
   const resolved = resolveOptions(options);
+  // Read (and a fixture checked) before anything starts: a bad data file is a quick error.
+  const data = resolved.data === undefined ? undefined : readData(resolved.data, resolved.region);
   const { store, shared, disconnect } = await openStore(resolved.store);
   let log: ((error: unknown) => void) | undefined;
   const clock = resolved.clock === "manual" ? new ManualClock() : new RealClock();
   const cluster = new Cluster(store, { region: resolved.region, placementDelayMs: resolved.placementDelayMs, clock, onError: (error) => log?.(error) });
   let membership: Membership | undefined;
+  // The journal's times are the agent's clock's.
+  const control = new ControlPlane({ http: resolved.control, region: resolved.region, now: () => clock.nowMs(), filterCostPerRequest: resolved.limits.filterCostPerRequest });
   const advertiseAddress = resolved.bind === "0.0.0.0" || resolved.bind === "::" ? "127.0.0.1" : resolved.bind;
   const settings = {
     region: resolved.region,
@@ -216,8 +317,12 @@ export async function startAgent(options: AgentOptions = {}): Promise<Agent> {
     limits: resolved.limits,
   };
   let started: { app: AgentServer["app"]; metrics: Metrics } | undefined;
+  let events: EventBroker | undefined;
+  let state: StateControl | undefined;
   try {
     await cluster.seed(resolved.nodes, resolved.datacenter);
+    // Rows written from here to the demo data are the configuration's, which a reset keeps.
+    const configuredSince = store.index;
     try {
       for (const namespace of resolved.namespaces) await cluster.putNamespace(validateNamespace(namespace));
     } catch (error) {
@@ -230,6 +335,15 @@ export async function startAgent(options: AgentOptions = {}): Promise<Agent> {
       if (error instanceof AclConfigError || responseOf(error) !== undefined) throw new OptionsError((error as Error).message);
       throw error;
     }
+    // The event buffer follows every write from here, the demo data's included.
+    events = new EventBroker(store, acl, { heartbeatMs: resolved.eventHeartbeatMs }, () => clock.nowMs());
+    state = new StateControl({ store, cluster, ...(shared === undefined ? {} : { shared }), datacenter: resolved.datacenter, now: () => clock.nowMs() });
+    state.keepBaseline({
+      namespaces: resolved.namespaces.map((namespace) => namespace.Name),
+      policies: (resolved.acl.policies ?? []).map((policy) => policy.Name),
+      tokenSecrets: [...(resolved.acl.tokens ?? []).flatMap((token) => (token.SecretID === undefined ? [] : [token.SecretID])), ...(resolved.acl.bootstrapToken === undefined ? [] : [resolved.acl.bootstrapToken])],
+      since: configuredSince,
+    });
     // The demo data is loaded once per store: by a lone agent, or by the first agent of a shared one,
     // which schedules it as if it led until it knows who does.
     if (resolved.demo && (await store.claim("demo"))) {
@@ -241,20 +355,31 @@ export async function startAgent(options: AgentOptions = {}): Promise<Agent> {
       await shared.waitForClaim("demo", DEMO_WAIT_MS);
       await shared.catchUp();
     }
+    // The data, likewise once per store (its first agent restores the snapshot or loads the fixture).
+    if (data !== undefined && (await store.claim("data"))) {
+      cluster.lead();
+      await loadData(state, data, resolved.data!);
+      await shared?.finishClaim("data");
+    } else if (data !== undefined && shared !== undefined) {
+      await shared.waitForClaim("data", DEMO_WAIT_MS);
+      await shared.catchUp();
+    }
     if (shared === undefined) cluster.lead();
     else cluster.follow();
     const metrics = new Metrics(resolved.metrics, settings, store);
     // The agent's own peers until it has joined the cluster (it serves nothing before).
     let current: Peers = lonePeers(settings);
+    // A test's leader loss overrides what the agent knows of its leader.
     const peers: Peers = {
       get knownLeader() {
+        if (control.leader.lost) return false;
         return current.knownLeader;
       },
-      lastContactMs: (stale) => current.lastContactMs(stale),
+      lastContactMs: (stale) => (control.leader.lost ? control.leader.lastContactMs() : current.lastContactMs(stale)),
       members: () => current.members(),
     };
     const part: ClusterPart = shared === undefined ? { peers } : { peers, shared };
-    const server = await buildApp(store, cluster, acl, settings, metrics, part);
+    const server = await buildApp(store, cluster, acl, settings, metrics, part, events, control, state);
     started = { app: server.app, metrics };
     log = (error) => server.app.log.error({ err: error }, "a step of the scheduler failed; the leader takes it up again");
     await server.app.listen({ host: resolved.bind, port: resolved.port });
@@ -276,6 +401,8 @@ export async function startAgent(options: AgentOptions = {}): Promise<Agent> {
       }
     }
     const host = address.includes(":") ? `[${address}]` : address;
+    const broker = events;
+    const fixtures = state;
     let closing: Promise<void> | undefined;
     return {
       url: `http://${host}:${port}`,
@@ -285,16 +412,38 @@ export async function startAgent(options: AgentOptions = {}): Promise<Agent> {
       get blockingQueries() {
         return store.waiting;
       },
+      get eventStreams() {
+        return broker.streams;
+      },
       get leading() {
         return cluster.leading;
       },
       clock: agentClock(clock),
       scenarios: agentScenarios(cluster),
+      requests: (filter) => control.journal.query(filter),
+      clearRequests: () => control.journal.clear(),
+      get droppedRequests() {
+        return control.journal.dropped;
+      },
+      faults: {
+        add: (rule) => control.faults.add(rule),
+        remove: (id) => control.faults.remove(id),
+        clear: () => control.faults.clear(),
+        list: () => control.faults.list(),
+      },
+      setLeader: (known) => control.leader.set(known),
+      snapshot: () => fixtures.snapshot(),
+      restore: (snapshot) => fixtures.restore(snapshot),
+      reset: () => fixtures.reset(),
       close: () => {
         closing ??= (async () => {
+          // Requests a fault delays go on to be answered now.
+          control.close();
           metrics.close();
           await membership?.stop(true);
           cluster.close();
+          // Event streams end now (they would otherwise be in flight until the grace runs out).
+          broker.close();
           // Let the woken blocking queries (and other requests) finish writing, within a grace period.
           const deadline = Date.now() + CLOSE_GRACE_MS;
           while (server.requestsInFlight() > 0 && Date.now() < deadline) {
@@ -308,10 +457,36 @@ export async function startAgent(options: AgentOptions = {}): Promise<Agent> {
     };
   } catch (error) {
     await membership?.stop(false);
+    events?.close();
     started?.metrics.close();
     cluster.close();
     await started?.app.close();
     await disconnect().catch(() => {});
+    throw error;
+  }
+}
+
+/** What the `data` option names: the file (or document) read, its errors as {@link OptionsError}s. */
+function dataSourceName(source: AgentDataSource): string {
+  return typeof source === "string" ? `data file ${source}` : "data";
+}
+
+/** Reads the `data` option (see `readAgentData`). */
+function readData(source: AgentDataSource, region: string): AgentData {
+  try {
+    return readAgentData(source, region);
+  } catch (error) {
+    const reason = error instanceof AgentDataError ? error.message : `cannot be read: ${(error as Error).message}`;
+    throw new OptionsError(`${dataSourceName(source)}: ${reason}`);
+  }
+}
+
+/** Loads the data the agent starts from into its state. */
+async function loadData(state: StateControl, data: AgentData, source: AgentDataSource): Promise<void> {
+  try {
+    await state.load(data);
+  } catch (error) {
+    if (error instanceof AgentDataError) throw new OptionsError(`${dataSourceName(source)}: ${error.message}`);
     throw error;
   }
 }

@@ -7,6 +7,10 @@ import { readFileSync } from "node:fs";
 import { hostname } from "node:os";
 import { stringifyJson } from "../json.js";
 import type { AclOptions } from "./domain/acl.js";
+import type { AgentFixture } from "./domain/fixture.js";
+import type { AgentDataSource } from "./domain/state-control.js";
+import { EVENT_HEARTBEAT_MS } from "./domain/events.js";
+import { controlEnabled } from "./control/access.js";
 import type { PgliteLike } from "./state/postgres/database.js";
 import { DEFAULT_METRICS_OPTIONS, type MetricsOptions } from "./metrics/index.js";
 
@@ -131,10 +135,32 @@ export interface AgentOptions {
    * a URL (`postgres://…`) or a {@link PostgresStoreConfig}.
    */
   readonly store?: "memory" | string | PostgresStoreConfig;
+  /**
+   * Milliseconds between the heartbeats `{}` of `GET /v1/event/stream` (default
+   * {@link EVENT_HEARTBEAT_MS}, 30 s as the reference; a test suite may make it short).
+   */
+  readonly eventHeartbeatMs?: number;
+  /**
+   * Whether the control API (`/_bexpr/requests`, `/_bexpr/faults`, `/_bexpr/leader`…) is served
+   * over HTTP. Default: on when the agent listens on a loopback address (`127.0.0.0/8`, `::1`,
+   * `localhost`), off otherwise; when off its paths answer 404. The programmatic API
+   * (`agent.requests()`, `agent.faults`…) works either way.
+   */
+  readonly control?: boolean;
+  /**
+   * The state to start from instead of the demo data: the path of a data file (JSON), or the
+   * document itself. A snapshot (`agent.snapshot()`, `GET /_bexpr/snapshots/<name>`: it has a
+   * `Format`) is restored as it is; a fixture (`{"Namespaces", "Nodes", "Jobs", "Deployments",
+   * "ACL"}`, see {@link AgentFixture}) is loaded through the agent's own registration and scheduler.
+   * With data, the demo data is off by default, and cannot be turned on.
+   */
+  readonly data?: AgentDataSource;
 }
 
 /** Options with every default applied. */
-export type ResolvedOptions = { readonly [K in Exclude<keyof AgentOptions, "metrics" | "limits">]-?: NonNullable<AgentOptions[K]> } & {
+export type ResolvedOptions = { readonly [K in Exclude<keyof AgentOptions, "metrics" | "limits" | "data">]-?: NonNullable<AgentOptions[K]> } & {
+  /** The data the agent starts from, if any. */
+  readonly data: AgentDataSource | undefined;
   /** The metrics options, each with its default applied. */
   readonly metrics: Required<MetricsOptions>;
   /** The limits, each with its default applied. */
@@ -170,6 +196,10 @@ export const DEFAULT_OPTIONS: ResolvedOptions = Object.freeze({
   metrics: DEFAULT_METRICS_OPTIONS,
   limits: DEFAULT_LIMITS,
   store: "memory",
+  eventHeartbeatMs: EVENT_HEARTBEAT_MS,
+  // On, as the default bind is a loopback address; `resolveOptions` decides from the bind given.
+  control: true,
+  data: undefined,
 });
 
 const CHECKS: { readonly [K in keyof AgentOptions]-?: (value: unknown) => boolean } = {
@@ -189,6 +219,9 @@ const CHECKS: { readonly [K in keyof AgentOptions]-?: (value: unknown) => boolea
   metrics: (value) => typeof value === "object" && value !== null && !Array.isArray(value),
   limits: (value) => typeof value === "object" && value !== null && !Array.isArray(value),
   store: (value) => value === "memory" || isPostgresUrl(value) || isPostgresConfig(value),
+  eventHeartbeatMs: (value) => Number.isSafeInteger(value) && (value as number) > 0,
+  control: (value) => typeof value === "boolean",
+  data: (value) => (typeof value === "string" && value !== "") || (typeof value === "object" && value !== null && !Array.isArray(value)),
 };
 
 /** A PostgreSQL connection URL. */
@@ -223,6 +256,9 @@ const EXPECTS: { readonly [K in keyof AgentOptions]-?: string } = {
   metrics: 'an object such as {"intervalMs": 10000}',
   limits: 'an object such as {"requestTimeoutMs": 30000}',
   store: 'memory, a PostgreSQL URL such as postgres://user@localhost/bexpr, or {"url": "postgres://…", "schema": "bexpr"}',
+  eventHeartbeatMs: "a positive whole number of milliseconds",
+  control: "true or false",
+  data: "the path of a data file (a snapshot or a fixture), or such a document",
 };
 
 const isPositiveInteger = (value: unknown) => Number.isSafeInteger(value) && (value as number) > 0;
@@ -295,8 +331,12 @@ export class OptionsError extends Error {
 /** Applies the defaults to `options`, checking each given value. */
 export function resolveOptions(options: AgentOptions): ResolvedOptions {
   const resolved = resolveGroup<ResolvedOptions>(options, DEFAULT_OPTIONS, CHECKS, "", (key) => EXPECTS[key as keyof AgentOptions]);
+  // The data replaces the demo data set: both would register the same kind of jobs into one state.
+  if (resolved.data !== undefined && options.demo === true) throw new OptionsError("demo and data cannot both be loaded: give one of them");
   return {
     ...resolved,
+    demo: resolved.data === undefined && resolved.demo,
+    control: controlEnabled(options.control, resolved.bind),
     metrics: options.metrics === undefined ? resolved.metrics : resolveMetricsOptions(options.metrics),
     limits: options.limits === undefined ? resolved.limits : resolveLimits(options.limits),
   };

@@ -87,6 +87,16 @@ describe("bexpr agent", () => {
     await agent.stop();
   });
 
+  it("runs on a manual clock with --clock manual, on --nodes client nodes", async () => {
+    const agent = await startCli(["--port", "0", "--no-demo", "--log-level", "silent", "--clock", "manual", "--nodes", "5"]);
+    const clock = (await send(`${agent.url}/_bexpr/clock`)).json<{ Kind: string; Now: string }>();
+    expect(clock.Kind).toBe("manual");
+    const moved = (await send(`${agent.url}/_bexpr/clock/advance`, { method: "POST", body: '{"By": "1h"}' })).json<{ Now: string }>();
+    expect(Date.parse(moved.Now) - Date.parse(clock.Now)).toBe(3_600_000);
+    expect((await send(`${agent.url}/v1/nodes`)).json<unknown[]>()).toHaveLength(5);
+    await agent.stop();
+  });
+
   it("enforces ACLs with --acl", async () => {
     const agent = await startCli(["--port", "0", "--acl", "--log-level", "silent"]);
     expect((await send(`${agent.url}/v1/jobs`)).status).toBe(403);

@@ -77,7 +77,7 @@ describe.concurrent("bexpr check", SLOW, () => {
     expect(await runCli(["check", "--fix", "--schema", "job", 'status = "running" AND !Stop'])).toEqual({
       code: 0,
       stdout: 'Status == "running" and Stop == false\n',
-      stderr: ['replace "status" with "Status"', 'replace "=" with "=="', "write Stop == false", 'replace "AND" with "and"'].map((title) => `fixed: ${title}\n`).join(""),
+      stderr: ['replace "status" with "Status"', 'replace "=" with "=="', 'replace "AND" with "and"', "write Stop == false"].map((title) => `fixed: ${title}\n`).join(""),
     });
     const json = await runCli(["check", "--fix", "--json", 'Meta.k8s-ns == "x" && x == "a'] );
     expect(json.code).toBe(0);

@@ -258,6 +258,8 @@ export class Cluster {
           Status: "pending",
           CreateIndex: index,
           ModifyIndex: index,
+          CreateTime: this.clock.nowNs(),
+          ModifyTime: this.clock.nowNs(),
         }
       : undefined;
     if (evaluation !== undefined) state.evals.put(evaluation);
@@ -716,6 +718,20 @@ export class Cluster {
     this.#cancelTasks();
   }
 
+  /**
+   * Takes the work up again from the state as it is now, after a snapshot was restored or the
+   * state reset: drops every scheduled step, forgets which rows the scenario rules acted on (a
+   * row put back is acted on again), and, when leading, schedules from the tables as `lead` does
+   * and lets each rule consider every row of its kind.
+   */
+  resync(): void {
+    this.#cancelTasks();
+    this.#fired.clear();
+    if (!this.#leading) return;
+    this.#schedule(this.#tables.evals.values(), this.#tables.allocs.values(), this.#tables.deployment.values());
+    for (const rule of this.#rules.values()) this.#consider(rule, this.#tables[SCENARIO_TABLES[rule.rule.on]].values());
+  }
+
   /** The leader's part in every write: the work its rows start (the scheduler's steps follow from the state alone). */
   #observe(write: AppliedWrite): void {
     if (!this.#leading) return;
@@ -874,11 +890,12 @@ export class Cluster {
 
   /**
    * Runs the pending steps of the simulated scheduler now, in order (for the demo data): all of
-   * them, or with `immediateOnly` only the evaluations, leaving placements to their timers.
+   * the deployment lifecycle's, or with `immediateOnly` only the evaluations, leaving placements to
+   * their timers. Allocations' ends (`bexpr.run_for`) and scenario rules keep their times.
    */
   async settle(immediateOnly = false): Promise<void> {
     for (;;) {
-      const due = [...this.#tasks].filter(([, candidate]) => !immediateOnly || candidate.delayMs === 0);
+      const due = [...this.#tasks].filter(([name, candidate]) => (!immediateOnly || candidate.delayMs === 0) && !name.startsWith("finish ") && !name.startsWith("rule "));
       const next = due.reduce<[string, Task] | undefined>((first, candidate) => (first === undefined || candidate[1].dueAt < first[1].dueAt ? candidate : first), undefined);
       if (next === undefined) return;
       const [name, task] = next;

@@ -38,6 +38,8 @@ export async function loadDemo(cluster: Cluster): Promise<void> {
     ID: "report",
     Type: "batch",
     Datacenters: ["dc1"],
+    // A long report: it runs for a day once the agent is up.
+    Meta: { "bexpr.run_for": "24h" },
     TaskGroups: [{ Name: "report", Count: 1, Tasks: [{ Name: "report", Driver: "exec", Config: { command: "/bin/report" } }] }],
   });
   await register(cluster, "prod", {

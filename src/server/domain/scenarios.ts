@@ -22,11 +22,16 @@ import { parseDuration } from "./clock.js";
 /** The most rules an agent holds at once. */
 export const MAX_SCENARIO_RULES = 100;
 
-/** The kinds of row a rule can select, and the table each lives in. */
-export const SCENARIO_TABLES = { allocation: "allocs", deployment: "deployment", evaluation: "evals", node: "nodes" } as const satisfies Record<string, TableName>;
-
 /** The kind of row a rule selects. */
-export type ScenarioKind = keyof typeof SCENARIO_TABLES;
+export type ScenarioKind = "allocation" | "deployment" | "evaluation" | "node";
+
+/** The table each kind of row lives in. */
+export const SCENARIO_TABLES: { readonly [Kind in ScenarioKind]: TableName & ("allocs" | "deployment" | "evals" | "nodes") } = {
+  allocation: "allocs",
+  deployment: "deployment",
+  evaluation: "evals",
+  node: "nodes",
+};
 
 /** A rule as a test writes it. */
 export interface ScenarioRule {

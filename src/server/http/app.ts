@@ -10,6 +10,7 @@ import Fastify, { LogController, type FastifyInstance, type FastifyReply, type F
 import { createServer, type RequestListener } from "node:http";
 import type { Socket } from "node:net";
 import type { AccessControl } from "../domain/acl.js";
+import type { EventBroker } from "../domain/events.js";
 import type { Cluster } from "../domain/cluster.js";
 import { responseOf } from "./errors.js";
 import { EMPTY_BODY_HEADER, sendText, staleRead, TEXT, usePeers, type HttpSettings, type RouteContext } from "./route.js";
@@ -22,11 +23,18 @@ import { ListLane } from "./list-lane.js";
 import type { Metrics } from "../metrics/index.js";
 import type { Store } from "../state/store.js";
 import { aclRoutes } from "./acl-routes.js";
-import { jobRoutes } from "./job-routes.js";
+import { eventRoutes } from "./event-routes.js";
+import { deregisterJob, jobRoutes } from "./job-routes.js";
 import { metricsRoutes } from "./metrics-routes.js";
 import { deploymentRoutes } from "./deployment-routes.js";
 import { namespaceRoutes } from "./namespace-routes.js";
+import { readRoutes } from "./read-routes.js";
 import { uiRoutes } from "./ui-routes.js";
+import { controlHook, controlRoutes } from "./control-routes.js";
+import { simulationRoutes } from "./simulation-routes.js";
+import type { ControlPlane } from "../control/plane.js";
+import { fixtureRoutes } from "./fixture-routes.js";
+import type { StateControl } from "../domain/state-control.js";
 
 export type { HttpSettings } from "./route.js";
 
@@ -92,7 +100,17 @@ export interface ClusterPart {
   readonly shared?: PostgresStore;
 }
 
-export async function buildApp(store: Store, cluster: Cluster, acl: AccessControl, settings: HttpSettings, metrics: Metrics, part: ClusterPart): Promise<AgentServer> {
+export async function buildApp(
+  store: Store,
+  cluster: Cluster,
+  acl: AccessControl,
+  settings: HttpSettings,
+  metrics: Metrics,
+  part: ClusterPart,
+  events: EventBroker,
+  control: ControlPlane,
+  state?: StateControl,
+): Promise<AgentServer> {
   const { requestTimeoutMs } = settings.limits;
   const lists: ListContext = {
     store,
@@ -115,8 +133,14 @@ export async function buildApp(store: Store, cluster: Cluster, acl: AccessContro
     // checks every 30 s by default, and fastify turns the timeout off).
     serverFactory: (handler: RequestListener) =>
       createServer({ maxHeaderSize: MAX_HEADER_BYTES, requestTimeout: requestTimeoutMs, headersTimeout: requestTimeoutMs, connectionsCheckingInterval: TIMEOUT_CHECK_INTERVAL_MS }, (request, response) => {
-        // A repeated list request whose answer is current is written before the router runs.
-        if (!lane.serve(request, response)) handler(request, response);
+        // Every response carries this Vary (the onSend hook below sets it on routed ones). Set before
+        // anything else, it also keeps the headers later given to writeHead readable (Node keeps them
+        // only when one was set before), and the journal reads the answer's X-Svc-Index there.
+        response.setHeader("Vary", "Accept-Encoding");
+        control.journal.observe(request, response);
+        // A repeated list request whose answer is current is written before the router runs (not
+        // while a fault may fire or the leader is lost: the router's hooks and headers apply then).
+        if (!(control.laneOpen && lane.serve(request, response))) handler(request, response);
       }),
     // Malformed requests and requests too slow to arrive: a plain-text 4xx, then the connection closes.
     clientErrorHandler: (error: Error & { code?: string }, socket: Socket) => {
@@ -146,6 +170,8 @@ export async function buildApp(store: Store, cluster: Cluster, acl: AccessContro
   app.addHook("onRequestAbort", async (request) => {
     inFlight.delete(request);
   });
+  // After the in-flight count: a request a fault delays is in flight, and `close` waits for it.
+  controlHook(app, control);
   const { shared } = part;
   if (shared !== undefined) {
     // A consistent read sees every write committed before it arrived, whichever agent made it
@@ -155,7 +181,7 @@ export async function buildApp(store: Store, cluster: Cluster, acl: AccessContro
       if (request.method === "GET" && !staleRead(request)) await shared.catchUp();
     });
   }
-  usePeers(app, part.peers);
+  usePeers(app, part.peers, control.leader);
 
   await app.register(compress, { global: true, threshold: 0, syncThreshold: 0, encodings: ["gzip", "deflate"] });
 
@@ -195,7 +221,12 @@ export async function buildApp(store: Store, cluster: Cluster, acl: AccessContro
   aclRoutes(app, context);
   namespaceRoutes(app, context);
   deploymentRoutes(app, context);
+  readRoutes(app, context, { job: { DELETE: deregisterJob(context) } });
   uiRoutes(app, context);
+  eventRoutes(app, context, events);
+  controlRoutes(app, context, control);
+  if (state !== undefined) fixtureRoutes(app, context, control, state);
+  simulationRoutes(app, context, control);
 
   // Unknown paths: an empty 404 (and the UI redirect for `/`), as the reference's fallthrough.
   app.all("*", async (request, reply) => {

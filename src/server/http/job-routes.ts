@@ -12,7 +12,9 @@ import { deploymentsEndpoint, jobsEndpoint, type ListEndpoint } from "../list/en
 import { parseQueryOptions } from "../list/query.js";
 import { METRICS } from "../metrics/index.js";
 import { permissionDenied } from "./errors.js";
-import { bodyText, byMethod, listRoute, queryOf, type Result, type RouteContext } from "./route.js";
+import { parseGoBool } from "../../go/strconv.js";
+import { badRequest } from "./errors.js";
+import { bodyText, byMethod, listRoute, param, queryOf, type Handler, type Result, type RouteContext } from "./route.js";
 
 /** `PUT /v1/jobs`: decode, region, ACL (`submit-job` or `register-job`), register. */
 async function register(context: RouteContext, request: FastifyRequest): Promise<Result> {
@@ -30,6 +32,31 @@ async function register(context: RouteContext, request: FastifyRequest): Promise
   namespaceAccess(caller, namespace, ["submit-job", "register-job"]);
   const response = await context.cluster.register(registration, namespace, region);
   return { body: response, index: response.Index };
+}
+
+/**
+ * `DELETE /v1/job/<id>`: stops the job, or with `purge=true` removes it (`submit-job` in the
+ * namespace). `purge` and `eval_priority` that do not parse are 400s, where the reference answers
+ * 500 (the decisions table); a job that does not exist is answered with zeros, as the reference does.
+ */
+export function deregisterJob(context: RouteContext): Handler {
+  return async (request) => {
+    const query = queryOf(request);
+    const options = parseQueryOptions(query, request.headers, context.settings.region);
+    checkRegion(options.region, context.settings.region);
+    const purgeText = query.get("purge");
+    const parsed = purgeText === null || purgeText === "" ? undefined : parseGoBool(purgeText);
+    const purge = parsed?.ok === true && parsed.value;
+    if (parsed !== undefined && !parsed.ok) throw badRequest(`Failed to parse value of "purge" (${purgeText}) as a bool: strconv.ParseBool: parsing ${JSON.stringify(purgeText)}: invalid syntax`);
+    const priorityText = query.get("eval_priority");
+    const evalPriority = priorityText === null || priorityText === "" ? 0 : Number(priorityText);
+    if (!Number.isSafeInteger(evalPriority)) throw badRequest(`Failed to parse value of "eval_priority" (${priorityText}) as a int`);
+    if (evalPriority > 100) throw badRequest("Eval priority must be between 1 and 100 inclusively");
+    const caller = context.acl.authenticate(options.token);
+    namespaceAccess(caller, options.namespace, ["submit-job"]);
+    const response = await context.cluster.deregister(options.namespace, param(request, "id"), { purge, ...(evalPriority > 0 ? { evalPriority } : {}) });
+    return { body: response, index: response.Index };
+  };
 }
 
 /** Registers the routes of jobs, deployments and members. */

@@ -324,7 +324,8 @@ export class PostgresStore implements Store {
     const view = withChanges(this.#copy.tables, merged as Changes) as Tables;
     const columns: (string | null)[][] = [[], [], [], [], [], [], [], []];
     for (const { table, key, row, index } of last.values()) {
-      const { namespace, id, createIndex } = row === undefined ? { namespace: null, id: key, createIndex: null } : rowColumns(table, row as never);
+      // A tombstone's id is never read (lookups skip rows without a doc), but a namespaced key's NUL cannot be stored as text: its JSON form is.
+      const { namespace, id, createIndex } = row === undefined ? { namespace: null, id: sqlKey(key), createIndex: null } : rowColumns(table, row as never);
       const document = row === undefined ? undefined : this.#documents[table]?.document(row as never, view);
       const values = [table, sqlKey(key), row === undefined ? null : encodeRow(table, row as never), document === undefined ? null : storableDocument(document), namespace, id, createIndex === null ? null : String(createIndex), String(index)];
       values.forEach((value, column) => columns[column]!.push(value));

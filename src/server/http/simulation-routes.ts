@@ -1,0 +1,95 @@
+/**
+ * The simulation's control routes: the agent's clock and its scenario rules, for test suites in
+ * any language (the same operations as `agent.clock` and `agent.scenarios`), behind the control
+ * gate of {@link controlRoute}.
+ *
+ * - `GET /_bexpr/clock`: `{"Kind": "manual", "Now": "2030-01-01T00:00:00.000Z"}`;
+ * - `POST /_bexpr/clock/advance` with `{"By": "10m"}` (or milliseconds): moves a manual clock,
+ *   running the scheduler's steps due on the way, and answers once they are written;
+ * - `GET /_bexpr/scenarios`, `POST /_bexpr/scenarios` (a rule), `DELETE /_bexpr/scenarios`,
+ *   `GET` and `DELETE /_bexpr/scenarios/<id>`.
+ *
+ * @module
+ */
+import type { FastifyInstance, FastifyRequest } from "fastify";
+import type { ControlPlane } from "../control/plane.js";
+import { ManualClock, parseDuration } from "../domain/clock.js";
+import { ScenarioRuleError } from "../domain/scenarios.js";
+import { controlRoute, jsonBody } from "./control-routes.js";
+import { badRequest, notFound } from "./errors.js";
+import { param, type Result, type RouteContext } from "./route.js";
+
+/** The paths of the simulation's control routes. */
+export const SIMULATION_PATHS = {
+  clock: "/_bexpr/clock",
+  advance: "/_bexpr/clock/advance",
+  scenarios: "/_bexpr/scenarios",
+  scenario: "/_bexpr/scenarios/:id",
+} as const;
+
+/** The clock as the routes show it. */
+function clockBody(context: RouteContext): { Kind: string; Now: string } {
+  return { Kind: context.cluster.clock.kind, Now: new Date(context.cluster.clock.nowMs()).toISOString() };
+}
+
+/** `POST /_bexpr/clock/advance`: `{"By": "10m"}`. */
+async function advance(context: RouteContext, request: FastifyRequest): Promise<Result> {
+  const clock = context.cluster.clock;
+  if (!(clock instanceof ManualClock)) throw badRequest('the agent runs on the real clock: start it with --clock manual (clock: "manual") to move its time');
+  const body = jsonBody(request);
+  if (typeof body !== "object" || body === null || Array.isArray(body)) throw badRequest('the body must be an object such as {"By": "10m"}');
+  const { By: by, ...rest } = body as Record<string, unknown>;
+  const unknown = Object.keys(rest)[0];
+  if (unknown !== undefined) throw badRequest(`unknown field ${JSON.stringify(unknown)}: the body holds By only`);
+  if (typeof by !== "string" && typeof by !== "number") throw badRequest('By must be a duration such as "10m", or milliseconds');
+  let ms: number;
+  try {
+    ms = parseDuration(by);
+  } catch (error) {
+    throw badRequest((error as Error).message);
+  }
+  await clock.advance(ms);
+  return { body: clockBody(context) };
+}
+
+/** The rule of `<id>`, or a 404. */
+function ruleOf(context: RouteContext, request: FastifyRequest) {
+  const id = param(request, "id");
+  const rule = context.cluster.rules.find((each) => each.id === id);
+  if (rule === undefined) throw notFound(`scenario rule ${JSON.stringify(id)} not found`);
+  return rule;
+}
+
+/** A rule as the routes show it. */
+function ruleBody(rule: { readonly id: string; readonly rule: object; readonly fired: number }) {
+  return { ID: rule.id, Rule: rule.rule, Fired: rule.fired };
+}
+
+/** Registers the clock's and the scenario rules' control routes. */
+export function simulationRoutes(app: FastifyInstance, context: RouteContext, control: ControlPlane): void {
+  const route = (path: string, handlers: Parameters<typeof controlRoute>[4]) => controlRoute(app, context, control, path, handlers);
+  route(SIMULATION_PATHS.clock, { GET: async () => ({ body: clockBody(context) }) });
+  route(SIMULATION_PATHS.advance, { POST: (request) => advance(context, request) });
+  route(SIMULATION_PATHS.scenarios, {
+    GET: async () => ({ body: context.cluster.rules.map(ruleBody) }),
+    POST: async (request) => {
+      try {
+        return { body: ruleBody(context.cluster.addRule(jsonBody(request))) };
+      } catch (error) {
+        if (error instanceof ScenarioRuleError) throw badRequest(error.message);
+        throw error;
+      }
+    },
+    DELETE: async () => {
+      for (const { id } of context.cluster.rules) context.cluster.removeRule(id);
+      return {};
+    },
+  });
+  route(SIMULATION_PATHS.scenario, {
+    GET: async (request) => ({ body: ruleBody(ruleOf(context, request)) }),
+    DELETE: async (request) => {
+      context.cluster.removeRule(ruleOf(context, request).id);
+      return {};
+    },
+  });
+}
