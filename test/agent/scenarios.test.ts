@@ -44,6 +44,22 @@ describe("scenario rules", () => {
     agent.agent.scenarios.remove(id);
   });
 
+  it("wakes a blocking query on the job's allocations when a rule fails one", async () => {
+    await agent.register(job("watched", { Type: "batch", Meta: { "bexpr.run_for": "1h" } }));
+    await agent.agent.clock.advance("1s");
+    const first = await agent.get("/v1/job/watched/allocations");
+    const index = Number(first.headers["x-svc-index"]);
+    expect((parseJson(first.text) as { ClientStatus: string }[]).map((alloc) => alloc.ClientStatus)).toEqual(["running"]);
+    const waiting = agent.get(`/v1/job/watched/allocations?index=${index}&wait=30s`);
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    const id = agent.agent.scenarios.add({ on: "allocation", select: 'JobID == "watched" and ClientStatus == "running"', after: "2m", set: { ClientStatus: "failed" } });
+    await agent.agent.clock.advance("2m");
+    const woken = await waiting;
+    expect(Number(woken.headers["x-svc-index"])).toBeGreaterThan(index);
+    expect((parseJson(woken.text) as { ClientStatus: string; ClientDescription: string }[])[0]).toMatchObject({ ClientStatus: "failed", ClientDescription: "Failed tasks" });
+    agent.agent.scenarios.remove(id);
+  });
+
   it("acts on the rows there are when it is added, once for each row", async () => {
     await agent.register(job("later", { Update: { MaxParallel: 1 } }));
     await agent.agent.clock.advance("2s");
