@@ -36,9 +36,44 @@ describe("DELETE /v1/job/<id>", () => {
     const read = await agent.get("/v1/job/gone");
     expect([read.status, read.text]).toEqual([404, "job not found"]);
     expect((await agent.get("/v1/job/gone/summary")).status).toBe(404);
+    expect((await agent.get("/v1/job/gone/versions")).status).toBe(404);
     expect(parseJson((await agent.get("/v1/job/gone/allocations")).text)).toEqual([]);
     const deployments = parseJson((await agent.get("/v1/deployments")).text) as { JobID: string }[];
     expect(deployments.filter((deployment) => deployment.JobID === "gone")).toEqual([]);
+  });
+
+  it("keeps the versions of a job, newest first, the stable one marked, and the stop as a version", async () => {
+    await agent.register(job("versioned", { Meta: { v: "0" }, Update: { MaxParallel: 1 } }));
+    await agent.agent.clock.advance("1s");
+    await agent.register(job("versioned", { Meta: { v: "1" }, Update: { MaxParallel: 1 } }));
+    await agent.agent.clock.advance(0);
+    await remove("/v1/job/versioned");
+    await agent.agent.clock.advance(0);
+    const response = await agent.get("/v1/job/versioned/versions");
+    expect(response.status).toBe(200);
+    const body = parseJson(response.text) as { Versions: { Version: number; Stable: boolean; Stop: boolean; Meta: Record<string, string>; ModifyIndex: number }[]; Diffs: null; Index: number };
+    expect(Object.keys(body)).toEqual(["Versions", "Diffs", "Index", "LastContact", "KnownLeader", "NextToken"]);
+    expect(body.Versions.map((version) => [version.Version, version.Stable, version.Stop, version.Meta.v])).toEqual([
+      [2, false, true, "1"],
+      [1, false, false, "1"],
+      [0, true, false, "0"],
+    ]);
+    expect(body.Diffs).toBeNull();
+    expect(body.Index).toBe(Math.max(...body.Versions.map((version) => version.ModifyIndex)));
+    expect(response.headers["x-svc-index"]).toBe(String(body.Index));
+    const missing = await agent.get("/v1/job/nothing/versions");
+    expect([missing.status, missing.text]).toEqual([404, "job versions not found"]);
+    const diffs = await agent.get("/v1/job/versioned/versions?diffs=true");
+    expect([diffs.status, diffs.text]).toEqual([400, "the agent does not compute job diffs: ask without diffs=true"]);
+  });
+
+  it("keeps the newest six versions, and the newest stable one", async () => {
+    await agent.register(job("many", { Meta: { v: "0" }, Update: { MaxParallel: 1 } }));
+    await agent.agent.clock.advance("1s");
+    for (let v = 1; v <= 8; v++) await agent.register(job("many", { Meta: { v: String(v) } }));
+    await agent.agent.clock.advance(0);
+    const body = parseJson((await agent.get("/v1/job/many/versions")).text) as { Versions: { Version: number }[] };
+    expect(body.Versions.map((version) => version.Version)).toEqual([8, 7, 6, 5, 4, 3, 0]);
   });
 
   it("answers a job that does not exist with zeros, as the reference does", async () => {

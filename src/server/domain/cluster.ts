@@ -87,6 +87,9 @@ export const META_RUN_FOR = "bexpr.run_for";
 /** The job `Meta` key of the exit code its allocations finish with (not 0: they fail). */
 export const META_EXIT_CODE = "bexpr.exit_code";
 
+/** The versions of a job kept (the reference's `JobDefaultTrackedVersions`), and its newest stable one. */
+export const MAX_JOB_VERSIONS = 6;
+
 /** How long the scheduler waits before it reads the state again after a step failed (its database was away). */
 const RETRY_MS = 1000;
 
@@ -195,7 +198,7 @@ export class Cluster {
       const plan = this.#planRegistration(spec, request, previous);
       if (plan === undefined) return registerResponse("", 0, previous!.JobModifyIndex, previous!.ModifyIndex);
       try {
-        const { index, result: evaluation } = await this.store.write(["jobs", "job_summary", "evals"], (state) => {
+        const { index, result: evaluation } = await this.store.write(["jobs", "job_summary", "evals", "job_versions"], (state) => {
           // The state the plan was made on has moved: plan again.
           if (state.jobs.get(key) !== previous || (plan.changed && this.#tables.namespaces.get(spec.Namespace) === undefined)) throw STALE_PLAN;
           return this.#registerAt(state, spec, request, previous, plan);
@@ -224,7 +227,7 @@ export class Cluster {
 
   /** The registration's write: the job (when changed), its summary, and its evaluation (when one is needed). */
   #registerAt(
-    state: Transaction<"jobs" | "job_summary" | "evals">,
+    state: Transaction<"jobs" | "job_summary" | "evals" | "job_versions">,
     spec: JobSpec,
     request: RegisterRequest,
     previous: Job | undefined,
@@ -264,7 +267,21 @@ export class Cluster {
       : undefined;
     if (evaluation !== undefined) state.evals.put(evaluation);
     this.#putJob(state, job!);
+    if (plan.changed) this.#putVersion(state, namespacedKey(spec.Namespace, spec.ID));
     return evaluation;
+  }
+
+  /**
+   * Records the job as it is now as its version (`GET /v1/job/<id>/versions`), keeping the newest
+   * {@link MAX_JOB_VERSIONS} and the newest stable one, as the reference prunes them.
+   */
+  #putVersion(state: Transaction<"jobs" | "job_versions">, key: string): void {
+    const job = state.jobs.get(key);
+    if (job === undefined) return;
+    state.job_versions.put({ Namespace: job.Namespace, ID: job.ID, Version: job.Version, Job: job });
+    const versions = [...state.job_versions.group(key).values()].sort((a, b) => b.Version - a.Version);
+    const newestStable = versions.find((version) => version.Job.Stable);
+    for (const version of versions.slice(MAX_JOB_VERSIONS)) if (version !== newestStable) state.job_versions.delete(`${key}\u0000${version.Version}`);
   }
 
   #enforceIndex(previous: Job | undefined, expected: number): void {
@@ -286,7 +303,7 @@ export class Cluster {
     const key = namespacedKey(namespace, id);
     const zero: DeregisterResponse = { EvalID: "", EvalCreateIndex: 0, JobModifyIndex: 0, VolumeEvalID: "", VolumeEvalIndex: 0, Index: 0, LastContact: 0, KnownLeader: false, NextToken: "" };
     if (this.#tables.jobs.get(key) === undefined) return zero;
-    const { index, result } = await this.store.write(["jobs", "job_summary", "evals", "allocs", "deployment"], (state) => {
+    const { index, result } = await this.store.write(["jobs", "job_summary", "evals", "allocs", "deployment", "job_versions"], (state) => {
       const job = state.jobs.get(key);
       if (job === undefined) return undefined;
       const now = this.clock.nowNs();
@@ -296,11 +313,13 @@ export class Cluster {
         state.job_summary.delete(key);
         for (const alloc of [...state.allocs.group(key).values()]) state.allocs.delete(alloc.ID);
         for (const deployment of [...state.deployment.group(key).values()]) state.deployment.delete(deployment.ID);
+        for (const version of [...state.job_versions.group(key).values()]) state.job_versions.delete(`${key}\u0000${version.Version}`);
         for (const evaluation of [...state.evals.group(key).values()]) {
           if (evaluation.Status === "pending") state.evals.put({ ...evaluation, Status: "complete", StatusDescription: `job ${id} deleted`, ModifyIndex: state.index, ModifyTime: now });
         }
       } else {
         this.#putJob(state, { ...job, Stop: true, Version: job.Version + 1, SubmitTime: now, ModifyIndex: state.index, JobModifyIndex: state.index });
+        this.#putVersion(state, key);
       }
       const evaluation: Evaluation | undefined = needsEval
         ? {
@@ -592,7 +611,7 @@ export class Cluster {
     const awaitingPromotion = !failing && Object.values(deployment.TaskGroups).some((group) => group.DesiredCanaries > 0 && !group.Promoted && !group.AutoPromote);
     // Nothing to write while it waits and already says so (a write would wake the scheduler again).
     if (awaitingPromotion && deployment.StatusDescription === DEPLOYMENT_DESCRIPTIONS.needsPromotion) return;
-    await this.store.write(["deployment", "jobs", "allocs"], (state) => {
+    await this.store.write(["deployment", "jobs", "allocs", "job_versions"], (state) => {
       const current = state.deployment.get(deploymentId);
       if (current === undefined || current.Status !== "running") return;
       const jobKey = namespacedKey(current.Namespace, current.JobID);
@@ -620,8 +639,13 @@ export class Cluster {
       }
       const after = state.deployment.get(deploymentId);
       const job = state.jobs.get(jobKey);
-      if (job !== undefined && after?.Status === "successful" && job.Version === after.JobVersion) this.#putJob(state, { ...job, Stable: true, ModifyIndex: state.index });
-      else if (job !== undefined) this.#putJob(state, job);
+      if (job !== undefined && after?.Status === "successful" && job.Version === after.JobVersion) {
+        this.#putJob(state, { ...job, Stable: true, ModifyIndex: state.index });
+        // The version the deployment made stable says so too.
+        const versionKey = `${jobKey}\u0000${job.Version}`;
+        const version = state.job_versions.get(versionKey);
+        if (version !== undefined) state.job_versions.put({ ...version, Job: { ...version.Job, Stable: true, ModifyIndex: state.index } });
+      } else if (job !== undefined) this.#putJob(state, job);
     });
   }
 

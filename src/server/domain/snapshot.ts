@@ -55,6 +55,8 @@ export interface SnapshotTables {
   readonly jobs: readonly SnapshotRow[];
   /** Each job's allocation counts per task group. */
   readonly job_summary: readonly SnapshotRow[];
+  /** The versions of each job, as they were written. */
+  readonly job_versions: readonly SnapshotRow[];
   /** Deployments. */
   readonly deployment: readonly SnapshotRow[];
   /** Evaluations. */
@@ -245,6 +247,7 @@ const ROW_FIELDS: { readonly [Name in TableName]: Readonly<Record<string, FieldS
     CreateTime: "nanoseconds",
     ModifyTime: "nanoseconds",
   },
+  job_versions: { Namespace: "string", ID: "string", Version: "integer", Job: "object" },
   nodes: {
     ID: "string",
     Name: "string",

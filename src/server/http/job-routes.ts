@@ -8,11 +8,10 @@ import { namespaceAccess } from "../domain/acl.js";
 import { checkRegion } from "../domain/errors.js";
 import { membersResponse } from "../domain/members.js";
 import { decodeRegisterRequest } from "../domain/register.js";
-import { deploymentsEndpoint, jobsEndpoint, type ListEndpoint } from "../list/endpoints.js";
+import { boolParameter, deploymentsEndpoint, jobsEndpoint, type ListEndpoint } from "../list/endpoints.js";
 import { parseQueryOptions } from "../list/query.js";
 import { METRICS } from "../metrics/index.js";
 import { permissionDenied } from "./errors.js";
-import { parseGoBool } from "../../go/strconv.js";
 import { badRequest } from "./errors.js";
 import { bodyText, byMethod, listRoute, param, queryOf, type Handler, type Result, type RouteContext } from "./route.js";
 
@@ -44,10 +43,7 @@ export function deregisterJob(context: RouteContext): Handler {
     const query = queryOf(request);
     const options = parseQueryOptions(query, request.headers, context.settings.region);
     checkRegion(options.region, context.settings.region);
-    const purgeText = query.get("purge");
-    const parsed = purgeText === null || purgeText === "" ? undefined : parseGoBool(purgeText);
-    const purge = parsed?.ok === true && parsed.value;
-    if (parsed !== undefined && !parsed.ok) throw badRequest(`Failed to parse value of "purge" (${purgeText}) as a bool: strconv.ParseBool: parsing ${JSON.stringify(purgeText)}: invalid syntax`);
+    const purge = boolParameter(query, "purge", false);
     const priorityText = query.get("eval_priority");
     const evalPriority = priorityText === null || priorityText === "" ? 0 : Number(priorityText);
     if (!Number.isSafeInteger(evalPriority)) throw badRequest(`Failed to parse value of "eval_priority" (${priorityText}) as a int`);

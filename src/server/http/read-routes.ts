@@ -232,6 +232,23 @@ export function readRoutes(app: FastifyInstance, context: RouteContext, methods:
     },
   });
 
+  // Versions: newest first, with the query's meta inlined as the reference's JobVersionsResponse.
+  get("/v1/job/:id/versions", {
+    tables: ["job_versions"],
+    checkParameters: (query) => {
+      // The agent keeps every version but computes no diffs: asking for them is refused, not answered with none.
+      if (boolParameter(query, "diffs", false)) throw badRequest("the agent does not compute job diffs: ask without diffs=true");
+    },
+    read: (caller, { id, options }) => {
+      requireReadJob(caller, options.namespace);
+      const versions = [...store.tables.job_versions.group(namespacedKey(options.namespace, id)).values()].sort((a, b) => b.Version - a.Version);
+      if (versions.length === 0) return { index: store.tableIndex("job_versions"), missing: "job versions not found" };
+      const index = Math.max(...versions.map((version) => version.Job.ModifyIndex));
+      const body = { Versions: versions.map((version) => presentJob(version.Job)), Diffs: null, Index: index, LastContact: 0, KnownLeader: context.peers.knownLeader, NextToken: "" };
+      return { index, body };
+    },
+  });
+
   // Allocations: the list, and one by ID, whatever the request's namespace (as the reference).
   app.all("/v1/allocations", byMethod({ GET: listRoute(context, allocationsEndpoint) }));
   get("/v1/allocation/:id", {

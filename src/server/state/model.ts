@@ -180,6 +180,16 @@ export interface Allocation {
   readonly ModifyTime: bigint;
 }
 
+/** One version of a job, as it was written (`GET /v1/job/<id>/versions`). */
+export interface JobVersion {
+  readonly Namespace: string;
+  /** The job's ID. */
+  readonly ID: string;
+  readonly Version: number;
+  /** The job as stored at that version (`Stable` follows its deployment). */
+  readonly Job: Job;
+}
+
 /** A simulated client node of the agent's datacenters. */
 export interface Node {
   readonly ID: string;

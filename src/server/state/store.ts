@@ -13,12 +13,13 @@
  */
 import { compareStrings } from "../../go/order.js";
 import type { Changes } from "./overlay.js";
-import type { AclPolicy, AclToken, Allocation, Deployment, Evaluation, Job, JobSummary, Namespace, Node } from "./model.js";
+import type { AclPolicy, AclToken, Allocation, Deployment, Evaluation, Job, JobSummary, JobVersion, Namespace, Node } from "./model.js";
 
 /** The row type of each table. */
 export interface Rows {
   readonly jobs: Job;
   readonly job_summary: JobSummary;
+  readonly job_versions: JobVersion;
   readonly deployment: Deployment;
   readonly evals: Evaluation;
   readonly allocs: Allocation;
@@ -60,6 +61,12 @@ function jobGroup(row: { Namespace: string; JobID: string }): string {
 export const TABLES: { readonly [Name in TableName]: TableDefinition<Rows[Name]> } = {
   jobs: { key: (job) => namespacedKey(job.Namespace, job.ID), order: (a, b) => compareStrings(a.Namespace, b.Namespace) || compareStrings(a.ID, b.ID) },
   job_summary: { key: (summary) => namespacedKey(summary.Namespace, summary.JobID), order: (a, b) => compareStrings(a.Namespace, b.Namespace) || compareStrings(a.JobID, b.JobID) },
+  // A job's versions, newest first, found through the job's group.
+  job_versions: {
+    key: (row) => `${namespacedKey(row.Namespace, row.ID)}\u0000${row.Version}`,
+    order: (a, b) => compareStrings(a.Namespace, b.Namespace) || compareStrings(a.ID, b.ID) || b.Version - a.Version,
+    group: (row) => namespacedKey(row.Namespace, row.ID),
+  },
   // A job's deployments, evaluations and allocations are found through its group: no write scans a table.
   deployment: { key: (row) => row.ID, order: byCreation, group: jobGroup },
   evals: { key: (row) => row.ID, order: byCreation, group: jobGroup },

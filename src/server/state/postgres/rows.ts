@@ -69,6 +69,7 @@ export function decodeRow<Name extends TableName>(table: Name, text: string): Ro
 const ID_FIELDS: { readonly [Name in TableName]: string } = {
   jobs: "ID",
   job_summary: "JobID",
+  job_versions: "ID",
   deployment: "ID",
   evals: "ID",
   allocs: "ID",
@@ -90,7 +91,7 @@ export function rowColumns<Name extends TableName>(table: Name, row: Rows[Name])
   const fields = row as unknown as Record<string, unknown>;
   const id = fields[ID_FIELDS[table]] as string;
   const namespace = typeof fields.Namespace === "string" ? fields.Namespace : null;
-  const createIndex = table === "jobs" || table === "job_summary" || table === "namespaces" || table === "acl_policy" || table === "nodes" ? null : (fields.CreateIndex as number);
+  const createIndex = table === "jobs" || table === "job_summary" || table === "job_versions" || table === "namespaces" || table === "acl_policy" || table === "nodes" ? null : (fields.CreateIndex as number);
   return { namespace, id, createIndex };
 }
 
