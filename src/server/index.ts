@@ -377,6 +377,9 @@ export async function startAgent(options: AgentOptions = {}): Promise<Agent> {
       },
       lastContactMs: (stale) => (control.leader.lost ? control.leader.lastContactMs() : current.lastContactMs(stale)),
       members: () => current.members(),
+      get leader() {
+        return control.leader.lost ? undefined : current.leader;
+      },
     };
     const part: ClusterPart = shared === undefined ? { peers } : { peers, shared };
     const server = await buildApp(store, cluster, acl, settings, metrics, part, events, control, state);
@@ -510,5 +513,8 @@ function sharedPeers(membership: Membership, shared: PostgresStore): Peers {
     },
     lastContactMs: (stale) => (stale ? shared.copyAgeMs : 0),
     members: () => membership.members(),
+    get leader() {
+      return membership.leader;
+    },
   };
 }

@@ -168,6 +168,10 @@ describe.runIf(ON_POSTGRES)("on a store shared by two agents", () => {
       expect(evaluations.json<Item[]>().map((evaluation) => evaluation.JobID)).toEqual(["shared"]);
       expect(Number(evaluations.headers["x-svc-index"])).toBeGreaterThanOrEqual(registered.json<{ Index: number }>().Index);
       await settled(alpha.url);
+      // Both name the same leader: the one that leads, by its address.
+      const leaders = [await send(`${alpha.url}/v1/status/leader`), await send(`${beta.url}/v1/status/leader`)].map((response) => response.json<string>());
+      const leading = alpha.leading ? alpha : beta;
+      expect(leaders).toEqual([`${leading.address}:4647`, `${leading.address}:4647`]);
       for (const path of ["/v1/allocations?namespace=*", "/v1/evaluations?per_page=1", "/v1/nodes", `/v1/job/shared/allocations`]) {
         const [fromAlpha, fromBeta] = [await send(alpha.url + path), await send(beta.url + path)];
         expect(fromBeta.status).toBe(200);

@@ -37,6 +37,8 @@ export interface Peers {
   lastContactMs(stale: boolean): number;
   /** Every member, this agent among them. */
   members(): Promise<readonly MemberRecord[]>;
+  /** The member name of the leader while one is known (this agent's own on a store of its own). */
+  readonly leader?: string;
 }
 
 /** The peers of an agent with a store of its own: itself, alive and leading. */
@@ -50,7 +52,7 @@ export function lonePeers(identity: MemberIdentity): Peers {
     version: identity.version,
     status: "alive",
   };
-  return { knownLeader: true, lastContactMs: () => 0, members: async () => [self] };
+  return { knownLeader: true, lastContactMs: () => 0, members: async () => [self], leader: self.name };
 }
 
 /**

@@ -318,8 +318,7 @@ export function readRoutes(app: FastifyInstance, context: RouteContext, methods:
         if (!peers.knownLeader) return "";
         if (context.cluster.leading) return serverAddress(context.settings.advertiseAddress);
         // Another agent of the shared state leads: its address, when the peers name it.
-        const leader = "leader" in peers && typeof peers.leader === "string" ? peers.leader : undefined;
-        const member = (await peers.members()).find((candidate) => candidate.name === leader);
+        const member = (await peers.members()).find((candidate) => candidate.name === peers.leader);
         return member === undefined ? "" : serverAddress(member.address);
       }, true),
     }),
