@@ -132,6 +132,8 @@ export interface ClusterOptions {
 export class Cluster {
   /** The scheduled steps, by name (one of each). */
   readonly #tasks = new Map<string, Task>();
+  /** The steps their timers started that have not finished (a write on a shared store takes a while). */
+  readonly #running = new Set<Promise<void>>();
   /** The scenario rules, by ID, in the order added. */
   readonly #rules = new Map<string, ScenarioRuleState>();
   /** The rows each rule has acted on (`<rule> <row key>`): a rule acts once on a row. */
@@ -901,13 +903,20 @@ export class Cluster {
     const timer = this.clock.setTimer(delayMs, async () => {
       if (this.#tasks.get(name)?.timer !== timer) return;
       this.#tasks.delete(name);
-      await run().catch((error: unknown) => {
+      const running = run().catch((error: unknown) => {
         this.options.onError?.(error);
         // The state still says what is left to do: the leader reads it again a little later.
         this.#defer("reconcile", RETRY_MS, async () => {
           if (this.#leading) this.#schedule(this.#tables.evals.values(), this.#tables.allocs.values(), this.#tables.deployment.values());
         });
       });
+      // Settling waits for the steps its timers started, as for those it runs itself.
+      this.#running.add(running);
+      try {
+        await running;
+      } finally {
+        this.#running.delete(running);
+      }
     });
     this.#tasks.set(name, { run, delayMs, dueAt: timer.dueAt, timer });
   }
@@ -919,6 +928,11 @@ export class Cluster {
    */
   async settle(immediateOnly = false): Promise<void> {
     for (;;) {
+      // A step a timer started may still be writing: what it schedules counts too.
+      if (this.#running.size > 0) {
+        await Promise.all([...this.#running]);
+        continue;
+      }
       const due = [...this.#tasks].filter(([name, candidate]) => (!immediateOnly || candidate.delayMs === 0) && !name.startsWith("finish ") && !name.startsWith("rule "));
       const next = due.reduce<[string, Task] | undefined>((first, candidate) => (first === undefined || candidate[1].dueAt < first[1].dueAt ? candidate : first), undefined);
       if (next === undefined) return;
