@@ -13,6 +13,7 @@ import { loadDemo } from "../../src/server/domain/demo.js";
 import { deploymentsEndpoint, jobsEndpoint } from "../../src/server/list/endpoints.js";
 import { decodeRegisterRequest } from "../../src/server/domain/register.js";
 import { useAgent } from "./support.js";
+import { mismatches } from "../support/schema-shape.js";
 
 /** A job using every block the agent keeps: update, multiregion, scaling, tasks with env and meta. */
 const fullJob = {
@@ -64,31 +65,6 @@ async function filterTargets(): Promise<{ jobs: unknown[]; deployments: unknown[
   const deployments = rowsOf(deploymentsEndpoint.rows(store, "*", "")).map((deployment) => deploymentsEndpoint.filterTarget(deployment, store));
   cluster.close();
   return { jobs, deployments };
-}
-
-/** Where `value` does not have the shape and kinds of `schema` (paths, with what was found). */
-function mismatches(schema: FieldSchema, value: unknown, path: string, seen: Set<string>): string[] {
-  seen.add(path);
-  if (value === null || schema === "any") return [];
-  const found = `${path}: ${Array.isArray(value) ? "array" : typeof value}`;
-  if (typeof schema === "string") {
-    const fits =
-      schema === "string" || schema === "time" ? typeof value === "string"
-      : schema === "bool" ? typeof value === "boolean"
-      : schema === "float" ? typeof value === "number"
-      : (typeof value === "number" && Number.isInteger(value)) || typeof value === "bigint";
-    return fits ? [] : [`${found}, declared ${schema}`];
-  }
-  if (schema.kind === "array") {
-    if (!Array.isArray(value)) return [`${found}, declared a list`];
-    return value.flatMap((element) => mismatches(schema.items, element, `${path}[]`, seen));
-  }
-  if (typeof value !== "object" || Array.isArray(value)) return [`${found}, declared a ${schema.kind}`];
-  const entries = Object.entries(value as Record<string, unknown>);
-  if (schema.kind === "map") return entries.flatMap(([, element]) => mismatches(schema.values, element, `${path}[*]`, seen));
-  return entries.flatMap(([key, element]) =>
-    Object.hasOwn(schema.fields, key) ? mismatches(schema.fields[key]!, element, `${path}.${key}`, seen) : [`${path}.${key}: not in the schema`],
-  );
 }
 
 /**
