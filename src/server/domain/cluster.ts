@@ -425,6 +425,18 @@ export class Cluster {
     });
   }
 
+  /**
+   * Writes a change of an allocation: a new client status brings the client's description of it
+   * (unless the change has its own) and moves the allocation from one count of the job's summary
+   * to the other.
+   */
+  #updateAlloc(state: Transaction<"allocs" | "job_summary">, job: Job | undefined, alloc: Allocation, change: Partial<Allocation>): void {
+    const status = change.ClientStatus ?? alloc.ClientStatus;
+    const description = status !== alloc.ClientStatus && change.ClientDescription === undefined ? { ClientDescription: CLIENT_DESCRIPTIONS[status] } : {};
+    state.allocs.put({ ...alloc, ...description, ...change, ModifyIndex: state.index, ModifyTime: this.clock.nowNs() });
+    if (job !== undefined && status !== alloc.ClientStatus) this.#count(state, job, alloc.TaskGroup, { [SUMMARY_FIELDS[alloc.ClientStatus]]: -1, [SUMMARY_FIELDS[status]]: 1 });
+  }
+
   /** Adds `change` to a task group's counts in the job's summary. */
   #count(state: Transaction<"job_summary">, job: Job, group: string, change: Partial<TaskGroupSummary>): void {
     const summary = state.job_summary.get(namespacedKey(job.Namespace, job.ID));
@@ -466,16 +478,7 @@ export class Cluster {
       const current = [...state.allocs.group(jobKey).values()].filter((a) => !isTerminal(a));
       const obsolete = job.Stop ? current : current.filter((a) => a.JobVersion !== job.Version);
       for (const alloc of obsolete) {
-        state.allocs.put({
-          ...alloc,
-          DesiredStatus: "stop",
-          DesiredDescription: "alloc not needed due to job update",
-          ClientStatus: "complete",
-          ClientDescription: CLIENT_DESCRIPTIONS.complete,
-          ModifyIndex: index,
-          ModifyTime: this.clock.nowNs(),
-        });
-        this.#count(state, job, alloc.TaskGroup, alloc.ClientStatus === "running" ? { Running: -1, Complete: 1 } : { Starting: -1, Complete: 1 });
+        this.#updateAlloc(state, job, alloc, { DesiredStatus: "stop", DesiredDescription: "alloc not needed due to job update", ClientStatus: "complete" });
       }
       for (const deployment of [...state.deployment.group(jobKey).values()]) {
         if (!ACTIVE_DEPLOYMENT.has(deployment.Status)) continue;
@@ -592,8 +595,7 @@ export class Cluster {
         const alloc = state.allocs.get(id);
         const job = alloc && state.jobs.get(namespacedKey(alloc.Namespace, alloc.JobID));
         if (alloc === undefined || job === undefined || alloc.ClientStatus !== "pending" || alloc.DesiredStatus !== "run") continue;
-        state.allocs.put({ ...alloc, ClientStatus: "running", ClientDescription: CLIENT_DESCRIPTIONS.running, ModifyIndex: state.index, ModifyTime: this.clock.nowNs() });
-        this.#count(state, job, alloc.TaskGroup, { Starting: -1, Running: 1 });
+        this.#updateAlloc(state, job, alloc, { ClientStatus: "running" });
       }
       this.#updateDeployment(state, deploymentId, (state) => ({ ...state, PlacedAllocs: state.DesiredTotal }));
     });
@@ -672,10 +674,7 @@ export class Cluster {
       const alloc = state.allocs.get(allocId);
       const job = alloc && state.jobs.get(namespacedKey(alloc.Namespace, alloc.JobID));
       if (alloc === undefined || job === undefined || isTerminal(alloc)) return;
-      const status: ClientStatus = this.#fate(alloc).exitCode === 0 ? "complete" : "failed";
-      state.allocs.put({ ...alloc, ClientStatus: status, ClientDescription: CLIENT_DESCRIPTIONS[status], ModifyIndex: state.index, ModifyTime: this.clock.nowNs() });
-      const from = alloc.ClientStatus === "running" ? { Running: -1 } : { Starting: -1 };
-      this.#count(state, job, alloc.TaskGroup, { ...from, ...(status === "complete" ? { Complete: 1 } : { Failed: 1 }) });
+      this.#updateAlloc(state, job, alloc, { ClientStatus: this.#fate(alloc).exitCode === 0 ? "complete" : "failed" });
       this.#putJob(state, job);
     });
   }
@@ -827,14 +826,9 @@ export class Cluster {
     switch (kind) {
       case "allocation": {
         const alloc = row as unknown as Allocation;
-        const status = (changes.ClientStatus as ClientStatus | undefined) ?? alloc.ClientStatus;
-        const description = changes.ClientStatus !== undefined && changes.ClientDescription === undefined ? { ClientDescription: CLIENT_DESCRIPTIONS[status] } : {};
-        const next: Allocation = { ...alloc, ...description, ...changes, ...stamp, ModifyTime: this.clock.nowNs() };
-        state.allocs.put(next);
         const job = state.jobs.get(namespacedKey(alloc.Namespace, alloc.JobID));
-        if (job === undefined) return;
-        if (status !== alloc.ClientStatus) this.#count(state, job, alloc.TaskGroup, { [SUMMARY_FIELDS[alloc.ClientStatus]]: -1, [SUMMARY_FIELDS[status]]: 1 });
-        this.#putJob(state, job);
+        this.#updateAlloc(state, job, alloc, changes as Partial<Allocation>);
+        if (job !== undefined) this.#putJob(state, job);
         return;
       }
       case "deployment": {
