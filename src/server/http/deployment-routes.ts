@@ -36,9 +36,9 @@ async function act(context: RouteContext, request: FastifyRequest, action: Actio
   const id = param(request, "id");
   const caller = context.acl.authenticate(options.token);
   // Rights in some namespace, or nothing can be acted on (403, as the reference's check).
-  namespaceAccess(caller, "*", ["submit-job"]);
+  const mayAct = namespaceAccess(caller, "*", ["submit-job"]);
   const deployment = context.store.tables.deployment.get(id);
-  if (deployment === undefined || !namespaceAccess(caller, "*", ["submit-job"])(deployment.Namespace)) throw notFound("deployment not found");
+  if (deployment === undefined || !mayAct(deployment.Namespace)) throw notFound("deployment not found");
   let response;
   switch (action) {
     case "fail":
