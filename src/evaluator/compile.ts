@@ -896,17 +896,32 @@ function compileCollection(node: CollectionExpression, scope: readonly Binding[]
       break;
   }
   const duplicate = binding.mode === "IndexAndValue" && binding.index === binding.value ? binding.index : undefined;
-  const body = compileNode(node.body, [...scope, ...bindings], context);
+  const compiledBody = compileNode(node.body, [...scope, ...bindings], context);
+  const trace = context.options.trace;
+  // Traced (`explain`), each element is told before its body runs; untraced, the loop pays nothing for it.
+  const body: Predicate =
+    trace === undefined
+      ? compiledBody
+      : (root, env) => {
+          trace.element(node, env[keySlot] as number | string, env[valueSlot]);
+          return compiledBody(root, env);
+        };
   const view = targetSchema === undefined ? undefined : viewOf(targetSchema);
   // Each element visited costs its visit and the fixed cost of the body.
   const bodyCost = fixedCost(node.body);
   const perElement = 1 + bodyCost;
   const perEntry = MAP_ENTRY_COST + bodyCost;
 
-  const trace = context.options.trace;
+  const resolve =
+    trace === undefined
+      ? target.resolve
+      : (root: unknown, env: unknown[]) => {
+          const container = target.resolve(root, env);
+          trace.found(node, container);
+          return container;
+        };
   return (root, env) => {
-    const container = target.resolve(root, env);
-    trace?.found(node, container);
+    const container = resolve(root, env);
     // A missing key under an existing map: `all` holds vacuously, `any` finds nothing.
     if (container === NOT_PRESENT) return isAll;
     const type = view === undefined ? jsonTypeOf(container) : view.typeOf(container);
@@ -918,7 +933,6 @@ function compileCollection(node: CollectionExpression, scope: readonly Binding[]
         env[valueSlot] = list[i];
         env[keySlot] = i;
         env[loopSlot] = 0;
-        trace?.element(node, i, list[i]);
         if (body(root, env) !== isAll) return !isAll;
       }
       return isAll;
@@ -933,7 +947,6 @@ function compileCollection(node: CollectionExpression, scope: readonly Binding[]
         env[valueSlot] = map[key];
         env[keySlot] = key;
         env[loopSlot] = MAP_LOOP;
-        trace?.element(node, key, map[key]);
         if (body(root, env) !== isAll) return !isAll;
       }
       return isAll;
