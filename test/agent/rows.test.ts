@@ -45,6 +45,20 @@ describe("a stored row", () => {
     );
   });
 
+  it("reads a job version back equal, its job's int64 time exact, for any content", () => {
+    fc.assert(
+      fc.property(value, fc.bigInt({ min: 0n, max: 2n * 10n ** 18n }), fc.integer({ min: 0, max: 2 ** 40 }), (content, submitTime, index) => {
+        const job = { ID: "x", Namespace: "default", TaskGroups: [{ Name: "g", Count: 1, Config: content }], Version: 3, SubmitTime: submitTime, CreateIndex: index, ModifyIndex: index };
+        const version = { Namespace: "default", ID: "x", Version: 3, Job: job };
+        const decoded = decodeRow("job_versions", encodeRow("job_versions", version as never));
+        expect(decoded).toEqual(version);
+        // A time that fits a number is a bigint all the same.
+        expect(typeof decoded.Job.SubmitTime).toBe("bigint");
+      }),
+      { numRuns: 1000 },
+    );
+  });
+
   it("keeps an ACL token's secret hash", () => {
     const token = { AccessorID: "a", SecretID: "s", secretHash: Buffer.from("00ff10", "hex"), CreateIndex: 3, ModifyIndex: 3 };
     expect(decodeRow("acl_token", encodeRow("acl_token", token as never))).toEqual(token);

@@ -10,13 +10,25 @@ import { parseJson, stringifyJson } from "../../../json.js";
 import type { AclToken } from "../model.js";
 import type { Rows, TableName, Tables } from "../store.js";
 
-/** The fields of each table held as bigints (nanosecond times); a value that fits a number is read back as one otherwise. */
-const BIGINT_FIELDS: { readonly [Name in TableName]?: readonly string[] } = {
-  jobs: ["SubmitTime"],
-  deployment: ["CreateTime", "ModifyTime"],
-  allocs: ["CreateTime", "ModifyTime"],
-  evals: ["CreateTime", "ModifyTime"],
+/**
+ * The fields of each table held as bigints (nanosecond times), by path: a field of the row, or of
+ * an object the row holds last (a version's `Job`). A value that fits a number would be read back
+ * as one otherwise.
+ */
+const BIGINT_FIELDS: { readonly [Name in TableName]?: readonly (readonly string[])[] } = {
+  jobs: [["SubmitTime"]],
+  job_versions: [["Job", "SubmitTime"]],
+  deployment: [["CreateTime"], ["ModifyTime"]],
+  allocs: [["CreateTime"], ["ModifyTime"]],
+  evals: [["CreateTime"], ["ModifyTime"]],
 };
+
+/** The object holding the field at `path` (the row itself for a field of its own), or undefined. */
+function holderOf(row: Record<string, unknown>, path: readonly string[]): Record<string, unknown> | undefined {
+  let holder: unknown = row;
+  for (const step of path.slice(0, -1)) holder = typeof holder === "object" && holder !== null ? (holder as Record<string, unknown>)[step] : undefined;
+  return typeof holder === "object" && holder !== null && !Array.isArray(holder) ? (holder as Record<string, unknown>) : undefined;
+}
 
 /** A row as stored: JSON text that {@link decodeRow} turns back into an equal row. */
 export function encodeRow<Name extends TableName>(table: Name, row: Rows[Name]): string {
@@ -37,22 +49,25 @@ const LONG_DIGITS = /\d{16,}/g;
  * lossless reader reads it all). Undefined when it cannot be.
  */
 function parseExactly(table: TableName, text: string): Record<string, unknown> | undefined {
-  const fields = BIGINT_FIELDS[table] ?? [];
+  const paths = BIGINT_FIELDS[table] ?? [];
   const long = text.match(LONG_DIGITS)?.length ?? 0;
-  const exact = new Map<string, bigint>();
-  for (const field of fields) {
-    // The row's own field comes after any user content of the same name (the int64 fields are written last).
+  const exact = new Map<readonly string[], bigint>();
+  for (const path of paths) {
+    const field = path[path.length - 1]!;
+    // The field comes after any user content of the same name (the int64 fields are written last, and a version's job is its last field).
     const at = text.lastIndexOf(`"${field}":`);
     const digits = at === -1 ? null : /^-?\d+/.exec(text.slice(at + field.length + 3, at + field.length + 25));
-    if (digits !== null) exact.set(field, BigInt(digits[0]));
+    if (digits !== null) exact.set(path, BigInt(digits[0]));
   }
   const longFields = [...exact.values()].filter((value) => (value < 0n ? -value : value) >= 10n ** 15n).length;
   if (long !== longFields) return undefined;
   const row = JSON.parse(text) as Record<string, unknown>;
-  for (const [field, value] of exact) {
-    // The digits read are the top-level field's only when the parsed field agrees with them.
-    if (typeof row[field] !== "number" || Number(value) !== row[field]) return undefined;
-    row[field] = value;
+  for (const [path, value] of exact) {
+    // The digits read are the field's only when the parsed field agrees with them.
+    const holder = holderOf(row, path);
+    const field = path[path.length - 1]!;
+    if (holder === undefined || typeof holder[field] !== "number" || Number(value) !== holder[field]) return undefined;
+    holder[field] = value;
   }
   return row;
 }
@@ -60,7 +75,11 @@ function parseExactly(table: TableName, text: string): Record<string, unknown> |
 /** The row `encodeRow` stored. */
 export function decodeRow<Name extends TableName>(table: Name, text: string): Rows[Name] {
   const row = parseExactly(table, text) ?? (parseJson(text) as Record<string, unknown>);
-  for (const field of BIGINT_FIELDS[table] ?? []) if (typeof row[field] === "number") row[field] = BigInt(row[field] as number);
+  for (const path of BIGINT_FIELDS[table] ?? []) {
+    const holder = holderOf(row, path);
+    const field = path[path.length - 1]!;
+    if (typeof holder?.[field] === "number") holder[field] = BigInt(holder[field] as number);
+  }
   if (table === "acl_token") row.secretHash = Buffer.from(row.secretHash as string, "hex");
   return row as unknown as Rows[Name];
 }
