@@ -35,7 +35,12 @@ class MemoryTable<Row> implements WriteTable<Row> {
   readonly #rows = new Map<string, Row>();
   /** The rows in order, kept up to date by each change. */
   readonly #sorted: Row[] = [];
-  readonly #groups = new Map<string, Map<string, Row>>();
+  /**
+   * The rows of each group: the row itself while it is the group's only one (most jobs have one
+   * version, one deployment, one evaluation…), a map by key once there are more. A map of one row
+   * costs some 150 bytes more than none, and a store keeps four groups a job.
+   */
+  readonly #groups = new Map<string, Map<string, Row> | Row>();
 
   constructor(
     readonly name: TableName,
@@ -66,7 +71,17 @@ class MemoryTable<Row> implements WriteTable<Row> {
   }
 
   group(group: string): ReadonlyMap<string, Row> {
-    return this.#groups.get(group) ?? EMPTY_GROUP;
+    const rows = this.#groups.get(group);
+    if (rows === undefined) return EMPTY_GROUP;
+    return rows instanceof Map ? rows : new Map([[this.definition.key(rows), rows]]);
+  }
+
+  /** Puts `row` into its group (in place of the row of the same key, if any). */
+  #link(group: string, key: string, row: Row): void {
+    const rows = this.#groups.get(group);
+    if (rows === undefined || (!(rows instanceof Map) && this.definition.key(rows) === key)) this.#groups.set(group, row);
+    else if (rows instanceof Map) rows.set(key, row);
+    else this.#groups.set(group, new Map([[this.definition.key(rows), rows], [key, row]]));
   }
 
   put(row: Row): void {
@@ -78,18 +93,13 @@ class MemoryTable<Row> implements WriteTable<Row> {
       // The usual update: the row keeps its place and its group.
       this.#sorted[this.#indexOf(previous)] = row;
       this.#rows.set(key, row);
-      if (groupOf !== undefined) this.#groups.get(groupOf(row))?.set(key, row);
+      if (groupOf !== undefined) this.#link(groupOf(row), key, row);
       return;
     }
     if (previous !== undefined) this.#unlink(key, previous);
     this.#rows.set(key, row);
     this.#sorted.splice(this.#position(row), 0, row);
-    if (groupOf !== undefined) {
-      const group = groupOf(row);
-      let rows = this.#groups.get(group);
-      if (rows === undefined) this.#groups.set(group, (rows = new Map()));
-      rows.set(key, row);
-    }
+    if (groupOf !== undefined) this.#link(groupOf(row), key, row);
   }
 
   delete(key: string): boolean {
@@ -114,8 +124,12 @@ class MemoryTable<Row> implements WriteTable<Row> {
     if (groupOf !== undefined) {
       const group = groupOf(row);
       const rows = this.#groups.get(group);
-      rows?.delete(key);
-      if (rows?.size === 0) this.#groups.delete(group);
+      if (!(rows instanceof Map)) {
+        if (rows !== undefined && this.definition.key(rows) === key) this.#groups.delete(group);
+      } else {
+        rows.delete(key);
+        if (rows.size === 1) this.#groups.set(group, rows.values().next().value as Row);
+      }
     }
   }
 
