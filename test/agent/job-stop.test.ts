@@ -63,8 +63,27 @@ describe("DELETE /v1/job/<id>", () => {
     expect(response.headers["x-svc-index"]).toBe(String(body.Index));
     const missing = await agent.get("/v1/job/nothing/versions");
     expect([missing.status, missing.text]).toEqual([404, "job versions not found"]);
-    const diffs = await agent.get("/v1/job/versioned/versions?diffs=true");
-    expect([diffs.status, diffs.text]).toEqual([400, "the agent does not compute job diffs: ask without diffs=true"]);
+  });
+
+  it("answers each version's diff from the one before it, newest first, with diffs=true", async () => {
+    await agent.register(job("diffed", { Meta: { v: "0" }, Priority: 50 }));
+    await agent.register(job("diffed", { Meta: { v: "1" }, Priority: 70 }));
+    await remove("/v1/job/diffed");
+    await agent.agent.clock.advance(0);
+    const response = await agent.get("/v1/job/diffed/versions?diffs=true");
+    expect(response.status).toBe(200);
+    type Diff = { Type: string; ID: string; Fields: { Type: string; Name: string; Old: string; New: string }[] | null };
+    const body = parseJson(response.text) as { Versions: { Version: number }[]; Diffs: Diff[] };
+    expect(body.Versions.map((version) => version.Version)).toEqual([2, 1, 0]);
+    const changed = (diff: Diff) => (diff.Fields ?? []).filter((field) => field.Type !== "None").map((field) => [field.Type, field.Name, field.Old, field.New]);
+    expect(body.Diffs.map((diff) => [diff.Type, diff.ID])).toEqual([["Edited", "diffed"], ["Edited", "diffed"]]);
+    // Version 2 stopped the job; version 1 changed its priority and a meta value.
+    expect(changed(body.Diffs[0]!)).toEqual([["Edited", "Stop", "false", "true"]]);
+    expect(changed(body.Diffs[1]!)).toEqual([["Edited", "Meta[v]", "0", "1"], ["Edited", "Priority", "50", "70"]]);
+    // Without diffs, or with one version, there are none.
+    expect((parseJson((await agent.get("/v1/job/diffed/versions")).text) as { Diffs: unknown }).Diffs).toBeNull();
+    await agent.register(job("single"));
+    expect((parseJson((await agent.get("/v1/job/single/versions?diffs=true")).text) as { Diffs: unknown }).Diffs).toBeNull();
   });
 
   it("keeps the newest six versions, and the newest stable one", async () => {

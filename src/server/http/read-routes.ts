@@ -23,6 +23,7 @@ import { METHODS } from "node:http";
 import { compareStrings } from "../../go/order.js";
 import { namespaceAccess, type Caller } from "../domain/acl.js";
 import { checkRegion } from "../domain/errors.js";
+import { diffJobs } from "../domain/job-diff.js";
 import { linkedEvaluations, presentAllocation, presentAllocationStub, presentEvaluation, presentEvaluationStub, presentJob, presentNode } from "../domain/present.js";
 import { allocationJob, allocationsEndpoint, boolParameter, evaluationsEndpoint, nodesEndpoint } from "../list/endpoints.js";
 import { blockingRead, expiryOf } from "../list/pipeline.js";
@@ -232,19 +233,18 @@ export function readRoutes(app: FastifyInstance, context: RouteContext, methods:
     },
   });
 
-  // Versions: newest first, with the query's meta inlined as the reference's JobVersionsResponse.
+  // Versions: newest first, with the query's meta inlined as the reference's JobVersionsResponse;
+  // with diffs=true, each version's diff from the one before it (contextual, as the reference's).
   get("/v1/job/:id/versions", {
     tables: ["job_versions"],
-    checkParameters: (query) => {
-      // The agent keeps every version but computes no diffs: asking for them is refused, not answered with none.
-      if (boolParameter(query, "diffs", false)) throw badRequest("the agent does not compute job diffs: ask without diffs=true");
-    },
-    read: (caller, { id, options }) => {
+    read: (caller, { id, options, query }) => {
       requireReadJob(caller, options.namespace);
+      const diffs = boolParameter(query, "diffs", false);
       const versions = [...store.tables.job_versions.group(namespacedKey(options.namespace, id)).values()].sort((a, b) => b.Version - a.Version);
       if (versions.length === 0) return { index: store.tableIndex("job_versions"), missing: "job versions not found" };
       const index = Math.max(...versions.map((version) => version.Job.ModifyIndex));
-      const body = { Versions: versions.map((version) => presentJob(version.Job)), Diffs: null, Index: index, LastContact: 0, KnownLeader: context.peers.knownLeader, NextToken: "" };
+      const changes = diffs && versions.length > 1 ? versions.slice(0, -1).map((version, i) => diffJobs(versions[i + 1]!.Job, version.Job, true)) : null;
+      const body = { Versions: versions.map((version) => presentJob(version.Job)), Diffs: changes, Index: index, LastContact: 0, KnownLeader: context.peers.knownLeader, NextToken: "" };
       return { index, body };
     },
   });
