@@ -23,7 +23,7 @@ import type { JournalEntry } from "./control/journal.js";
 import { Cluster } from "./domain/cluster.js";
 import { AgentDataError, type AgentSnapshot } from "./domain/snapshot.js";
 import { readAgentData, StateControl, type AgentData, type AgentDataSource } from "./domain/state-control.js";
-import type { ScenarioRule, ScenarioRuleError } from "./domain/scenarios.js";
+import type { LifecycleChange, LifecycleStep, LifecycleStepName, ScenarioRule, ScenarioRuleError } from "./domain/scenarios.js";
 import { ManualClock, parseDuration, RealClock, type Clock } from "./domain/clock.js";
 import { MemoryStore } from "./state/memory.js";
 import { connectServer, fromPglite } from "./state/postgres/database.js";
@@ -69,7 +69,18 @@ export { ASYNC_GZIP_BYTES } from "./list/pipeline.js";
 export { MAX_JSON_DEPTH } from "../go/json.js";
 export { MAX_JOB_ALLOCATIONS } from "./domain/register.js";
 export { CLIENT_DESCRIPTIONS, META_EXIT_CODE, META_FAIL_DEPLOYMENT, META_RUN_FOR } from "./domain/cluster.js";
-export { MAX_SCENARIO_RULES, ScenarioRuleError, SETTABLE, type ScenarioKind, type ScenarioRule } from "./domain/scenarios.js";
+export {
+  LIFECYCLE_DEFAULTS,
+  LIFECYCLE_STEPS,
+  MAX_SCENARIO_RULES,
+  ScenarioRuleError,
+  SETTABLE,
+  type LifecycleChange,
+  type LifecycleStep,
+  type LifecycleStepName,
+  type ScenarioKind,
+  type ScenarioRule,
+} from "./domain/scenarios.js";
 export type { ClientStatus, DesiredStatus } from "./state/model.js";
 export { MAX_POLICY_RULES_BYTES } from "./domain/acl-policy.js";
 export { EVENT_BUFFER_BYTES, EVENT_BUFFER_WRITES, EVENT_HEARTBEAT_MS, EVENT_QUEUE_BYTES } from "./domain/events.js";
@@ -226,6 +237,26 @@ export interface AgentScenarios {
   list(): ScenarioRuleListing[];
   /** Removes every rule. */
   clear(): void;
+  /**
+   * The built-in lifecycle's steps (`evaluate`, `run`, `finish`, `complete`): the simulated
+   * scheduler's and clients' own work, each a rule with a filter and a time.
+   */
+  lifecycle(): LifecycleStep[];
+  /**
+   * Changes a step of the built-in lifecycle: `select` (a filter over the rows it may act on),
+   * `after` (a duration in place of its own timing, or null for it) or `enabled` (false: its rows
+   * stay as they are, for the test's rules to move). Returns the step as changed; throws
+   * {@link ScenarioRuleError} for a change that cannot be used.
+   *
+   * @example
+   * ```ts
+   * agent.scenarios.changeStep("run", { select: 'ClientStatus == "pending" and JobID != "stuck"' }); // "stuck" never starts
+   * agent.scenarios.changeStep("complete", { after: "10m" }); // deployments take ten minutes
+   * ```
+   */
+  changeStep(name: LifecycleStepName, change: LifecycleChange): LifecycleStep;
+  /** Puts the built-in lifecycle back as the agent started with it. */
+  resetLifecycle(): void;
 }
 
 /** A scenario rule the agent holds. */
@@ -247,6 +278,9 @@ function agentScenarios(cluster: Cluster): AgentScenarios {
     clear: () => {
       for (const { id } of cluster.rules) cluster.removeRule(id);
     },
+    lifecycle: () => [...cluster.lifecycle],
+    changeStep: (name, change) => cluster.changeLifecycle(name, change),
+    resetLifecycle: () => cluster.resetLifecycle(),
   };
 }
 
@@ -303,7 +337,8 @@ export async function startAgent(options: AgentOptions = {}): Promise<Agent> {
   const cluster = new Cluster(store, { region: resolved.region, placementDelayMs: resolved.placementDelayMs, clock, onError: (error) => log?.(error) });
   let membership: Membership | undefined;
   // The journal's times are the agent's clock's.
-  const control = new ControlPlane({ http: resolved.control, region: resolved.region, now: () => clock.nowMs(), filterCostPerRequest: resolved.limits.filterCostPerRequest });
+  // While a test has the leader lost, the scheduler stands still, as the reference's does.
+  const control = new ControlPlane({ http: resolved.control, region: resolved.region, now: () => clock.nowMs(), filterCostPerRequest: resolved.limits.filterCostPerRequest, onLeaderChange: (known) => cluster.suspend(!known) });
   const advertiseAddress = resolved.bind === "0.0.0.0" || resolved.bind === "::" ? "127.0.0.1" : resolved.bind;
   const settings = {
     region: resolved.region,

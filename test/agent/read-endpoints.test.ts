@@ -179,7 +179,11 @@ describe("GET /v1/allocation/<id>", () => {
     expect(Object.keys(alloc.Job as Item)).toEqual(JOB_FIELDS);
     expect(alloc.DeploymentID).toMatch(/^[0-9a-f-]{36}$/);
     // omitempty: an all-zero DesiredTransition, empty strings and nil maps are not written.
-    for (const field of ["DesiredTransition", "PreviousAllocation", "NextAllocation", "TaskStates", "Metrics", "SigningKeyID", "DesiredDescription"]) expect(alloc).not.toHaveProperty(field);
+    for (const field of ["DesiredTransition", "PreviousAllocation", "NextAllocation", "Metrics", "SigningKeyID", "DesiredDescription"]) expect(alloc).not.toHaveProperty(field);
+    // Its task's state follows its client status, as the reference's client reports it.
+    const task = (alloc.TaskStates as Record<string, Item>).t!;
+    expect(task.State).toBe(alloc.ClientStatus === "pending" ? "pending" : "running");
+    expect((task.Events as Item[]).slice(0, 2).map((event) => event.Type)).toEqual(["Received", "Task Setup"]);
     expectReadMeta(response, alloc.ModifyIndex as number);
     // The reference's UUID index reads the hex digits: upper case finds it too.
     expect(body(await agent.get(`/v1/allocation/${(stub!.ID as string).toUpperCase()}`))).toEqual(alloc);

@@ -100,7 +100,9 @@ describe("GET /v1/allocations", () => {
   it("answers AllocListStubs, at the allocations' (and their jobs') index", async () => {
     const response = await agent.get("/v1/allocations");
     const [first] = items(response);
-    expect(first).toMatchObject({ JobID: "b1", JobType: "batch", JobVersion: 0, Name: "b1.g[0]", TaskGroup: "g", DesiredStatus: "run", ClientStatus: "pending", NodeName: "client-1", TaskStates: null, DeploymentStatus: null });
+    expect(first).toMatchObject({ JobID: "b1", JobType: "batch", JobVersion: 0, Name: "b1.g[0]", TaskGroup: "g", DesiredStatus: "run", ClientStatus: "pending", NodeName: "client-1", DeploymentStatus: null });
+    // A pending allocation's task was received and its directory built; it has not started.
+    expect(first!.TaskStates).toMatchObject({ t: { State: "pending", Failed: false, StartedAt: "0001-01-01T00:00:00Z", Events: [{ Type: "Received" }, { Type: "Task Setup" }] } });
     expect(first).not.toHaveProperty("Job");
     expect(first).not.toHaveProperty("AllocatedResources");
     expect(Number(response.headers["x-svc-index"])).toBeGreaterThanOrEqual(Math.max(...allocs.map((alloc) => alloc.ModifyIndex as number)));

@@ -45,10 +45,12 @@ export class LeaderSwitch {
   /**
    * @param region - the agent's region (requests for another are not the leader's to answer).
    * @param now - the real time in milliseconds (`X-Svc-LastContact` measures real time, as Raft's).
+   * @param onChange - told when the leader is lost (`false`) or back (`true`): the scheduler stops meanwhile.
    */
   constructor(
     private readonly region: string,
     private readonly now: () => number = Date.now,
+    private readonly onChange?: (known: boolean) => void,
   ) {}
 
   /** Whether the leader is lost. */
@@ -59,8 +61,9 @@ export class LeaderSwitch {
   /** Loses the leader (`false`) or gets it back (`true`); setting the current state again changes nothing. */
   set(known: boolean): void {
     if (typeof known !== "boolean") throw new TypeError(`the leader switch takes true or false, got ${String(known)}`);
-    if (!known) this.#lostAt ??= this.now();
-    else this.#lostAt = undefined;
+    if (known === !this.lost) return;
+    this.#lostAt = known ? undefined : this.now();
+    this.onChange?.(known);
   }
 
   /** The `X-Svc-LastContact` of a read while the leader is lost: milliseconds since it was. */

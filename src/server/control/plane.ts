@@ -22,6 +22,8 @@ export interface ControlPlaneOptions {
   readonly now: () => number;
   /** The cost budget of one request's filters (the agent's `limits.filterCostPerRequest`). */
   readonly filterCostPerRequest: number;
+  /** Told when a test loses the cluster's leader (`false`) or gives it back (`true`). */
+  readonly onLeaderChange?: (known: boolean) => void;
 }
 
 /** The journal, the faults and the leader switch of one agent. */
@@ -44,7 +46,7 @@ export class ControlPlane {
     this.#now = options.now;
     this.journal = new Journal({ now: options.now, filterCostPerQuery: options.filterCostPerRequest });
     this.faults = new Faults(options.filterCostPerRequest);
-    this.leader = new LeaderSwitch(options.region);
+    this.leader = new LeaderSwitch(options.region, Date.now, options.onLeaderChange);
   }
 
   /**

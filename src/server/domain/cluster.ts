@@ -17,9 +17,24 @@
  */
 import { randomUUID } from "node:crypto";
 import { invalid, missing } from "./errors.js";
-import type { Allocation, ClientStatus, Deployment, DeploymentState, Evaluation, Job, JobSpec, JobSummary, JsonObject, Namespace, Node, TaskGroupSummary } from "../state/model.js";
+import type { Allocation, ClientStatus, Deployment, DeploymentState, Evaluation, Job, JobSpec, JobSummary, JsonObject, Namespace, Node, TaskGroupSummary, TaskRun } from "../state/model.js";
 import { RealClock, type Clock, type ClockTimer } from "./clock.js";
-import { changesOf, checkRule, MAX_SCENARIO_RULES, SCENARIO_TABLES, ScenarioRuleError, selects, type ScenarioKind, type ScenarioRuleState } from "./scenarios.js";
+import {
+  changeStep,
+  changesOf,
+  checkRule,
+  defaultLifecycle,
+  MAX_SCENARIO_RULES,
+  SCENARIO_TABLES,
+  ScenarioRuleError,
+  selects,
+  stepTakes,
+  type LifecycleStep,
+  type LifecycleStepName,
+  type LifecycleStepState,
+  type ScenarioKind,
+  type ScenarioRuleState,
+} from "./scenarios.js";
 import { parseGoDuration } from "../../go/duration.js";
 import { canonicalizeJob, formatErrors, specChanged, validateJob, type RegisterRequest } from "./register.js";
 import { namespacedKey, TABLES, type AppliedWrite, type Store, type Tables, type Transaction } from "../state/store.js";
@@ -139,7 +154,11 @@ export class Cluster {
   /** The rows each rule has acted on (`<rule> <row key>`): a rule acts once on a row. */
   readonly #fired = new Set<string>();
   #ruleSequence = 0;
+  /** The built-in lifecycle's steps, as a test left them. */
+  #lifecycle = defaultLifecycle();
   #leading = false;
+  /** True while the cluster has lost its leader (a test's switch): nothing of the scheduler runs. */
+  #suspended = false;
   readonly #unsubscribe: () => void;
 
   /** The tables, to read (writes go through the store's transactions). */
@@ -430,11 +449,34 @@ export class Cluster {
    * (unless the change has its own) and moves the allocation from one count of the job's summary
    * to the other.
    */
-  #updateAlloc(state: Transaction<"allocs" | "job_summary">, job: Job | undefined, alloc: Allocation, change: Partial<Allocation>): void {
+  #updateAlloc(state: Transaction<"allocs" | "job_summary">, job: Job | undefined, alloc: Allocation, change: Partial<Allocation>, exitCode = 0): void {
     const status = change.ClientStatus ?? alloc.ClientStatus;
     const description = status !== alloc.ClientStatus && change.ClientDescription === undefined ? { ClientDescription: CLIENT_DESCRIPTIONS[status] } : {};
-    state.allocs.put({ ...alloc, ...description, ...change, ModifyIndex: state.index, ModifyTime: this.clock.nowNs() });
+    const run = alloc.TaskRun === undefined || status === alloc.ClientStatus ? {} : { TaskRun: this.#taskRun(alloc.TaskRun, status, change.DesiredStatus ?? alloc.DesiredStatus, exitCode) };
+    state.allocs.put({ ...alloc, ...description, ...change, ...run, ModifyIndex: state.index, ModifyTime: this.clock.nowNs() });
     if (job !== undefined && status !== alloc.ClientStatus) this.#count(state, job, alloc.TaskGroup, { [SUMMARY_FIELDS[alloc.ClientStatus]]: -1, [SUMMARY_FIELDS[status]]: 1 });
+  }
+
+  /**
+   * The tasks' record after the allocation's client status became `status`: they start when it
+   * runs, and end when it completes or fails (killed, with no exit code, when the server stopped
+   * it; failed with `exitCode`, or 1, when it failed). A lost or unknown allocation's client is
+   * away, so nothing is known of its tasks.
+   */
+  #taskRun(run: TaskRun, status: ClientStatus, desired: Allocation["DesiredStatus"], exitCode: number): TaskRun {
+    const now = this.clock.nowMs();
+    switch (status) {
+      case "running":
+        return { ...run, StartedAt: run.StartedAt ?? now };
+      case "complete":
+      case "failed": {
+        if (run.FinishedAt !== null) return run;
+        const code = desired !== "run" ? null : status === "failed" ? exitCode || 1 : exitCode;
+        return { ...run, FinishedAt: now, ExitCode: code };
+      }
+      default:
+        return run;
+    }
   }
 
   /** Adds `change` to a task group's counts in the job's summary. */
@@ -508,6 +550,7 @@ export class Cluster {
       const count = job.Type === "system" ? Math.min(group.Count, 1) : group.Count;
       // The first allocations of a deployment whose update strategy asks for canaries are its canaries.
       const canaries = deploymentId === "" ? 0 : Number(updateStrategy(job, group).Canary ?? 0);
+      const taskNames = Array.isArray(group.Tasks) ? (group.Tasks as JsonObject[]).map((task) => String(task.Name ?? "")) : [];
       for (let i = 0; i < count; i++) {
         const node = nodes.length === 0 ? undefined : nodes[placed++ % nodes.length]!;
         const alloc: Allocation = {
@@ -531,6 +574,7 @@ export class Cluster {
           ModifyIndex: index,
           CreateTime: now,
           ModifyTime: now,
+          TaskRun: { Tasks: taskNames, StartedAt: null, FinishedAt: null, ExitCode: null },
         };
         state.allocs.put(alloc);
         this.#count(state, job, group.Name, { Starting: 1 });
@@ -655,15 +699,16 @@ export class Cluster {
 
   /**
    * What the job's `Meta` scripts for its allocations: `bexpr.run_for` (a duration: they finish
-   * that long after they start; batch jobs finish after the placement delay without it) and
-   * `bexpr.exit_code` (not 0: they fail when they finish).
+   * that long after they start; without it, the `finish` step's `after` when a test set one, and
+   * the placement delay for batch jobs) and `bexpr.exit_code` (not 0: they fail when they finish).
    */
   #fate(alloc: Allocation): { readonly runForMs: number | undefined; readonly exitCode: number } {
     const job = this.#tables.jobs.get(namespacedKey(alloc.Namespace, alloc.JobID));
     const meta = job?.Meta ?? {};
     const runFor = meta[META_RUN_FOR];
     const parsed = runFor === undefined ? undefined : parseGoDuration(runFor);
-    const runForMs = parsed !== undefined && parsed >= 0 ? parsed : alloc.JobType === "batch" ? this.options.placementDelayMs : undefined;
+    const stepMs = this.#lifecycle.get("finish")!.afterMs;
+    const runForMs = parsed !== undefined && parsed >= 0 ? parsed : (stepMs ?? (alloc.JobType === "batch" ? this.options.placementDelayMs : undefined));
     const exitCode = Number.parseInt(meta[META_EXIT_CODE] ?? "0", 10);
     return { runForMs, exitCode: Number.isNaN(exitCode) ? 0 : exitCode };
   }
@@ -674,7 +719,8 @@ export class Cluster {
       const alloc = state.allocs.get(allocId);
       const job = alloc && state.jobs.get(namespacedKey(alloc.Namespace, alloc.JobID));
       if (alloc === undefined || job === undefined || isTerminal(alloc)) return;
-      this.#updateAlloc(state, job, alloc, { ClientStatus: this.#fate(alloc).exitCode === 0 ? "complete" : "failed" });
+      const { exitCode } = this.#fate(alloc);
+      this.#updateAlloc(state, job, alloc, { ClientStatus: exitCode === 0 ? "complete" : "failed" }, exitCode);
       this.#putJob(state, job);
     });
   }
@@ -734,7 +780,64 @@ export class Cluster {
   lead(): void {
     if (this.#leading) return;
     this.#leading = true;
+    this.#takeUp();
+  }
+
+  /** True while the scheduler runs here: this agent leads, and the cluster has not lost its leader. */
+  get #active(): boolean {
+    return this.#leading && !this.#suspended;
+  }
+
+  /** Schedules the work in flight from the state as it is now, and lets each rule consider every row of its kind (a row it acted on is skipped). */
+  #takeUp(): void {
+    if (!this.#active) return;
     this.#schedule(this.#tables.evals.values(), this.#tables.allocs.values(), this.#tables.deployment.values());
+    for (const rule of this.#rules.values()) this.#consider(rule, this.#tables[SCENARIO_TABLES[rule.rule.on]].values());
+  }
+
+  /**
+   * Stops the scheduler while the cluster has lost its leader (`true`), as the reference's servers
+   * stop scheduling: no evaluation is processed and no client's update is written, so the state
+   * stands still; its steps are dropped. Given the leader back (`false`), the leader takes the work
+   * up again from the state, and steps that fell due meanwhile run at once.
+   */
+  suspend(suspended: boolean): void {
+    if (this.#suspended === suspended) return;
+    this.#suspended = suspended;
+    if (suspended) this.#cancelTasks();
+    else this.#takeUp();
+  }
+
+  /** The built-in lifecycle's steps, in the order they act on a job. */
+  get lifecycle(): readonly LifecycleStep[] {
+    return [...this.#lifecycle.values()].map((state) => state.step);
+  }
+
+  /**
+   * Changes a step of the built-in lifecycle (its `select`, `after` or `enabled`) and plans the
+   * work in flight again with it. Throws {@link ScenarioRuleError} for a change that cannot be used.
+   */
+  changeLifecycle(name: string, change: unknown): LifecycleStep {
+    const state = changeStep(this.#lifecycle, name, change);
+    this.#lifecycle.set(state.step.name, state);
+    this.#replan();
+    return state.step;
+  }
+
+  /** Puts the built-in lifecycle back as the agent started with it. */
+  resetLifecycle(): void {
+    this.#lifecycle = defaultLifecycle();
+    this.#replan();
+  }
+
+  /** Drops the lifecycle's scheduled steps (not the rules') and schedules them again from the state. */
+  #replan(): void {
+    for (const [name, task] of this.#tasks) {
+      if (name.startsWith("rule ")) continue;
+      this.clock.clearTimer(task.timer);
+      this.#tasks.delete(name);
+    }
+    if (this.#active) this.#schedule(this.#tables.evals.values(), this.#tables.allocs.values(), this.#tables.deployment.values());
   }
 
   /** Stops running the scheduler (another agent leads now); the work in flight is left to the leader. */
@@ -752,14 +855,12 @@ export class Cluster {
   resync(): void {
     this.#cancelTasks();
     this.#fired.clear();
-    if (!this.#leading) return;
-    this.#schedule(this.#tables.evals.values(), this.#tables.allocs.values(), this.#tables.deployment.values());
-    for (const rule of this.#rules.values()) this.#consider(rule, this.#tables[SCENARIO_TABLES[rule.rule.on]].values());
+    this.#takeUp();
   }
 
   /** The leader's part in every write: the work its rows start (the scheduler's steps follow from the state alone). */
   #observe(write: AppliedWrite): void {
-    if (!this.#leading) return;
+    if (!this.#active) return;
     const rows = <Row>(changes: ReadonlyMap<string, Row | undefined> | undefined) => [...(changes?.values() ?? [])].filter((row): row is Row => row !== undefined);
     const { evals, allocs, deployment } = write.changes;
     this.#schedule(rows(evals), rows(allocs), rows(deployment));
@@ -774,7 +875,7 @@ export class Cluster {
     if (this.#rules.size >= MAX_SCENARIO_RULES) throw new ScenarioRuleError(`an agent holds at most ${MAX_SCENARIO_RULES} scenario rules: remove some first`);
     const state = checkRule(rule, `rule-${++this.#ruleSequence}`);
     this.#rules.set(state.id, state);
-    if (this.#leading) this.#consider(state, this.#tables[SCENARIO_TABLES[state.rule.on]].values());
+    if (this.#active) this.#consider(state, this.#tables[SCENARIO_TABLES[state.rule.on]].values());
     return state;
   }
 
@@ -854,41 +955,55 @@ export class Cluster {
   }
 
   /**
-   * Schedules the steps these rows wait for: a pending evaluation is processed at once; pending
-   * allocations run at half the placement delay after they were created (those placed together,
-   * together); a running deployment completes at the whole delay. Each step is scheduled once,
-   * and each checks the state again when it runs.
+   * Schedules the lifecycle's steps these rows wait for (see `LIFECYCLE_DEFAULTS`): a pending
+   * evaluation is processed at once; pending allocations run at half the placement delay after
+   * they were placed (those placed together, together); a running allocation whose work ends
+   * finishes that long after it started; a running deployment completes at the whole delay. A
+   * step a test switched off or whose filter leaves a row out is not scheduled for it, and a
+   * step's `after` replaces its own timing. Each step is scheduled once, and each checks the
+   * state again when it runs.
    */
   #schedule(evals: Iterable<Evaluation>, allocs: Iterable<Allocation>, deployments: Iterable<Deployment>): void {
     const delay = this.options.placementDelayMs;
-    const dueIn = (created: bigint, after: number) => Math.max(0, Number(created / 1_000_000n) + after - this.clock.nowMs());
-    for (const evaluation of evals) if (evaluation.Status === "pending") this.#defer(`process ${evaluation.ID}`, 0, () => this.#process(evaluation.ID));
+    const { evaluate, run, finish, complete } = this.#steps();
+    const dueIn = (createdNs: bigint, after: number) => Math.max(0, Number(createdNs / 1_000_000n) + after - this.clock.nowMs());
+    for (const evaluation of evals) {
+      if (evaluation.Status !== "pending" || !stepTakes(evaluate, evaluation)) continue;
+      this.#defer(`process ${evaluation.ID}`, evaluate.afterMs === undefined ? 0 : dueIn(evaluation.CreateTime ?? this.clock.nowNs(), evaluate.afterMs), () => this.#process(evaluation.ID));
+    }
     const placed = new Map<string, Allocation[]>();
-    const pendingOrRunning: Allocation[] = [];
     for (const alloc of allocs) {
-      if ((alloc.ClientStatus === "pending" || alloc.ClientStatus === "running") && alloc.DesiredStatus === "run") pendingOrRunning.push(alloc);
-      if (alloc.ClientStatus !== "pending") continue;
-      const batch = `run ${alloc.DeploymentID} ${namespacedKey(alloc.Namespace, alloc.JobID)} ${alloc.CreateIndex}`;
-      placed.set(batch, [...(placed.get(batch) ?? []), alloc]);
+      if (alloc.DesiredStatus !== "run") continue;
+      if (alloc.ClientStatus === "pending" && stepTakes(run, alloc)) {
+        const batch = `run ${alloc.DeploymentID} ${namespacedKey(alloc.Namespace, alloc.JobID)} ${alloc.CreateIndex}`;
+        placed.set(batch, [...(placed.get(batch) ?? []), alloc]);
+      }
+      // Allocations whose work ends (batch jobs, or any job with a run_for) finish that long after they started.
+      if (alloc.ClientStatus === "running" && stepTakes(finish, alloc)) {
+        const runForMs = this.#fate(alloc).runForMs;
+        if (runForMs === undefined) continue;
+        const startedMs = alloc.TaskRun?.StartedAt ?? Number(alloc.ModifyTime / 1_000_000n);
+        this.#defer(`finish ${alloc.ID}`, Math.max(0, startedMs + runForMs - this.clock.nowMs()), () => this.#finish(alloc.ID));
+      }
     }
     for (const [batch, batchAllocs] of placed) {
       const { DeploymentID: deployment, CreateTime: created } = batchAllocs[0]!;
-      this.#defer(batch, dueIn(created, delay / 2), () => this.#run(batchAllocs.map((alloc) => alloc.ID), deployment === "" ? undefined : deployment));
-    }
-    // Allocations whose work ends (batch jobs, or any job with a run_for) finish that long after they started running.
-    for (const alloc of pendingOrRunning) {
-      const fate = this.#fate(alloc);
-      if (fate.runForMs === undefined) continue;
-      this.#defer(`finish ${alloc.ID}`, dueIn(alloc.CreateTime, delay / 2 + fate.runForMs), () => this.#finish(alloc.ID));
+      this.#defer(batch, dueIn(created, run.afterMs ?? delay / 2), () => this.#run(batchAllocs.map((alloc) => alloc.ID), deployment === "" ? undefined : deployment));
     }
     for (const deployment of deployments) {
-      if (deployment.Status !== "running") continue;
+      if (deployment.Status !== "running" || !stepTakes(complete, deployment)) continue;
       // A deployment scripted to fail fails at its progress deadline (nanoseconds), when it has one.
       const job = this.#tables.jobs.get(namespacedKey(deployment.Namespace, deployment.JobID));
       const deadlineMs = Math.max(0, ...Object.values(deployment.TaskGroups).map((group) => group.ProgressDeadline / 1e6));
-      const after = job?.Meta?.[META_FAIL_DEPLOYMENT] === "true" && deadlineMs > 0 ? deadlineMs : delay;
+      const after = complete.afterMs ?? (job?.Meta?.[META_FAIL_DEPLOYMENT] === "true" && deadlineMs > 0 ? deadlineMs : delay);
       this.#defer(`complete ${deployment.ID}`, dueIn(deployment.CreateTime, after), () => this.#complete(deployment.ID));
     }
+  }
+
+  /** The lifecycle's steps by name. */
+  #steps(): { readonly [Name in LifecycleStepName]: LifecycleStepState } {
+    const step = (name: LifecycleStepName) => this.#lifecycle.get(name)!;
+    return { evaluate: step("evaluate"), run: step("run"), finish: step("finish"), complete: step("complete") };
   }
 
   /** Runs `run` in `delayMs`, unless a task of the same name is already scheduled. */
@@ -901,7 +1016,7 @@ export class Cluster {
         this.options.onError?.(error);
         // The state still says what is left to do: the leader reads it again a little later.
         this.#defer("reconcile", RETRY_MS, async () => {
-          if (this.#leading) this.#schedule(this.#tables.evals.values(), this.#tables.allocs.values(), this.#tables.deployment.values());
+          if (this.#active) this.#schedule(this.#tables.evals.values(), this.#tables.allocs.values(), this.#tables.deployment.values());
         });
       });
       // Settling waits for the steps its timers started, as for those it runs itself.

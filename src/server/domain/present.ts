@@ -20,7 +20,7 @@
  *
  * @module
  */
-import type { Allocation, Evaluation, Job, JsonObject, Node, TaskGroup } from "../state/model.js";
+import type { Allocation, Evaluation, Job, JsonObject, Node, TaskGroup, TaskRun } from "../state/model.js";
 
 /** The reference's HTTP port, in a node's `HTTPAddr` (the simulated clients all listen on it). */
 export const CLIENT_HTTP_PORT = 4646;
@@ -228,6 +228,89 @@ function deploymentStatus(alloc: Allocation): JsonObject | null {
   return status === null ? null : { Healthy: status.Healthy, Timestamp: time(status.Timestamp), Canary: status.Canary, ModifyIndex: status.ModifyIndex };
 }
 
+/** Go's zero `time.Time`, as its JSON writes it. */
+const ZERO_GO_TIME = "0001-01-01T00:00:00Z";
+
+/** A time (milliseconds since the epoch) as Go's JSON writes a `time.Time`: RFC 3339 in UTC, its fraction without trailing zeros. */
+export function goTime(ms: number): string {
+  return new Date(ms).toISOString().replace(/\.(\d*?)0*Z$/, (_, digits: string) => (digits === "" ? "Z" : `.${digits}Z`));
+}
+
+/** `structs.TaskEvent` with every field at its zero value: an event sets the fields it has. */
+const TASK_EVENT: JsonObject = Object.freeze({
+  Type: "",
+  Time: 0,
+  Message: "",
+  DisplayMessage: "",
+  Details: null,
+  FailsTask: false,
+  RestartReason: "",
+  SetupError: "",
+  DriverError: "",
+  ExitCode: 0,
+  Signal: 0,
+  KillTimeout: 0,
+  KillError: "",
+  KillReason: "",
+  StartDelay: 0,
+  DownloadError: "",
+  ValidationError: "",
+  DiskLimit: 0,
+  FailedSibling: "",
+  VaultError: "",
+  TaskSignalReason: "",
+  TaskSignal: "",
+  DriverMessage: "",
+  GenericSource: "",
+});
+
+/** A task event at `ms` with the reference client's texts. */
+function taskEvent(type: string, ms: number, displayMessage: string, fields: JsonObject = {}): JsonObject {
+  return { ...TASK_EVENT, Type: type, Time: BigInt(ms) * 1_000_000n, DisplayMessage: displayMessage, Details: {}, ...fields };
+}
+
+/** The reference client's kill timeout (`kill_timeout`'s default, 5s), in nanoseconds. */
+const KILL_TIMEOUT_NS = 5_000_000_000;
+
+/**
+ * `structs.TaskState` of each of the allocation's tasks, from the agent's record of them: pending
+ * (received, its directory built), running (started) or dead (terminated with an exit code, or
+ * killed when the server stopped it), with the events the reference's client records on the way.
+ */
+export function presentTaskStates(alloc: Pick<Allocation, "CreateTime" | "ClientStatus">, run: TaskRun): JsonObject {
+  const placedMs = Number(alloc.CreateTime / 1_000_000n);
+  const events = [taskEvent("Received", placedMs, "Task received by client"), taskEvent("Task Setup", placedMs, "Building Task Directory", { Message: "Building Task Directory" })];
+  if (run.StartedAt !== null) events.push(taskEvent("Started", run.StartedAt, "Task started by client"));
+  const failed = run.FinishedAt !== null && (alloc.ClientStatus === "failed" || (run.ExitCode ?? 0) !== 0);
+  if (run.FinishedAt !== null && run.ExitCode === null) {
+    events.push(taskEvent("Killing", run.FinishedAt, `Sent interrupt. Waiting ${KILL_TIMEOUT_NS / 1e9}s before force killing`, { KillTimeout: KILL_TIMEOUT_NS }));
+    events.push(taskEvent("Killed", run.FinishedAt, "Task successfully killed"));
+  } else if (run.FinishedAt !== null) {
+    const code = run.ExitCode ?? 0;
+    events.push(taskEvent("Terminated", run.FinishedAt, `Exit Code: ${code}`, { ExitCode: code, Details: { exit_code: String(code), signal: "0", oom_killed: "false" } }));
+    if (failed) events.push(taskEvent("Not Restarting", run.FinishedAt, "Policy allows no restarts", { FailsTask: true, Details: { fails_task: "true", restart_reason: "Policy allows no restarts" } }));
+  }
+  const state = {
+    State: run.FinishedAt !== null ? "dead" : run.StartedAt !== null ? "running" : "pending",
+    Failed: failed,
+    Restarts: 0,
+    LastRestart: ZERO_GO_TIME,
+    StartedAt: run.StartedAt === null ? ZERO_GO_TIME : goTime(run.StartedAt),
+    FinishedAt: run.FinishedAt === null ? ZERO_GO_TIME : goTime(run.FinishedAt),
+    Events: events,
+    TaskHandle: null,
+    Paused: "",
+  };
+  return Object.fromEntries(run.Tasks.map((task) => [task, state]));
+}
+
+/** The allocation's `TaskStates`: its own (a data file's row may give them), else from the agent's record, else null. */
+function taskStates(alloc: Allocation): unknown {
+  const own = fieldOr(alloc, "TaskStates", null);
+  if (own !== null || alloc.TaskRun === undefined || alloc.TaskRun.Tasks.length === 0) return own;
+  return presentTaskStates(alloc, alloc.TaskRun);
+}
+
 /** `structs.DesiredTransition`: every field a nil `*bool` until the server sets one. */
 const DESIRED_TRANSITION: JsonObject = Object.freeze({ Migrate: null, Reschedule: null, ForceReschedule: null, NoShutdownDelay: null });
 
@@ -263,7 +346,7 @@ export function presentAllocationStub(alloc: Allocation, options: AllocationStub
     ClientStatus: alloc.ClientStatus,
     ClientDescription: alloc.ClientDescription,
     DesiredTransition: fieldOr(alloc, "DesiredTransition", DESIRED_TRANSITION),
-    TaskStates: options.taskStates ? fieldOr(alloc, "TaskStates", null) : null,
+    TaskStates: options.taskStates ? taskStates(alloc) : null,
     DeploymentStatus: deploymentStatus(alloc),
     FollowupEvalID: fieldOr(alloc, "FollowupEvalID", ""),
     NextAllocation: fieldOr(alloc, "NextAllocation", ""),
@@ -308,7 +391,7 @@ export function presentAllocation(alloc: Allocation, job: Job | null): JsonObjec
     DesiredTransition: fieldOr(alloc, "DesiredTransition", DESIRED_TRANSITION),
     ClientStatus: alloc.ClientStatus,
     ClientDescription: alloc.ClientDescription,
-    TaskStates: fieldOr(alloc, "TaskStates", null),
+    TaskStates: taskStates(alloc),
     AllocStates: fieldOr(alloc, "AllocStates", null),
     PreviousAllocation: fieldOr(alloc, "PreviousAllocation", ""),
     NextAllocation: fieldOr(alloc, "NextAllocation", ""),

@@ -8,7 +8,9 @@
  * ```
  *
  * The built-in lifecycle (placement, running, batch completion, deployments) still runs; rules
- * act on top of it, each at most once for each row it selects.
+ * act on top of it, each at most once for each row it selects. Its steps are rules too
+ * ({@link LIFECYCLE_DEFAULTS}): a test lists them, narrows their filters, retimes them or switches
+ * them off.
  *
  * @module
  */
@@ -114,14 +116,19 @@ export function checkRule(rule: unknown, id: string): ScenarioRuleState {
   return { id, rule: { on: kind, ...(select === undefined ? {} : { select: select as string }), ...(after === undefined ? {} : { after: after as number | string }), set: { ...(set as Record<string, unknown>) }, ...(name === undefined ? {} : { name: name as string }) }, filter, afterMs, fired: 0 };
 }
 
-/** Whether a rule selects a row: its filter accepts it (a row the filter fails on is not selected). */
-export function selects(rule: ScenarioRuleState, row: unknown): boolean {
-  if (rule.filter === undefined) return true;
+/** Whether `filter` accepts a row (every row without one; not a row the filter fails on). */
+function accepts(filter: Filter | undefined, row: unknown): boolean {
+  if (filter === undefined) return true;
   try {
-    return rule.filter.test(row);
+    return filter.test(row);
   } catch {
     return false;
   }
+}
+
+/** Whether a rule selects a row: its filter accepts it (a row the filter fails on is not selected). */
+export function selects(rule: ScenarioRuleState, row: unknown): boolean {
+  return accepts(rule.filter, row);
 }
 
 /** The fields of `row` a rule would change: empty when the row already has the rule's values. */
@@ -129,4 +136,131 @@ export function changesOf(rule: ScenarioRuleState, row: Readonly<Record<string, 
   const changes: Record<string, unknown> = {};
   for (const [field, value] of Object.entries(rule.rule.set)) if (row[field] !== value) changes[field] = value;
   return changes;
+}
+
+/** The steps of the built-in lifecycle, in the order they act on a job. */
+export const LIFECYCLE_STEPS = ["evaluate", "run", "finish", "complete"] as const;
+
+/** The name of a step of the built-in lifecycle. */
+export type LifecycleStepName = (typeof LIFECYCLE_STEPS)[number];
+
+/**
+ * A step of the built-in lifecycle: the simulated scheduler's and clients' own work, held as a
+ * rule a test can list, narrow, retime or switch off (see {@link LIFECYCLE_DEFAULTS}). Unlike a
+ * scenario rule, a step does more than set fields (it places allocations, counts a deployment's
+ * healthy ones…), and it acts only on rows in the state it starts from (a pending evaluation, a
+ * pending allocation…), whatever its `select` says.
+ */
+export interface LifecycleStep {
+  readonly name: LifecycleStepName;
+  /** The kind of row it acts on. */
+  readonly on: ScenarioKind;
+  /** A bexpr filter over the rows it may act on (as scenario rules see them). */
+  readonly select: string;
+  /** When it acts: milliseconds or a duration, in place of its own timing; null for its own (see `timing`). */
+  readonly after: number | string | null;
+  /** Whether it acts at all (a step switched off leaves its rows as they are, for a test's rules to move). */
+  readonly enabled: boolean;
+  /** What it does. */
+  readonly does: string;
+  /** When it acts with `after` null, counted from what. */
+  readonly timing: string;
+}
+
+/** A change to a lifecycle step: the fields given replace the step's. */
+export interface LifecycleChange {
+  readonly select?: string;
+  readonly after?: number | string | null;
+  readonly enabled?: boolean;
+}
+
+/** The built-in lifecycle as an agent starts with it: today's behaviour. */
+export const LIFECYCLE_DEFAULTS: readonly LifecycleStep[] = [
+  {
+    name: "evaluate",
+    on: "evaluation",
+    select: 'Status == "pending"',
+    after: null,
+    enabled: true,
+    does: "completes the evaluation: places the job's allocations on ready nodes (canaries first), starts a service job's deployment, stops the allocations and cancels the deployments the job no longer wants",
+    timing: "at once",
+  },
+  {
+    name: "run",
+    on: "allocation",
+    select: 'ClientStatus == "pending" and DesiredStatus == "run"',
+    after: null,
+    enabled: true,
+    does: "the allocation's tasks start: it is running, and its deployment counts it placed",
+    timing: "half the placement delay after the allocation was placed",
+  },
+  {
+    name: "finish",
+    on: "allocation",
+    select: 'ClientStatus == "running" and DesiredStatus == "run"',
+    after: null,
+    enabled: true,
+    does: "the allocation's tasks end: it is complete, or failed when its job's bexpr.exit_code is not 0",
+    timing: "its job's bexpr.run_for after its tasks started; for a batch job without it, the placement delay; never for other jobs without it",
+  },
+  {
+    name: "complete",
+    on: "deployment",
+    select: 'Status == "running"',
+    after: null,
+    enabled: true,
+    does: "its allocations are healthy and it is successful (the job's version stable); or it fails when its job sets bexpr.fail_deployment; or it waits for its canaries' promotion",
+    timing: "the placement delay after it started; its progress deadline when its job scripts a failure and it has one",
+  },
+];
+
+/** A lifecycle step as the agent holds it: its filter compiled and its time read. */
+export interface LifecycleStepState {
+  readonly step: LifecycleStep;
+  readonly filter: Filter;
+  /** Its time in milliseconds, or undefined for its own timing. */
+  readonly afterMs: number | undefined;
+}
+
+/** Compiles a step (a default one, or one changed by a test). */
+function compileStep(step: LifecycleStep): LifecycleStepState {
+  return { step, filter: compileFilter(step.select), afterMs: step.after === null ? undefined : parseDuration(step.after) };
+}
+
+/** The built-in lifecycle, compiled, by name. */
+export function defaultLifecycle(): Map<LifecycleStepName, LifecycleStepState> {
+  return new Map(LIFECYCLE_DEFAULTS.map((step) => [step.name, compileStep(step)]));
+}
+
+/**
+ * Applies a change to a step; throws {@link ScenarioRuleError} saying what is wrong with one that
+ * cannot be used (an unknown step or field, a filter that does not parse, a bad duration).
+ */
+export function changeStep(current: ReadonlyMap<LifecycleStepName, LifecycleStepState>, name: string, change: unknown): LifecycleStepState {
+  const state = (LIFECYCLE_STEPS as readonly string[]).includes(name) ? current.get(name as LifecycleStepName) : undefined;
+  if (state === undefined) throw new ScenarioRuleError(`no lifecycle step ${JSON.stringify(name)}: the steps are ${LIFECYCLE_STEPS.join(", ")}`);
+  if (typeof change !== "object" || change === null || Array.isArray(change)) throw new ScenarioRuleError('a change is an object such as {"after": "5m"} or {"enabled": false}');
+  const { select, after, enabled, ...rest } = change as Record<string, unknown>;
+  const unknownField = Object.keys(rest)[0];
+  if (unknownField !== undefined) throw new ScenarioRuleError(`a lifecycle step has no field ${JSON.stringify(unknownField)} to change: it has select, after and enabled`);
+  if (select !== undefined && typeof select !== "string") throw new ScenarioRuleError('"select" must be a filter, such as "ClientStatus == \\"pending\\" and JobID != \\"web\\""');
+  if (after !== undefined && after !== null && typeof after !== "number" && typeof after !== "string") throw new ScenarioRuleError('"after" must be milliseconds, a duration such as "30s", or null for the step\'s own timing');
+  if (enabled !== undefined && typeof enabled !== "boolean") throw new ScenarioRuleError('"enabled" must be true or false');
+  const step: LifecycleStep = {
+    ...state.step,
+    ...(select === undefined ? {} : { select: select as string }),
+    ...(after === undefined ? {} : { after: after as number | string | null }),
+    ...(enabled === undefined ? {} : { enabled: enabled as boolean }),
+  };
+  try {
+    return compileStep(step);
+  } catch (error) {
+    if (error instanceof FilterSyntaxError) throw new ScenarioRuleError(`"select" is not a valid filter: ${error.message}`);
+    throw new ScenarioRuleError(`"after": ${(error as Error).message}`);
+  }
+}
+
+/** Whether a lifecycle step takes a row: it is on and its filter accepts the row. */
+export function stepTakes(state: LifecycleStepState, row: unknown): boolean {
+  return state.step.enabled && accepts(state.filter, row);
 }

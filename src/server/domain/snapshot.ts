@@ -246,6 +246,7 @@ const ROW_FIELDS: { readonly [Name in TableName]: Readonly<Record<string, FieldS
     ModifyIndex: "index",
     CreateTime: "nanoseconds",
     ModifyTime: "nanoseconds",
+    TaskRun: "object?",
   },
   job_versions: { Namespace: "string", ID: "string", Version: "integer", Job: "object" },
   nodes: {
@@ -363,6 +364,20 @@ function checkRow(fields: Readonly<Record<string, FieldSpec>>, row: unknown, pat
   return checked;
 }
 
+/** An allocation's record of its tasks, when it has one, must be as the agent writes it: task names, and times and an exit code that are whole numbers or null. */
+function checkTaskRun(alloc: Record<string, unknown>, path: string): void {
+  const run = alloc.TaskRun as Record<string, unknown> | undefined;
+  if (run === undefined) return;
+  const at = `${path}.TaskRun`;
+  const { Tasks: tasks, StartedAt, FinishedAt, ExitCode, ...rest } = run;
+  const unknown = Object.keys(rest)[0];
+  if (unknown !== undefined) throw new AgentDataError("invalid_snapshot", `${at}.${unknown}`, "unknown field: a task run holds Tasks, StartedAt, FinishedAt and ExitCode");
+  if (!Array.isArray(tasks) || !tasks.every((task) => typeof task === "string")) throw new AgentDataError("invalid_snapshot", `${at}.Tasks`, `expected a list of strings, got ${describe(tasks)}`);
+  for (const [field, value] of Object.entries({ StartedAt, FinishedAt, ExitCode })) {
+    if (value !== null && !Number.isSafeInteger(value)) throw new AgentDataError("invalid_snapshot", `${at}.${field}`, `expected a whole number or null, got ${describe(value)}`);
+  }
+}
+
 /** A job's task groups must be objects with a `Name` and a `Count` before registration's checks can read them. */
 function checkTaskGroups(job: Record<string, unknown>, path: string): void {
   (job.TaskGroups as unknown[]).forEach((group, i) => {
@@ -444,6 +459,7 @@ export async function readSnapshot(given: unknown, current?: Tables): Promise<Sn
     const errors = validateJob(job as unknown as JobSpec, namespaces.has(job.Namespace as string));
     if (errors.length > 0) throw fail(path, `the job is not valid: ${formatErrors(errors).trimEnd()}`);
   });
+  (rows.allocs as Record<string, unknown>[]).forEach((alloc, i) => checkTaskRun(alloc, `Tables.allocs[${i}]`));
   const tokens = rows.acl_token as Record<string, unknown>[];
   rows.acl_token = tokens.map((token, i) => {
     const hash = Buffer.from(token.secretHash as string, "hex");

@@ -7,14 +7,17 @@
  * - `POST /_bexpr/clock/advance` with `{"By": "10m"}` (or milliseconds): moves a manual clock,
  *   running the scheduler's steps due on the way, and answers once they are written;
  * - `GET /_bexpr/scenarios`, `POST /_bexpr/scenarios` (a rule), `DELETE /_bexpr/scenarios`,
- *   `GET` and `DELETE /_bexpr/scenarios/<id>`.
+ *   `GET` and `DELETE /_bexpr/scenarios/<id>`;
+ * - `GET /_bexpr/lifecycle` (the built-in lifecycle's steps), `DELETE /_bexpr/lifecycle` (puts
+ *   them back as they were), `GET` and `PATCH /_bexpr/lifecycle/<name>` (`{"after": "5m"}`,
+ *   `{"enabled": false}`, `{"select": "…"}`).
  *
  * @module
  */
 import type { FastifyInstance, FastifyRequest } from "fastify";
 import type { ControlPlane } from "../control/plane.js";
 import { ManualClock, parseDuration } from "../domain/clock.js";
-import { ScenarioRuleError } from "../domain/scenarios.js";
+import { LIFECYCLE_STEPS, ScenarioRuleError } from "../domain/scenarios.js";
 import { controlRoute, jsonBody } from "./control-routes.js";
 import { badRequest, notFound } from "./errors.js";
 import { param, type Result, type RouteContext } from "./route.js";
@@ -25,6 +28,8 @@ export const SIMULATION_PATHS = {
   advance: "/_bexpr/clock/advance",
   scenarios: "/_bexpr/scenarios",
   scenario: "/_bexpr/scenarios/:id",
+  lifecycle: "/_bexpr/lifecycle",
+  step: "/_bexpr/lifecycle/:name",
 } as const;
 
 /** The clock as the routes show it. */
@@ -83,6 +88,31 @@ export function simulationRoutes(app: FastifyInstance, context: RouteContext, co
     DELETE: async () => {
       for (const { id } of context.cluster.rules) context.cluster.removeRule(id);
       return {};
+    },
+  });
+  route(SIMULATION_PATHS.lifecycle, {
+    GET: async () => ({ body: context.cluster.lifecycle }),
+    DELETE: async () => {
+      context.cluster.resetLifecycle();
+      return { body: context.cluster.lifecycle };
+    },
+  });
+  route(SIMULATION_PATHS.step, {
+    GET: async (request) => {
+      const name = param(request, "name");
+      const step = context.cluster.lifecycle.find((each) => each.name === name);
+      if (step === undefined) throw notFound(`no lifecycle step ${JSON.stringify(name)}: the steps are ${LIFECYCLE_STEPS.join(", ")}`);
+      return { body: step };
+    },
+    PATCH: async (request) => {
+      const name = param(request, "name");
+      if (!(LIFECYCLE_STEPS as readonly string[]).includes(name)) throw notFound(`no lifecycle step ${JSON.stringify(name)}: the steps are ${LIFECYCLE_STEPS.join(", ")}`);
+      try {
+        return { body: context.cluster.changeLifecycle(name, jsonBody(request)) };
+      } catch (error) {
+        if (error instanceof ScenarioRuleError) throw badRequest(error.message);
+        throw error;
+      }
     },
   });
   route(SIMULATION_PATHS.scenario, {

@@ -178,6 +178,24 @@ export interface Allocation {
   /** Nanoseconds since the epoch (bigints, as the reference's); the scheduler's timeline counts from `CreateTime`. */
   readonly CreateTime: bigint;
   readonly ModifyTime: bigint;
+  /** What the simulated client did with its tasks, shown as the reference's `TaskStates` (absent on rows a data file gave without it). */
+  readonly TaskRun?: TaskRun;
+}
+
+/**
+ * The agent's record of an allocation's tasks, from which its `TaskStates` are shown: every task
+ * of the group shares the allocation's life in the simulation. Times are milliseconds since the
+ * epoch on the agent's clock (plain numbers, so that a stored row is read back by `JSON.parse`).
+ */
+export interface TaskRun {
+  /** The names of the task group's tasks. */
+  readonly Tasks: readonly string[];
+  /** When the tasks started; null before. */
+  readonly StartedAt: number | null;
+  /** When they ended; null before. */
+  readonly FinishedAt: number | null;
+  /** Their exit code when they ended on their own; null when they were killed or have not ended. */
+  readonly ExitCode: number | null;
 }
 
 /** One version of a job, as it was written (`GET /v1/job/<id>/versions`). */
