@@ -372,7 +372,8 @@ export async function startAgent(options: AgentOptions = {}): Promise<Agent> {
     }
     // The event buffer follows every write from here, the demo data's included.
     events = new EventBroker(store, acl, { heartbeatMs: resolved.eventHeartbeatMs }, () => clock.nowMs());
-    state = new StateControl({ store, cluster, ...(shared === undefined ? {} : { shared }), datacenter: resolved.datacenter, now: () => clock.nowMs() });
+    const access = acl;
+    state = new StateControl({ store, cluster, ...(shared === undefined ? {} : { shared }), datacenter: resolved.datacenter, now: () => clock.nowMs(), onRestored: () => access.forgetBootstrap() });
     state.keepBaseline({
       namespaces: resolved.namespaces.map((namespace) => namespace.Name),
       policies: (resolved.acl.policies ?? []).map((policy) => policy.Name),

@@ -210,6 +210,26 @@ describe("the reset", () => {
     }
   });
 
+  it("makes the ACL bootstrap possible again when the state it goes back to was not bootstrapped, and not when it was", async () => {
+    const agent = await startTestAgent({ port: 0, logLevel: "silent", demo: false, acl: { enabled: true } });
+    try {
+      const bootstrap = () => call(agent, "/v1/acl/bootstrap", { method: "POST", token: "" });
+      const unbootstrapped = await agent.snapshot();
+      expect((await bootstrap()).status).toBe(200);
+      const bootstrapped = await agent.snapshot();
+      const again = await bootstrap();
+      expect([again.status, again.text]).toEqual([400, expect.stringMatching(/^ACL bootstrap already done \(reset index: \d+\)$/)]);
+      await agent.reset();
+      expect((await bootstrap()).status).toBe(200);
+      await agent.restore(unbootstrapped);
+      expect((await bootstrap()).status).toBe(200);
+      await agent.restore(bootstrapped);
+      expect((await bootstrap()).status).toBe(400);
+    } finally {
+      await agent.close();
+    }
+  });
+
   it("leaves out the demo data: a demo agent is emptied too", async () => {
     const agent = await startTestAgent({ ...configured, demo: true });
     try {

@@ -259,6 +259,14 @@ export class AccessControl {
     return token;
   }
 
+  /**
+   * Forgets what this agent knew of the bootstrap, after the state was restored or reset: the
+   * bootstrap is done when the state it has now holds a bootstrap token.
+   */
+  forgetBootstrap(): void {
+    this.#bootstrapIndex = undefined;
+  }
+
   /** The index of a bootstrap token in the table (one another agent of a shared store made). */
   #storedBootstrapIndex(): number | undefined {
     for (const token of this.tokens.values()) if (token.Name === BOOTSTRAP_TOKEN_NAME && token.Global && token.Type === "management") return token.CreateIndex;

@@ -86,6 +86,8 @@ export interface StateControlOptions {
   readonly datacenter: string;
   /** Epoch milliseconds on the agent's clock. */
   readonly now: () => number;
+  /** Told after a restore or a reset put its state, for what is kept outside the tables (the ACL bootstrap's index). */
+  readonly onRestored?: () => void;
 }
 
 /** What the agent's configuration made at start, which a reset keeps: the rest of the state is emptied. */
@@ -177,6 +179,7 @@ export class StateControl {
   async #put(state: SnapshotState): Promise<number> {
     const index = await restoreSnapshot(this.#options.store, state);
     this.#options.cluster.resync();
+    this.#options.onRestored?.();
     return index;
   }
 
