@@ -152,6 +152,7 @@ export type LifecycleStepName = (typeof LIFECYCLE_STEPS)[number];
  * pending allocation…), whatever its `select` says.
  */
 export interface LifecycleStep {
+  /** Its name, to change it. */
   readonly name: LifecycleStepName;
   /** The kind of row it acts on. */
   readonly on: ScenarioKind;
@@ -169,8 +170,11 @@ export interface LifecycleStep {
 
 /** A change to a lifecycle step: the fields given replace the step's. */
 export interface LifecycleChange {
+  /** A new filter over the rows it may act on. */
   readonly select?: string;
+  /** A time in place of its own (milliseconds or a duration), or null for its own again. */
   readonly after?: number | string | null;
+  /** Whether it acts at all. */
   readonly enabled?: boolean;
 }
 
