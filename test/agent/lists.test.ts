@@ -68,7 +68,7 @@ describe("GET /v1/jobs", () => {
   });
 
   it("filters the stored job with the list item's fields laid over it, in typed mode", async () => {
-    await agent.register(job("meta", { Meta: { owner: "team-a" }, Datacenters: ["dc2"] }));
+    await agent.register(job("meta", { Meta: { owner: "team-a" }, Datacenters: ["dc1", "dc2"] }));
     const filtered = (filter: string) => ids(agent, `/v1/jobs?filter=${encodeURIComponent(filter)}`).then((r) => r.ids);
     expect(await filtered('Meta.owner == "team-a"')).toEqual(["meta"]);
     expect(await filtered('"dc2" in Datacenters')).toEqual(["meta"]);

@@ -53,7 +53,8 @@ const parameterizedJob = { ID: "param", Type: "batch", ParameterizedJob: { Paylo
 async function filterTargets(): Promise<{ jobs: unknown[]; deployments: unknown[] }> {
   const store = new MemoryStore();
   const cluster = new Cluster(store, { region: "global", placementDelayMs: 0 });
-  await cluster.seed();
+  // Nodes to place on: without them every job would be blocked, with no allocations or deployments.
+  await cluster.seed(3);
   cluster.lead();
   await loadDemo(cluster);
   for (const job of [fullJob, periodicJob, parameterizedJob]) {

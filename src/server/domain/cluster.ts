@@ -502,7 +502,7 @@ export class Cluster {
     const evals = [...(state.evals ?? this.#tables.evals).group(key).values()];
     if (deployments.some((d) => ACTIVE_DEPLOYMENT.has(d.Status))) return "running";
     if (allocs.some((a) => !isTerminal(a))) return "running";
-    if (evals.some((e) => e.Status === "pending")) return "pending";
+    if (evals.some((e) => e.Status === "pending" || e.Status === "blocked")) return "pending";
     if (evals.length > 0 || allocs.length > 0 || job.Stop) return "dead";
     return "pending";
   }
@@ -529,9 +529,21 @@ export class Cluster {
           state.deployment.put({ ...deployment, Status: "cancelled", StatusDescription: description, ModifyIndex: index, ModifyTime: this.clock.nowNs() });
         }
       }
+      // A newer evaluation supersedes the job's blocked one; a stopped job queues nothing.
+      for (const other of [...state.evals.group(jobKey).values()]) {
+        if (other.Status === "blocked" && other.ID !== evalId) state.evals.put({ ...other, Status: "canceled", StatusDescription: BLOCKED_SUPERSEDED, ModifyIndex: index, ModifyTime: this.clock.nowNs() });
+      }
+      if (job.Stop) {
+        for (const [group, counts] of Object.entries(state.job_summary.get(jobKey)?.Summary ?? {})) if (counts.Queued > 0) this.#count(state, job, group, { Queued: -counts.Queued });
+      }
       if (!job.Stop && !current.some((a) => a.JobVersion === job.Version)) {
-        const deployment = this.#startDeployment(state, job, evaluation);
-        this.#place(state, job, evaluation, deployment ?? "");
+        const nodes = this.#nodesFor(job);
+        if (nodes.length === 0 && job.TaskGroups.some((group) => group.Count > 0)) {
+          this.#block(state, job, state.evals.get(evalId)!);
+        } else {
+          const deployment = this.#startDeployment(state, job, evaluation);
+          this.#place(state, job, evaluation, deployment ?? "", nodes);
+        }
       }
       this.#putJob(state, job);
     });
@@ -539,12 +551,11 @@ export class Cluster {
 
   /**
    * Creates the job's allocations: `Count` per task group (one per group for system jobs), each on
-   * a node of the job's datacenters in turn (none when the agent has no nodes).
+   * one of `nodes` (those that can take the job; a job none can take is blocked instead) in turn.
    */
-  #place(state: Transaction<"allocs" | "job_summary">, job: Job, evaluation: Evaluation, deploymentId: string): void {
+  #place(state: Transaction<"allocs" | "job_summary">, job: Job, evaluation: Evaluation, deploymentId: string, nodes: readonly Node[]): void {
     const { index } = state;
     const now = this.clock.nowNs();
-    const nodes = [...this.#tables.nodes.values()].filter((node) => node.Status === "ready" && (job.Datacenters.includes("*") || job.Datacenters.includes(node.Datacenter)));
     let placed = 0;
     for (const group of job.TaskGroups) {
       const count = job.Type === "system" ? Math.min(group.Count, 1) : group.Count;
@@ -579,7 +590,75 @@ export class Cluster {
         state.allocs.put(alloc);
         this.#count(state, job, group.Name, { Starting: 1 });
       }
+      // What a blocked evaluation had queued is placed now.
+      const queued = state.job_summary.get(namespacedKey(job.Namespace, job.ID))?.Summary[group.Name]?.Queued ?? 0;
+      if (queued > 0) this.#count(state, job, group.Name, { Queued: -queued });
     }
+  }
+
+  /** The nodes that can take the job's allocations: ready, eligible, in one of its datacenters (`*` and other globs match as the reference's). */
+  #nodesFor(job: JobSpec): Node[] {
+    return [...this.#tables.nodes.values()].filter((node) => node.Status === "ready" && node.SchedulingEligibility === "eligible" && job.Datacenters.some((pattern) => matchesGlob(pattern, node.Datacenter)));
+  }
+
+  /**
+   * No node can take the job (none ready and eligible in its datacenters): as the reference's
+   * scheduler, the evaluation completes with the task groups it could not place
+   * (`FailedTGAllocs`) and a `blocked` evaluation (`BlockedEval`) waits for a node; the summary
+   * counts the allocations `Queued`, and the job stays pending.
+   */
+  #block(state: Transaction<"evals" | "job_summary">, job: Job, evaluation: Evaluation): void {
+    const { index } = state;
+    const now = this.clock.nowNs();
+    const available = Object.fromEntries(job.Datacenters.filter((pattern) => !pattern.includes("*")).map((datacenter) => [datacenter, 0]));
+    const failed: Record<string, JsonObject> = {};
+    const queued: Record<string, number> = {};
+    for (const group of job.TaskGroups) {
+      if (group.Count <= 0) continue;
+      const count = job.Type === "system" ? Math.min(group.Count, 1) : group.Count;
+      failed[group.Name] = { ...ALLOC_METRIC, NodesAvailable: available, CoalescedFailures: count - 1 };
+      queued[group.Name] = count;
+      const already = state.job_summary.get(namespacedKey(job.Namespace, job.ID))?.Summary[group.Name]?.Queued ?? 0;
+      this.#count(state, job, group.Name, { Queued: count - already });
+    }
+    const blocked: Evaluation = {
+      ID: randomUUID(),
+      Namespace: job.Namespace,
+      Priority: evaluation.Priority,
+      Type: evaluation.Type,
+      TriggeredBy: "queued-allocs",
+      JobID: job.ID,
+      JobModifyIndex: job.JobModifyIndex,
+      Status: "blocked",
+      StatusDescription: BLOCKED_DESCRIPTION,
+      PreviousEval: evaluation.ID,
+      CreateIndex: index,
+      ModifyIndex: index,
+      CreateTime: now,
+      ModifyTime: now,
+    };
+    state.evals.put(blocked);
+    state.evals.put({ ...evaluation, FailedTGAllocs: failed, QueuedAllocations: queued, BlockedEval: blocked.ID, ModifyIndex: index, ModifyTime: now });
+  }
+
+  /**
+   * A node can take allocations now: the blocked evaluations of jobs that a node can take are
+   * pending again, for the `evaluate` step (a scan of the evaluations, made when a node becomes
+   * ready or eligible, which is rare).
+   */
+  async #unblock(): Promise<void> {
+    const unblocked = [...this.#tables.evals.values()].filter((evaluation) => {
+      if (evaluation.Status !== "blocked") return false;
+      const job = this.#tables.jobs.get(namespacedKey(evaluation.Namespace, evaluation.JobID));
+      return job !== undefined && this.#nodesFor(job).length > 0;
+    });
+    if (unblocked.length === 0) return;
+    await this.store.write(["evals"], (state) => {
+      for (const { ID } of unblocked) {
+        const evaluation = state.evals.get(ID);
+        if (evaluation?.Status === "blocked") state.evals.put({ ...evaluation, Status: "pending", StatusDescription: "", ModifyIndex: state.index, ModifyTime: this.clock.nowNs() });
+      }
+    });
   }
 
   /**
@@ -791,7 +870,7 @@ export class Cluster {
   /** Schedules the work in flight from the state as it is now, and lets each rule consider every row of its kind (a row it acted on is skipped). */
   #takeUp(): void {
     if (!this.#active) return;
-    this.#schedule(this.#tables.evals.values(), this.#tables.allocs.values(), this.#tables.deployment.values());
+    this.#schedule(this.#tables.evals.values(), this.#tables.allocs.values(), this.#tables.deployment.values(), this.#tables.nodes.values());
     for (const rule of this.#rules.values()) this.#consider(rule, this.#tables[SCENARIO_TABLES[rule.rule.on]].values());
   }
 
@@ -837,7 +916,7 @@ export class Cluster {
       this.clock.clearTimer(task.timer);
       this.#tasks.delete(name);
     }
-    if (this.#active) this.#schedule(this.#tables.evals.values(), this.#tables.allocs.values(), this.#tables.deployment.values());
+    if (this.#active) this.#schedule(this.#tables.evals.values(), this.#tables.allocs.values(), this.#tables.deployment.values(), this.#tables.nodes.values());
   }
 
   /** Stops running the scheduler (another agent leads now); the work in flight is left to the leader. */
@@ -862,8 +941,8 @@ export class Cluster {
   #observe(write: AppliedWrite): void {
     if (!this.#active) return;
     const rows = <Row>(changes: ReadonlyMap<string, Row | undefined> | undefined) => [...(changes?.values() ?? [])].filter((row): row is Row => row !== undefined);
-    const { evals, allocs, deployment } = write.changes;
-    this.#schedule(rows(evals), rows(allocs), rows(deployment));
+    const { evals, allocs, deployment, nodes } = write.changes;
+    this.#schedule(rows(evals), rows(allocs), rows(deployment), rows(nodes));
     for (const rule of this.#rules.values()) this.#consider(rule, rows<unknown>(write.changes[SCENARIO_TABLES[rule.rule.on]] as ReadonlyMap<string, unknown> | undefined));
   }
 
@@ -963,8 +1042,14 @@ export class Cluster {
    * step's `after` replaces its own timing. Each step is scheduled once, and each checks the
    * state again when it runs.
    */
-  #schedule(evals: Iterable<Evaluation>, allocs: Iterable<Allocation>, deployments: Iterable<Deployment>): void {
+  #schedule(evals: Iterable<Evaluation>, allocs: Iterable<Allocation>, deployments: Iterable<Deployment>, nodes: Iterable<Node> = []): void {
     const delay = this.options.placementDelayMs;
+    // A node that can take allocations may unblock the blocked evaluations of jobs in its datacenter.
+    for (const node of nodes) {
+      if (node.Status !== "ready" || node.SchedulingEligibility !== "eligible") continue;
+      this.#defer("unblock", 0, () => this.#unblock());
+      break;
+    }
     const { evaluate, run, finish, complete } = this.#steps();
     const dueIn = (createdNs: bigint, after: number) => Math.max(0, Number(createdNs / 1_000_000n) + after - this.clock.nowMs());
     for (const evaluation of evals) {
@@ -1016,7 +1101,7 @@ export class Cluster {
         this.options.onError?.(error);
         // The state still says what is left to do: the leader reads it again a little later.
         this.#defer("reconcile", RETRY_MS, async () => {
-          if (this.#active) this.#schedule(this.#tables.evals.values(), this.#tables.allocs.values(), this.#tables.deployment.values());
+          if (this.#active) this.#schedule(this.#tables.evals.values(), this.#tables.allocs.values(), this.#tables.deployment.values(), this.#tables.nodes.values());
         });
       });
       // Settling waits for the steps its timers started, as for those it runs itself.
@@ -1064,6 +1149,44 @@ export class Cluster {
     this.#cancelTasks();
     this.store.close();
   }
+}
+
+/** What the reference writes on a blocked evaluation, and on one a newer evaluation superseded. */
+const BLOCKED_DESCRIPTION = "created to place remaining allocations";
+const BLOCKED_SUPERSEDED = "evaluation superseded by a newer one of the job";
+
+/** `structs.AllocMetric` with every field at its zero value: what a task group that found no node reports. */
+const ALLOC_METRIC: JsonObject = Object.freeze({
+  NodesEvaluated: 0,
+  NodesFiltered: 0,
+  NodesInPool: 0,
+  NodesAvailable: null,
+  ClassFiltered: null,
+  ConstraintFiltered: null,
+  NodesExhausted: 0,
+  ClassExhausted: null,
+  DimensionExhausted: null,
+  QuotaExhausted: null,
+  ResourcesExhausted: null,
+  ScoreMetaData: null,
+  AllocationTime: 0,
+  CoalescedFailures: 0,
+});
+
+/** Whether a job's datacenter pattern matches a node's datacenter: `*` stands for any run of characters, as the reference's glob. */
+export function matchesGlob(pattern: string, datacenter: string): boolean {
+  if (!pattern.includes("*")) return pattern === datacenter;
+  const parts = pattern.split("*");
+  if (!datacenter.startsWith(parts[0]!) || !datacenter.endsWith(parts[parts.length - 1]!)) return false;
+  let at = parts[0]!.length;
+  const end = datacenter.length - parts[parts.length - 1]!.length;
+  if (end < at) return false;
+  for (const part of parts.slice(1, -1)) {
+    const found = datacenter.indexOf(part, at);
+    if (found === -1 || found + part.length > end) return false;
+    at = found + part.length;
+  }
+  return true;
 }
 
 /** The summary count each client status is counted in. */

@@ -186,7 +186,7 @@ export const LIFECYCLE_DEFAULTS: readonly LifecycleStep[] = [
     select: 'Status == "pending"',
     after: null,
     enabled: true,
-    does: "completes the evaluation: places the job's allocations on ready nodes (canaries first), starts a service job's deployment, stops the allocations and cancels the deployments the job no longer wants",
+    does: "completes the evaluation: places the job's allocations on the ready, eligible nodes of its datacenters (canaries first) and starts a service job's deployment, or, when no node can take them, leaves a blocked evaluation that waits for one; stops the allocations and cancels the deployments the job no longer wants",
     timing: "at once",
   },
   {

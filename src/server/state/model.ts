@@ -138,6 +138,12 @@ export interface Evaluation {
   readonly StatusDescription?: string;
   /** The allocations left to place per task group, once processed. */
   readonly QueuedAllocations?: { readonly [group: string]: number };
+  /** Why the task groups it could not place were not placed (`structs.AllocMetric` per group). */
+  readonly FailedTGAllocs?: { readonly [group: string]: JsonObject };
+  /** The evaluation made to place what it could not (status `blocked` until a node can take it). */
+  readonly BlockedEval?: string;
+  /** The evaluation that made this one (a blocked evaluation's). */
+  readonly PreviousEval?: string;
   readonly CreateIndex: number;
   readonly ModifyIndex: number;
   /** Nanoseconds since the epoch. */
