@@ -8,6 +8,7 @@
  * and exits when the parent goes away.
  */
 import { startAgent } from "bexpr/server";
+import { BENCH_AGENT_DATA } from "./data.js";
 
 /** What the child sends to the parent. */
 export type AgentChildMessage = { readonly kind: "listening"; readonly url: string } | { readonly kind: "probed"; readonly blockingQueries: number };
@@ -18,7 +19,7 @@ export type AgentParentMessage = { readonly kind: "probe"; readonly collect: boo
 const placementDelayMs = Number(process.argv[2]);
 if (!Number.isFinite(placementDelayMs)) throw new Error("usage: agent-child.js <placement delay ms>");
 
-const agent = await startAgent({ port: 0, logLevel: "silent", demo: false, placementDelayMs });
+const agent = await startAgent({ port: 0, logLevel: "silent", demo: false, placementDelayMs, data: BENCH_AGENT_DATA });
 
 const send = (message: AgentChildMessage) => process.send?.(message);
 

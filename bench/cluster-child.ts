@@ -9,6 +9,7 @@
  * parent goes away.
  */
 import { startAgent, type AgentOptions } from "bexpr/server";
+import { BENCH_AGENT_DATA } from "./data.js";
 
 /** What the child sends to the parent (the `listening` and `probed` messages of bench/agent-child.ts, with more fields). */
 export type ClusterChildMessage =
@@ -25,7 +26,7 @@ const options = JSON.parse(process.argv[2] ?? "null") as AgentOptions | null;
 if (options === null || typeof options !== "object") throw new Error("usage: cluster-child.js '<agent options as JSON>'");
 
 const started = performance.now();
-const agent = await startAgent({ port: 0, logLevel: "silent", demo: false, ...options });
+const agent = await startAgent({ port: 0, logLevel: "silent", demo: false, data: BENCH_AGENT_DATA, ...options });
 const startMs = performance.now() - started;
 
 const send = (message: ClusterChildMessage) => process.send?.(message);

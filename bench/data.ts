@@ -46,3 +46,19 @@ export function jobListItems(count: number) {
     };
   });
 }
+
+/**
+ * What the benchmarks' agents start from: the three client nodes an agent has by default (in
+ * `dc1`), and one in each other datacenter of the benchmark jobs, so that every job is placed (a
+ * job no node can take would be blocked, with no allocation or deployment: less work than a real
+ * one). A data file's nodes are the agent's nodes.
+ */
+export const BENCH_AGENT_DATA = {
+  Nodes: [
+    { Name: "client-1", Datacenter: "dc1" },
+    { Name: "client-2", Datacenter: "dc1" },
+    { Name: "client-3", Datacenter: "dc1" },
+    { Name: "client-dc2", Datacenter: "dc2" },
+    { Name: "client-dc3", Datacenter: "dc3" },
+  ],
+};
