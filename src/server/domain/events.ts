@@ -260,7 +260,8 @@ export function estimateJsonBytes(value: unknown): number {
       const numberText = (value as { isLosslessNumber?: unknown; value?: unknown }).isLosslessNumber === true ? (value as { value: unknown }).value : undefined;
       if (typeof numberText === "string") return numberText.length;
       let bytes = 2;
-      for (const [key, item] of Object.entries(value)) bytes += key.length + 4 + estimateJsonBytes(item);
+      // `for…in` over a row's own fields (rows are plain objects), without the array `Object.entries` makes for each object.
+      for (const key in value) if (Object.hasOwn(value, key)) bytes += key.length + 4 + estimateJsonBytes((value as Record<string, unknown>)[key]);
       return bytes;
     }
     default:
