@@ -517,6 +517,9 @@ export class Cluster {
       state.evals.put({ ...evaluation, Status: "complete", ModifyIndex: index, ModifyTime: this.clock.nowNs() });
       const job = state.jobs.get(jobKey);
       if (job === undefined) return;
+      // Allocations on a node that is down are lost, as the reference's reconciler finds them; those of the job's version are replaced.
+      const lost = [...state.allocs.group(jobKey).values()].filter((a) => !isTerminal(a) && this.#tables.nodes.get(a.NodeID)?.Status === "down");
+      for (const alloc of lost) this.#updateAlloc(state, job, alloc, { DesiredStatus: "stop", DesiredDescription: LOST_DESCRIPTION, ClientStatus: "lost", ClientDescription: LOST_DESCRIPTION });
       const current = [...state.allocs.group(jobKey).values()].filter((a) => !isTerminal(a));
       const obsolete = job.Stop ? current : current.filter((a) => a.JobVersion !== job.Version);
       for (const alloc of obsolete) {
@@ -536,13 +539,17 @@ export class Cluster {
       if (job.Stop) {
         for (const [group, counts] of Object.entries(state.job_summary.get(jobKey)?.Summary ?? {})) if (counts.Queued > 0) this.#count(state, job, group, { Queued: -counts.Queued });
       }
-      if (!job.Stop && !current.some((a) => a.JobVersion === job.Version)) {
+      const replaced = lost.filter((alloc) => alloc.JobVersion === job.Version);
+      if (!job.Stop && (replaced.length > 0 || !current.some((a) => a.JobVersion === job.Version))) {
         const nodes = this.#nodesFor(job);
-        if (nodes.length === 0 && job.TaskGroups.some((group) => group.Count > 0)) {
-          this.#block(state, job, state.evals.get(evalId)!);
+        const placements = replaced.length > 0 ? this.#replacements(job, replaced) : this.#placements(job);
+        if (nodes.length === 0 && placements.length > 0) {
+          this.#block(state, job, state.evals.get(evalId)!, placements);
+        } else if (replaced.length > 0) {
+          this.#place(state, job, evaluation, nodes, placements);
         } else {
           const deployment = this.#startDeployment(state, job, evaluation);
-          this.#place(state, job, evaluation, deployment ?? "", nodes);
+          this.#place(state, job, evaluation, nodes, deployment === undefined ? placements : this.#placements(job, deployment));
         }
       }
       this.#putJob(state, job);
@@ -550,49 +557,72 @@ export class Cluster {
   }
 
   /**
-   * Creates the job's allocations: `Count` per task group (one per group for system jobs), each on
-   * one of `nodes` (those that can take the job; a job none can take is blocked instead) in turn.
+   * The allocations a job wants: `Count` per task group (one per group for system jobs), named
+   * `<job>.<group>[<i>]`; with a deployment, the first of each group are its canaries when the
+   * group's update strategy asks for them.
    */
-  #place(state: Transaction<"allocs" | "job_summary">, job: Job, evaluation: Evaluation, deploymentId: string, nodes: readonly Node[]): void {
+  #placements(job: Job, deploymentId = ""): Placement[] {
+    const placements: Placement[] = [];
+    for (const group of job.TaskGroups) {
+      const count = job.Type === "system" ? Math.min(group.Count, 1) : group.Count;
+      const canaries = deploymentId === "" ? 0 : Number(updateStrategy(job, group).Canary ?? 0);
+      for (let i = 0; i < count; i++) placements.push({ group, name: `${job.ID}.${group.Name}[${i}]`, deploymentId, canary: i < canaries });
+    }
+    return placements;
+  }
+
+  /** One allocation in place of each lost one, of the same name, outside any deployment. */
+  #replacements(job: Job, lost: readonly Allocation[]): Placement[] {
+    return lost.flatMap((previous) => {
+      const group = job.TaskGroups.find((each) => each.Name === previous.TaskGroup);
+      return group === undefined ? [] : [{ group, name: previous.Name, deploymentId: "", canary: false, previous }];
+    });
+  }
+
+  /**
+   * Creates the allocations of `placements`, each on one of `nodes` (those that can take the job;
+   * a job none can take is blocked instead) in turn; a replacement names the allocation it
+   * replaces (`PreviousAllocation`), which names it back (`NextAllocation`). What a blocked
+   * evaluation had queued is placed with them.
+   */
+  #place(state: Transaction<"allocs" | "job_summary">, job: Job, evaluation: Evaluation, nodes: readonly Node[], placements: readonly Placement[]): void {
     const { index } = state;
     const now = this.clock.nowNs();
     let placed = 0;
-    for (const group of job.TaskGroups) {
-      const count = job.Type === "system" ? Math.min(group.Count, 1) : group.Count;
-      // The first allocations of a deployment whose update strategy asks for canaries are its canaries.
-      const canaries = deploymentId === "" ? 0 : Number(updateStrategy(job, group).Canary ?? 0);
+    for (const { group, name, deploymentId, canary, previous } of placements) {
+      const node = nodes.length === 0 ? undefined : nodes[placed++ % nodes.length]!;
       const taskNames = Array.isArray(group.Tasks) ? (group.Tasks as JsonObject[]).map((task) => String(task.Name ?? "")) : [];
-      for (let i = 0; i < count; i++) {
-        const node = nodes.length === 0 ? undefined : nodes[placed++ % nodes.length]!;
-        const alloc: Allocation = {
-          ID: randomUUID(),
-          Namespace: job.Namespace,
-          EvalID: evaluation.ID,
-          Name: `${job.ID}.${group.Name}[${i}]`,
-          NodeID: node?.ID ?? "",
-          NodeName: node?.Name ?? "",
-          JobID: job.ID,
-          JobType: job.Type,
-          JobVersion: job.Version,
-          TaskGroup: group.Name,
-          DeploymentID: deploymentId,
-          DesiredStatus: "run",
-          DesiredDescription: "",
-          ClientStatus: "pending",
-          ClientDescription: CLIENT_DESCRIPTIONS.pending,
-          DeploymentStatus: deploymentId === "" ? null : { Healthy: null, Timestamp: "", Canary: i < canaries, ModifyIndex: index },
-          CreateIndex: index,
-          ModifyIndex: index,
-          CreateTime: now,
-          ModifyTime: now,
-          TaskRun: { Tasks: taskNames, StartedAt: null, FinishedAt: null, ExitCode: null },
-        };
-        state.allocs.put(alloc);
-        this.#count(state, job, group.Name, { Starting: 1 });
-      }
-      // What a blocked evaluation had queued is placed now.
-      const queued = state.job_summary.get(namespacedKey(job.Namespace, job.ID))?.Summary[group.Name]?.Queued ?? 0;
-      if (queued > 0) this.#count(state, job, group.Name, { Queued: -queued });
+      const alloc: Allocation = {
+        ID: randomUUID(),
+        Namespace: job.Namespace,
+        EvalID: evaluation.ID,
+        Name: name,
+        NodeID: node?.ID ?? "",
+        NodeName: node?.Name ?? "",
+        JobID: job.ID,
+        JobType: job.Type,
+        JobVersion: job.Version,
+        TaskGroup: group.Name,
+        DeploymentID: deploymentId,
+        DesiredStatus: "run",
+        DesiredDescription: "",
+        ClientStatus: "pending",
+        ClientDescription: CLIENT_DESCRIPTIONS.pending,
+        DeploymentStatus: deploymentId === "" ? null : { Healthy: null, Timestamp: "", Canary: canary, ModifyIndex: index },
+        CreateIndex: index,
+        ModifyIndex: index,
+        CreateTime: now,
+        ModifyTime: now,
+        TaskRun: { Tasks: taskNames, StartedAt: null, FinishedAt: null, ExitCode: null },
+        ...(previous === undefined ? {} : { PreviousAllocation: previous.ID }),
+      };
+      state.allocs.put(alloc);
+      if (previous !== undefined) state.allocs.put({ ...state.allocs.get(previous.ID)!, NextAllocation: alloc.ID, ModifyIndex: index });
+      this.#count(state, job, group.Name, { Starting: 1 });
+    }
+    for (const group of new Set(placements.map((placement) => placement.group.Name))) {
+      const queued = state.job_summary.get(namespacedKey(job.Namespace, job.ID))?.Summary[group]?.Queued ?? 0;
+      if (queued > 0) this.#count(state, job, group, { Queued: -queued });
     }
   }
 
@@ -607,19 +637,17 @@ export class Cluster {
    * (`FailedTGAllocs`) and a `blocked` evaluation (`BlockedEval`) waits for a node; the summary
    * counts the allocations `Queued`, and the job stays pending.
    */
-  #block(state: Transaction<"evals" | "job_summary">, job: Job, evaluation: Evaluation): void {
+  #block(state: Transaction<"evals" | "job_summary">, job: Job, evaluation: Evaluation, placements: readonly Placement[]): void {
     const { index } = state;
     const now = this.clock.nowNs();
     const available = Object.fromEntries(job.Datacenters.filter((pattern) => !pattern.includes("*")).map((datacenter) => [datacenter, 0]));
     const failed: Record<string, JsonObject> = {};
     const queued: Record<string, number> = {};
-    for (const group of job.TaskGroups) {
-      if (group.Count <= 0) continue;
-      const count = job.Type === "system" ? Math.min(group.Count, 1) : group.Count;
-      failed[group.Name] = { ...ALLOC_METRIC, NodesAvailable: available, CoalescedFailures: count - 1 };
-      queued[group.Name] = count;
-      const already = state.job_summary.get(namespacedKey(job.Namespace, job.ID))?.Summary[group.Name]?.Queued ?? 0;
-      this.#count(state, job, group.Name, { Queued: count - already });
+    for (const { group } of placements) queued[group.Name] = (queued[group.Name] ?? 0) + 1;
+    for (const [group, count] of Object.entries(queued)) {
+      failed[group] = { ...ALLOC_METRIC, NodesAvailable: available, CoalescedFailures: count - 1 };
+      const already = state.job_summary.get(namespacedKey(job.Namespace, job.ID))?.Summary[group]?.Queued ?? 0;
+      this.#count(state, job, group, { Queued: count - already });
     }
     const blocked: Evaluation = {
       ID: randomUUID(),
@@ -639,6 +667,43 @@ export class Cluster {
     };
     state.evals.put(blocked);
     state.evals.put({ ...evaluation, FailedTGAllocs: failed, QueuedAllocations: queued, BlockedEval: blocked.ID, ModifyIndex: index, ModifyTime: now });
+  }
+
+  /**
+   * A node is down: a `node-update` evaluation for each job with allocations still on it, which
+   * the `evaluate` step turns into lost allocations and their replacements (a scan of the
+   * allocations, made when a node goes down, which is rare).
+   */
+  async #nodeDown(nodeId: string): Promise<void> {
+    const node = this.#tables.nodes.get(nodeId);
+    if (node?.Status !== "down") return;
+    const jobs = new Set<string>();
+    for (const alloc of this.#tables.allocs.values()) if (alloc.NodeID === nodeId && !isTerminal(alloc)) jobs.add(namespacedKey(alloc.Namespace, alloc.JobID));
+    if (jobs.size === 0) return;
+    await this.store.write(["evals", "jobs"], (state) => {
+      const now = this.clock.nowNs();
+      for (const key of jobs) {
+        const job = state.jobs.get(key);
+        if (job === undefined) continue;
+        state.evals.put({
+          ID: randomUUID(),
+          Namespace: job.Namespace,
+          Priority: job.Priority,
+          Type: job.Type,
+          TriggeredBy: "node-update",
+          JobID: job.ID,
+          JobModifyIndex: job.JobModifyIndex,
+          NodeID: nodeId,
+          NodeModifyIndex: node.ModifyIndex,
+          Status: "pending",
+          CreateIndex: state.index,
+          ModifyIndex: state.index,
+          CreateTime: now,
+          ModifyTime: now,
+        });
+        this.#putJob(state, job);
+      }
+    });
   }
 
   /**
@@ -1044,11 +1109,11 @@ export class Cluster {
    */
   #schedule(evals: Iterable<Evaluation>, allocs: Iterable<Allocation>, deployments: Iterable<Deployment>, nodes: Iterable<Node> = []): void {
     const delay = this.options.placementDelayMs;
-    // A node that can take allocations may unblock the blocked evaluations of jobs in its datacenter.
     for (const node of nodes) {
-      if (node.Status !== "ready" || node.SchedulingEligibility !== "eligible") continue;
-      this.#defer("unblock", 0, () => this.#unblock());
-      break;
+      // A node that can take allocations may unblock the blocked evaluations of jobs in its datacenter.
+      if (node.Status === "ready" && node.SchedulingEligibility === "eligible") this.#defer("unblock", 0, () => this.#unblock());
+      // A node that is down loses its allocations: each of their jobs is evaluated again.
+      if (node.Status === "down") this.#defer(`node-down ${node.ID}`, 0, () => this.#nodeDown(node.ID));
     }
     const { evaluate, run, finish, complete } = this.#steps();
     const dueIn = (createdNs: bigint, after: number) => Math.max(0, Number(createdNs / 1_000_000n) + after - this.clock.nowMs());
@@ -1150,6 +1215,18 @@ export class Cluster {
     this.store.close();
   }
 }
+
+/** An allocation the scheduler is to create: its group and name, its deployment, and the lost allocation it replaces. */
+interface Placement {
+  readonly group: JobSpec["TaskGroups"][number];
+  readonly name: string;
+  readonly deploymentId: string;
+  readonly canary: boolean;
+  readonly previous?: Allocation;
+}
+
+/** The reference's words for an allocation lost with its node. */
+const LOST_DESCRIPTION = "alloc is lost since its node is down";
 
 /** What the reference writes on a blocked evaluation, and on one a newer evaluation superseded. */
 const BLOCKED_DESCRIPTION = "created to place remaining allocations";

@@ -247,6 +247,8 @@ const ROW_FIELDS: { readonly [Name in TableName]: Readonly<Record<string, FieldS
     CreateTime: "nanoseconds",
     ModifyTime: "nanoseconds",
     TaskRun: "object?",
+    PreviousAllocation: "string?",
+    NextAllocation: "string?",
   },
   job_versions: { Namespace: "string", ID: "string", Version: "integer", Job: "object" },
   nodes: {

@@ -144,6 +144,9 @@ export interface Evaluation {
   readonly BlockedEval?: string;
   /** The evaluation that made this one (a blocked evaluation's). */
   readonly PreviousEval?: string;
+  /** The node whose change made it (a `node-update` evaluation's), and that node's index then. */
+  readonly NodeID?: string;
+  readonly NodeModifyIndex?: number;
   readonly CreateIndex: number;
   readonly ModifyIndex: number;
   /** Nanoseconds since the epoch. */
@@ -186,6 +189,10 @@ export interface Allocation {
   readonly ModifyTime: bigint;
   /** What the simulated client did with its tasks, shown as the reference's `TaskStates` (absent on rows a data file gave without it). */
   readonly TaskRun?: TaskRun;
+  /** The lost allocation this one replaces. */
+  readonly PreviousAllocation?: string;
+  /** The allocation that replaced this one once it was lost. */
+  readonly NextAllocation?: string;
 }
 
 /**
