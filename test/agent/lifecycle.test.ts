@@ -32,6 +32,8 @@ describe("the built-in lifecycle", () => {
     ]);
     expect(steps).toEqual(LIFECYCLE_DEFAULTS);
     for (const step of steps) expect(step.does.length + step.timing.length).toBeGreaterThan(20);
+    // What it hands out cannot be changed behind its back (only through changeStep).
+    expect(steps.every((step) => Object.isFrozen(step)) && LIFECYCLE_DEFAULTS.every((step) => Object.isFrozen(step))).toBe(true);
   });
 
   it("leaves allocations pending while its run step is off, for a test's own rule to move", async () => {

@@ -179,7 +179,7 @@ export interface LifecycleChange {
 }
 
 /** The built-in lifecycle as an agent starts with it: today's behaviour. */
-export const LIFECYCLE_DEFAULTS: readonly LifecycleStep[] = [
+export const LIFECYCLE_DEFAULTS: readonly LifecycleStep[] = Object.freeze(([
   {
     name: "evaluate",
     on: "evaluation",
@@ -216,7 +216,7 @@ export const LIFECYCLE_DEFAULTS: readonly LifecycleStep[] = [
     does: "its allocations are healthy and it is successful (the job's version stable); or it fails when its job sets bexpr.fail_deployment; or it waits for its canaries' promotion",
     timing: "the placement delay after it started; its progress deadline when its job scripts a failure and it has one",
   },
-];
+] satisfies LifecycleStep[]).map((step): LifecycleStep => Object.freeze(step)));
 
 /** A lifecycle step as the agent holds it: its filter compiled and its time read. */
 export interface LifecycleStepState {
@@ -228,7 +228,8 @@ export interface LifecycleStepState {
 
 /** Compiles a step (a default one, or one changed by a test). */
 function compileStep(step: LifecycleStep): LifecycleStepState {
-  return { step, filter: compileFilter(step.select), afterMs: step.after === null ? undefined : parseDuration(step.after) };
+  // Frozen: a step handed out cannot be changed behind the agent's back (its filter is compiled once).
+  return { step: Object.freeze(step), filter: compileFilter(step.select), afterMs: step.after === null ? undefined : parseDuration(step.after) };
 }
 
 /** The built-in lifecycle, compiled, by name. */
