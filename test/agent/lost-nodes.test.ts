@@ -55,3 +55,25 @@ describe("a node that goes down", () => {
     agent.agent.scenarios.remove(up);
   });
 });
+
+describe("nodes going down while the evaluate step is off", () => {
+  const agent = useAgent({ clock: "manual", placementDelayMs: 1000, nodes: 3 });
+
+  it("leave one node-update evaluation a job, however many node writes follow, processed once it is back on", async () => {
+    await agent.register(job("patient", { TaskGroups: [{ Name: "g", Count: 3, Tasks: [{ Name: "t", Driver: "mock" }] }] }));
+    await agent.agent.clock.advance("1s");
+    agent.agent.scenarios.changeStep("evaluate", { enabled: false });
+    agent.agent.scenarios.add({ on: "node", select: 'Name != "client-3"', set: { Status: "down" } });
+    await agent.agent.clock.advance(0);
+    agent.agent.scenarios.add({ on: "node", select: 'Name == "client-3"', set: { StatusDescription: "still here" } });
+    await agent.agent.clock.advance(0);
+    const updates = async () => (parseJson((await agent.get("/v1/job/patient/evaluations")).text) as Item[]).filter((evaluation) => evaluation.TriggeredBy === "node-update");
+    expect((await updates()).map((evaluation) => evaluation.Status)).toEqual(["pending"]);
+    agent.agent.scenarios.resetLifecycle();
+    await agent.agent.clock.advance("1s");
+    expect((await updates()).map((evaluation) => evaluation.Status)).toEqual(["complete"]);
+    const allocs = parseJson((await agent.get("/v1/job/patient/allocations")).text) as Item[];
+    expect(allocs.map((alloc) => alloc.ClientStatus).sort()).toEqual(["lost", "lost", "running", "running", "running"]);
+    expect(allocs.filter((alloc) => alloc.ClientStatus === "running").every((alloc) => alloc.NodeName === "client-3")).toBe(true);
+  });
+});

@@ -670,21 +670,24 @@ export class Cluster {
   }
 
   /**
-   * A node is down: a `node-update` evaluation for each job with allocations still on it, which
-   * the `evaluate` step turns into lost allocations and their replacements (a scan of the
-   * allocations, made when a node goes down, which is rare).
+   * Nodes are down: a `node-update` evaluation for each job with allocations still on one of them,
+   * which the `evaluate` step turns into lost allocations and their replacements (one scan of the
+   * allocations for all the nodes down, made when a node goes down, which is rare).
    */
-  async #nodeDown(nodeId: string): Promise<void> {
-    const node = this.#tables.nodes.get(nodeId);
-    if (node?.Status !== "down") return;
-    const jobs = new Set<string>();
-    for (const alloc of this.#tables.allocs.values()) if (alloc.NodeID === nodeId && !isTerminal(alloc)) jobs.add(namespacedKey(alloc.Namespace, alloc.JobID));
+  async #nodesDown(): Promise<void> {
+    const jobs = new Map<string, Node>();
+    for (const alloc of this.#tables.allocs.values()) {
+      if (isTerminal(alloc)) continue;
+      const node = this.#tables.nodes.get(alloc.NodeID);
+      if (node?.Status === "down") jobs.set(namespacedKey(alloc.Namespace, alloc.JobID), node);
+    }
     if (jobs.size === 0) return;
     await this.store.write(["evals", "jobs"], (state) => {
       const now = this.clock.nowNs();
-      for (const key of jobs) {
+      for (const [key, node] of jobs) {
         const job = state.jobs.get(key);
-        if (job === undefined) continue;
+        // One waiting node-update evaluation a job is enough (the evaluate step may be off).
+        if (job === undefined || [...state.evals.group(key).values()].some((e) => e.Status === "pending" && e.TriggeredBy === "node-update")) continue;
         state.evals.put({
           ID: randomUUID(),
           Namespace: job.Namespace,
@@ -693,7 +696,7 @@ export class Cluster {
           TriggeredBy: "node-update",
           JobID: job.ID,
           JobModifyIndex: job.JobModifyIndex,
-          NodeID: nodeId,
+          NodeID: node.ID,
           NodeModifyIndex: node.ModifyIndex,
           Status: "pending",
           CreateIndex: state.index,
@@ -1113,7 +1116,7 @@ export class Cluster {
       // A node that can take allocations may unblock the blocked evaluations of jobs in its datacenter.
       if (node.Status === "ready" && node.SchedulingEligibility === "eligible") this.#defer("unblock", 0, () => this.#unblock());
       // A node that is down loses its allocations: each of their jobs is evaluated again.
-      if (node.Status === "down") this.#defer(`node-down ${node.ID}`, 0, () => this.#nodeDown(node.ID));
+      if (node.Status === "down") this.#defer("nodes-down", 0, () => this.#nodesDown());
     }
     const { evaluate, run, finish, complete } = this.#steps();
     const dueIn = (createdNs: bigint, after: number) => Math.max(0, Number(createdNs / 1_000_000n) + after - this.clock.nowMs());
