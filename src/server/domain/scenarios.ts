@@ -257,12 +257,20 @@ export function changeStep(current: ReadonlyMap<LifecycleStepName, LifecycleStep
     ...(after === undefined ? {} : { after: after as number | string | null }),
     ...(enabled === undefined ? {} : { enabled: enabled as boolean }),
   };
+  let filter: Filter;
   try {
-    return compileStep(step);
+    filter = compileFilter(step.select);
   } catch (error) {
     if (error instanceof FilterSyntaxError) throw new ScenarioRuleError(`"select" is not a valid filter: ${error.message}`);
+    throw error;
+  }
+  let afterMs: number | undefined;
+  try {
+    afterMs = step.after === null ? undefined : parseDuration(step.after);
+  } catch (error) {
     throw new ScenarioRuleError(`"after": ${(error as Error).message}`);
   }
+  return { step: Object.freeze(step), filter, afterMs };
 }
 
 /** Whether a lifecycle step takes a row: it is on and its filter accepts the row. */
