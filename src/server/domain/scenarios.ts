@@ -218,6 +218,11 @@ export const LIFECYCLE_DEFAULTS: readonly LifecycleStep[] = Object.freeze(([
   },
 ] satisfies LifecycleStep[]).map((step): LifecycleStep => Object.freeze(step)));
 
+/** What is said of a step name that is not one. */
+export function noSuchStep(name: string): string {
+  return `no lifecycle step ${JSON.stringify(name)}: the steps are ${LIFECYCLE_STEPS.join(", ")}`;
+}
+
 /** A lifecycle step as the agent holds it: its filter compiled and its time read. */
 export interface LifecycleStepState {
   readonly step: LifecycleStep;
@@ -243,7 +248,7 @@ export function defaultLifecycle(): Map<LifecycleStepName, LifecycleStepState> {
  */
 export function changeStep(current: ReadonlyMap<LifecycleStepName, LifecycleStepState>, name: string, change: unknown): LifecycleStepState {
   const state = (LIFECYCLE_STEPS as readonly string[]).includes(name) ? current.get(name as LifecycleStepName) : undefined;
-  if (state === undefined) throw new ScenarioRuleError(`no lifecycle step ${JSON.stringify(name)}: the steps are ${LIFECYCLE_STEPS.join(", ")}`);
+  if (state === undefined) throw new ScenarioRuleError(noSuchStep(name));
   if (typeof change !== "object" || change === null || Array.isArray(change)) throw new ScenarioRuleError('a change is an object such as {"after": "5m"} or {"enabled": false}');
   const { select, after, enabled, ...rest } = change as Record<string, unknown>;
   const unknownField = Object.keys(rest)[0];

@@ -17,7 +17,7 @@
 import type { FastifyInstance, FastifyRequest } from "fastify";
 import type { ControlPlane } from "../control/plane.js";
 import { ManualClock, parseDuration } from "../domain/clock.js";
-import { LIFECYCLE_STEPS, ScenarioRuleError } from "../domain/scenarios.js";
+import { noSuchStep, ScenarioRuleError } from "../domain/scenarios.js";
 import { controlRoute, jsonBody } from "./control-routes.js";
 import { badRequest, notFound } from "./errors.js";
 import { param, type Result, type RouteContext } from "./route.js";
@@ -97,16 +97,17 @@ export function simulationRoutes(app: FastifyInstance, context: RouteContext, co
       return { body: context.cluster.lifecycle };
     },
   });
+  /** The step `<name>` names, or a 404. */
+  const stepOf = (request: FastifyRequest) => {
+    const name = param(request, "name");
+    const step = context.cluster.lifecycle.find((each) => each.name === name);
+    if (step === undefined) throw notFound(noSuchStep(name));
+    return step;
+  };
   route(SIMULATION_PATHS.step, {
-    GET: async (request) => {
-      const name = param(request, "name");
-      const step = context.cluster.lifecycle.find((each) => each.name === name);
-      if (step === undefined) throw notFound(`no lifecycle step ${JSON.stringify(name)}: the steps are ${LIFECYCLE_STEPS.join(", ")}`);
-      return { body: step };
-    },
+    GET: async (request) => ({ body: stepOf(request) }),
     PATCH: async (request) => {
-      const name = param(request, "name");
-      if (!(LIFECYCLE_STEPS as readonly string[]).includes(name)) throw notFound(`no lifecycle step ${JSON.stringify(name)}: the steps are ${LIFECYCLE_STEPS.join(", ")}`);
+      const { name } = stepOf(request);
       try {
         return { body: context.cluster.changeLifecycle(name, jsonBody(request)) };
       } catch (error) {
