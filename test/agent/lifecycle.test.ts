@@ -184,6 +184,20 @@ describe("a lost leader", () => {
     expect(agent.agent.scenarios.list().find((each) => each.id === rule)?.fired).toBe(1);
     agent.agent.scenarios.remove(rule);
   });
+
+  it("keeps a rule's time counted from when it first selected a row, across the loss", async () => {
+    await agent.register(job("timed", { Type: "batch", Meta: { "bexpr.run_for": "1h" } }));
+    await agent.agent.clock.advance("1s");
+    const rule = agent.agent.scenarios.add({ on: "allocation", select: 'JobID == "timed"', after: "1m", set: { ClientStatus: "failed" } });
+    await agent.agent.clock.advance("40s");
+    agent.agent.setLeader(false);
+    await agent.agent.clock.advance("10s");
+    agent.agent.setLeader(true);
+    // 50 s after it selected the allocation: 10 s to go, not a whole minute again.
+    await agent.agent.clock.advance("10s");
+    expect(await stale("timed")).toEqual(["failed"]);
+    agent.agent.scenarios.remove(rule);
+  });
 });
 
 describe("the lifecycle routes", () => {

@@ -153,6 +153,12 @@ export class Cluster {
   readonly #rules = new Map<string, ScenarioRuleState>();
   /** The rows each rule has acted on (`<rule> <row key>`): a rule acts once on a row. */
   readonly #fired = new Set<string>();
+  /**
+   * When each rule first selected each row it has not acted on yet (`<rule> <row key>`, agent's
+   * milliseconds): its time counts from then, also when its step is scheduled again (the leader
+   * back after a loss).
+   */
+  readonly #selectedAt = new Map<string, number>();
   #ruleSequence = 0;
   /** The built-in lifecycle's steps, as a test left them. */
   #lifecycle = defaultLifecycle();
@@ -1002,6 +1008,7 @@ export class Cluster {
   resync(): void {
     this.#cancelTasks();
     this.#fired.clear();
+    this.#selectedAt.clear();
     this.#takeUp();
   }
 
@@ -1029,11 +1036,15 @@ export class Cluster {
   /** Removes a scenario rule (and its steps not yet run); false when there is none of that ID. */
   removeRule(id: string): boolean {
     const removed = this.#rules.delete(id);
+    const prefix = `rule ${id} `;
     for (const [name, task] of this.#tasks) {
-      if (!name.startsWith(`rule ${id} `)) continue;
+      if (!name.startsWith(prefix)) continue;
       this.clock.clearTimer(task.timer);
       this.#tasks.delete(name);
     }
+    // What it remembered of rows goes with it.
+    for (const name of this.#selectedAt.keys()) if (name.startsWith(prefix)) this.#selectedAt.delete(name);
+    for (const name of this.#fired) if (name.startsWith(prefix)) this.#fired.delete(name);
     return removed;
   }
 
@@ -1049,7 +1060,10 @@ export class Cluster {
       const key = TABLES[table].key(row as never);
       const name = `rule ${rule.id} ${key}`;
       if (this.#fired.has(name) || this.#tasks.has(name) || !selects(rule, row)) continue;
-      this.#defer(name, rule.afterMs, () => this.#fire(rule, name, key));
+      const now = this.clock.nowMs();
+      const since = this.#selectedAt.get(name) ?? now;
+      this.#selectedAt.set(name, since);
+      this.#defer(name, Math.max(0, since + rule.afterMs - now), () => this.#fire(rule, name, key));
     }
   }
 
@@ -1059,6 +1073,8 @@ export class Cluster {
     await this.store.write(["allocs", "job_summary", "jobs", "deployment", "evals", "nodes"], (state) => {
       const table = SCENARIO_TABLES[rule.rule.on];
       const row = state[table].get(key) as Readonly<Record<string, unknown>> | undefined;
+      // Not selected any more: its time starts again if it is selected again.
+      this.#selectedAt.delete(name);
       if (row === undefined || !selects(rule, row)) return;
       this.#fired.add(name);
       const changes = changesOf(rule, row);
