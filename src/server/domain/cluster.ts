@@ -276,21 +276,8 @@ export class Cluster {
       };
       this.#putSummary(state, job);
     }
-    const evaluation: Evaluation | undefined = plan.needsEval
-      ? {
-          ID: randomUUID(),
-          Namespace: spec.Namespace,
-          Priority: request.evalPriority || spec.Priority,
-          Type: spec.Type,
-          TriggeredBy: "job-register",
-          JobID: spec.ID,
-          JobModifyIndex: job!.JobModifyIndex,
-          Status: "pending",
-          CreateIndex: index,
-          ModifyIndex: index,
-          CreateTime: this.clock.nowNs(),
-          ModifyTime: this.clock.nowNs(),
-        }
+    const evaluation = plan.needsEval
+      ? this.#newEvaluation(index, { Namespace: spec.Namespace, Priority: request.evalPriority || spec.Priority, Type: spec.Type, TriggeredBy: "job-register", JobID: spec.ID, JobModifyIndex: job!.JobModifyIndex })
       : undefined;
     if (evaluation !== undefined) state.evals.put(evaluation);
     this.#putJob(state, job!);
@@ -348,22 +335,9 @@ export class Cluster {
         this.#putJob(state, { ...job, Stop: true, Version: job.Version + 1, SubmitTime: now, ModifyIndex: state.index, JobModifyIndex: state.index });
         this.#putVersion(state, key);
       }
-      const evaluation: Evaluation | undefined = needsEval
-        ? {
-            ID: randomUUID(),
-            Namespace: namespace,
-            Priority: options.evalPriority || job.Priority || 50,
-            // The reference writes "service" whatever the job's type.
-            Type: "service",
-            TriggeredBy: "job-deregister",
-            JobID: id,
-            JobModifyIndex: state.index,
-            Status: "pending",
-            CreateIndex: state.index,
-            ModifyIndex: state.index,
-            CreateTime: now,
-            ModifyTime: now,
-          }
+      // The reference writes "service" whatever the job's type.
+      const evaluation = needsEval
+        ? this.#newEvaluation(state.index, { Namespace: namespace, Priority: options.evalPriority || job.Priority || 50, Type: "service", TriggeredBy: "job-deregister", JobID: id, JobModifyIndex: state.index })
         : undefined;
       if (evaluation !== undefined) state.evals.put(evaluation);
       return evaluation;
@@ -406,8 +380,7 @@ export class Cluster {
         }
       }
       state.deployment.put({ ...deployment, ...change, ModifyIndex: state.index, ModifyTime: now });
-      const evaluation: Evaluation = {
-        ID: randomUUID(),
+      const evaluation = this.#newEvaluation(state.index, {
         Namespace: deployment.Namespace,
         Priority: deployment.EvalPriority,
         Type: "service",
@@ -415,18 +388,22 @@ export class Cluster {
         JobID: deployment.JobID,
         JobModifyIndex: deployment.JobModifyIndex,
         DeploymentID: deployment.ID,
-        Status: "pending",
-        CreateIndex: state.index,
-        ModifyIndex: state.index,
-        CreateTime: now,
-        ModifyTime: now,
-      };
+      });
       state.evals.put(evaluation);
       const job = state.jobs.get(namespacedKey(deployment.Namespace, deployment.JobID));
       if (job !== undefined) this.#putJob(state, job);
       return evaluation;
     });
     return { EvalID: result.ID, EvalCreateIndex: index, DeploymentModifyIndex: index, RevertedJobVersion: null, Index: index };
+  }
+
+  /**
+   * A new evaluation written at `index`, now: `fields` say what it is for; it is pending unless
+   * they say otherwise.
+   */
+  #newEvaluation(index: number, fields: Omit<Evaluation, "ID" | "Status" | "CreateIndex" | "ModifyIndex" | "CreateTime" | "ModifyTime"> & Partial<Pick<Evaluation, "Status">>): Evaluation {
+    const now = this.clock.nowNs();
+    return { ID: randomUUID(), Status: "pending", ...fields, CreateIndex: index, ModifyIndex: index, CreateTime: now, ModifyTime: now };
   }
 
   /** Stores a job with its status as the reference computes it. */
@@ -655,8 +632,7 @@ export class Cluster {
       const already = state.job_summary.get(namespacedKey(job.Namespace, job.ID))?.Summary[group]?.Queued ?? 0;
       this.#count(state, job, group, { Queued: count - already });
     }
-    const blocked: Evaluation = {
-      ID: randomUUID(),
+    const blocked = this.#newEvaluation(index, {
       Namespace: job.Namespace,
       Priority: evaluation.Priority,
       Type: evaluation.Type,
@@ -666,11 +642,7 @@ export class Cluster {
       Status: "blocked",
       StatusDescription: BLOCKED_DESCRIPTION,
       PreviousEval: evaluation.ID,
-      CreateIndex: index,
-      ModifyIndex: index,
-      CreateTime: now,
-      ModifyTime: now,
-    };
+    });
     state.evals.put(blocked);
     state.evals.put({ ...evaluation, FailedTGAllocs: failed, QueuedAllocations: queued, BlockedEval: blocked.ID, ModifyIndex: index, ModifyTime: now });
   }
@@ -689,27 +661,22 @@ export class Cluster {
     }
     if (jobs.size === 0) return;
     await this.store.write(["evals", "jobs"], (state) => {
-      const now = this.clock.nowNs();
       for (const [key, node] of jobs) {
         const job = state.jobs.get(key);
         // One waiting node-update evaluation a job is enough (the evaluate step may be off).
         if (job === undefined || [...state.evals.group(key).values()].some((e) => e.Status === "pending" && e.TriggeredBy === "node-update")) continue;
-        state.evals.put({
-          ID: randomUUID(),
-          Namespace: job.Namespace,
-          Priority: job.Priority,
-          Type: job.Type,
-          TriggeredBy: "node-update",
-          JobID: job.ID,
-          JobModifyIndex: job.JobModifyIndex,
-          NodeID: node.ID,
-          NodeModifyIndex: node.ModifyIndex,
-          Status: "pending",
-          CreateIndex: state.index,
-          ModifyIndex: state.index,
-          CreateTime: now,
-          ModifyTime: now,
-        });
+        state.evals.put(
+          this.#newEvaluation(state.index, {
+            Namespace: job.Namespace,
+            Priority: job.Priority,
+            Type: job.Type,
+            TriggeredBy: "node-update",
+            JobID: job.ID,
+            JobModifyIndex: job.JobModifyIndex,
+            NodeID: node.ID,
+            NodeModifyIndex: node.ModifyIndex,
+          }),
+        );
         this.#putJob(state, job);
       }
     });
