@@ -89,13 +89,22 @@ function addFault(control: ControlPlane, request: FastifyRequest): Result {
   return { body: control.faults.list().find((fault) => fault.id === id) };
 }
 
+/**
+ * The one field of a request's JSON body that holds only `field` (the value, or undefined when
+ * absent), or the 400 that says why not; `example` is such a body, for the message.
+ */
+export function singleFieldBody(request: FastifyRequest, field: string, example: string): unknown {
+  const body = jsonBody(request);
+  if (typeof body !== "object" || body === null || Array.isArray(body)) throw badRequest(`the body must be an object such as ${example}`);
+  const { [field]: value, ...rest } = body as Record<string, unknown>;
+  const unknown = Object.keys(rest)[0];
+  if (unknown !== undefined) throw badRequest(`unknown field ${JSON.stringify(unknown)}: the body holds ${field} only`);
+  return value;
+}
+
 /** `PUT /_bexpr/leader` with `{"KnownLeader": false}` (or `true`). */
 function setLeader(control: ControlPlane, request: FastifyRequest): Result {
-  const body = jsonBody(request);
-  if (typeof body !== "object" || body === null || Array.isArray(body)) throw badRequest('the body must be an object such as {"KnownLeader": false}');
-  const { KnownLeader: known, ...rest } = body as Record<string, unknown>;
-  const unknown = Object.keys(rest);
-  if (unknown.length > 0) throw badRequest(`unknown field ${JSON.stringify(unknown[0])}: the body holds KnownLeader only`);
+  const known = singleFieldBody(request, "KnownLeader", '{"KnownLeader": false}');
   if (typeof known !== "boolean") throw badRequest(`KnownLeader must be true or false, got ${JSON.stringify(known) ?? "nothing"}`);
   control.leader.set(known);
   return { body: { KnownLeader: !control.leader.lost } };

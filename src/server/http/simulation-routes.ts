@@ -18,7 +18,7 @@ import type { FastifyInstance, FastifyRequest } from "fastify";
 import type { ControlPlane } from "../control/plane.js";
 import { ManualClock, parseDuration } from "../domain/clock.js";
 import { noSuchStep, ScenarioRuleError } from "../domain/scenarios.js";
-import { controlRoute, jsonBody } from "./control-routes.js";
+import { controlRoute, jsonBody, singleFieldBody } from "./control-routes.js";
 import { badRequest, notFound } from "./errors.js";
 import { param, type Result, type RouteContext } from "./route.js";
 
@@ -41,11 +41,7 @@ function clockBody(context: RouteContext): { Kind: string; Now: string } {
 async function advance(context: RouteContext, request: FastifyRequest): Promise<Result> {
   const clock = context.cluster.clock;
   if (!(clock instanceof ManualClock)) throw badRequest('the agent runs on the real clock: start it with --clock manual (clock: "manual") to move its time');
-  const body = jsonBody(request);
-  if (typeof body !== "object" || body === null || Array.isArray(body)) throw badRequest('the body must be an object such as {"By": "10m"}');
-  const { By: by, ...rest } = body as Record<string, unknown>;
-  const unknown = Object.keys(rest)[0];
-  if (unknown !== undefined) throw badRequest(`unknown field ${JSON.stringify(unknown)}: the body holds By only`);
+  const by = singleFieldBody(request, "By", '{"By": "10m"}');
   if (typeof by !== "string" && typeof by !== "number") throw badRequest('By must be a duration such as "10m", or milliseconds');
   let ms: number;
   try {
