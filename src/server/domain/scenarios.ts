@@ -76,6 +76,25 @@ export const SETTABLE: { readonly [Kind in ScenarioKind]: Readonly<Record<string
 /** A rule that cannot be used, with the reason. */
 export class ScenarioRuleError extends Error {}
 
+/** A rule's or a step's `select`, compiled; a filter that does not parse is a {@link ScenarioRuleError}. */
+function compileSelect(select: string): Filter {
+  try {
+    return compileFilter(select);
+  } catch (error) {
+    if (error instanceof FilterSyntaxError) throw new ScenarioRuleError(`"select" is not a valid filter: ${error.message}`);
+    throw error;
+  }
+}
+
+/** A rule's or a step's `after`, in milliseconds; one that is not a duration is a {@link ScenarioRuleError}. */
+function readAfter(after: number | string): number {
+  try {
+    return parseDuration(after);
+  } catch (error) {
+    throw new ScenarioRuleError(`"after": ${(error as Error).message}`);
+  }
+}
+
 /** Checks a rule and compiles its filter; throws {@link ScenarioRuleError} saying what is wrong. */
 export function checkRule(rule: unknown, id: string): ScenarioRuleState {
   if (typeof rule !== "object" || rule === null || Array.isArray(rule)) throw new ScenarioRuleError('a rule is an object such as {"on": "allocation", "select": "JobID == \\"web\\"", "after": "30s", "set": {"ClientStatus": "failed"}}');
@@ -88,21 +107,12 @@ export function checkRule(rule: unknown, id: string): ScenarioRuleState {
   let filter: Filter | undefined;
   if (select !== undefined) {
     if (typeof select !== "string") throw new ScenarioRuleError('"select" must be a filter, such as "JobID == \\"web\\""');
-    try {
-      filter = compileFilter(select);
-    } catch (error) {
-      if (error instanceof FilterSyntaxError) throw new ScenarioRuleError(`"select" is not a valid filter: ${error.message}`);
-      throw error;
-    }
+    filter = compileSelect(select);
   }
   let afterMs = 0;
   if (after !== undefined) {
     if (typeof after !== "number" && typeof after !== "string") throw new ScenarioRuleError('"after" must be milliseconds or a duration such as "30s"');
-    try {
-      afterMs = parseDuration(after);
-    } catch (error) {
-      throw new ScenarioRuleError(`"after": ${(error as Error).message}`);
-    }
+    afterMs = readAfter(after);
   }
   if (typeof set !== "object" || set === null || Array.isArray(set) || Object.keys(set).length === 0) throw new ScenarioRuleError('"set" must be an object naming the fields to set, such as {"ClientStatus": "failed"}');
   const allowed = SETTABLE[kind];
@@ -234,7 +244,7 @@ export interface LifecycleStepState {
 /** Compiles a step (a default one, or one changed by a test). */
 function compileStep(step: LifecycleStep): LifecycleStepState {
   // Frozen: a step handed out cannot be changed behind the agent's back (its filter is compiled once).
-  return { step: Object.freeze(step), filter: compileFilter(step.select), afterMs: step.after === null ? undefined : parseDuration(step.after) };
+  return { step: Object.freeze(step), filter: compileSelect(step.select), afterMs: step.after === null ? undefined : readAfter(step.after) };
 }
 
 /** The built-in lifecycle, compiled, by name. */
@@ -262,20 +272,7 @@ export function changeStep(current: ReadonlyMap<LifecycleStepName, LifecycleStep
     ...(after === undefined ? {} : { after: after as number | string | null }),
     ...(enabled === undefined ? {} : { enabled: enabled as boolean }),
   };
-  let filter: Filter;
-  try {
-    filter = compileFilter(step.select);
-  } catch (error) {
-    if (error instanceof FilterSyntaxError) throw new ScenarioRuleError(`"select" is not a valid filter: ${error.message}`);
-    throw error;
-  }
-  let afterMs: number | undefined;
-  try {
-    afterMs = step.after === null ? undefined : parseDuration(step.after);
-  } catch (error) {
-    throw new ScenarioRuleError(`"after": ${(error as Error).message}`);
-  }
-  return { step: Object.freeze(step), filter, afterMs };
+  return compileStep(step);
 }
 
 /** Whether a lifecycle step takes a row: it is on and its filter accepts the row. */
