@@ -14,6 +14,7 @@
  * @module
  */
 import { stringifyJson } from "../../json.js";
+import { lowerBound } from "../state/memory.js";
 import type { AppliedWrite, Store } from "../state/store.js";
 import type { Allocation, Evaluation, Job, JsonObject, Node } from "../state/model.js";
 import type { AccessControl, Caller } from "./acl.js";
@@ -405,14 +406,7 @@ export class EventBroker {
   next(cursor: number): Frame | "missed" | undefined {
     if (cursor < this.#evictedThrough) return "missed";
     const frames = this.#frames;
-    let low = 0;
-    let high = frames.length;
-    while (low < high) {
-      const middle = (low + high) >>> 1;
-      if (frames[middle]!.index <= cursor) low = middle + 1;
-      else high = middle;
-    }
-    return frames[low];
+    return frames[lowerBound(frames, frames.length, (frame) => (frame.index <= cursor ? -1 : 0))];
   }
 
   /** @internal The ACL state a stream's caller was resolved at. */
