@@ -32,7 +32,7 @@ import type { Cluster } from "./cluster.js";
 import { Refusal } from "./errors.js";
 import { validateNamespace } from "./namespaces.js";
 import { decodeRegisterRequest, type RegisterRequest } from "./register.js";
-import { AgentDataError } from "./snapshot.js";
+import { AgentDataError, describeRefused, isObject } from "./snapshot.js";
 import type { Namespace, Node } from "../state/model.js";
 import { namespacedKey, type Store } from "../state/store.js";
 
@@ -182,19 +182,6 @@ export interface CheckedFixture {
   readonly bootstrapToken: string | undefined;
 }
 
-function isObject(value: unknown): value is Record<string, unknown> {
-  return typeof value === "object" && value !== null && !Array.isArray(value);
-}
-
-function describe(value: unknown): string {
-  if (value === undefined) return "nothing";
-  if (Array.isArray(value)) return "a list";
-  if (isObject(value)) return "an object";
-  if (typeof value === "bigint") return value.toString();
-  const text = JSON.stringify(value);
-  return text.length > 60 ? `${text.slice(0, 57)}…` : text;
-}
-
 function invalidFixture(path: string, reason: string): AgentDataError {
   return new AgentDataError("invalid_fixture", path, reason);
 }
@@ -202,10 +189,10 @@ function invalidFixture(path: string, reason: string): AgentDataError {
 /** The list at `path`, each entry an object, at most {@link MAX_FIXTURE_ENTRIES}. */
 function listAt(value: unknown, path: string, entry: string): Record<string, unknown>[] {
   if (value === undefined) return [];
-  if (!Array.isArray(value)) throw invalidFixture(path, `expected a list of ${entry}, got ${describe(value)}`);
+  if (!Array.isArray(value)) throw invalidFixture(path, `expected a list of ${entry}, got ${describeRefused(value)}`);
   if (value.length > MAX_FIXTURE_ENTRIES) throw invalidFixture(path, `holds ${value.length} entries; a fixture holds at most ${MAX_FIXTURE_ENTRIES} of each kind`);
   value.forEach((item, i) => {
-    if (!isObject(item)) throw invalidFixture(`${path}[${i}]`, `expected ${entry.replace(/s$/, "")} (an object), got ${describe(item)}`);
+    if (!isObject(item)) throw invalidFixture(`${path}[${i}]`, `expected ${entry.replace(/s$/, "")} (an object), got ${describeRefused(item)}`);
   });
   return value as Record<string, unknown>[];
 }
@@ -220,7 +207,7 @@ function knownFields(entry: Record<string, unknown>, known: readonly string[], p
 function stringAt(entry: Record<string, unknown>, field: string, path: string, required = false): string | undefined {
   const value = entry[field];
   if (value === undefined && !required) return undefined;
-  if (typeof value !== "string" || (required && value === "")) throw invalidFixture(`${path}.${field}`, `expected ${required ? "a non-empty string" : "a string"}, got ${describe(value)}`);
+  if (typeof value !== "string" || (required && value === "")) throw invalidFixture(`${path}.${field}`, `expected ${required ? "a non-empty string" : "a string"}, got ${describeRefused(value)}`);
   return value;
 }
 
@@ -228,7 +215,7 @@ function stringAt(entry: Record<string, unknown>, field: string, path: string, r
 function oneOf<T extends string>(entry: Record<string, unknown>, field: string, values: readonly T[], path: string): T | undefined {
   const value = entry[field];
   if (value === undefined) return undefined;
-  if (typeof value !== "string" || !(values as readonly string[]).includes(value)) throw invalidFixture(`${path}.${field}`, `expected one of ${values.join(", ")}, got ${describe(value)}`);
+  if (typeof value !== "string" || !(values as readonly string[]).includes(value)) throw invalidFixture(`${path}.${field}`, `expected one of ${values.join(", ")}, got ${describeRefused(value)}`);
   return value as T;
 }
 
@@ -236,7 +223,7 @@ function oneOf<T extends string>(entry: Record<string, unknown>, field: string, 
 function stringMapAt(entry: Record<string, unknown>, field: string, path: string): Record<string, string> | undefined {
   const value = entry[field];
   if (value === undefined) return undefined;
-  if (!isObject(value) || !Object.values(value).every((item) => typeof item === "string")) throw invalidFixture(`${path}.${field}`, `expected an object of strings, got ${describe(value)}`);
+  if (!isObject(value) || !Object.values(value).every((item) => typeof item === "string")) throw invalidFixture(`${path}.${field}`, `expected an object of strings, got ${describeRefused(value)}`);
   return value as Record<string, string>;
 }
 
@@ -257,14 +244,14 @@ function checkNodes(value: unknown): FixtureNode[] | undefined {
     if (names.has(name)) throw invalidFixture(`${path}.Name`, `a second node named ${JSON.stringify(name)} (Nodes[${names.get(name)}])`);
     names.set(name, i);
     const id = stringAt(node, "ID", path);
-    if (id !== undefined && !UUID.test(id)) throw invalidFixture(`${path}.ID`, `expected a UUID, got ${describe(id)}`);
+    if (id !== undefined && !UUID.test(id)) throw invalidFixture(`${path}.ID`, `expected a UUID, got ${describeRefused(id)}`);
     const key = (id ?? nodeId(name)).toLowerCase();
     if (ids.has(key)) throw invalidFixture(`${path}.ID`, `the ID of Nodes[${ids.get(key)}]`);
     ids.set(key, i);
     for (const field of ["Datacenter", "NodePool", "NodeClass", "Address", "StatusDescription"]) stringAt(node, field, path);
     oneOf(node, "Status", NODE_STATUSES, path);
     oneOf(node, "SchedulingEligibility", ELIGIBILITIES, path);
-    if (node.Drain !== undefined && typeof node.Drain !== "boolean") throw invalidFixture(`${path}.Drain`, `expected true or false, got ${describe(node.Drain)}`);
+    if (node.Drain !== undefined && typeof node.Drain !== "boolean") throw invalidFixture(`${path}.Drain`, `expected true or false, got ${describeRefused(node.Drain)}`);
     stringMapAt(node, "Attributes", path);
     stringMapAt(node, "Meta", path);
     return node as unknown as FixtureNode;
@@ -280,11 +267,11 @@ function checkJobs(value: unknown, region: string): PlannedJob[] {
     const id = stringAt(entry, "ID", path, true)!;
     const namespace = stringAt(entry, "Namespace", path) ?? "default";
     if (status !== undefined && !(FIXTURE_JOB_STATUSES as readonly unknown[]).includes(status)) {
-      throw invalidFixture(`${path}.Status`, `expected ${FIXTURE_JOB_STATUSES.join(" or ")} (or no Status: the end of the scheduler's work), got ${describe(status)}`);
+      throw invalidFixture(`${path}.Status`, `expected ${FIXTURE_JOB_STATUSES.join(" or ")} (or no Status: the end of the scheduler's work), got ${describeRefused(status)}`);
     }
     if (status === "running" && spec.Stop === true) throw invalidFixture(`${path}.Status`, "a job with Stop set cannot be left running");
     const jobRegion = entry.Region;
-    if (jobRegion !== undefined && jobRegion !== "" && jobRegion !== region) throw invalidFixture(`${path}.Region`, `the agent serves region ${JSON.stringify(region)} only, got ${describe(jobRegion)}`);
+    if (jobRegion !== undefined && jobRegion !== "" && jobRegion !== region) throw invalidFixture(`${path}.Region`, `the agent serves region ${JSON.stringify(region)} only, got ${describeRefused(jobRegion)}`);
     let request: RegisterRequest;
     try {
       request = decodeRegisterRequest(stringifyJson({ Job: spec }));
@@ -325,7 +312,7 @@ function checkDeployments(value: unknown, jobs: readonly PlannedJob[]): void {
 
 function checkAcl(value: unknown): Pick<CheckedFixture, "policies" | "tokens" | "bootstrapToken"> {
   if (value === undefined) return { policies: [], tokens: [], bootstrapToken: undefined };
-  if (!isObject(value)) throw invalidFixture("ACL", `expected an object such as {"Policies": [...], "Tokens": [...]}, got ${describe(value)}`);
+  if (!isObject(value)) throw invalidFixture("ACL", `expected an object such as {"Policies": [...], "Tokens": [...]}, got ${describeRefused(value)}`);
   knownFields(value, ["Policies", "Tokens", "BootstrapToken"], "ACL");
   const policies = listAt(value.Policies, "ACL.Policies", "policies").map((policy, i) => {
     const path = `ACL.Policies[${i}]`;
@@ -340,20 +327,20 @@ function checkAcl(value: unknown): Pick<CheckedFixture, "policies" | "tokens" | 
     knownFields(token, ["AccessorID", "SecretID", "Name", "Type", "Policies", "ExpirationTime"], path);
     for (const field of ["AccessorID", "SecretID"]) {
       const id = stringAt(token, field, path);
-      if (id !== undefined && !UUID.test(id)) throw invalidFixture(`${path}.${field}`, `expected a UUID, got ${describe(id)}`);
+      if (id !== undefined && !UUID.test(id)) throw invalidFixture(`${path}.${field}`, `expected a UUID, got ${describeRefused(id)}`);
     }
     stringAt(token, "Name", path);
     oneOf(token, "Type", ["client", "management"], path);
     const policyNames = token.Policies;
     if (policyNames !== undefined && !(Array.isArray(policyNames) && policyNames.every((name) => typeof name === "string"))) {
-      throw invalidFixture(`${path}.Policies`, `expected a list of policy names, got ${describe(policyNames)}`);
+      throw invalidFixture(`${path}.Policies`, `expected a list of policy names, got ${describeRefused(policyNames)}`);
     }
     const expiration = stringAt(token, "ExpirationTime", path);
-    if (expiration !== undefined && Number.isNaN(Date.parse(expiration))) throw invalidFixture(`${path}.ExpirationTime`, `expected an RFC 3339 time, got ${describe(expiration)}`);
+    if (expiration !== undefined && Number.isNaN(Date.parse(expiration))) throw invalidFixture(`${path}.ExpirationTime`, `expected an RFC 3339 time, got ${describeRefused(expiration)}`);
     return token as unknown as AclTokenConfig;
   });
   const bootstrapToken = stringAt(value, "BootstrapToken", "ACL");
-  if (bootstrapToken !== undefined && !UUID.test(bootstrapToken)) throw invalidFixture("ACL.BootstrapToken", `expected a UUID, got ${describe(bootstrapToken)}`);
+  if (bootstrapToken !== undefined && !UUID.test(bootstrapToken)) throw invalidFixture("ACL.BootstrapToken", `expected a UUID, got ${describeRefused(bootstrapToken)}`);
   return { policies, tokens, bootstrapToken };
 }
 
@@ -364,7 +351,7 @@ function checkAcl(value: unknown): Pick<CheckedFixture, "policies" | "tokens" | 
  * @throws AgentDataError (`invalid_fixture`) naming what is wrong and where.
  */
 export function readFixture(document: unknown, region: string): CheckedFixture {
-  if (!isObject(document)) throw invalidFixture("", `expected a fixture: an object of ${FIXTURE_FIELDS.join(", ")}, got ${describe(document)}`);
+  if (!isObject(document)) throw invalidFixture("", `expected a fixture: an object of ${FIXTURE_FIELDS.join(", ")}, got ${describeRefused(document)}`);
   knownFields(document, FIXTURE_FIELDS, "");
   const namespaces = listAt(document.Namespaces, "Namespaces", "namespaces").map((entry, i) => {
     const path = `Namespaces[${i}]`;

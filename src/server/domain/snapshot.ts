@@ -300,12 +300,12 @@ const EXPECTS: Readonly<Record<string, string>> = {
 };
 
 /** A JSON object (not an array, not null). */
-function isObject(value: unknown): value is Record<string, unknown> {
+export function isObject(value: unknown): value is Record<string, unknown> {
   return typeof value === "object" && value !== null && !Array.isArray(value);
 }
 
-/** A short rendering of a refused value for messages. */
-function describe(value: unknown): string {
+/** A short rendering of a refused value for messages (a data file's too). */
+export function describeRefused(value: unknown): string {
   if (value === undefined) return "nothing";
   if (typeof value === "bigint") return value.toString();
   if (Array.isArray(value)) return "a list";
@@ -345,20 +345,20 @@ function hasKind(kind: string, value: unknown, maxIndex: number): boolean {
  * it: nanosecond times as bigints (a small one is read as a number), the rest as given.
  */
 function checkRow(fields: Readonly<Record<string, FieldSpec>>, row: unknown, path: string, maxIndex: number): Record<string, unknown> {
-  if (!isObject(row)) throw new AgentDataError("invalid_snapshot", path, `expected a row (an object), got ${describe(row)}`);
+  if (!isObject(row)) throw new AgentDataError("invalid_snapshot", path, `expected a row (an object), got ${describeRefused(row)}`);
   const checked: Record<string, unknown> = { ...row };
   for (const [field, spec] of Object.entries(fields)) {
     const value = row[field];
     const at = `${path}.${field}`;
     if (typeof spec !== "string") {
-      if (typeof value !== "string" || !spec.includes(value)) throw new AgentDataError("invalid_snapshot", at, `expected one of ${spec.join(", ")}, got ${describe(value)}`);
+      if (typeof value !== "string" || !spec.includes(value)) throw new AgentDataError("invalid_snapshot", at, `expected one of ${spec.join(", ")}, got ${describeRefused(value)}`);
       continue;
     }
     const optional = spec.endsWith("?");
     const kinds = (optional ? spec.slice(0, -1) : spec).split("|");
     if (value === undefined && optional) continue;
     if (!kinds.some((kind) => hasKind(kind, value, maxIndex))) {
-      const above = kinds.includes("index") && Number.isSafeInteger(value) && (value as number) > maxIndex ? ` (${describe(value)} is above it)` : `, got ${describe(value)}`;
+      const above = kinds.includes("index") && Number.isSafeInteger(value) && (value as number) > maxIndex ? ` (${describeRefused(value)} is above it)` : `, got ${describeRefused(value)}`;
       throw new AgentDataError("invalid_snapshot", at, `expected ${kinds.map((kind) => EXPECTS[kind]).join(" or ")}${above}`);
     }
     if (kinds.includes("nanoseconds") && typeof value === "number") checked[field] = BigInt(value);
@@ -374,9 +374,9 @@ function checkTaskRun(alloc: Record<string, unknown>, path: string): void {
   const { Tasks: tasks, StartedAt, FinishedAt, ExitCode, ...rest } = run;
   const unknown = Object.keys(rest)[0];
   if (unknown !== undefined) throw new AgentDataError("invalid_snapshot", `${at}.${unknown}`, "unknown field: a task run holds Tasks, StartedAt, FinishedAt and ExitCode");
-  if (!Array.isArray(tasks) || !tasks.every((task) => typeof task === "string")) throw new AgentDataError("invalid_snapshot", `${at}.Tasks`, `expected a list of strings, got ${describe(tasks)}`);
+  if (!Array.isArray(tasks) || !tasks.every((task) => typeof task === "string")) throw new AgentDataError("invalid_snapshot", `${at}.Tasks`, `expected a list of strings, got ${describeRefused(tasks)}`);
   for (const [field, value] of Object.entries({ StartedAt, FinishedAt, ExitCode })) {
-    if (value !== null && !Number.isSafeInteger(value)) throw new AgentDataError("invalid_snapshot", `${at}.${field}`, `expected a whole number or null, got ${describe(value)}`);
+    if (value !== null && !Number.isSafeInteger(value)) throw new AgentDataError("invalid_snapshot", `${at}.${field}`, `expected a whole number or null, got ${describeRefused(value)}`);
   }
 }
 
@@ -384,12 +384,12 @@ function checkTaskRun(alloc: Record<string, unknown>, path: string): void {
 function checkTaskGroups(job: Record<string, unknown>, path: string): void {
   (job.TaskGroups as unknown[]).forEach((group, i) => {
     const at = `${path}.TaskGroups[${i}]`;
-    if (!isObject(group)) throw new AgentDataError("invalid_snapshot", at, `expected a task group (an object), got ${describe(group)}`);
-    if (typeof group.Name !== "string") throw new AgentDataError("invalid_snapshot", `${at}.Name`, `expected a string, got ${describe(group.Name)}`);
-    if (!Number.isSafeInteger(group.Count)) throw new AgentDataError("invalid_snapshot", `${at}.Count`, `expected a whole number, got ${describe(group.Count)}`);
+    if (!isObject(group)) throw new AgentDataError("invalid_snapshot", at, `expected a task group (an object), got ${describeRefused(group)}`);
+    if (typeof group.Name !== "string") throw new AgentDataError("invalid_snapshot", `${at}.Name`, `expected a string, got ${describeRefused(group.Name)}`);
+    if (!Number.isSafeInteger(group.Count)) throw new AgentDataError("invalid_snapshot", `${at}.Count`, `expected a whole number, got ${describeRefused(group.Count)}`);
     const tasks = group.Tasks;
     if (tasks !== undefined && tasks !== null && !(Array.isArray(tasks) && tasks.every(isObject))) {
-      throw new AgentDataError("invalid_snapshot", `${at}.Tasks`, `expected a list of tasks (objects), got ${describe(tasks)}`);
+      throw new AgentDataError("invalid_snapshot", `${at}.Tasks`, `expected a list of tasks (objects), got ${describeRefused(tasks)}`);
     }
   });
 }
@@ -423,23 +423,23 @@ export async function readSnapshot(given: unknown, current?: Tables): Promise<Sn
   } catch (error) {
     throw fail("", `expected JSON data, which can be copied: ${(error as Error).message}`);
   }
-  if (!isObject(document)) throw fail("", `expected a snapshot: an object with "Format": "${SNAPSHOT_FORMAT}", got ${describe(document)}`);
-  if (document.Format !== SNAPSHOT_FORMAT) throw fail("Format", `expected "${SNAPSHOT_FORMAT}", got ${describe(document.Format)}: this is not a snapshot`);
-  if (document.Version !== SNAPSHOT_VERSION) throw fail("Version", `expected ${SNAPSHOT_VERSION}, the version this agent reads, got ${describe(document.Version)}`);
+  if (!isObject(document)) throw fail("", `expected a snapshot: an object with "Format": "${SNAPSHOT_FORMAT}", got ${describeRefused(document)}`);
+  if (document.Format !== SNAPSHOT_FORMAT) throw fail("Format", `expected "${SNAPSHOT_FORMAT}", got ${describeRefused(document.Format)}: this is not a snapshot`);
+  if (document.Version !== SNAPSHOT_VERSION) throw fail("Version", `expected ${SNAPSHOT_VERSION}, the version this agent reads, got ${describeRefused(document.Version)}`);
   const index = document.Index;
-  if (!Number.isSafeInteger(index) || (index as number) < 1) throw fail("Index", `expected the index the snapshot was taken at, a whole number from 1, got ${describe(index)}`);
-  if (typeof document.Time !== "string" || Number.isNaN(Date.parse(document.Time))) throw fail("Time", `expected an RFC 3339 time, got ${describe(document.Time)}`);
+  if (!Number.isSafeInteger(index) || (index as number) < 1) throw fail("Index", `expected the index the snapshot was taken at, a whole number from 1, got ${describeRefused(index)}`);
+  if (typeof document.Time !== "string" || Number.isNaN(Date.parse(document.Time))) throw fail("Time", `expected an RFC 3339 time, got ${describeRefused(document.Time)}`);
   const unknownField = Object.keys(document).find((key) => !["Format", "Version", "Index", "Time", "Tables"].includes(key));
   if (unknownField !== undefined) throw fail(unknownField, "unknown field: a snapshot holds Format, Version, Index, Time and Tables");
   const tables = document.Tables;
-  if (!isObject(tables)) throw fail("Tables", `expected an object of every table's rows, got ${describe(tables)}`);
+  if (!isObject(tables)) throw fail("Tables", `expected an object of every table's rows, got ${describeRefused(tables)}`);
   const unknownTable = Object.keys(tables).find((name) => !(TABLE_NAMES as readonly string[]).includes(name));
   if (unknownTable !== undefined) throw fail(`Tables.${unknownTable}`, `unknown table: the tables are ${TABLE_NAMES.join(", ")}`);
 
   const rows: Partial<Record<TableName, unknown[]>> = {};
   for (const name of TABLE_NAMES) {
     const listed = tables[name];
-    if (!Array.isArray(listed)) throw fail(`Tables.${name}`, `expected the table's rows (a list), got ${describe(listed)}`);
+    if (!Array.isArray(listed)) throw fail(`Tables.${name}`, `expected the table's rows (a list), got ${describeRefused(listed)}`);
     const keyOf = TABLES[name].key as (row: unknown) => string;
     const seen = new Map<string, number>();
     rows[name] = listed.map((row, i) => {
