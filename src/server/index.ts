@@ -83,7 +83,7 @@ export {
 } from "./domain/scenarios.js";
 export type { ClientStatus, DesiredStatus } from "./state/model.js";
 export { MAX_POLICY_RULES_BYTES } from "./domain/acl-policy.js";
-export { EVENT_BUFFER_BYTES, EVENT_BUFFER_WRITES, EVENT_HEARTBEAT_MS, EVENT_QUEUE_BYTES } from "./domain/events.js";
+export { EVENT_BUFFER_BYTES, EVENT_BUFFER_WRITES, EVENT_HEARTBEAT_MS, EVENT_QUEUE_BYTES, EVENT_STREAMS_MAX } from "./domain/events.js";
 export { CONTROL_PREFIX, isLoopbackAddress } from "./control/access.js";
 export { JOURNAL_BYTES, JOURNAL_ENTRY_OVERHEAD_BYTES, journalEntryBytes, MAX_JOURNAL_ENTRIES, REDACTED, SECRET_HEADERS, type JournalEntry, type JournalRequest } from "./control/journal.js";
 export { FaultRuleError, FRAMING_HEADERS, MAX_FAULT_BODY_BYTES, MAX_FAULT_LATENCY_MS, MAX_FAULT_SEED, MAX_FAULTS, type Fault, type FaultRule } from "./control/faults.js";
@@ -371,7 +371,7 @@ export async function startAgent(options: AgentOptions = {}): Promise<Agent> {
       throw error;
     }
     // The event buffer follows every write from here, the demo data's included.
-    events = new EventBroker(store, acl, { heartbeatMs: resolved.eventHeartbeatMs }, () => clock.nowMs());
+    events = new EventBroker(store, acl, { heartbeatMs: resolved.eventHeartbeatMs, maxStreams: resolved.limits.eventStreams }, () => clock.nowMs());
     const access = acl;
     state = new StateControl({ store, cluster, ...(shared === undefined ? {} : { shared }), datacenter: resolved.datacenter, now: () => clock.nowMs(), onRestored: () => access.forgetBootstrap() });
     state.keepBaseline({

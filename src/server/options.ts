@@ -9,7 +9,7 @@ import { stringifyJson } from "../json.js";
 import type { AclOptions } from "./domain/acl.js";
 import type { AgentFixture } from "./domain/fixture.js";
 import type { AgentDataSource } from "./domain/state-control.js";
-import { EVENT_HEARTBEAT_MS } from "./domain/events.js";
+import { EVENT_HEARTBEAT_MS, EVENT_STREAMS_MAX } from "./domain/events.js";
 import { controlEnabled } from "./control/access.js";
 import type { PgliteLike } from "./state/postgres/database.js";
 import { DEFAULT_METRICS_OPTIONS, type MetricsOptions } from "./metrics/index.js";
@@ -72,6 +72,11 @@ export interface AgentLimits {
    * queries are not affected: their request arrives at once, only the answer waits.
    */
   readonly requestTimeoutMs?: number;
+  /**
+   * Event streams (`GET /v1/event/stream`) open at once, all clients together (default
+   * {@link EVENT_STREAMS_MAX}); one more is answered `429`.
+   */
+  readonly eventStreams?: number;
 }
 
 /**
@@ -173,6 +178,7 @@ export const DEFAULT_LIMITS: Required<AgentLimits> = Object.freeze({
   responseCacheBytes: RESPONSE_CACHE_BYTES,
   filterCostPerRequest: FILTER_COST_PER_REQUEST,
   requestTimeoutMs: REQUEST_TIMEOUT_MS,
+  eventStreams: EVENT_STREAMS_MAX,
 });
 
 /** The most simulated client nodes an agent has (each is a row every placement reads). */
@@ -269,6 +275,7 @@ const LIMITS_CHECKS: { readonly [K in keyof AgentLimits]-?: (value: unknown) => 
   responseCacheBytes: isNonNegativeInteger,
   filterCostPerRequest: isPositiveInteger,
   requestTimeoutMs: isPositiveInteger,
+  eventStreams: isPositiveInteger,
 };
 
 const METRICS_CHECKS: { readonly [K in keyof MetricsOptions]-?: (value: unknown) => boolean } = {

@@ -9,6 +9,7 @@ import { parseJson } from "../../src/json.js";
 import { AccessControl } from "../../src/server/domain/acl.js";
 import {
   EVENT_BUFFER_WRITES,
+  EVENT_STREAMS_MAX,
   EventBroker,
   SUBSCRIPTION_CLOSED,
   TOKEN_EXPIRED,
@@ -382,7 +383,7 @@ describe("the event stream's end", () => {
     expect(stream.lines.at(-1)).toBe(SUBSCRIPTION_CLOSED);
   });
 
-  it("cuts off a reader that does not read once the frames it was not sent leave the buffer, with an error line", async () => {
+  it("closes the connection of a reader that does not read once the frame it is in the middle of leaves the buffer", async () => {
     const own = await startTestAgent({ port: 0, demo: false, logLevel: "silent", placementDelayMs: 60_000 });
     try {
       // A client that sends its request and then reads nothing: the kernel's buffers fill, then the agent's queue.
@@ -403,16 +404,18 @@ describe("the event stream's end", () => {
       expect(own.eventStreams).toBe(0);
       expect(registrations).toBeGreaterThan(8 + EVENT_BUFFER_WRITES / 4);
 
-      // The client reads at last: what it was sent, then the reason, then the end.
+      // The client reads at last: whole frames, then part of one (the agent sends a frame in
+      // slices of at most its queue's bytes, and stopped in the middle of one), then the end:
+      // no reason line, which would read as the rest of the frame.
       const received: Buffer[] = [];
       socket.on("data", (chunk: Buffer) => received.push(chunk));
       socket.resume();
-      await new Promise((resolve) => socket.once("end", resolve));
-      const body = dechunk(Buffer.concat(received));
-      const lines = body.split("\n").filter((line) => line !== "");
-      expect(lines.at(-1)).toMatch(new RegExp(`^${SUBSCRIPTION_CLOSED}: the client fell behind, and the events after index \\d+ have left the agent's buffer of ${EVENT_BUFFER_WRITES} writes$`));
+      await new Promise((resolve) => socket.once("close", resolve));
+      const lines = dechunk(Buffer.concat(received)).split("\n");
+      const unfinished = lines.pop()!;
+      expect(unfinished.slice(0, 8)).toBe('{"Index"');
+      expect(lines.filter((line) => line !== "{}" && !line.startsWith('{"Index"'))).toEqual([]);
       const sent = lines.filter((line) => line.startsWith('{"Index"')).map((line) => parseJson(line) as Frame);
-      expect(sent.length).toBeGreaterThan(0);
       // It had been sent the big jobs' frames only, not the small ones that came after.
       expect(events(sent).every((event) => event.Key.startsWith("big-"))).toBe(true);
     } finally {
@@ -469,8 +472,8 @@ function fakeSink() {
     pendingBytes: 0,
     ended: false,
     destroyed: false,
-    write(text: string) {
-      sink.written.push(text);
+    write(chunk: string | Uint8Array) {
+      sink.written.push(typeof chunk === "string" ? chunk : Buffer.from(chunk).toString("utf8"));
     },
     onDrain(callback: () => void) {
       drains.push(callback);
@@ -485,7 +488,49 @@ function fakeSink() {
     destroy() {
       sink.destroyed = true;
     },
-    frames: () => sink.written.filter((text) => text.startsWith('{"Index"')).map((text) => parseJson(text) as Frame),
+    /** The whole frames written, however they were sliced. */
+    frames: () =>
+      sink.written
+        .join("")
+        .split("\n")
+        .filter((line) => line.startsWith('{"Index"'))
+        .map((line) => parseJson(line) as Frame),
+  };
+  return sink satisfies EventSink;
+}
+
+/**
+ * A sink whose socket takes nothing until `drain()`: what is written waits there, as in a socket
+ * whose client has stopped reading. Keeps the chunks as written, and the most bytes ever waiting.
+ */
+function stalledSink() {
+  const drains: (() => void)[] = [];
+  const sink = {
+    chunks: [] as (string | Uint8Array)[],
+    pendingBytes: 0,
+    mostPending: 0,
+    ended: false,
+    destroyed: false,
+    write(chunk: string | Uint8Array) {
+      sink.chunks.push(chunk);
+      sink.pendingBytes += typeof chunk === "string" ? Buffer.byteLength(chunk) : chunk.length;
+      sink.mostPending = Math.max(sink.mostPending, sink.pendingBytes);
+    },
+    onDrain(callback: () => void) {
+      drains.push(callback);
+    },
+    drain() {
+      sink.pendingBytes = 0;
+      for (const callback of drains.splice(0)) callback();
+    },
+    end() {
+      sink.ended = true;
+    },
+    destroy() {
+      sink.destroyed = true;
+    },
+    /** What was written, as text: the bytes joined first (a slice may end inside a character). */
+    text: () => Buffer.concat(sink.chunks.map((chunk) => (typeof chunk === "string" ? Buffer.from(chunk) : chunk))).toString("utf8"),
   };
   return sink satisfies EventSink;
 }
@@ -498,9 +543,9 @@ async function brokerOn(options: EventBrokerOptions = {}, acl: Parameters<typeof
   });
   const access = await AccessControl.fromOptions(store, acl);
   const broker = new EventBroker(store, access, options);
-  const putJob = (id: string, namespace = "default") =>
+  const putJob = (id: string, namespace = "default", Meta: Record<string, string> | null = null) =>
     store.write(["jobs"], (state) => {
-      state.jobs.put({ ID: id, Namespace: namespace, TaskGroups: [], ModifyIndex: state.index, CreateIndex: state.index } as unknown as Job);
+      state.jobs.put({ ID: id, Namespace: namespace, TaskGroups: [], Meta, ModifyIndex: state.index, CreateIndex: state.index } as unknown as Job);
     });
   const flush = () => new Promise((resolve) => setImmediate(resolve));
   return { store, broker, putJob, flush };
@@ -669,6 +714,59 @@ describe("the event buffer", () => {
 });
 
 describe("a stream's queue", () => {
+  it("holds no more than queueBytes of a frame larger than it: the frame goes in slices as the socket drains, heartbeats falling due meanwhile kept out of it", async () => {
+    const { broker, putJob, flush } = await brokerOn({ queueBytes: 1_000, heartbeatMs: 5 });
+    const sink = stalledSink();
+    broker.open(request()).start(sink);
+    sink.drain();
+    const payload = "é".repeat(20_000);
+    const written = await putJob("large", "default", { payload });
+    await flush();
+    // Heartbeats fall due while the frame waits for its socket: none may land inside its line.
+    await pause(30);
+    let rounds = 0;
+    while (!sink.text().endsWith("]}\n") && rounds++ < 1_000) sink.drain();
+    expect(sink.mostPending).toBeLessThanOrEqual(1_000);
+    // 40,000 bytes of payload: at least 40 slices.
+    expect(rounds).toBeGreaterThanOrEqual(40);
+    const lines = sink.text().split("\n").filter((line) => line !== "" && line !== "{}");
+    expect(lines).toHaveLength(1);
+    const [frame] = lines.map((line) => parseJson(line) as Frame);
+    expect(frame!.Index).toBe(written.index);
+    expect(frame!.Events[0]!.Payload.Job!.Meta).toEqual({ payload });
+  });
+
+  it("writes every stream the same bytes of an event: the event is written as JSON once", async () => {
+    const { broker, putJob, flush } = await brokerOn();
+    const sinks = [stalledSink(), stalledSink(), stalledSink()];
+    for (const sink of sinks) broker.open(request()).start(sink);
+    await putJob("shared", "default", { payload: "x".repeat(100_000) });
+    await flush();
+    const largest = sinks.map((sink) => sink.chunks.filter((chunk): chunk is Uint8Array => typeof chunk !== "string").sort((a, b) => b.length - a.length)[0]!);
+    expect(largest[0]!.length).toBeGreaterThan(100_000);
+    for (const chunk of largest) expect(chunk.buffer).toBe(largest[0]!.buffer);
+  });
+
+  it("closes the connection of a stream in the middle of a frame when that frame leaves the buffer, without a line after the half frame", async () => {
+    const { broker, putJob, flush } = await brokerOn({ queueBytes: 1_000, bufferWrites: 2 });
+    const sink = stalledSink();
+    broker.open(request()).start(sink);
+    sink.drain();
+    await putJob("large", "default", { payload: "x".repeat(10_000) });
+    await flush();
+    sink.drain();
+    await putJob("next-1");
+    await flush();
+    expect(broker.streams).toBe(1);
+    expect(sink.destroyed).toBe(false);
+    await putJob("next-2");
+    await flush();
+    expect(sink.destroyed).toBe(true);
+    expect(broker.streams).toBe(0);
+    expect(sink.text()).not.toContain(SUBSCRIPTION_CLOSED);
+    expect(sink.text().endsWith("\n")).toBe(false);
+  });
+
   it("is sent frames while fewer than queueBytes wait in its socket, and waits for the socket from there", async () => {
     const { broker, putJob, flush } = await brokerOn({ queueBytes: 100 });
     const sink = fakeSink();
@@ -707,5 +805,33 @@ describe("a stream's queue", () => {
     expect(broker.streams).toBe(0);
     await eventually(async () => (sink.destroyed ? true : undefined));
     stream.close();
+  });
+});
+
+describe("the number of event streams", () => {
+  it("is capped by limits.eventStreams: one more is answered 429 with the reason, and a stream is accepted again once one ends", async () => {
+    const own = await startTestAgent({ port: 0, demo: false, logLevel: "silent", limits: { eventStreams: 2 } });
+    const streams: Stream[] = [];
+    try {
+      streams.push(await subscribe(`${own.url}/v1/event/stream`), await subscribe(`${own.url}/v1/event/stream?topic=Job`));
+      const refused = await send(`${own.url}/v1/event/stream`);
+      expect(refused.status).toBe(429);
+      expect(refused.text).toBe("Too many event streams: the agent serves at most 2 at once; retry once one has ended");
+      expect(own.eventStreams).toBe(2);
+      streams.shift()!.close();
+      await eventually(async () => (own.eventStreams === 1 ? true : undefined));
+      streams.push(await subscribe(`${own.url}/v1/event/stream`));
+      expect(own.eventStreams).toBe(2);
+    } finally {
+      for (const stream of streams) stream.close();
+      await own.close();
+    }
+  });
+
+  it(`is ${EVENT_STREAMS_MAX} by default`, async () => {
+    const { broker } = await brokerOn();
+    for (let i = 0; i < EVENT_STREAMS_MAX; i++) broker.open(request()).start(stalledSink());
+    expect(() => broker.open(request())).toThrow(`at most ${EVENT_STREAMS_MAX} at once`);
+    broker.close();
   });
 });

@@ -9,7 +9,7 @@
  */
 
 /** The kinds of refusal. */
-export type RefusalKind = "invalid" | "denied" | "not_found" | "unreachable";
+export type RefusalKind = "invalid" | "denied" | "not_found" | "unreachable" | "busy";
 
 /** A refusal by the domain, with the reason as the reference words it. */
 export class Refusal extends Error {
@@ -31,6 +31,14 @@ export function invalid(message: string): Refusal {
 /** The caller may not do this, with the reference's reason `Permission denied`. */
 export function denied(): Refusal {
   return new Refusal("denied", "Permission denied");
+}
+
+/**
+ * The agent serves as many of these at once as a documented limit allows, and that many are
+ * being served: the same request may succeed once one of them ends.
+ */
+export function busy(message: string): Refusal {
+  return new Refusal("busy", message);
 }
 
 /** The thing asked for does not exist. */

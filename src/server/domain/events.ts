@@ -5,11 +5,14 @@
  * that one buffer with a cursor (no copy per subscriber), filtered by topic, key, namespace and the
  * caller's ACL, event by event.
  *
- * A subscriber whose socket does not take what it is sent stops being sent more once
- * {@link EVENT_QUEUE_BYTES} wait in its socket; it keeps its place in the buffer, and is cut off
- * (an error line, then the end of the stream) when the next frame it has not been sent leaves the
- * buffer. So a slow or stalled client holds at most that many bytes of the agent's memory, and
- * never makes the buffer keep more.
+ * Each event is written as JSON once, into bytes every stream shares; a stream sends a frame as
+ * slices of those bytes, never more than {@link EVENT_QUEUE_BYTES} waiting in its socket whatever
+ * the frame's size. A stream whose socket does not take what it is sent keeps its place in the
+ * buffer, and is cut off when the frame it is due leaves the buffer: at the end of a frame with an
+ * error line, then the end of the stream; in the middle of one (it cannot be finished) by closing
+ * the connection. So a slow or stalled client holds at most that many bytes of the agent's memory
+ * besides the buffer, never makes the buffer keep more, and at most {@link EVENT_STREAMS_MAX}
+ * streams are open at once.
  *
  * @module
  */
@@ -18,7 +21,7 @@ import { lowerBound } from "../state/memory.js";
 import type { AppliedWrite, Store } from "../state/store.js";
 import type { Allocation, Evaluation, Job, JsonObject, Node } from "../state/model.js";
 import type { AccessControl, Caller } from "./acl.js";
-import { denied, invalid } from "./errors.js";
+import { busy, denied, invalid } from "./errors.js";
 import { presentAllocation, presentEvaluation, presentJob, presentNode } from "./present.js";
 
 /** The most writes whose frames the buffer keeps (the reference's `event_buffer_size` default). */
@@ -40,6 +43,13 @@ export const EVENT_HEARTBEAT_MS = 30_000;
  * is cut off when a frame it has not been sent leaves the buffer.
  */
 export const EVENT_QUEUE_BYTES = 256 * 1024;
+
+/**
+ * The most event streams open at once (all clients together); one more is refused with `429`.
+ * The reference has no such bound; each stream costs the agent a walk of every write's events, so
+ * a thousand idle readers slowed writes to a few a second.
+ */
+export const EVENT_STREAMS_MAX = 128;
 
 /** The topics the agent sends events of, in the order of a frame's events. */
 export type EventTopic = "Job" | "Evaluation" | "Allocation" | "Deployment" | "Node";
@@ -192,11 +202,12 @@ export function parseEventIndex(value: string | null): number | undefined {
 }
 
 /**
- * One event of a frame. Its payload is presented and its JSON written when a stream first sends
- * it, once for every stream: a write nobody streams costs the buffer no more than a look at its rows.
+ * One event of a frame. Its payload is presented and its JSON written, as UTF-8 bytes, when a
+ * stream first sends it, once for every stream: a write nobody streams costs the buffer no more
+ * than a look at its rows, and streams share the bytes (each sends slices of them).
  */
 class BufferedEvent {
-  #json: string | undefined;
+  #encoded: Buffer | undefined;
 
   constructor(
     readonly topic: TopicDefinition,
@@ -212,27 +223,48 @@ class BufferedEvent {
     readonly bytes: number,
   ) {}
 
-  /** The event as the reference writes it: `Topic, Type, Key, Namespace, FilterKeys, Index, Payload`. */
-  get json(): string {
-    this.#json ??= stringifyJson({
-      Topic: this.topic.topic,
-      Type: this.type,
-      Key: this.key,
-      Namespace: this.namespace,
-      FilterKeys: this.filterKeys,
-      Index: this.index,
-      Payload: { [this.topic.topic]: this.deleted ? this.row : this.topic.present(this.row) },
-    });
-    return this.#json;
+  /** The event as the reference writes it (`Topic, Type, Key, Namespace, FilterKeys, Index, Payload`), in UTF-8. */
+  get encoded(): Buffer {
+    this.#encoded ??= Buffer.from(
+      stringifyJson({
+        Topic: this.topic.topic,
+        Type: this.type,
+        Key: this.key,
+        Namespace: this.namespace,
+        FilterKeys: this.filterKeys,
+        Index: this.index,
+        Payload: { [this.topic.topic]: this.deleted ? this.row : this.topic.present(this.row) },
+      }),
+      "utf8",
+    );
+    return this.#encoded;
   }
 }
 
 /** The events of one index. */
-interface Frame {
-  readonly index: number;
-  readonly events: readonly BufferedEvent[];
-  readonly bytes: number;
+class Frame {
+  #head: Buffer | undefined;
+
+  constructor(
+    readonly index: number,
+    readonly events: readonly BufferedEvent[],
+    /** The events' estimated JSON size, for the buffer's byte bound. */
+    readonly bytes: number,
+  ) {}
+
+  /** What every stream sends of this frame before its events: `{"Index":N,"Events":[`. */
+  get head(): Buffer {
+    this.#head ??= Buffer.from(`{"Index":${this.index},"Events":[`, "utf8");
+    return this.#head;
+  }
 }
+
+/** The size from which a slice of an event's bytes is written as a view of them, not joined to others in a copy. */
+const SHARED_SLICE_BYTES = 16 * 1024;
+
+/** What goes between two events of a frame, and after its last one. */
+const EVENT_SEPARATOR = Buffer.from(",");
+const FRAME_END = Buffer.from("]}\n");
 
 /** The bytes of an event besides its payload: field names, topic, type, keys. */
 const EVENT_OVERHEAD_BYTES = 160;
@@ -279,8 +311,8 @@ function publicFields(row: Row): Row {
 
 /** Where a stream writes: a response, or a test's stand-in. */
 export interface EventSink {
-  /** Writes text to the client. */
-  write(text: string): void;
+  /** Writes text, or UTF-8 bytes the sink must not change (they are shared), to the client. */
+  write(chunk: string | Uint8Array): void;
   /** The bytes written and not yet taken by the client's socket. */
   readonly pendingBytes: number;
   /** Calls `callback` once, when the pending bytes have been taken. */
@@ -313,6 +345,8 @@ export interface EventBrokerOptions {
   readonly bufferBytes?: number;
   /** {@link EVENT_QUEUE_BYTES} by default. */
   readonly queueBytes?: number;
+  /** {@link EVENT_STREAMS_MAX} by default. */
+  readonly maxStreams?: number;
 }
 
 /** The reference's words for a subscription the server ends (the client should subscribe again, with `index`). */
@@ -348,6 +382,7 @@ export class EventBroker {
       bufferWrites: options.bufferWrites ?? EVENT_BUFFER_WRITES,
       bufferBytes: options.bufferBytes ?? EVENT_BUFFER_BYTES,
       queueBytes: options.queueBytes ?? EVENT_QUEUE_BYTES,
+      maxStreams: options.maxStreams ?? EVENT_STREAMS_MAX,
     };
     this.#seenIndex = store.index;
     this.#unsubscribe = store.subscribe((write) => this.#observe(write));
@@ -370,14 +405,18 @@ export class EventBroker {
 
   /**
    * Checks a request's caller (a token that is not valid, or one that may read none of the topics
-   * asked for in the namespace asked for, is refused) and returns the stream to start.
+   * asked for in the namespace asked for, is refused), then that a stream more may be open, and
+   * returns the stream to start.
    *
-   * @throws a 403 refusal (`Permission denied`).
+   * @throws a 403 refusal (`Permission denied`), or a busy refusal (`429`) when
+   * {@link EventBrokerOptions.maxStreams} streams are open.
    */
   open(request: EventRequest): EventStream {
     const caller = this.acl.authenticate(request.secret);
     if (this.acl.enabled && request.secret !== "" && caller.token === undefined) throw denied();
     if (!caller.management && !TOPICS.some((definition) => selects(request.topics, definition.topic) && mayReadSomewhere(caller, definition, request.namespace))) throw denied();
+    const { maxStreams } = this.limits;
+    if (this.#streams.size >= maxStreams) throw busy(`Too many event streams: the agent serves at most ${maxStreams} at once; retry once one has ended`);
     return new EventStream(this, request, caller);
   }
 
@@ -400,6 +439,11 @@ export class EventBroker {
   /** @internal A stream ended. */
   detach(stream: EventStream): void {
     this.#streams.delete(stream);
+  }
+
+  /** @internal Whether the frame of `index` has left the buffer. */
+  evicted(index: number): boolean {
+    return index <= this.#evictedThrough;
   }
 
   /** @internal The first frame after `cursor`: a frame, `missed` when frames after it have left the buffer, or undefined. */
@@ -498,7 +542,7 @@ function framesOf(write: AppliedWrite, seenIndex: number): Frame[] {
   }
   return [...byIndex.entries()]
     .sort(([a], [b]) => a - b)
-    .map(([index, events]) => ({ index, events, bytes: events.reduce((sum, event) => sum + event.bytes, 0) }));
+    .map(([index, events]) => new Frame(index, events, events.reduce((sum, event) => sum + event.bytes, 0)));
 }
 
 function makeEvent(definition: TopicDefinition, type: string, row: Row, deleted: boolean, index: number): BufferedEvent {
@@ -507,9 +551,21 @@ function makeEvent(definition: TopicDefinition, type: string, row: Row, deleted:
   return new BufferedEvent(definition, type, definition.key(row), namespace, definition.filterKeys(row), index, row, deleted, EVENT_OVERHEAD_BYTES + estimateJsonBytes(publicFields(row)));
 }
 
+/** A frame a stream has begun to send: the parts of its line, and how far it has got. */
+interface FrameInProgress {
+  readonly index: number;
+  /** The frame's head, its selected events' shared bytes with separators, and its end. */
+  readonly parts: readonly Buffer[];
+  part: number;
+  /** Bytes of `parts[part]` already written. */
+  offset: number;
+}
+
 /** One open stream: its cursor in the buffer, its filter, its caller, its heartbeat. */
 export class EventStream {
   #cursor = 0;
+  /** The frame being sent, when its socket has not taken the whole of it yet. */
+  #sending: FrameInProgress | undefined;
   #sink: EventSink | undefined;
   #caller: Caller;
   #aclIndex: number;
@@ -560,41 +616,102 @@ export class EventStream {
   }
 
   /**
-   * @internal Sends the frames it is due while its socket takes them; cuts it off as soon as one it
-   * was not sent has left the buffer (a client that stopped reading is not waited for).
+   * @internal Sends the frames it is due while its socket takes them, never more than the queue's
+   * bytes waiting there; cuts it off as soon as the frame it is due has left the buffer (a client
+   * that stopped reading is not waited for).
    */
   pump(): void {
     const sink = this.#sink;
     if (this.#state !== "open" || sink === undefined) return;
     while (this.#state === "open") {
       if (!this.#checkCaller()) return;
+      const sending = this.#sending;
+      if (sending !== undefined) {
+        if (this.broker.evicted(sending.index)) {
+          this.cut(`${SUBSCRIPTION_CLOSED}: the client fell behind, and the events of index ${sending.index} have left the agent's buffer of ${this.broker.limits.bufferWrites} writes`);
+          return;
+        }
+        if (!this.#send(sink, sending)) return;
+        this.#sending = undefined;
+        continue;
+      }
       const frame = this.broker.next(this.#cursor);
       if (frame === undefined) return;
       if (frame === "missed") {
         this.cut(`${SUBSCRIPTION_CLOSED}: the client fell behind, and the events after index ${this.#cursor} have left the agent's buffer of ${this.broker.limits.bufferWrites} writes`);
         return;
       }
-      if (this.#waitingForDrain) return;
-      if (sink.pendingBytes >= this.broker.limits.queueBytes) {
-        this.#waitingForDrain = true;
-        sink.onDrain(() => {
-          this.#waitingForDrain = false;
-          this.pump();
-        });
-        return;
-      }
       const events = frame.events.filter((event) => this.#wants(event));
-      let text: string;
-      try {
-        text = events.length === 0 ? "" : `{"Index":${frame.index},"Events":[${events.map((event) => event.json).join(",")}]}\n`;
-      } catch (error) {
-        // A row that cannot be written (a bug) ends this stream, not the agent.
-        this.cut(`${SUBSCRIPTION_CLOSED}: the events of index ${frame.index} could not be written: ${(error as Error).message}`);
-        return;
+      // A frame with nothing for this stream is gone past at once, whether its socket is full or not.
+      if (events.length > 0) {
+        if (!this.#hasRoom(sink)) return;
+        let parts: Buffer[];
+        try {
+          parts = [frame.head, ...events.flatMap((event, i) => (i === 0 ? [event.encoded] : [EVENT_SEPARATOR, event.encoded])), FRAME_END];
+        } catch (error) {
+          // A row that cannot be written (a bug) ends this stream, not the agent.
+          this.cut(`${SUBSCRIPTION_CLOSED}: the events of index ${frame.index} could not be written: ${(error as Error).message}`);
+          return;
+        }
+        this.#sending = { index: frame.index, parts, part: 0, offset: 0 };
       }
       this.#cursor = frame.index;
-      if (text !== "") sink.write(text);
     }
+  }
+
+  /**
+   * Whether fewer than the queue's bytes wait in the socket; if not, the stream is pumped again
+   * when the socket has drained.
+   */
+  #hasRoom(sink: EventSink): boolean {
+    if (this.#waitingForDrain) return false;
+    if (sink.pendingBytes < this.broker.limits.queueBytes) return true;
+    this.#waitingForDrain = true;
+    sink.onDrain(() => {
+      this.#waitingForDrain = false;
+      this.pump();
+    });
+    return false;
+  }
+
+  /**
+   * Writes what the socket has room for of a frame, as slices of the shared parts: a large slice
+   * is written as it is (the socket keeps a view of the shared bytes, not a copy), small ones are
+   * joined into one write so that a frame of many small events is not many writes. True once the
+   * whole frame is written.
+   */
+  #send(sink: EventSink, sending: FrameInProgress): boolean {
+    const small: Buffer[] = [];
+    let smallBytes = 0;
+    const flush = () => {
+      if (small.length > 0) sink.write(small.length === 1 ? small[0]! : Buffer.concat(small, smallBytes));
+      small.length = 0;
+      smallBytes = 0;
+    };
+    while (sending.part < sending.parts.length) {
+      const room = this.broker.limits.queueBytes - sink.pendingBytes - smallBytes;
+      if (room <= 0) {
+        flush();
+        if (!this.#hasRoom(sink)) return false;
+        continue;
+      }
+      const part = sending.parts[sending.part]!;
+      const slice = part.subarray(sending.offset, sending.offset + room);
+      sending.offset += slice.length;
+      if (sending.offset === part.length) {
+        sending.part++;
+        sending.offset = 0;
+      }
+      if (slice.length < SHARED_SLICE_BYTES) {
+        small.push(slice);
+        smallBytes += slice.length;
+      } else {
+        flush();
+        sink.write(slice);
+      }
+    }
+    flush();
+    return true;
   }
 
   #wants(event: BufferedEvent): boolean {
@@ -643,18 +760,26 @@ export class EventStream {
   #beat(): void {
     const sink = this.#sink;
     if (this.#state !== "open" || sink === undefined || !this.#checkCaller()) return;
-    // A stream whose socket is full is not idle: the heartbeat would only add to the queue.
-    if (sink.pendingBytes < this.broker.limits.queueBytes) sink.write("{}\n");
+    // A stream whose socket is full, or that is in the middle of a frame, is not idle: the
+    // heartbeat would only add to the queue, or break the frame's line.
+    if (this.#sending === undefined && sink.pendingBytes < this.broker.limits.queueBytes) sink.write("{}\n");
   }
 
   /**
    * Ends the stream with `reason` as its last line (the reference appends its error text to the
-   * stream). A client that has not taken the rest within a heartbeat interval is disconnected.
+   * stream). A client that has not taken the rest within a heartbeat interval is disconnected. A
+   * stream in the middle of a frame is disconnected at once: its line cannot be finished, and a
+   * reason after half a frame would read as part of it.
    */
   cut(reason: string): void {
     const sink = this.#sink;
     if (this.#state === "ended" || sink === undefined) return;
+    const midFrame = this.#sending !== undefined;
     this.#stop();
+    if (midFrame) {
+      sink.destroy();
+      return;
+    }
     sink.write(`${reason}\n`);
     sink.end();
     this.#giveUp = setTimeout(() => sink.destroy(), this.broker.limits.heartbeatMs);
@@ -669,6 +794,8 @@ export class EventStream {
 
   #stop(): void {
     this.#state = "ended";
+    // The frame's parts are shared with the buffer: let them go with it.
+    this.#sending = undefined;
     clearInterval(this.#heartbeat);
     this.broker.detach(this);
   }

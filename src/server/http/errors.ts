@@ -21,7 +21,7 @@ export class HttpError extends Error {
 }
 
 /** The status of each kind of refusal by the domain: the one place that maps them. */
-export const REFUSAL_STATUS: Readonly<Record<RefusalKind, number>> = { invalid: 400, denied: 403, not_found: 404, unreachable: 500 };
+export const REFUSAL_STATUS: Readonly<Record<RefusalKind, number>> = { invalid: 400, denied: 403, not_found: 404, unreachable: 500, busy: 429 };
 
 /** The status and body of an error that becomes a response, or undefined for any other error. */
 export function responseOf(error: unknown): { readonly status: number; readonly message: string } | undefined {
