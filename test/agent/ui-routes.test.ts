@@ -6,7 +6,7 @@ import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { Explanation, ExplainedGroup, ExplainedMatch } from "../../src/editor/explain.js";
 import { defaultUiDirectory, MAX_EXPLAINED_VALUE_LENGTH, UI_CONTENT_SECURITY_POLICY, UI_NOT_BUILT, uiFileRoutes } from "../../src/server/http/ui-routes.js";
-import { job, send, useAgent, type TestAgent } from "./support.js";
+import { eventually, job, send, useAgent, type TestAgent } from "./support.js";
 
 /** Sends a request line exactly as written (no client normalises the path) and returns the status and body. */
 function rawGet(port: number, path: string): Promise<{ status: number; text: string }> {
@@ -304,17 +304,17 @@ const guarded = useAgent({
 describe("GET /_bexpr/explain with ACLs on", () => {
   const asToken = (token: string | undefined, parameters: Record<string, string>) => guarded.get(explainPath(parameters), token === undefined ? {} : { headers: { "x-svc-token": token } });
 
-  it("needs what the list needs: list-jobs for jobs, read-job for deployments, in the row's namespace", async () => {
+  it("needs what reading the row needs, read-job in the row's namespace, not the list's list-jobs", async () => {
     const prodWeb = { list: "jobs", namespace: "prod", id: "web", filter: "Type == service" };
-    expect((await asToken(PROD_LISTER, prodWeb)).status).toBe(200);
     expect((await asToken(ROOT, prodWeb)).status).toBe(200);
-    for (const token of [undefined, DEFAULT_READER, "not-a-uuid"]) {
+    for (const token of [undefined, DEFAULT_READER, PROD_LISTER, "not-a-uuid"]) {
       const response = await asToken(token, prodWeb);
       expect(response.status).toBe(403);
       expect(response.text).toBe("Permission denied");
     }
-    // The list refuses the same callers in the same way.
-    expect((await send(`${guarded.url}/v1/jobs?namespace=prod`, { headers: { "x-svc-token": DEFAULT_READER } })).status).toBe(403);
+    // GET /v1/job/web refuses the same callers in the same way; the list still lets the lister in.
+    expect((await send(`${guarded.url}/v1/job/web?namespace=prod`, { headers: { "x-svc-token": PROD_LISTER } })).status).toBe(403);
+    expect((await send(`${guarded.url}/v1/jobs?namespace=prod`, { headers: { "x-svc-token": PROD_LISTER } })).status).toBe(200);
     const deployment = (await guarded.get("/v1/deployments?namespace=prod", { headers: { "x-svc-token": ROOT } })).json<{ ID: string }[]>()[0]!;
     const prodDeployment = { list: "deployments", namespace: "prod", id: deployment.ID, filter: "Status != x" };
     expect((await asToken(PROD_LISTER, prodDeployment)).status).toBe(403);
@@ -326,5 +326,96 @@ describe("GET /_bexpr/explain with ACLs on", () => {
     // prod/nightly-backup exists, but asked through default it is not there.
     const response = await asToken(DEFAULT_READER, { list: "jobs", namespace: "default", id: "nightly-backup", filter: "Type == batch" });
     expect(response.status).toBe(404);
+  });
+});
+
+// Issue 25, finding 3: explain gave a token with list-jobs alone the job's whole spec (a task's Env
+// included), which GET /v1/job/<id> refuses it.
+const SECRET_VALUE = "hunter2-db-password-4f1c";
+const TEAM_B_ROOT = "00000000-0000-4000-8000-0000000000b1";
+const TEAM_B_LISTER = "00000000-0000-4000-8000-0000000000b2";
+const TEAM_B_READER = "00000000-0000-4000-8000-0000000000b3";
+const TEAM_A_READER = "00000000-0000-4000-8000-0000000000b4";
+
+const teams = useAgent({
+  namespaces: [{ Name: "team-a" }, { Name: "team-b" }],
+  acl: {
+    enabled: true,
+    bootstrapToken: TEAM_B_ROOT,
+    policies: [
+      { Name: "team-b-list", Rules: 'namespace "team-b" { capabilities = ["list-jobs"] }' },
+      { Name: "team-b-read", Rules: 'namespace "team-b" { policy = "read" }' },
+      { Name: "team-a-read", Rules: 'namespace "team-a" { policy = "read" }' },
+      // Anonymous requests may list team-b's jobs, and nothing more.
+      { Name: "anonymous", Rules: 'namespace "team-b" { capabilities = ["list-jobs"] }' },
+    ],
+    tokens: [
+      { SecretID: TEAM_B_LISTER, Name: "team-b lister", Policies: ["team-b-list"] },
+      { SecretID: TEAM_B_READER, Name: "team-b reader", Policies: ["team-b-read"] },
+      { SecretID: TEAM_A_READER, Name: "team-a reader", Policies: ["team-a-read"] },
+    ],
+  },
+});
+
+describe("GET /_bexpr/explain needs what reading the row needs", () => {
+  const headers = (token: string | undefined) => (token === undefined ? {} : { headers: { "x-svc-token": token } });
+  let deploymentId: string;
+
+  beforeAll(async () => {
+    const spec = job("billing", { TaskGroups: [{ Name: "g", Tasks: [{ Name: "t", Driver: "mock", Env: { DB_PASSWORD: SECRET_VALUE } }] }] });
+    const registered = await teams.put("/v1/jobs?namespace=team-b", { Job: spec }, headers(TEAM_B_ROOT));
+    expect(registered.status, registered.text).toBe(200);
+    deploymentId = await eventually(async () => {
+      const listed = await teams.get("/v1/deployments?namespace=team-b", headers(TEAM_B_ROOT));
+      return listed.json<{ ID: string }[]>()[0]?.ID;
+    });
+  });
+
+  /** Each list's row, the filter that reaches its values, and the route that reads the row. */
+  const rows = {
+    jobs: () => ({ id: "billing", filter: `TaskGroups.0.Tasks.0.Env.DB_PASSWORD == "${SECRET_VALUE}"`, read: "/v1/job/billing?namespace=team-b" }),
+    deployments: () => ({ id: deploymentId, filter: 'JobID == "billing"', read: `/v1/deployment/${deploymentId}?namespace=team-b` }),
+  };
+
+  it.each<[string, "jobs" | "deployments", number, string | undefined]>([
+    ["list-jobs in team-b only", "jobs", 403, TEAM_B_LISTER],
+    ["list-jobs in team-b only", "deployments", 403, TEAM_B_LISTER],
+    ["read-job in team-b", "jobs", 200, TEAM_B_READER],
+    ["read-job in team-b", "deployments", 200, TEAM_B_READER],
+    ["read-job in team-a only", "jobs", 403, TEAM_A_READER],
+    ["read-job in team-a only", "deployments", 403, TEAM_A_READER],
+    ["no token (anonymous: list-jobs in team-b)", "jobs", 403, undefined],
+    ["no token (anonymous: list-jobs in team-b)", "deployments", 403, undefined],
+    ["management", "jobs", 200, TEAM_B_ROOT],
+    ["management", "deployments", 200, TEAM_B_ROOT],
+  ])("answers a caller with %s, explaining a row of %s, with %i as the route that reads the row does", async (_who, list, status, token) => {
+    const { id, filter, read } = rows[list]();
+    const explainedRow = await teams.get(explainPath({ list, namespace: "team-b", id, filter }), headers(token));
+    const readRow = await teams.get(read, headers(token));
+    expect(explainedRow.status, explainedRow.text).toBe(status);
+    expect(readRow.status).toBe(status);
+    if (status === 200) {
+      expect(explainedRow.json<Explanation>().matched).toBe(true);
+      return;
+    }
+    expect(explainedRow.text).toBe("Permission denied");
+    expect(explainedRow.text).not.toContain(SECRET_VALUE);
+    // A row that does not exist gets the same answer: the refusal tells nothing of the row.
+    const missingRow = await teams.get(explainPath({ list, namespace: "team-b", id: list === "jobs" ? "no-such-job" : "00000000-0000-4000-8000-00000000dead", filter }), headers(token));
+    expect([missingRow.status, missingRow.text]).toEqual([403, "Permission denied"]);
+  });
+
+  it("still lists the job to the list-jobs token, without its spec", async () => {
+    const listed = await teams.get("/v1/jobs?namespace=team-b", headers(TEAM_B_LISTER));
+    expect(listed.status).toBe(200);
+    expect(listed.json<{ ID: string }[]>().map((item) => item.ID)).toEqual(["billing"]);
+    expect(listed.text).not.toContain(SECRET_VALUE);
+  });
+
+  it("shows the secret to a caller that may read the job, as GET /v1/job/<id> does", async () => {
+    const { id, filter } = rows.jobs();
+    const response = await teams.get(explainPath({ list: "jobs", namespace: "team-b", id, filter }), headers(TEAM_B_READER));
+    expect(response.text).toContain(SECRET_VALUE);
+    expect((await teams.get("/v1/job/billing?namespace=team-b", headers(TEAM_B_READER))).text).toContain(SECRET_VALUE);
   });
 });

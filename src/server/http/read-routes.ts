@@ -88,8 +88,12 @@ function objectRoute(context: RouteContext, definition: ObjectRead): Handler {
   };
 }
 
-/** `read-job` in the request's namespace (`?namespace`, `default` when absent), or a 403. */
-function requireReadJob(caller: Caller, namespace: string): void {
+/**
+ * `read-job` in the request's namespace (`?namespace`, `default` when absent), or a 403: what
+ * reading a job, or a deployment, evaluation or allocation of the namespace, needs (and so what
+ * `GET /_bexpr/explain` needs to explain a job or a deployment).
+ */
+export function requireReadJob(caller: Caller, namespace: string): void {
   namespaceAccess(caller, namespace, ["read-job"]);
 }
 

@@ -14,12 +14,14 @@ import { fileURLToPath } from "node:url";
 import type { FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
 import { explain, preview, type ExplainedClause, type Explanation, type Found } from "../../editor/explain.js";
 import { FilterSyntaxError } from "../../errors.js";
+import type { Caller } from "../domain/acl.js";
 import { checkRegion } from "../domain/errors.js";
 import { deploymentsEndpoint, jobsEndpoint, type ListEndpoint } from "../list/endpoints.js";
 import { ALL_NAMESPACES, DEFAULT_NAMESPACE, parseToken } from "../list/query.js";
 import type { Deployment, Job } from "../state/model.js";
 import { namespacedKey, type Store } from "../state/store.js";
 import { badRequest, notFound } from "./errors.js";
+import { requireReadJob } from "./read-routes.js";
 import { byMethod, EMPTY_BODY_HEADER, queryOf, sendText, TEXT, type RouteContext } from "./route.js";
 
 /** Where the page lives. */
@@ -201,9 +203,18 @@ function unreachable(clause: never): never {
   throw new TypeError(`not an explained clause: ${JSON.stringify(clause)}`);
 }
 
-/** A list whose rows can be explained: its endpoint, and how one row is found by namespace and ID. */
+/**
+ * A list whose rows can be explained: its endpoint (schema and filter target), what reading one of
+ * its rows needs, and how one row is found by namespace and ID.
+ */
 interface Explainable<Row> {
   readonly endpoint: ListEndpoint<Row>;
+  /**
+   * The check of the route that reads one row (a 403 when it fails). Not the list's capability:
+   * an explanation carries every value a clause's selector reaches, the fields the list's stubs
+   * leave out included (a task's `Env`), so it gives what reading the row gives.
+   */
+  readonly requireRead: (caller: Caller, namespace: string) => void;
   /** What the list calls its rows, for the 404's text. */
   readonly noun: string;
   find(store: Store, namespace: string, id: string): Row | undefined;
@@ -212,11 +223,16 @@ interface Explainable<Row> {
 const EXPLAINABLE: { readonly jobs: Explainable<Job>; readonly deployments: Explainable<Deployment> } = {
   jobs: {
     endpoint: jobsEndpoint,
+    // `GET /v1/job/<id>`'s check.
+    requireRead: requireReadJob,
     noun: "job",
     find: (store, namespace, id) => store.tables.jobs.get(namespacedKey(namespace, id)),
   },
   deployments: {
     endpoint: deploymentsEndpoint,
+    // `GET /v1/deployment/<id>`'s check in the request's namespace; its second, on the
+    // deployment's own namespace, always passes here, since only that namespace is looked in.
+    requireRead: requireReadJob,
     noun: "deployment",
     // Deployment IDs are global: one in another namespace is not there for this request.
     find: (store, namespace, id) => {
@@ -239,9 +255,9 @@ function required(query: URLSearchParams, name: string, what: string): string {
 }
 
 /**
- * Explains one row: its caller checked as its list checks it (the capability in the namespace,
- * then the row's namespace among those allowed), the row found in that namespace only, then the
- * filter evaluated on the list's filter target with the list's schema.
+ * Explains one row: its caller checked as the route that reads the row checks it, the row found in
+ * the namespace asked for only, then the filter evaluated on the list's filter target with the
+ * list's schema.
  */
 function explainRow<Row>(context: RouteContext, list: Explainable<Row>, query: URLSearchParams, token: string): { body: unknown; index: number } {
   const { store, acl } = context;
@@ -249,10 +265,13 @@ function explainRow<Row>(context: RouteContext, list: Explainable<Row>, query: U
   if (namespace === ALL_NAMESPACES) throw badRequest(`namespace must name the row's namespace, not ${ALL_NAMESPACES}`);
   const id = required(query, "id", "the ID of the row to explain");
   const filter = required(query, "filter", "the filter to explain");
-  const permitted = list.endpoint.access(acl.authenticate(token), namespace);
+  // Checked before the row is looked up, as `GET /v1/job/<id>` does: a caller that may not read the
+  // namespace gets its `403 Permission denied` whether the row exists or not, so the refusal
+  // tells nothing of the row. A 404 instead would answer differently from the read route for the
+  // same token, and would say nothing the 403 hides: the 403 depends on the namespace alone.
+  list.requireRead(acl.authenticate(token), namespace);
   const row = list.find(store, namespace, id);
-  // A row the caller may not read is as absent as one that does not exist.
-  if (row === undefined || !permitted(row)) throw notFound(`${list.noun} ${JSON.stringify(id)} not found in namespace ${JSON.stringify(namespace)}`);
+  if (row === undefined) throw notFound(`${list.noun} ${JSON.stringify(id)} not found in namespace ${JSON.stringify(namespace)}`);
   const { schema } = list.endpoint;
   try {
     const explanation: Explanation = explain(filter, list.endpoint.filterTarget(row, store), schema === undefined ? {} : { schema });
