@@ -4,6 +4,7 @@
  * over HTTP behind the control gate, the data an agent starts from (a fixture or a snapshot,
  * `--data`), the errors of documents that cannot be used, and many agents in one process.
  */
+import { createHash } from "node:crypto";
 import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
@@ -350,6 +351,61 @@ describe("named snapshots over HTTP", () => {
   });
 });
 
+// Issue 25, finding 7: a restored snapshot whose tokens shared a SecretID made the bootstrap
+// secret read as the other token, and every control route, the restore included, answered 403.
+describe("a snapshot of two tokens of one secret", () => {
+  const CLIENT = "00000000-0000-4000-8000-00000000f0c1";
+  let agent: Agent;
+  beforeAll(async () => {
+    agent = await startTestAgent({
+      ...MANAGED,
+      acl: { ...MANAGED.acl, policies: [{ Name: "reader", Rules: 'namespace "*" { policy = "read" }' }], tokens: [{ SecretID: CLIENT, Name: "client", Policies: ["reader"] }] },
+    });
+  });
+  afterAll(async () => {
+    await agent.close();
+  });
+
+  /** The state now, with the client token given the bootstrap token's secret (and a hash that matches it). */
+  async function secretShared(): Promise<{ text: string; bootstrap: number; client: number }> {
+    expect((await call(agent, "/_bexpr/snapshots/now", { method: "PUT" })).status).toBe(200);
+    const document = (await call(agent, "/_bexpr/snapshots/now")).json<Record<string, any>>();
+    const tokens = document.Tables.acl_token as { Name: string; SecretID: string; secretHash: string }[];
+    const bootstrap = tokens.findIndex((token) => token.SecretID === ROOT);
+    const client = tokens.findIndex((token) => token.SecretID === CLIENT);
+    expect([bootstrap, client].every((i) => i >= 0)).toBe(true);
+    tokens[client]!.SecretID = ROOT;
+    tokens[client]!.secretHash = createHash("sha256").update(ROOT).digest("hex");
+    return { text: stringifyJson(document), bootstrap, client };
+  }
+
+  it("answers 400 naming the second row, keeps nothing, and the bootstrap token still controls the agent", async () => {
+    const { text, bootstrap, client } = await secretShared();
+    const refused = await call(agent, "/_bexpr/snapshots/shared", { method: "PUT", body: text });
+    expect(refused.status).toBe(400);
+    const [second, first] = [Math.max(bootstrap, client), Math.min(bootstrap, client)];
+    expect(refused.text).toBe(`Tables.acl_token[${second}].SecretID: a second row with the SecretID of Tables.acl_token[${first}]`);
+    expect(refused.text).not.toContain(ROOT);
+    // Not kept, so there is nothing to restore under that name.
+    expect((await call(agent, "/_bexpr/snapshots/shared/restore", { method: "POST" })).status).toBe(404);
+    // The programmatic restore refuses it too, and writes nothing.
+    const before = await listBodies(agent.url);
+    const error = await agent.restore(parseJson(text) as AgentSnapshot).then(
+      () => undefined,
+      (refusal: unknown) => refusal,
+    );
+    expect(error).toBeInstanceOf(AgentDataError);
+    expect((error as AgentDataError).path).toBe(`Tables.acl_token[${second}].SecretID`);
+    expect(await listBodies(agent.url)).toEqual(before);
+    // The bootstrap secret is still the management token: control routes answer it, the client's secret still reads.
+    expect((await call(agent, "/_bexpr/snapshots")).status).toBe(200);
+    expect((await call(agent, "/_bexpr/snapshots/now/restore", { method: "POST" })).status).toBe(200);
+    expect((await call(agent, "/v1/acl/token/self")).json<{ Type: string }>().Type).toBe("management");
+    expect((await call(agent, "/v1/jobs", { token: CLIENT })).status).toBe(200);
+    expect((await call(agent, "/_bexpr/snapshots", { token: CLIENT })).status).toBe(403);
+  });
+});
+
 describe("the data an agent starts from", () => {
   let directory: string;
   beforeAll(() => {
@@ -461,6 +517,11 @@ describe("the data an agent starts from", () => {
     ["a deployment of a batch job", { Jobs: [{ ID: "b", Type: "batch", TaskGroups: [{ Name: "g", Tasks: task }] }], Deployments: [{ JobID: "b", Status: "failed" }] }, /^data: Deployments\[0\]: job "b" has no deployment: only service jobs/],
     ["a running deployment of a job to be dead", { Jobs: [{ ID: "w", Status: "dead", TaskGroups: [{ Name: "g", Tasks: task }] }], Deployments: [{ JobID: "w", Status: "running" }] }, /^data: Deployments\[0\]\.Status: job "w" is to be dead/],
     ["a token secret that is not a UUID", { ACL: { Tokens: [{ SecretID: "secret" }] } }, /^data: ACL\.Tokens\[0\]\.SecretID: expected a UUID, got "secret"$/],
+    ["two namespaces of one name", { Namespaces: [{ Name: "prod" }, { Name: "dev" }, { Name: "prod", Description: "again" }] }, /^data: Namespaces\[2\]\.Name: a second namespace named "prod" \(Namespaces\[0\]\)$/],
+    ["two policies of one name", { ACL: { Policies: [{ Name: "p", Rules: 'namespace "*" { policy = "read" }' }, { Name: "p", Rules: 'namespace "*" { policy = "write" }' }] } }, /^data: ACL\.Policies\[1\]\.Name: a second policy named "p" \(ACL\.Policies\[0\]\)$/],
+    ["two tokens of one secret", { ACL: { Tokens: [{ SecretID: CI_TOKEN, Type: "management" }, { SecretID: OPERATOR_TOKEN }, { SecretID: CI_TOKEN, Type: "management" }] } }, /^data: ACL\.Tokens\[2\]\.SecretID: the SecretID of ACL\.Tokens\[0\]$/],
+    ["two tokens of one accessor", { ACL: { Tokens: [{ AccessorID: CI_TOKEN, SecretID: OPERATOR_TOKEN }, { AccessorID: CI_TOKEN }] } }, /^data: ACL\.Tokens\[1\]\.AccessorID: the AccessorID of ACL\.Tokens\[0\]$/],
+    ["a token of the bootstrap token's secret", { ACL: { BootstrapToken: ROOT, Tokens: [{ SecretID: ROOT, Policies: ["p"] }] } }, /^data: ACL\.Tokens\[0\]\.SecretID: the SecretID of ACL\.BootstrapToken$/],
     ["policy rules that do not parse", { ACL: { Policies: [{ Name: "p", Rules: '{"namespace": {"*": {"policy": "own"}}}' }] } }, /^data: ACL\.Policies\[0\]: acl policy "p" in the configuration: policy 0 invalid: 1 error occurred:\n\t\* failed to parse rules: Invalid namespace policy/],
     ["a snapshot of another version", { Format: "bexpr-snapshot", Version: 2 }, /^data: Version: expected 1, the version this agent reads, got 2$/],
   ])("refuses a fixture with %s, naming the place and what is expected", async (_what, data, message) => {
@@ -473,6 +534,20 @@ describe("the data an agent starts from", () => {
     );
     expect(error).toBeInstanceOf(OptionsError);
     expect((error as Error).message).toMatch(message);
+  });
+
+  it("refuses a fixture token whose secret or accessor is one of the agent's acl option", async () => {
+    const acl = { enabled: true, bootstrapToken: ROOT, tokens: [{ AccessorID: OPERATOR_TOKEN, Name: "configured", Type: "management" as const }] };
+    const start = (token: Record<string, unknown>) => startTestAgent({ port: 0, logLevel: "silent", acl, data: { ACL: { Tokens: [token] } } });
+    await expect(start({ SecretID: ROOT, Type: "management" })).rejects.toThrow(/^data: ACL\.Tokens\[0\]\.SecretID: the SecretID of a token the agent has already \(of its acl option\)$/);
+    await expect(start({ AccessorID: OPERATOR_TOKEN, SecretID: CI_TOKEN, Type: "management" })).rejects.toThrow(/^data: ACL\.Tokens\[0\]\.AccessorID: the AccessorID of a token the agent has already \(of its acl option\)$/);
+    const agent = await start({ SecretID: CI_TOKEN, Type: "management" });
+    try {
+      expect((await call(agent, "/v1/acl/token/self", { token: CI_TOKEN })).status).toBe(200);
+      expect((await call(agent, "/_bexpr/snapshots")).status).toBe(200);
+    } finally {
+      await agent.close();
+    }
   });
 
   it("names the file it cannot read, or whose JSON is broken", async () => {
@@ -524,6 +599,10 @@ describe("documents that are not snapshots", () => {
     ["a job registration would refuse", (d) => (d.Tables.jobs[0].TaskGroups = []), "Tables.jobs[0]", /^the job is not valid: 1 error occurred:\n\t\* Missing job task groups$/],
     ["no default namespace", (d) => (d.Tables.namespaces = []), "Tables.namespaces", /^expected the default namespace/],
     ["a secret hash of another secret", (d) => (d.Tables.acl_token[0].secretHash = "00".repeat(32)), "Tables.acl_token[0].secretHash", /^expected the SHA-256 of the token's SecretID, in hex$/],
+    ["two tokens of one secret", (d) => d.Tables.acl_token.push({ ...d.Tables.acl_token[0], AccessorID: OPERATOR_TOKEN, Name: "second" }), "Tables.acl_token[1].SecretID", /^a second row with the SecretID of Tables\.acl_token\[0\]$/],
+    ["two tokens of one accessor", (d) => d.Tables.acl_token.push({ ...d.Tables.acl_token[0], SecretID: CI_TOKEN, secretHash: createHash("sha256").update(CI_TOKEN).digest("hex") }), "Tables.acl_token[1]", /^a second row with the key of Tables\.acl_token\[0\]$/],
+    ["two policies of one name", (d) => d.Tables.acl_policy.push({ Name: "p", Description: "", Rules: "", CreateIndex: 1, ModifyIndex: 1 }, { Name: "p", Description: "", Rules: "", CreateIndex: 1, ModifyIndex: 1 }), "Tables.acl_policy[1]", /^a second row with the key of Tables\.acl_policy\[0\]$/],
+    ["two namespaces of one name", (d) => d.Tables.namespaces.push(d.Tables.namespaces[0]), "Tables.namespaces[1]", /^a second row with the key of Tables\.namespaces\[0\]$/],
   ])("refuses a snapshot with %s, naming the place", async (_what, change, path, reason) => {
     const before = await listBodies(agent.url);
     const error = await agent.restore(changed(change) as AgentSnapshot).then(

@@ -233,21 +233,30 @@ function refusalMessage(error: unknown): string | undefined {
   return undefined;
 }
 
+/**
+ * Refuses at `path.field` a value an earlier entry has already (`seen` maps each value to the
+ * entry that has it), in the words `says` gives from that entry; then remembers the value as
+ * `path`'s. The agent keys these by the value, or finds a thing by it: a second entry would
+ * silently replace the first, or be dropped.
+ */
+function distinct(seen: Map<string, string>, value: string, path: string, field: string, says: (first: string) => string): void {
+  const first = seen.get(value);
+  if (first !== undefined) throw invalidFixture(`${path}.${field}`, says(first));
+  seen.set(value, path);
+}
+
 function checkNodes(value: unknown): FixtureNode[] | undefined {
   if (value === undefined) return undefined;
-  const names = new Map<string, number>();
-  const ids = new Map<string, number>();
+  const names = new Map<string, string>();
+  const ids = new Map<string, string>();
   return listAt(value, "Nodes", "nodes").map((node, i) => {
     const path = `Nodes[${i}]`;
     knownFields(node, NODE_FIELDS, path);
     const name = stringAt(node, "Name", path, true)!;
-    if (names.has(name)) throw invalidFixture(`${path}.Name`, `a second node named ${JSON.stringify(name)} (Nodes[${names.get(name)}])`);
-    names.set(name, i);
+    distinct(names, name, path, "Name", (first) => `a second node named ${JSON.stringify(name)} (${first})`);
     const id = stringAt(node, "ID", path);
     if (id !== undefined && !UUID.test(id)) throw invalidFixture(`${path}.ID`, `expected a UUID, got ${describeRefused(id)}`);
-    const key = (id ?? nodeId(name)).toLowerCase();
-    if (ids.has(key)) throw invalidFixture(`${path}.ID`, `the ID of Nodes[${ids.get(key)}]`);
-    ids.set(key, i);
+    distinct(ids, (id ?? nodeId(name)).toLowerCase(), path, "ID", (first) => `the ID of ${first}`);
     for (const field of ["Datacenter", "NodePool", "NodeClass", "Address", "StatusDescription"]) stringAt(node, field, path);
     oneOf(node, "Status", NODE_STATUSES, path);
     oneOf(node, "SchedulingEligibility", ELIGIBILITIES, path);
@@ -314,20 +323,32 @@ function checkAcl(value: unknown): Pick<CheckedFixture, "policies" | "tokens" | 
   if (value === undefined) return { policies: [], tokens: [], bootstrapToken: undefined };
   if (!isObject(value)) throw invalidFixture("ACL", `expected an object such as {"Policies": [...], "Tokens": [...]}, got ${describeRefused(value)}`);
   knownFields(value, ["Policies", "Tokens", "BootstrapToken"], "ACL");
+  const policyNames = new Map<string, string>();
   const policies = listAt(value.Policies, "ACL.Policies", "policies").map((policy, i) => {
     const path = `ACL.Policies[${i}]`;
     knownFields(policy, ["Name", "Description", "Rules"], path);
-    stringAt(policy, "Name", path, true);
+    const name = stringAt(policy, "Name", path, true)!;
+    distinct(policyNames, name, path, "Name", (first) => `a second policy named ${JSON.stringify(name)} (${first})`);
     stringAt(policy, "Description", path);
     stringAt(policy, "Rules", path, true);
     return policy as unknown as AclPolicyConfig;
   });
+  const bootstrapToken = stringAt(value, "BootstrapToken", "ACL");
+  if (bootstrapToken !== undefined && !UUID.test(bootstrapToken)) throw invalidFixture("ACL.BootstrapToken", `expected a UUID, got ${describeRefused(bootstrapToken)}`);
+  // A request's token is found by its secret, a token by its accessor: neither may be another's.
+  // (The value is not written: a secret stays out of the message.)
+  const ids: Readonly<Record<"AccessorID" | "SecretID", Map<string, string>>> = {
+    AccessorID: new Map(),
+    SecretID: new Map(bootstrapToken === undefined ? [] : [[bootstrapToken, "ACL.BootstrapToken"]]),
+  };
   const tokens = listAt(value.Tokens, "ACL.Tokens", "tokens").map((token, i) => {
     const path = `ACL.Tokens[${i}]`;
     knownFields(token, ["AccessorID", "SecretID", "Name", "Type", "Policies", "ExpirationTime"], path);
-    for (const field of ["AccessorID", "SecretID"]) {
+    for (const field of ["AccessorID", "SecretID"] as const) {
       const id = stringAt(token, field, path);
-      if (id !== undefined && !UUID.test(id)) throw invalidFixture(`${path}.${field}`, `expected a UUID, got ${describeRefused(id)}`);
+      if (id === undefined) continue;
+      if (!UUID.test(id)) throw invalidFixture(`${path}.${field}`, `expected a UUID, got ${describeRefused(id)}`);
+      distinct(ids[field], id, path, field, (first) => `the ${field} of ${first}`);
     }
     stringAt(token, "Name", path);
     oneOf(token, "Type", ["client", "management"], path);
@@ -339,8 +360,6 @@ function checkAcl(value: unknown): Pick<CheckedFixture, "policies" | "tokens" | 
     if (expiration !== undefined && Number.isNaN(Date.parse(expiration))) throw invalidFixture(`${path}.ExpirationTime`, `expected an RFC 3339 time, got ${describeRefused(expiration)}`);
     return token as unknown as AclTokenConfig;
   });
-  const bootstrapToken = stringAt(value, "BootstrapToken", "ACL");
-  if (bootstrapToken !== undefined && !UUID.test(bootstrapToken)) throw invalidFixture("ACL.BootstrapToken", `expected a UUID, got ${describeRefused(bootstrapToken)}`);
   return { policies, tokens, bootstrapToken };
 }
 
@@ -353,13 +372,16 @@ function checkAcl(value: unknown): Pick<CheckedFixture, "policies" | "tokens" | 
 export function readFixture(document: unknown, region: string): CheckedFixture {
   if (!isObject(document)) throw invalidFixture("", `expected a fixture: an object of ${FIXTURE_FIELDS.join(", ")}, got ${describeRefused(document)}`);
   knownFields(document, FIXTURE_FIELDS, "");
+  const names = new Map<string, string>();
   const namespaces = listAt(document.Namespaces, "Namespaces", "namespaces").map((entry, i) => {
     const path = `Namespaces[${i}]`;
     knownFields(entry, ["Name", "Description", "Meta"], path);
     stringMapAt(entry, "Meta", path);
     stringAt(entry, "Description", path);
+    const name = stringAt(entry, "Name", path, true)!;
+    distinct(names, name, path, "Name", (first) => `a second namespace named ${JSON.stringify(name)} (${first})`);
     try {
-      return { path, namespace: validateNamespace({ ...entry, Name: stringAt(entry, "Name", path, true) }) };
+      return { path, namespace: validateNamespace({ ...entry, Name: name }) };
     } catch (error) {
       const message = refusalMessage(error);
       if (message === undefined) throw error;
@@ -450,7 +472,11 @@ export async function loadFixture(fixture: CheckedFixture, target: FixtureTarget
   const acl = (path: string, options: Parameters<typeof AccessControl.fromOptions>[1]) => at(path, () => AccessControl.fromOptions(store, { enabled: true, ...options }, target.now));
   for (const [i, policy] of fixture.policies.entries()) await acl(`ACL.Policies[${i}]`, { policies: [policy] });
   if (fixture.bootstrapToken !== undefined) await acl("ACL.BootstrapToken", { bootstrapToken: fixture.bootstrapToken });
-  for (const [i, token] of fixture.tokens.entries()) await acl(`ACL.Tokens[${i}]`, { tokens: [token] });
+  const isNew = newTokenCheck(store);
+  for (const [i, token] of fixture.tokens.entries()) {
+    isNew(token, `ACL.Tokens[${i}]`);
+    await acl(`ACL.Tokens[${i}]`, { tokens: [token] });
+  }
 
   const leftRunning = (job: PlannedJob) => job.last && (job.status === "running" || job.deployment?.status === "running");
   const place = async (job: PlannedJob) => {
@@ -487,6 +513,27 @@ export async function loadFixture(fixture: CheckedFixture, target: FixtureTarget
       throw new AgentDataError("fixture_failed", `${job.deployment.path}.Status`, `the deployment of job ${JSON.stringify(job.id)} ended ${deployment.Status}, not ${job.deployment.status}`);
     }
   }
+}
+
+/**
+ * A check that refuses a fixture's token whose secret or accessor a token stored now has (one of
+ * the agent's `acl` option, or the fixture's bootstrap token): the `acl` option's code keeps a
+ * stored token of the same secret and drops the new one, and replaces one of the same accessor,
+ * so one of the two would silently win. The fixture's tokens are told apart from each other when
+ * it is read, so the tokens stored now are all there is to compare with.
+ */
+function newTokenCheck(store: Store): (token: AclTokenConfig, path: string) => void {
+  const stored = { AccessorID: new Set<string>(), SecretID: new Set<string>() };
+  for (const token of store.tables.acl_token.values()) {
+    stored.AccessorID.add(token.AccessorID);
+    stored.SecretID.add(token.SecretID);
+  }
+  return (token, path) => {
+    for (const field of ["AccessorID", "SecretID"] as const) {
+      const id = token[field];
+      if (id !== undefined && stored[field].has(id)) throw invalidFixture(`${path}.${field}`, `the ${field} of a token the agent has already (of its acl option)`);
+    }
+  };
 }
 
 function noDeployment(job: PlannedJob): AgentDataError {

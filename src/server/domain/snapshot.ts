@@ -10,9 +10,10 @@
  *   do not say).
  * - **Reading** a document checks it before anything is written: the format and version, each
  *   table and each row's fields the agent relies on (keys, indexes, times, statuses), a job as
- *   registration validates it, no row with an index above the snapshot's. A document that is not
- *   a snapshot is an {@link AgentDataError} naming the place (`Tables.jobs[3].SubmitTime`) and
- *   what is expected there.
+ *   registration validates it, no row with an index above the snapshot's, no two rows of one key
+ *   (nor two tokens of one secret). A document that is not a snapshot is an
+ *   {@link AgentDataError} naming the place (`Tables.jobs[3].SubmitTime`) and what is expected
+ *   there.
  * - **Restoring** is one write that names every table: the rows the snapshot does not hold are
  *   deleted, its rows are put with their own `CreateIndex` and `ModifyIndex`. The store's index
  *   keeps growing (a restore is a write at the next index, so blocking queries wake); when the
@@ -286,6 +287,17 @@ const ROW_FIELDS: { readonly [Name in TableName]: Readonly<Record<string, FieldS
   },
 };
 
+/**
+ * Fields besides the key that no two rows of a table may share, because the agent finds a row by
+ * them: a request's token by its secret. Two tokens of one secret would make the secret read as
+ * whichever the table lists last (a bootstrap secret as a client token, every control route then
+ * refused, the restore that could undo it included). The keys (a token's `AccessorID`, a
+ * namespace's or a policy's `Name`) are unique already: see {@link readSnapshot}.
+ */
+const UNIQUE_FIELDS: { readonly [Name in TableName]?: readonly string[] } = {
+  acl_token: ["SecretID"],
+};
+
 /** What each kind of field is said to expect in messages. */
 const EXPECTS: Readonly<Record<string, string>> = {
   string: "a string",
@@ -442,6 +454,7 @@ export async function readSnapshot(given: unknown, current?: Tables): Promise<Sn
     if (!Array.isArray(listed)) throw fail(`Tables.${name}`, `expected the table's rows (a list), got ${describeRefused(listed)}`);
     const keyOf = TABLES[name].key as (row: unknown) => string;
     const seen = new Map<string, number>();
+    const unique = (UNIQUE_FIELDS[name] ?? []).map((field) => ({ field, seen: new Map<unknown, number>() }));
     rows[name] = listed.map((row, i) => {
       const path = `Tables.${name}[${i}]`;
       const checked = checkRow(ROW_FIELDS[name], row, path, index as number);
@@ -449,6 +462,12 @@ export async function readSnapshot(given: unknown, current?: Tables): Promise<Sn
       const previous = seen.get(key);
       if (previous !== undefined) throw fail(path, `a second row with the key of Tables.${name}[${previous}]`);
       seen.set(key, i);
+      for (const { field, seen: values } of unique) {
+        const first = values.get(checked[field]);
+        // The value is not written: a secret stays out of the message (and the logs it may reach).
+        if (first !== undefined) throw fail(`${path}.${field}`, `a second row with the ${field} of Tables.${name}[${first}]`);
+        values.set(checked[field], i);
+      }
       return checked;
     });
   }
