@@ -308,7 +308,8 @@ interface OpenedStore {
 async function openStore(option: ResolvedOptions["store"]): Promise<OpenedStore> {
   if (option === "memory") return { store: new MemoryStore(), disconnect: async () => {} };
   const config = typeof option === "string" ? { url: option } : option;
-  const database = config.url !== undefined ? await connectServer(config.url) : fromPglite(config.pglite!);
+  const database =
+    config.url !== undefined ? await connectServer(config.url, config.listStatementTimeoutMs === undefined ? {} : { listStatementTimeoutMs: config.listStatementTimeoutMs }) : fromPglite(config.pglite!);
   try {
     const shared = await PostgresStore.open(database, { ...(config.schema === undefined ? {} : { schema: config.schema }), documents: SEARCH_DOCUMENTS });
     return { store: shared, shared, disconnect: () => database.close() };

@@ -11,7 +11,7 @@ import type { AgentFixture } from "./domain/fixture.js";
 import type { AgentDataSource } from "./domain/state-control.js";
 import { EVENT_HEARTBEAT_MS, EVENT_STREAMS_MAX } from "./domain/events.js";
 import { controlEnabled } from "./control/access.js";
-import type { PgliteLike } from "./state/postgres/database.js";
+import type { LIST_STATEMENT_TIMEOUT_MS, PgliteLike } from "./state/postgres/database.js";
 import { DEFAULT_METRICS_OPTIONS, type MetricsOptions } from "./metrics/index.js";
 
 /** The shortest metrics interval accepted (`metrics.intervalMs`). */
@@ -90,6 +90,12 @@ export interface PostgresStoreConfig {
   readonly pglite?: PgliteLike;
   /** The PostgreSQL schema of the agent's tables (default `bexpr`): agents share their state when they share the database and the schema. */
   readonly schema?: string;
+  /**
+   * On a server, how long one statement of a list page may run before the server cancels it
+   * (default {@link LIST_STATEMENT_TIMEOUT_MS}); a page whose pushed-down filter takes longer is
+   * read again with the filter decided by the agent. PGlite cannot cancel a statement.
+   */
+  readonly listStatementTimeoutMs?: number;
 }
 
 /** Options of {@link startAgent}; every field is optional. */
@@ -238,8 +244,9 @@ function isPostgresUrl(value: unknown): value is string {
 /** A {@link PostgresStoreConfig}: a URL or a PGlite instance (one of them), and an optional schema. */
 function isPostgresConfig(value: unknown): value is PostgresStoreConfig {
   if (typeof value !== "object" || value === null || Array.isArray(value)) return false;
-  const { url, pglite, schema, ...rest } = value as Record<string, unknown>;
+  const { url, pglite, schema, listStatementTimeoutMs, ...rest } = value as Record<string, unknown>;
   if (Object.keys(rest).length > 0 || (url === undefined) === (pglite === undefined)) return false;
+  if (listStatementTimeoutMs !== undefined && !isPositiveInteger(listStatementTimeoutMs)) return false;
   const pgliteLike = pglite === undefined || (typeof pglite === "object" && pglite !== null && typeof (pglite as PgliteLike).query === "function");
   return (url === undefined || isPostgresUrl(url)) && pgliteLike && (schema === undefined || typeof schema === "string");
 }

@@ -1,8 +1,15 @@
 /**
  * The agent's connection to PostgreSQL, whichever engine serves it: a server (through `pg`, a
- * pool for queries and transactions, and one connection of its own that listens for
- * notifications and comes back after the server drops it), or a PGlite instance the caller opened
- * (an embedded PostgreSQL, for tests and single-process use).
+ * pool for writes, heartbeats and catching up, a pool of its own for list pages, and one
+ * connection that listens for notifications and comes back after the server drops it), or a
+ * PGlite instance the caller opened (an embedded PostgreSQL, for tests and single-process use).
+ *
+ * On a server every statement has a `statement_timeout`: list pages, whose filters come from
+ * clients, {@link LIST_STATEMENT_TIMEOUT_MS}, and the rest {@link STATEMENT_TIMEOUT_MS}. List pages
+ * run on connections of their own ({@link LIST_POOL_SIZE}), so that however many clients filter
+ * at once, writes and the leader's heartbeat always find a connection. PGlite runs each statement
+ * on the agent's own thread and cannot interrupt one: there, what bounds a list page is the cost
+ * bound on the filters pushed down (see `list/sql-pages.ts`).
  *
  * Every value the agent selects is cast to text in its SQL, and parameters are strings or arrays of
  * strings: both engines then pass values through unchanged, so int64 values stay exact.
@@ -24,6 +31,14 @@ export interface SqlSession {
 export interface Database extends SqlSession {
   /** Runs `work` in a transaction: committed when it resolves, rolled back when it rejects. */
   transaction<T>(work: (session: SqlSession) => Promise<T>): Promise<T>;
+  /**
+   * Runs `work` in a transaction on the connections kept for list pages (each statement cancelled
+   * by the server after {@link LIST_STATEMENT_TIMEOUT_MS}).
+   *
+   * @throws {@link DatabaseBusyError} when no such connection came free within
+   * {@link LIST_CONNECTION_WAIT_MS}.
+   */
+  listTransaction<T>(work: (session: SqlSession) => Promise<T>): Promise<T>;
   /**
    * Listens on `channel`: `onPayload` gets each notification's payload; `onReconnect` is called
    * after the connection was lost and came back (notifications sent meanwhile are lost).
@@ -55,38 +70,100 @@ export interface PgliteResults<T> {
   readonly rows: T[];
 }
 
+/**
+ * How long one statement of the agent's own (a write, a heartbeat, catching up) may run on a
+ * server before it cancels it: none should take a second, and none may hang forever.
+ */
+export const STATEMENT_TIMEOUT_MS = 30_000;
+
+/**
+ * How long one statement of a list page may run on a server before it cancels it. A page whose
+ * pushed-down filter takes longer is read again with the filter decided by the agent.
+ */
+export const LIST_STATEMENT_TIMEOUT_MS = 5_000;
+
+/** The connections kept for list pages, apart from the pool of writes and heartbeats. */
+export const LIST_POOL_SIZE = 4;
+
+/** How long a list page waits for one of those connections before its request is refused as busy. */
+export const LIST_CONNECTION_WAIT_MS = 30_000;
+
+/** No connection for a list page came free in time: every one is busy with other pages. */
+export class DatabaseBusyError extends Error {
+  override readonly name = "DatabaseBusyError";
+}
+
 /** The longest wait between two attempts to bring the listening connection back. */
 const MAX_RECONNECT_DELAY_MS = 2000;
 
 /** How long a connection attempt to the server may take. */
 const CONNECT_TIMEOUT_MS = 10_000;
 
+/** The sizes and timeouts of {@link connectServer}'s pools; each defaults to its constant. */
+export interface ServerOptions {
+  /** Connections for writes, heartbeats and catching up (default 8). */
+  readonly poolSize?: number;
+  /** {@link LIST_POOL_SIZE} by default. */
+  readonly listPoolSize?: number;
+  /** {@link STATEMENT_TIMEOUT_MS} by default. */
+  readonly statementTimeoutMs?: number;
+  /** {@link LIST_STATEMENT_TIMEOUT_MS} by default. */
+  readonly listStatementTimeoutMs?: number;
+  /** {@link LIST_CONNECTION_WAIT_MS} by default. */
+  readonly listConnectionWaitMs?: number;
+}
+
 /** A database served by PostgreSQL at `url` (`postgres://user:password@host:port/database`). */
-export async function connectServer(url: string, options: { readonly poolSize?: number } = {}): Promise<Database> {
+export async function connectServer(url: string, options: ServerOptions = {}): Promise<Database> {
   // Loaded only by agents that use a server: the others start without it.
   const { default: pg } = await import("pg");
-  const pool = new pg.Pool({ connectionString: url, max: options.poolSize ?? 8, connectionTimeoutMillis: CONNECT_TIMEOUT_MS });
+  const pool = new pg.Pool({
+    connectionString: url,
+    max: options.poolSize ?? 8,
+    connectionTimeoutMillis: CONNECT_TIMEOUT_MS,
+    statement_timeout: options.statementTimeoutMs ?? STATEMENT_TIMEOUT_MS,
+  });
+  const listPool = new pg.Pool({
+    connectionString: url,
+    max: options.listPoolSize ?? LIST_POOL_SIZE,
+    connectionTimeoutMillis: options.listConnectionWaitMs ?? LIST_CONNECTION_WAIT_MS,
+    statement_timeout: options.listStatementTimeoutMs ?? LIST_STATEMENT_TIMEOUT_MS,
+  });
   // An idle connection the server drops is replaced on the next query; the error must not go unheard.
   pool.on("error", () => {});
+  listPool.on("error", () => {});
   let listener: pg.Client | undefined;
   let listening = false;
   let closed = false;
   const run = async (client: pg.Pool | pg.PoolClient, sql: string, params?: readonly unknown[]) => (await client.query<TextRow>(sql, params as unknown[] | undefined)).rows;
+  const transaction = async <T>(client: pg.PoolClient, work: (session: SqlSession) => Promise<T>): Promise<T> => {
+    try {
+      await client.query("BEGIN");
+      const result = await work({ query: (sql, params) => run(client, sql, params) });
+      await client.query("COMMIT");
+      return result;
+    } catch (error) {
+      await client.query("ROLLBACK").catch(() => {});
+      throw error;
+    } finally {
+      client.release();
+    }
+  };
   return {
     query: (sql, params) => run(pool, sql, params),
-    async transaction(work) {
-      const client = await pool.connect();
+    transaction: async (work) => transaction(await pool.connect(), work),
+    async listTransaction(work) {
+      let client: pg.PoolClient;
       try {
-        await client.query("BEGIN");
-        const result = await work({ query: (sql, params) => run(client, sql, params) });
-        await client.query("COMMIT");
-        return result;
+        client = await listPool.connect();
       } catch (error) {
-        await client.query("ROLLBACK").catch(() => {});
+        // Every connection of the pool is taken and none came free in time (pg says so in words only).
+        if (listPool.totalCount >= listPool.options.max && /timeout/i.test((error as Error).message)) {
+          throw new DatabaseBusyError(`no connection for a list page came free within ${options.listConnectionWaitMs ?? LIST_CONNECTION_WAIT_MS} ms: all ${listPool.options.max} are reading other pages`);
+        }
         throw error;
-      } finally {
-        client.release();
       }
+      return transaction(client, work);
     },
     async listen(channel, onPayload, onReconnect) {
       const connect = async (): Promise<void> => {
@@ -127,7 +204,7 @@ export async function connectServer(url: string, options: { readonly poolSize?: 
       closed = true;
       listening = false;
       await listener?.end().catch(() => {});
-      await pool.end();
+      await Promise.all([pool.end(), listPool.end()]);
     },
   };
 }
@@ -135,9 +212,13 @@ export async function connectServer(url: string, options: { readonly poolSize?: 
 /** A database served by a PGlite instance the caller opened (and closes). */
 export function fromPglite(instance: PgliteLike): Database {
   const unlisten: ((...args: never[]) => Promise<void>)[] = [];
+  const transaction: Database["transaction"] = (work) =>
+    instance.transaction((tx) => work({ query: async (sql, params) => (await tx.query<TextRow>(sql, params === undefined ? undefined : [...params])).rows }));
   return {
     query: async (sql, params) => (await instance.query<TextRow>(sql, params === undefined ? undefined : [...params])).rows,
-    transaction: (work) => instance.transaction((tx) => work({ query: async (sql, params) => (await tx.query<TextRow>(sql, params === undefined ? undefined : [...params])).rows })),
+    transaction,
+    // One engine, one statement at a time: there is no other connection to keep for list pages.
+    listTransaction: transaction,
     async listen(channel, onPayload) {
       // In-process: the connection is never lost.
       unlisten.push(await instance.listen(channel, onPayload));
