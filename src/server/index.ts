@@ -73,6 +73,7 @@ export {
   LIFECYCLE_DEFAULTS,
   LIFECYCLE_STEPS,
   MAX_SCENARIO_RULES,
+  RULES_COST_PER_WRITE,
   ScenarioRuleError,
   SETTABLE,
   type LifecycleChange,
@@ -267,6 +268,8 @@ export interface ScenarioRuleListing {
   readonly rule: ScenarioRule;
   /** How many rows it changed so far. */
   readonly fired: number;
+  /** Why it last stopped short of rows: the rules' filters ran out of `limits.rulesCostPerWrite` (absent when they never did). */
+  readonly lastError?: string;
 }
 
 /** The {@link AgentScenarios} of a cluster. */
@@ -274,7 +277,7 @@ function agentScenarios(cluster: Cluster): AgentScenarios {
   return {
     add: (rule) => cluster.addRule(rule).id,
     remove: (id) => cluster.removeRule(id),
-    list: () => cluster.rules.map(({ id, rule, fired }) => ({ id, rule, fired })),
+    list: () => cluster.rules.map(({ id, rule, fired, lastError }) => ({ id, rule, fired, ...(lastError === undefined ? {} : { lastError }) })),
     clear: () => {
       for (const { id } of cluster.rules) cluster.removeRule(id);
     },
@@ -335,7 +338,7 @@ export async function startAgent(options: AgentOptions = {}): Promise<Agent> {
   const { store, shared, disconnect } = await openStore(resolved.store);
   let log: ((error: unknown) => void) | undefined;
   const clock = resolved.clock === "manual" ? new ManualClock() : new RealClock();
-  const cluster = new Cluster(store, { region: resolved.region, placementDelayMs: resolved.placementDelayMs, clock, onError: (error) => log?.(error) });
+  const cluster = new Cluster(store, { region: resolved.region, placementDelayMs: resolved.placementDelayMs, clock, rulesCostPerWrite: resolved.limits.rulesCostPerWrite, onError: (error) => log?.(error) });
   let membership: Membership | undefined;
   // The journal's times are the agent's clock's.
   // While a test has the leader lost, the scheduler stands still, as the reference's does.

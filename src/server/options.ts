@@ -11,6 +11,7 @@ import type { AgentFixture } from "./domain/fixture.js";
 import type { AgentDataSource } from "./domain/state-control.js";
 import { EVENT_HEARTBEAT_MS, EVENT_STREAMS_MAX } from "./domain/events.js";
 import { controlEnabled } from "./control/access.js";
+import { RULES_COST_PER_WRITE } from "./domain/scenarios.js";
 import type { LIST_STATEMENT_TIMEOUT_MS, PgliteLike } from "./state/postgres/database.js";
 import { DEFAULT_METRICS_OPTIONS, type MetricsOptions } from "./metrics/index.js";
 
@@ -66,6 +67,14 @@ export interface AgentLimits {
    * engine's own per-evaluation budget.
    */
   readonly filterCostPerRequest?: number;
+  /**
+   * Cost units the filters of the lifecycle's steps and of the scenario rules may spend together
+   * on one write's rows, or on one scan of the state (the leader back, a rule added, a step
+   * changed); default {@link RULES_COST_PER_WRITE}. The steps go first, then the rules in the
+   * order added; those the budget does not reach are stopped for that write, with the reason in
+   * their `lastError`. The write itself succeeds.
+   */
+  readonly rulesCostPerWrite?: number;
   /**
    * Milliseconds a client has to send a whole request, headers and body (default
    * {@link REQUEST_TIMEOUT_MS}); a slower one gets `408` and its connection is closed. Blocking
@@ -183,6 +192,7 @@ export const DEFAULT_LIMITS: Required<AgentLimits> = Object.freeze({
   filterCacheBytes: FILTER_CACHE_BYTES,
   responseCacheBytes: RESPONSE_CACHE_BYTES,
   filterCostPerRequest: FILTER_COST_PER_REQUEST,
+  rulesCostPerWrite: RULES_COST_PER_WRITE,
   requestTimeoutMs: REQUEST_TIMEOUT_MS,
   eventStreams: EVENT_STREAMS_MAX,
 });
@@ -281,6 +291,7 @@ const LIMITS_CHECKS: { readonly [K in keyof AgentLimits]-?: (value: unknown) => 
   filterCacheBytes: isNonNegativeInteger,
   responseCacheBytes: isNonNegativeInteger,
   filterCostPerRequest: isPositiveInteger,
+  rulesCostPerWrite: isPositiveInteger,
   requestTimeoutMs: isPositiveInteger,
   eventStreams: isPositiveInteger,
 };

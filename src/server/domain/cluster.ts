@@ -25,6 +25,8 @@ import {
   checkRule,
   defaultLifecycle,
   MAX_SCENARIO_RULES,
+  RulePass,
+  RULES_COST_PER_WRITE,
   SCENARIO_TABLES,
   ScenarioRuleError,
   selects,
@@ -141,6 +143,8 @@ export interface ClusterOptions {
   readonly onError?: (error: unknown) => void;
   /** The clock of timestamps and of the scheduler's steps (the machine's by default). */
   readonly clock?: Clock;
+  /** The cost units the steps' and the rules' filters may spend on one write's rows or one scan of the state (default {@link RULES_COST_PER_WRITE}). */
+  readonly rulesCostPerWrite?: number;
 }
 
 /** The cluster state and its simulated scheduler. */
@@ -911,8 +915,14 @@ export class Cluster {
   /** Schedules the work in flight from the state as it is now, and lets each rule consider every row of its kind (a row it acted on is skipped). */
   #takeUp(): void {
     if (!this.#active) return;
-    this.#schedule(this.#tables.evals.values(), this.#tables.allocs.values(), this.#tables.deployment.values(), this.#tables.nodes.values());
-    for (const rule of this.#rules.values()) this.#consider(rule, this.#tables[SCENARIO_TABLES[rule.rule.on]].values());
+    const pass = this.#pass();
+    this.#schedule(pass, this.#tables.evals.values(), this.#tables.allocs.values(), this.#tables.deployment.values(), this.#tables.nodes.values());
+    for (const rule of this.#rules.values()) this.#consider(pass, rule, this.#tables[SCENARIO_TABLES[rule.rule.on]].values());
+  }
+
+  /** A pass of the steps' and the rules' filters, with its cost budget: over one write's rows (at `index`), or over the whole state. */
+  #pass(index?: number): RulePass {
+    return new RulePass(this.options.rulesCostPerWrite ?? RULES_COST_PER_WRITE, index === undefined ? "a scan of the state" : `the write at index ${index}`);
   }
 
   /**
@@ -930,7 +940,7 @@ export class Cluster {
 
   /** The built-in lifecycle's steps, in the order they act on a job. */
   get lifecycle(): readonly LifecycleStep[] {
-    return [...this.#lifecycle.values()].map((state) => state.step);
+    return [...this.#lifecycle.values()].map((state) => (state.lastError === undefined ? state.step : Object.freeze({ ...state.step, lastError: state.lastError })));
   }
 
   /**
@@ -957,7 +967,7 @@ export class Cluster {
       this.clock.clearTimer(task.timer);
       this.#tasks.delete(name);
     }
-    if (this.#active) this.#schedule(this.#tables.evals.values(), this.#tables.allocs.values(), this.#tables.deployment.values(), this.#tables.nodes.values());
+    if (this.#active) this.#schedule(this.#pass(), this.#tables.evals.values(), this.#tables.allocs.values(), this.#tables.deployment.values(), this.#tables.nodes.values());
   }
 
   /** Stops running the scheduler (another agent leads now); the work in flight is left to the leader. */
@@ -984,8 +994,10 @@ export class Cluster {
     if (!this.#active) return;
     const rows = <Row>(changes: ReadonlyMap<string, Row | undefined> | undefined) => [...(changes?.values() ?? [])].filter((row): row is Row => row !== undefined);
     const { evals, allocs, deployment, nodes } = write.changes;
-    this.#schedule(rows(evals), rows(allocs), rows(deployment), rows(nodes));
-    for (const rule of this.#rules.values()) this.#consider(rule, rows<unknown>(write.changes[SCENARIO_TABLES[rule.rule.on]] as ReadonlyMap<string, unknown> | undefined));
+    // One budget for the write's rows: the steps first, then the rules in the order added.
+    const pass = this.#pass(write.index);
+    this.#schedule(pass, rows(evals), rows(allocs), rows(deployment), rows(nodes));
+    for (const rule of this.#rules.values()) this.#consider(pass, rule, rows<unknown>(write.changes[SCENARIO_TABLES[rule.rule.on]] as ReadonlyMap<string, unknown> | undefined));
   }
 
   /**
@@ -996,7 +1008,7 @@ export class Cluster {
     if (this.#rules.size >= MAX_SCENARIO_RULES) throw new ScenarioRuleError(`an agent holds at most ${MAX_SCENARIO_RULES} scenario rules: remove some first`);
     const state = checkRule(rule, `rule-${++this.#ruleSequence}`);
     this.#rules.set(state.id, state);
-    if (this.#active) this.#consider(state, this.#tables[SCENARIO_TABLES[state.rule.on]].values());
+    if (this.#active) this.#consider(this.#pass(), state, this.#tables[SCENARIO_TABLES[state.rule.on]].values());
     return state;
   }
 
@@ -1020,13 +1032,13 @@ export class Cluster {
     return [...this.#rules.values()];
   }
 
-  /** Schedules the rule's step for each of `rows` it selects and has not acted on. */
-  #consider(rule: ScenarioRuleState, rows: Iterable<unknown>): void {
+  /** Schedules the rule's step for each of `rows` it selects (within the pass's budget) and has not acted on. */
+  #consider(pass: RulePass, rule: ScenarioRuleState, rows: Iterable<unknown>): void {
     const table = SCENARIO_TABLES[rule.rule.on];
     for (const row of rows) {
       const key = TABLES[table].key(row as never);
       const name = `rule ${rule.id} ${key}`;
-      if (this.#fired.has(name) || this.#tasks.has(name) || !selects(rule, row)) continue;
+      if (this.#fired.has(name) || this.#tasks.has(name) || !selects(rule, row, pass)) continue;
       const now = this.clock.nowMs();
       const since = this.#selectedAt.get(name) ?? now;
       this.#selectedAt.set(name, since);
@@ -1091,9 +1103,9 @@ export class Cluster {
    * finishes that long after it started; a running deployment completes at the whole delay. A
    * step a test switched off or whose filter leaves a row out is not scheduled for it, and a
    * step's `after` replaces its own timing. Each step is scheduled once, and each checks the
-   * state again when it runs.
+   * state again when it runs. The steps' filters spend the pass's budget.
    */
-  #schedule(evals: Iterable<Evaluation>, allocs: Iterable<Allocation>, deployments: Iterable<Deployment>, nodes: Iterable<Node> = []): void {
+  #schedule(pass: RulePass, evals: Iterable<Evaluation>, allocs: Iterable<Allocation>, deployments: Iterable<Deployment>, nodes: Iterable<Node> = []): void {
     const delay = this.options.placementDelayMs;
     for (const node of nodes) {
       // A node that can take allocations may unblock the blocked evaluations of jobs in its datacenter.
@@ -1104,18 +1116,18 @@ export class Cluster {
     const { evaluate, run, finish, complete } = this.#steps();
     const dueIn = (createdNs: bigint, after: number) => Math.max(0, Number(createdNs / 1_000_000n) + after - this.clock.nowMs());
     for (const evaluation of evals) {
-      if (evaluation.Status !== "pending" || !stepTakes(evaluate, evaluation)) continue;
+      if (evaluation.Status !== "pending" || !stepTakes(evaluate, evaluation, pass)) continue;
       this.#defer(`process ${evaluation.ID}`, evaluate.afterMs === undefined ? 0 : dueIn(evaluation.CreateTime ?? this.clock.nowNs(), evaluate.afterMs), () => this.#process(evaluation.ID));
     }
     const placed = new Map<string, Allocation[]>();
     for (const alloc of allocs) {
       if (alloc.DesiredStatus !== "run") continue;
-      if (alloc.ClientStatus === "pending" && stepTakes(run, alloc)) {
+      if (alloc.ClientStatus === "pending" && stepTakes(run, alloc, pass)) {
         const batch = `run ${alloc.DeploymentID} ${namespacedKey(alloc.Namespace, alloc.JobID)} ${alloc.CreateIndex}`;
         placed.set(batch, [...(placed.get(batch) ?? []), alloc]);
       }
       // Allocations whose work ends (batch jobs, or any job with a run_for) finish that long after they started.
-      if (alloc.ClientStatus === "running" && stepTakes(finish, alloc)) {
+      if (alloc.ClientStatus === "running" && stepTakes(finish, alloc, pass)) {
         const runForMs = this.#fate(alloc).runForMs;
         if (runForMs === undefined) continue;
         const startedMs = alloc.TaskRun?.StartedAt ?? Number(alloc.ModifyTime / 1_000_000n);
@@ -1127,7 +1139,7 @@ export class Cluster {
       this.#defer(batch, dueIn(created, run.afterMs ?? delay / 2), () => this.#run(batchAllocs.map((alloc) => alloc.ID), deployment === "" ? undefined : deployment));
     }
     for (const deployment of deployments) {
-      if (deployment.Status !== "running" || !stepTakes(complete, deployment)) continue;
+      if (deployment.Status !== "running" || !stepTakes(complete, deployment, pass)) continue;
       // A deployment scripted to fail fails at its progress deadline (nanoseconds), when it has one.
       const job = this.#tables.jobs.get(namespacedKey(deployment.Namespace, deployment.JobID));
       const deadlineMs = Math.max(0, ...Object.values(deployment.TaskGroups).map((group) => group.ProgressDeadline / 1e6));
@@ -1152,7 +1164,7 @@ export class Cluster {
         this.options.onError?.(error);
         // The state still says what is left to do: the leader reads it again a little later.
         this.#defer("reconcile", RETRY_MS, async () => {
-          if (this.#active) this.#schedule(this.#tables.evals.values(), this.#tables.allocs.values(), this.#tables.deployment.values(), this.#tables.nodes.values());
+          if (this.#active) this.#schedule(this.#pass(), this.#tables.evals.values(), this.#tables.allocs.values(), this.#tables.deployment.values(), this.#tables.nodes.values());
         });
       });
       // Settling waits for the steps its timers started, as for those it runs itself.

@@ -12,17 +12,33 @@
  * ({@link LIFECYCLE_DEFAULTS}): a test lists them, narrows their filters, retimes them or switches
  * them off.
  *
+ * The steps' and the rules' filters share one cost budget for each write's rows and for each scan
+ * of the state ({@link RulePass}), so that rules, each within the engine's budget for a row, cannot
+ * multiply into seconds of work for one write.
+ *
  * @module
  */
-import { FilterSyntaxError } from "../../errors.js";
+import { FilterEvaluationError, FilterSyntaxError } from "../../errors.js";
 import { compileFilter } from "../../filter.js";
 import type { Filter } from "../../evaluator/compile.js";
+import { CostBudget } from "../../evaluator/cost.js";
 import type { ClientStatus, DesiredStatus } from "../state/model.js";
 import type { TableName } from "../state/store.js";
 import { parseDuration } from "./clock.js";
 
 /** The most rules an agent holds at once. */
 export const MAX_SCENARIO_RULES = 100;
+
+/**
+ * The default of `AgentLimits.rulesCostPerWrite`: the cost units the filters of the lifecycle's
+ * steps and of the scenario rules may spend together on one write's rows, or on one scan of the
+ * state (the leader back, a rule added, a step changed). A list request's budget, for the same
+ * reason: at most about 0.3 s of filtering on a 2-core machine. Without it, {@link MAX_SCENARIO_RULES}
+ * rules each spending the engine's budget for a row (500,000 units) over 210 allocations held the
+ * event loop 12 s for a job's placement and 176 s for the leader's return; 100 rules of ordinary
+ * filters (a few units a row) over 10,000 rows spend about a quarter of it.
+ */
+export const RULES_COST_PER_WRITE = 20_000_000;
 
 /** The kind of row a rule selects. */
 export type ScenarioKind = "allocation" | "deployment" | "evaluation" | "node";
@@ -57,6 +73,8 @@ export interface ScenarioRuleState {
   readonly afterMs: number;
   /** How many rows it changed so far. */
   fired: number;
+  /** Why it last stopped short of rows: the filters ran out of their cost budget (see {@link RulePass}). */
+  lastError?: string;
 }
 
 const CLIENT_STATUSES: readonly ClientStatus[] = ["pending", "running", "complete", "failed", "lost", "unknown"];
@@ -136,9 +154,70 @@ function accepts(filter: Filter | undefined, row: unknown): boolean {
   }
 }
 
-/** Whether a rule selects a row: its filter accepts it (a row the filter fails on is not selected). */
-export function selects(rule: ScenarioRuleState, row: unknown): boolean {
-  return accepts(rule.filter, row);
+/**
+ * One pass of the steps' and the rules' filters over rows: a write's rows, or a scan of the whole
+ * state. They share one cost budget (besides each row's own), spent in the order they are asked:
+ * the lifecycle's steps, then the rules in the order added. Once it is spent, every filter asked
+ * again in the pass is stopped, without being evaluated: its step or rule keeps the reason as its
+ * `lastError`, and the rows it had not reached are not selected (they are considered again when a
+ * write changes them, or at the next scan). A filter that fails on a row for another reason (a
+ * missing field, its own budget for the row) only leaves that row out, as without a pass.
+ */
+export class RulePass {
+  readonly #budget: CostBudget;
+  /** The end of the reason a filter is stopped, the same for every filter of the pass. */
+  readonly #reason: string;
+  #spent = false;
+  /** The steps and rules told they were stopped in this pass. */
+  readonly #stopped = new Set<object>();
+
+  /**
+   * @param limit - the units the pass's filters may spend together (`limits.rulesCostPerWrite`).
+   * @param scope - what the pass covers, for the reason: `the write at index 7`, `a scan of the state`.
+   */
+  constructor(limit: number, scope: string) {
+    this.#budget = new CostBudget(limit);
+    this.#reason = `the rules' filters exceeded their cost budget of ${limit} units for ${scope} (limits.rulesCostPerWrite); the rows it had not reached were not selected`;
+  }
+
+  /**
+   * Whether `filter` accepts `row`, within the pass's budget; false for a row the filter fails on,
+   * and, once the budget is spent, for every row (`holder`, as `name` calls it, then keeps why).
+   */
+  accepts(holder: { lastError?: string | undefined }, name: () => string, filter: Filter | undefined, row: unknown): boolean {
+    // Without a filter there is nothing to spend.
+    if (filter === undefined) return true;
+    if (!this.#spent) {
+      const remaining = this.#budget.remaining;
+      try {
+        return filter.test(row, this.#budget);
+      } catch (error) {
+        // The pass's budget was the evaluation's limit (what was left of it is less than a row's
+        // own budget), and it ran out; anything else only leaves this row out.
+        if (!(error instanceof FilterEvaluationError && error.code === "cost_exceeded" && remaining < filter.maxCost)) return false;
+        this.#spent = true;
+      }
+    }
+    if (!this.#stopped.has(holder)) {
+      this.#stopped.add(holder);
+      holder.lastError = `${name()} stopped: ${this.#reason}`;
+    }
+    return false;
+  }
+}
+
+/** How messages name a rule: its ID, and its name when it has one. */
+function ruleName(rule: ScenarioRuleState): string {
+  return `rule ${JSON.stringify(rule.id)}${rule.rule.name === undefined ? "" : ` (${JSON.stringify(rule.rule.name)})`}`;
+}
+
+/**
+ * Whether a rule selects a row: its filter accepts it (a row the filter fails on is not selected).
+ * In a {@link RulePass}, within the pass's budget; without one (a rule's step checking its row
+ * again when its time comes), within the row's own.
+ */
+export function selects(rule: ScenarioRuleState, row: unknown, pass?: RulePass): boolean {
+  return pass === undefined ? accepts(rule.filter, row) : pass.accepts(rule, () => ruleName(rule), rule.filter, row);
 }
 
 /** The fields of `row` a rule would change: empty when the row already has the rule's values. */
@@ -176,6 +255,8 @@ export interface LifecycleStep {
   readonly does: string;
   /** When it acts with `after` null, counted from what. */
   readonly timing: string;
+  /** Why it last stopped short of rows: the filters ran out of their cost budget (see {@link RulePass}); a change clears it. */
+  readonly lastError?: string;
 }
 
 /** A change to a lifecycle step: the fields given replace the step's. */
@@ -239,6 +320,8 @@ export interface LifecycleStepState {
   readonly filter: Filter;
   /** Its time in milliseconds, or undefined for its own timing. */
   readonly afterMs: number | undefined;
+  /** Why it last stopped short of rows (see {@link RulePass}). */
+  lastError?: string;
 }
 
 /** Compiles a step (a default one, or one changed by a test). */
@@ -275,7 +358,7 @@ export function changeStep(current: ReadonlyMap<LifecycleStepName, LifecycleStep
   return compileStep(step);
 }
 
-/** Whether a lifecycle step takes a row: it is on and its filter accepts the row. */
-export function stepTakes(state: LifecycleStepState, row: unknown): boolean {
-  return state.step.enabled && accepts(state.filter, row);
+/** Whether a lifecycle step takes a row: it is on and its filter accepts the row, within the pass's budget. */
+export function stepTakes(state: LifecycleStepState, row: unknown, pass: RulePass): boolean {
+  return state.step.enabled && pass.accepts(state, () => `lifecycle step ${JSON.stringify(state.step.name)}`, state.filter, row);
 }

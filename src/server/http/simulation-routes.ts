@@ -62,8 +62,8 @@ function ruleOf(context: RouteContext, request: FastifyRequest) {
 }
 
 /** A rule as the routes show it. */
-function ruleBody(rule: { readonly id: string; readonly rule: object; readonly fired: number }) {
-  return { ID: rule.id, Rule: rule.rule, Fired: rule.fired };
+function ruleBody(rule: { readonly id: string; readonly rule: object; readonly fired: number; readonly lastError?: string | undefined }) {
+  return { ID: rule.id, Rule: rule.rule, Fired: rule.fired, ...(rule.lastError === undefined ? {} : { LastError: rule.lastError }) };
 }
 
 /** Registers the clock's and the scenario rules' control routes. */
