@@ -1,8 +1,9 @@
 /**
  * The filter language server: one document is one filter (it may span lines). It publishes the
- * diagnostics of `validate` as the document changes, offers each diagnostic's fixes as quick
- * fixes and `fixAll` as a source action, completes with `complete`, explains with `hover`, and
- * formats with `format`. The schema and sample objects come from the client's
+ * diagnostics of `validate` once the document has stopped changing for a moment (see
+ * {@link DIAGNOSTICS_DEBOUNCE_MS}), for its latest version only, offers each diagnostic's fixes as
+ * quick fixes and `fixAll` as a source action, completes with `complete`, explains with `hover`,
+ * and formats with `format`. The schema and sample objects come from the client's
  * `initializationOptions` and its `bexpr` settings (see {@link ServerSettings}).
  *
  * Every handler works on the text as the client sent it and is bounded by the parse limits: a
@@ -39,12 +40,14 @@ import { complete } from "../editor/complete.js";
 import { format } from "../editor/format.js";
 import { hover } from "../editor/hover.js";
 import { fixAll, validate } from "../editor/validate.js";
-import { FilterSyntaxError } from "../errors.js";
+import { FilterSyntaxError, type Diagnostic } from "../errors.js";
 import { VERSION } from "../version.js";
 import { FIX_ALL_KIND, rangeOf, toCompletionItem, toLspDiagnostic, toQuickFix, wholeDocument } from "./convert.js";
+import { DiagnosticsSchedule, DIAGNOSTICS_DEBOUNCE_MS } from "./schedule.js";
 import { loadSettings, mergeSettings, type LoadedSettings, type ServerSettings } from "./settings.js";
 
 export type { ServerSettings };
+export { DIAGNOSTICS_DEBOUNCE_MS };
 
 /**
  * The characters after which the client asks for completions without a word typed: the fields
@@ -69,9 +72,23 @@ export function startLanguageServer(connection: Connection): void {
   new FilterLanguageServer(connection).listen();
 }
 
-/** The server's state: the open documents and the settings in force. */
+/**
+ * The diagnostics of a text under one set of settings. They are kept by text, not by version: a
+ * client may reopen a document, or change it, without a new version number.
+ */
+interface Checked {
+  readonly text: string;
+  readonly settings: LoadedSettings;
+  readonly diagnostics: readonly Diagnostic[];
+}
+
+/** The server's state: the open documents, their latest diagnostics, and the settings in force. */
 class FilterLanguageServer {
   readonly #documents = new TextDocuments(TextDocument);
+  /** Each open document's latest diagnostics, for the code actions asked about the same text. */
+  readonly #checked = new Map<string, Checked>();
+  /** Changes only book a check: validating every version of a burst of edits kept the server from answering anything else. */
+  readonly #schedule = new DiagnosticsSchedule((uri) => this.#guard("validation", undefined, () => this.#publish(uri)));
   /** Relative settings paths are read from here: the workspace's folder, or the working directory. */
   #base = process.cwd();
   #initializationOptions: unknown;
@@ -91,9 +108,13 @@ class FilterLanguageServer {
     connection.onHover((params) => this.#guard("hover", null, () => this.#hover(params)));
     connection.onCodeAction((params) => this.#guard("code actions", [], () => this.#codeActions(params)));
     connection.onDocumentFormatting((params) => this.#guard("formatting", [], () => this.#format(params)));
-    this.#documents.onDidChangeContent(({ document }) => this.#guard("validation", undefined, () => this.#publish(document)));
-    // A closed document's markers go with it.
-    this.#documents.onDidClose(({ document }) => this.#settle("clearing diagnostics", connection.sendDiagnostics({ uri: document.uri, diagnostics: [] })));
+    this.#documents.onDidChangeContent(({ document }) => this.#schedule.schedule(document.uri));
+    // A closed document's markers go with it, and so does a check still to come.
+    this.#documents.onDidClose(({ document }) => {
+      this.#schedule.cancel(document.uri);
+      this.#checked.delete(document.uri);
+      this.#settle("clearing diagnostics", connection.sendDiagnostics({ uri: document.uri, diagnostics: [] }));
+    });
     this.#documents.listen(connection);
     connection.listen();
   }
@@ -145,7 +166,7 @@ class FilterLanguageServer {
   async #reload(settings: unknown): Promise<void> {
     this.#settings = loadSettings(mergeSettings(this.#initializationOptions, settings), this.#base);
     this.#report(this.#settings);
-    for (const document of this.#documents.all()) this.#guard("validation", undefined, () => this.#publish(document));
+    for (const document of this.#documents.all()) this.#schedule.schedule(document.uri);
   }
 
   /** Shows each setting that could not be used (`window/showMessage`: `showErrorMessage` would send a request, which not every client answers). */
@@ -155,9 +176,23 @@ class FilterLanguageServer {
     }
   }
 
-  #publish(document: TextDocument): void {
-    const diagnostics = validate(document.getText(), this.#schemaOption());
-    this.#settle("diagnostics", this.connection.sendDiagnostics({ uri: document.uri, version: document.version, diagnostics: diagnostics.map((diagnostic) => toLspDiagnostic(document, diagnostic)) }));
+  /** Publishes the diagnostics of the document's latest version (the versions before it are never checked). */
+  #publish(uri: string): void {
+    const document = this.#documents.get(uri);
+    if (document === undefined) return;
+    const diagnostics = this.#diagnosticsOf(document);
+    this.#settle("diagnostics", this.connection.sendDiagnostics({ uri, version: document.version, diagnostics: diagnostics.map((diagnostic) => toLspDiagnostic(document, diagnostic)) }));
+  }
+
+  /** The problems of the document as it is now: validated once per text and settings. */
+  #diagnosticsOf(document: TextDocument): readonly Diagnostic[] {
+    const text = document.getText();
+    const checked = this.#checked.get(document.uri);
+    // The same string as a rule, so the comparison is of references; at worst one pass over 128 KiB.
+    if (checked !== undefined && checked.text === text && checked.settings === this.#settings) return checked.diagnostics;
+    const diagnostics = validate(text, this.#schemaOption());
+    this.#checked.set(document.uri, { text, settings: this.#settings, diagnostics });
+    return diagnostics;
   }
 
   #complete(params: TextDocumentPositionParams): CompletionItem[] {
@@ -187,7 +222,7 @@ class FilterLanguageServer {
     const text = document.getText();
     const { only, triggerKind } = params.context;
     const asked = (kind: string) => only?.some((prefix) => kind === prefix || kind.startsWith(`${prefix}.`)) === true;
-    const diagnostics = validate(text, this.#schemaOption());
+    const diagnostics = this.#diagnosticsOf(document);
     const actions: CodeAction[] = [];
     if (only === undefined || asked(CodeActionKind.QuickFix)) {
       const start = document.offsetAt(params.range.start);

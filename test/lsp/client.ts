@@ -9,6 +9,7 @@ import {
   createProtocolConnection,
   DidChangeConfigurationNotification,
   DidChangeTextDocumentNotification,
+  DidCloseTextDocumentNotification,
   DidOpenTextDocumentNotification,
   ExitNotification,
   InitializedNotification,
@@ -121,6 +122,12 @@ export class Session {
     return version;
   }
 
+  /** Closes a document. */
+  async close(uri: string): Promise<void> {
+    this.#documents.delete(uri);
+    await this.connection.sendNotification(DidCloseTextDocumentNotification.type, { textDocument: { uri } });
+  }
+
   /** Sends `workspace/didChangeConfiguration`. */
   async configure(settings: unknown): Promise<void> {
     await this.connection.sendNotification(DidChangeConfigurationNotification.type, { settings });
@@ -145,7 +152,12 @@ export class Session {
 
   /** How many diagnostics notifications were received for `uri`. */
   publications(uri: string): number {
-    return this.#diagnostics.filter((params) => params.uri === uri).length;
+    return this.published(uri).length;
+  }
+
+  /** The diagnostics notifications received for `uri`, in order. */
+  published(uri: string): PublishDiagnosticsParams[] {
+    return this.#diagnostics.filter((params) => params.uri === uri);
   }
 
   /** `shutdown`, then `exit`; resolves to the exit status. */

@@ -13,6 +13,7 @@ import {
   CompletionItemKind,
   CompletionRequest,
   DiagnosticSeverity,
+  DidChangeTextDocumentNotification,
   DocumentFormattingRequest,
   HoverRequest,
   MessageType,
@@ -314,6 +315,56 @@ describe("bexpr lsp --stdio", SLOW, () => {
     expect(session.logs).toEqual([]);
     expect(session.stderr).toBe("");
     expect(await session.stop()).toBe(0);
+  });
+
+  it("checks a burst of 300 edits to a 113 KB filter once, for its last version, and answers hover meanwhile", async () => {
+    const session = await start({ initializationOptions: { schema: "job" } });
+    let text = 'Meta.k0 == "v0"';
+    for (let i = 1; text.length < 113_000; i++) text += ` or Meta.k${i} == "v${i}"`;
+    await session.open(URI, text);
+    expect((await session.diagnostics(URI, 1)).diagnostics).toEqual([]);
+    const before = session.publications(URI);
+    // "x" typed 300 times after the first "Meta": an unknown field, whose span grows with each edit.
+    let version = 1;
+    for (let i = 0; i < 300; i++) {
+      const end = { line: 0, character: 4 + i };
+      version = await session.change(URI, [{ range: { start: end, end }, text: "x" }]);
+    }
+    const hover = await session.connection.sendRequest(HoverRequest.type, { textDocument: { uri: URI }, position: { line: 0, character: 1 } });
+    expect(hover?.range).toEqual({ start: { line: 0, character: 0 }, end: { line: 0, character: 304 } });
+    const last = await session.diagnostics(URI, version);
+    // The selector of the last version, `Metaxx…x.k0`.
+    expect(summary(last.diagnostics)).toEqual([["unknown_field", 0, 0, 0, 307, DiagnosticSeverity.Error]]);
+    // One check a pause, and the client made none: not one check a version (300). A loaded machine
+    // may stall the server long enough mid-burst to make a pause or two.
+    expect(session.publications(URI) - before).toBeLessThan(5);
+  });
+
+  it("publishes nothing for a document closed before its check", async () => {
+    const session = await start({ initializationOptions: { schema: "job" } });
+    await session.open(URI, 'Stauts == "running"');
+    await session.change(URI, [{ text: 'Stautus == "running"' }]);
+    await session.close(URI);
+    // Opened after the close, the other document falls due after the closed one would have.
+    const other = "file:///workspace/other.bexpr";
+    await session.open(other, 'Status == "running"');
+    await session.diagnostics(other, 1);
+    // The last word on the closed document is the clearing of its markers.
+    expect(session.published(URI).at(-1)).toEqual({ uri: URI, diagnostics: [] });
+  });
+
+  it("offers the quick fixes of the text as it is, even when a change comes without a new version", async () => {
+    const session = await start({ initializationOptions: { schema: "job" } });
+    await session.open(URI, 'Stauts == "running"');
+    await session.diagnostics(URI, 1);
+    const text = 'Status == "running" AND Stop == false';
+    await session.connection.sendNotification(DidChangeTextDocumentNotification.type, { textDocument: { uri: URI, version: 1 }, contentChanges: [{ text }] });
+    const actions = (await session.connection.sendRequest(CodeActionRequest.type, {
+      textDocument: { uri: URI },
+      range: { start: { line: 0, character: 0 }, end: { line: 0, character: text.length } },
+      context: { diagnostics: [], only: [CodeActionKind.QuickFix] },
+    })) as CodeAction[];
+    expect(actions.map((action) => action.title)).toEqual(['replace "AND" with "and"']);
   });
 
   it("ends with status 0 after shutdown and exit", async () => {
