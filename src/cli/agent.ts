@@ -5,6 +5,7 @@
  */
 import { parseArgs } from "node:util";
 import { LOG_LEVELS, OptionsError, readConfigFile, startAgent, type Agent, type AgentOptions, type LogLevel } from "../server/index.js";
+import { parseAllowedHosts } from "../server/http/browser-guard.js";
 import { CommandError, UsageError, type Io, type Outcome } from "./terminal.js";
 
 export const AGENT_USAGE = `Usage: bexpr agent [options]
@@ -25,6 +26,10 @@ Options:
                           in the config file: "acl": {"enabled": true, "bootstrapToken": "<uuid>"})
   --control, --no-control serve the control API under /_bexpr/ (the request journal, faults, the
                           leader switch) or not (default: on when --bind is a loopback address)
+  --allowed-hosts HOSTS   host names the agent answers to besides localhost, its IP addresses and
+                          --bind (comma-separated, or repeated; .example.com for it and its
+                          subdomains; * for any, behind a proxy); others get 421, so that no web
+                          page reaches the agent by DNS rebinding
   --placement-delay MS    milliseconds until a new deployment is healthy (default 2000)
   --clock manual          freeze the agent's clock: it moves only when a test says so
                           (POST /_bexpr/clock/advance {"By": "10m"}), running what falls due
@@ -35,7 +40,7 @@ Options:
   --store-schema NAME     the PostgreSQL schema of the agent's tables (default bexpr)
   --config FILE           a JSON file of options: bind, port, region, datacenter, nodeName,
                           demo, data, placementDelayMs, clock, nodes, logLevel, logFormat, acl, control,
-                          namespaces, metrics, store
+                          allowedHosts, namespaces, metrics, store
                           ("metrics": {"intervalMs": 10000, "retentionMs": 60000,
                           "prometheus": true}); flags override it
   --log-level LEVEL       ${LOG_LEVELS.join(", ")} (default info)
@@ -75,6 +80,7 @@ export function agentOptions(args: readonly string[]): AgentOptions | "help" | "
         data: { type: "string" },
         control: { type: "boolean" },
         "no-control": { type: "boolean" },
+        "allowed-hosts": { type: "string", multiple: true },
         acl: { type: "boolean" },
         "placement-delay": { type: "string" },
         clock: { type: "string" },
@@ -103,6 +109,7 @@ export function agentOptions(args: readonly string[]): AgentOptions | "help" | "
     demo: values["no-demo"] ? false : values.demo,
     data: values.data,
     control: values["no-control"] ? false : values.control,
+    allowedHosts: values["allowed-hosts"] === undefined ? undefined : parseAllowedHosts(values["allowed-hosts"]),
     placementDelayMs: number("placement-delay", values["placement-delay"]),
     clock: values.clock as AgentOptions["clock"],
     nodes: number("nodes", values.nodes),

@@ -11,6 +11,7 @@ import type { AgentFixture } from "./domain/fixture.js";
 import type { AgentDataSource } from "./domain/state-control.js";
 import { EVENT_HEARTBEAT_MS, EVENT_STREAMS_MAX } from "./domain/events.js";
 import { controlEnabled } from "./control/access.js";
+import { isAllowedHostEntry, type AllowedHosts } from "./http/browser-guard.js";
 import { RULES_COST_PER_WRITE } from "./domain/scenarios.js";
 import type { LIST_STATEMENT_TIMEOUT_MS, PgliteLike } from "./state/postgres/database.js";
 import { DEFAULT_METRICS_OPTIONS, type MetricsOptions } from "./metrics/index.js";
@@ -168,6 +169,14 @@ export interface AgentOptions {
    */
   readonly control?: boolean;
   /**
+   * Host names the agent answers to besides its own (loopback names, IP addresses, the `bind`
+   * name): `["agent.example"]`, `[".corp.example"]` for a name and its subdomains, `true` (or
+   * `["*"]`) for any, behind a proxy. Another Host is refused with 421, so that a web page cannot
+   * reach the agent by DNS rebinding; a page of one of these hosts may also write to it (see
+   * docs/agent.md, "What a web page can reach"). Default none.
+   */
+  readonly allowedHosts?: AllowedHosts;
+  /**
    * The state to start from instead of the demo data: the path of a data file (JSON), or the
    * document itself. A snapshot (`agent.snapshot()`, `GET /_bexpr/snapshots/<name>`: it has a
    * `Format`) is restored as it is; a fixture (`{"Namespaces", "Nodes", "Jobs", "Deployments",
@@ -221,6 +230,7 @@ export const DEFAULT_OPTIONS: ResolvedOptions = Object.freeze({
   eventHeartbeatMs: EVENT_HEARTBEAT_MS,
   // On, as the default bind is a loopback address; `resolveOptions` decides from the bind given.
   control: true,
+  allowedHosts: Object.freeze([]),
   data: undefined,
 });
 
@@ -243,6 +253,7 @@ const CHECKS: { readonly [K in keyof AgentOptions]-?: (value: unknown) => boolea
   store: (value) => value === "memory" || isPostgresUrl(value) || isPostgresConfig(value),
   eventHeartbeatMs: (value) => Number.isSafeInteger(value) && (value as number) > 0,
   control: (value) => typeof value === "boolean",
+  allowedHosts: (value) => value === true || (Array.isArray(value) && value.every(isAllowedHostEntry)),
   data: (value) => (typeof value === "string" && value !== "") || (typeof value === "object" && value !== null && !Array.isArray(value)),
 };
 
@@ -281,6 +292,7 @@ const EXPECTS: { readonly [K in keyof AgentOptions]-?: string } = {
   store: 'memory, a PostgreSQL URL such as postgres://user@localhost/bexpr, or {"url": "postgres://…", "schema": "bexpr"}',
   eventHeartbeatMs: "a positive whole number of milliseconds",
   control: "true or false",
+  allowedHosts: 'true, or a list of host names without scheme or port, such as ["agent.example", ".corp.example"] (a leading dot for the subdomains too; "*" for any)',
   data: "the path of a data file (a snapshot or a fixture), or such a document",
 };
 

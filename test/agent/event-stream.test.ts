@@ -389,7 +389,7 @@ describe("the event stream's end", () => {
       // A client that sends its request and then reads nothing: the kernel's buffers fill, then the agent's queue.
       const socket = connect(own.port, "127.0.0.1");
       socket.pause();
-      socket.write(`GET /v1/event/stream?topic=Job HTTP/1.1\r\nHost: agent\r\nConnection: close\r\n\r\n`);
+      socket.write(`GET /v1/event/stream?topic=Job HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n\r\n`);
       await eventually(async () => (own.eventStreams === 1 ? true : undefined));
       // Large jobs first (about 1.4 MB of events each), then enough small writes to push the rest out of the buffer.
       const big = "x".repeat(700_000);

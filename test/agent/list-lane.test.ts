@@ -25,7 +25,7 @@ function raw(agent: Agent, path: string, headers: Record<string, string> = {}): 
   return new Promise((resolve, reject) => {
     const socket = net.connect(agent.port, "127.0.0.1", () => {
       const lines = Object.entries(headers).map(([name, value]) => `${name}: ${value}\r\n`);
-      socket.write(`GET ${path} HTTP/1.1\r\nHost: agent\r\n${lines.join("")}Connection: close\r\n\r\n`);
+      socket.write(`GET ${path} HTTP/1.1\r\nHost: 127.0.0.1\r\n${lines.join("")}Connection: close\r\n\r\n`);
     });
     const chunks: Buffer[] = [];
     socket.on("data", (chunk: Buffer) => chunks.push(chunk));

@@ -7,7 +7,7 @@
  */
 import compress from "@fastify/compress";
 import Fastify, { LogController, type FastifyInstance, type FastifyReply, type FastifyRequest } from "fastify";
-import { createServer, type RequestListener } from "node:http";
+import { createServer, type RequestListener, type ServerResponse } from "node:http";
 import type { Socket } from "node:net";
 import type { AccessControl } from "../domain/acl.js";
 import type { EventBroker } from "../domain/events.js";
@@ -34,6 +34,7 @@ import { controlHook, controlRoutes } from "./control-routes.js";
 import { simulationRoutes } from "./simulation-routes.js";
 import type { ControlPlane } from "../control/plane.js";
 import { fixtureRoutes } from "./fixture-routes.js";
+import { BrowserGuard, type BrowserRefusal } from "./browser-guard.js";
 import type { StateControl } from "../domain/state-control.js";
 
 export type { HttpSettings } from "./route.js";
@@ -87,6 +88,16 @@ function textLog(out: NodeJS.WritableStream): { write(line: string): void } {
   };
 }
 
+/**
+ * Answers a request the {@link BrowserGuard} refused, before the journal, the lane and the router
+ * see it (as the client errors below): plain text, then the connection is closed, the body unread.
+ */
+function refuse(response: ServerResponse, refusal: BrowserRefusal): void {
+  const body = Buffer.from(refusal.message);
+  response.writeHead(refusal.status, { "Content-Type": TEXT, "Content-Length": body.length, Connection: "close" });
+  response.end(body);
+}
+
 /** The agent's server, with the count of requests being answered (for a graceful close). */
 export interface AgentServer {
   readonly app: FastifyInstance;
@@ -124,6 +135,7 @@ export async function buildApp(
     ...(part.shared === undefined ? {} : { shared: part.shared }),
   };
   const lane = new ListLane(lists);
+  const guard = new BrowserGuard(settings);
   const app = Fastify({
     logger: settings.logLevel === "silent" ? false : { level: settings.logLevel, ...(settings.logFormat === "text" ? { stream: textLog(process.stdout) } : {}) },
     exposeHeadRoutes: false,
@@ -137,6 +149,9 @@ export async function buildApp(
         // anything else, it also keeps the headers later given to writeHead readable (Node keeps them
         // only when one was set before), and the journal reads the answer's X-Svc-Index there.
         response.setHeader("Vary", "Accept-Encoding");
+        // A web page's way in (DNS rebinding, a cross-site write) is shut first, for every path and the lane.
+        const refusal = guard.refusal(request);
+        if (refusal !== undefined) return refuse(response, refusal);
         control.journal.observe(request, response);
         // A repeated list request whose answer is current is written before the router runs (not
         // while a fault may fire or the leader is lost: the router's hooks and headers apply then).

@@ -21,6 +21,7 @@ import type { Metrics } from "../metrics/index.js";
 import type { AgentLimits } from "../options.js";
 import type { Store } from "../state/store.js";
 import type { LeaderSwitch } from "../control/leader.js";
+import type { AllowedHosts } from "./browser-guard.js";
 
 /** Plain-text content type of error bodies. */
 export const TEXT = "text/plain; charset=utf-8";
@@ -30,6 +31,10 @@ export const EMPTY_BODY_HEADER = "x-svc-empty";
 
 /** The agent's identity and settings the routes need. */
 export interface HttpSettings extends MemberIdentity {
+  /** The address or name the agent listens on (a name is one it answers to). */
+  readonly bind: string;
+  /** Host names the agent answers to besides its own (see `http/browser-guard.ts`). */
+  readonly allowedHosts: AllowedHosts;
   readonly logLevel: string;
   readonly logFormat: "json" | "text";
   readonly limits: Required<AgentLimits>;
