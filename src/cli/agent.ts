@@ -5,7 +5,7 @@
  */
 import { parseArgs } from "node:util";
 import { LOG_LEVELS, OptionsError, readConfigFile, startAgent, type Agent, type AgentOptions, type LogLevel } from "../server/index.js";
-import { parseAllowedHosts } from "../server/http/browser-guard.js";
+import { parseAllowedHosts } from "../server/control/browser-guard.js";
 import { CommandError, UsageError, type Io, type Outcome } from "./terminal.js";
 
 export const AGENT_USAGE = `Usage: bexpr agent [options]

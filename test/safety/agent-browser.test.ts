@@ -8,7 +8,7 @@ import { connect } from "node:net";
 import type { IncomingMessage } from "node:http";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { agentOptions } from "../../src/cli/agent.js";
-import { BrowserGuard, isAllowedHostEntry, parseAllowedHosts, type AllowedHosts } from "../../src/server/http/browser-guard.js";
+import { BrowserGuard, isAllowedHostEntry, parseAllowedHosts, type AllowedHosts } from "../../src/server/control/browser-guard.js";
 import { OptionsError, resolveOptions } from "../../src/server/options.js";
 import type { Agent } from "../../src/server/index.js";
 import { job, startTestAgent, useAgent } from "../agent/support.js";

@@ -34,7 +34,7 @@ import { controlHook, controlRoutes } from "./control-routes.js";
 import { simulationRoutes } from "./simulation-routes.js";
 import type { ControlPlane } from "../control/plane.js";
 import { fixtureRoutes } from "./fixture-routes.js";
-import { BrowserGuard, type BrowserRefusal } from "./browser-guard.js";
+import { BrowserGuard, type BrowserRefusal } from "../control/browser-guard.js";
 import type { StateControl } from "../domain/state-control.js";
 
 export type { HttpSettings } from "./route.js";

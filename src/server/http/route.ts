@@ -21,7 +21,7 @@ import type { Metrics } from "../metrics/index.js";
 import type { AgentLimits } from "../options.js";
 import type { Store } from "../state/store.js";
 import type { LeaderSwitch } from "../control/leader.js";
-import type { AllowedHosts } from "./browser-guard.js";
+import type { AllowedHosts } from "../control/browser-guard.js";
 
 /** Plain-text content type of error bodies. */
 export const TEXT = "text/plain; charset=utf-8";
@@ -33,7 +33,7 @@ export const EMPTY_BODY_HEADER = "x-svc-empty";
 export interface HttpSettings extends MemberIdentity {
   /** The address or name the agent listens on (a name is one it answers to). */
   readonly bind: string;
-  /** Host names the agent answers to besides its own (see `http/browser-guard.ts`). */
+  /** Host names the agent answers to besides its own (see `control/browser-guard.ts`). */
   readonly allowedHosts: AllowedHosts;
   readonly logLevel: string;
   readonly logFormat: "json" | "text";
