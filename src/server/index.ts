@@ -85,6 +85,8 @@ export {
 export type { ClientStatus, DesiredStatus } from "./state/model.js";
 export { MAX_POLICY_RULES_BYTES } from "./domain/acl-policy.js";
 export { EVENT_BUFFER_BYTES, EVENT_BUFFER_WRITES, EVENT_HEARTBEAT_MS, EVENT_QUEUE_BYTES, EVENT_STREAMS_MAX } from "./domain/events.js";
+export { LIST_CONNECTION_WAIT_MS, LIST_POOL_SIZE, LIST_STATEMENT_TIMEOUT_MS, STATEMENT_TIMEOUT_MS } from "./state/postgres/database.js";
+export { PUSHDOWN_MAX_COST, PUSHDOWN_MAX_SQL_BYTES } from "./list/sql-pages.js";
 export { CONTROL_PREFIX, isLoopbackAddress } from "./control/access.js";
 export { ANY_HOST, type AllowedHosts } from "./control/browser-guard.js";
 export { JOURNAL_BYTES, JOURNAL_ENTRY_OVERHEAD_BYTES, journalEntryBytes, MAX_JOURNAL_ENTRIES, REDACTED, SECRET_HEADERS, type JournalEntry, type JournalRequest } from "./control/journal.js";

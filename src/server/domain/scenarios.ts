@@ -255,7 +255,7 @@ export interface LifecycleStep {
   readonly does: string;
   /** When it acts with `after` null, counted from what. */
   readonly timing: string;
-  /** Why it last stopped short of rows: the filters ran out of their cost budget (see {@link RulePass}); a change clears it. */
+  /** Why it last stopped short of rows: the filters ran out of their cost budget (`limits.rulesCostPerWrite`); a change clears it. */
   readonly lastError?: string;
 }
 
