@@ -18,6 +18,9 @@
  * (documents as JSON) and in typed mode (`schema`); `matches`, `any`/`all` and paths through lists
  * are left to the re-check. Regular expressions and index-friendly forms come next.
  *
+ * The SQL grows in proportion to the filter and nests at most {@link MAX_SQL_DEPTH} levels, so a
+ * filter typed by anyone may be pushed down (see docs/sql.md, "Hostile filters").
+ *
  * @packageDocumentation
  * @module bexpr/sql
  */
@@ -25,8 +28,10 @@ import type { Expression } from "../ast.js";
 import type { FieldSchema } from "../evaluator/schema.js";
 import { parseGoBool } from "../go/strconv.js";
 import { parse } from "../parser/parse.js";
-import { Parameters, translate, UNSTORABLE } from "./translate.js";
+import { MAX_INDEX_KEYS, MAX_SQL_DEPTH, Parameters, translate, UNSTORABLE } from "./translate.js";
 import { absentAnswers, integerLiteral, schemasAlong } from "./typed.js";
+
+export { MAX_INDEX_KEYS, MAX_SQL_DEPTH };
 
 /** Options of {@link toSql}. */
 export interface SqlOptions {
@@ -47,7 +52,12 @@ export interface SqlOptions {
 export interface SqlFilter {
   /** A boolean SQL expression over the column, with placeholders `$1 … $n`, to put after `WHERE`. */
   readonly sql: string;
-  /** The values of the placeholders, all text: every key and literal of the filter is one, none is in `sql`. */
+  /**
+   * The values of the placeholders, all text: every key and literal of the filter is in them, none
+   * is in `sql`. A value the filter repeats is bound once; the keys of a path of six or more are
+   * bound together, as the text of a PostgreSQL array (`{"a","b"}`); a literal that writes bytes
+   * that are not UTF-8 (`"\xa9"`) is bound as their hex.
+   */
   readonly params: readonly string[];
   /**
    * True when the rows selected are exactly the rows the compiled filter accepts and no row would

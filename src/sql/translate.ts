@@ -16,10 +16,17 @@
  *
  * No text of the filter is written into the SQL: path keys and literals are parameters.
  *
+ * The SQL grows in proportion to the filter and nests about as deep as its parentheses, whatever
+ * the filter holds: a selector's path is one parameter however long it is, a chain of `and`s is
+ * one flat `COALESCE`, and `not` is pushed down to the clauses. A filter typed by anyone thus
+ * cannot make the SQL quadratic in its length, nor overflow the stack of the server that parses
+ * it (PGlite's WebAssembly stack overflows on expressions a few hundred levels deep).
+ *
  * @module
  */
 import type { Expression, MatchExpression } from "../ast.js";
 import { parseGoBool, parseGoFloat, parseGoInt } from "../go/strconv.js";
+import { escapedBytes } from "../go/strings.js";
 import type { FieldSchema } from "../evaluator/schema.js";
 import { operator, unhandled } from "../operators.js";
 import { typedMatch } from "./typed.js";
@@ -31,16 +38,42 @@ export interface Clause {
   readonly undecided: boolean;
 }
 
-/** Collects the parameters of one translation. */
+/**
+ * Collects the parameters of one translation. A value bound twice is one parameter: a filter
+ * repeats its keys and literals (`a.a.a`, a literal that `in` tests three ways), and PostgreSQL
+ * takes at most 65,535 parameters in one statement.
+ */
 class Parameters {
   readonly values: string[] = [];
+  readonly #placeholders = new Map<string, string>();
 
   constructor(private readonly offset: number) {}
 
   /** A placeholder for `value`, bound as text. */
   text(value: string): string {
-    this.values.push(value);
-    return `$${this.offset + this.values.length}::text`;
+    let placeholder = this.#placeholders.get(value);
+    if (placeholder === undefined) {
+      this.values.push(value);
+      placeholder = `$${this.offset + this.values.length}::text`;
+      this.#placeholders.set(value, placeholder);
+    }
+    return placeholder;
+  }
+
+  /** How many values are bound so far: a mark to {@link rollBack} to. */
+  get mark(): number {
+    return this.values.length;
+  }
+
+  /** Unbinds the values bound since `mark`, for SQL that is not used: PostgreSQL refuses a parameter that no SQL reads (it cannot tell its type). */
+  rollBack(mark: number): void {
+    for (const value of this.values.splice(mark)) this.#placeholders.delete(value);
+  }
+
+  /** A placeholder for the list `keys`, bound as the text of a PostgreSQL array (`{"a","b"}`) and cast to `text[]`. */
+  textArray(keys: readonly string[]): string {
+    // In an array's text, a quoted element keeps every character but `"` and `\`, which are escaped.
+    return `${this.text(`{${keys.map((key) => `"${key.replace(/["\\]/g, "\\$&")}"`).join(",")}}`)}::text[]`;
   }
 }
 
@@ -48,11 +81,46 @@ class Parameters {
 export const UNDECIDED: Clause = { sql: "2", undecided: true };
 
 /**
- * Text that no PostgreSQL text value or JSONB string can hold: NUL, and lone surrogates (which
- * stand for bytes that are not UTF-8). A literal holding one equals no stored string and is in
- * none, and cannot be bound as a parameter.
+ * Text that no PostgreSQL text value or JSONB string can hold: NUL, and lone surrogates (half of a
+ * character beyond U+FFFF, or a byte that is not UTF-8 written `\xff`; see `go/strings.ts`). A
+ * literal holding one equals no stored string and cannot be bound as a parameter. The `u` flag
+ * matters: without it the class also matches each half of a whole character such as `🚀`, and
+ * every literal holding an emoji was taken for one that no row holds.
  */
-export const UNSTORABLE = /[\u0000\ud800-\udfff]/;
+export const UNSTORABLE = /[\u0000\ud800-\udfff]/u;
+
+/**
+ * The most keys of one selector that PostgreSQL could read as a list index (`0`, `-1`, ` 2`),
+ * before the clause is left to the re-check. A path is walked with `#>`, which indexes a list with
+ * such a key, so each one is a step of its own with `->`, which never enters a list; the steps
+ * nest, and PGlite's WebAssembly stack overflows on expressions a few hundred levels deep. Real
+ * selectors hold a few (`TaskGroups.0.Tasks.0.Name`).
+ */
+export const MAX_INDEX_KEYS = 8;
+
+/**
+ * The deepest the SQL of a filter may nest, in levels of parentheses; deeper parts of a filter
+ * are left to the re-check (`2`, which is always a sound answer for a part). PostgreSQL parses,
+ * plans and runs an expression by recursion: a server stops at its `max_stack_depth` with an
+ * error, but PGlite's WebAssembly stack overflows first, at about 220 levels, and the instance
+ * dies. The parser's limit of 128 parentheses does not bound it alone: in `((a or b) and c) or d`
+ * each parenthesis costs two levels, and a clause costs about ten.
+ */
+export const MAX_SQL_DEPTH = 128;
+
+/**
+ * The most keys a walk to a map takes one `->` at a time. Each `->` is a lookup and costs nothing
+ * to prepare, while `#>` parses its array of keys every time the SQL states it (a clause states its
+ * value a dozen times): paths of three keys ran three times slower with `#>`. A short path costs a
+ * few hundred characters of SQL more; a longer one is walked with `#>`, in SQL of a constant size.
+ */
+const SHORT_WALK = 4;
+
+/**
+ * A key that PostgreSQL's `#>` reads as a list index when the value it meets is a list: what C's
+ * `strtol` reads whole (spaces, a sign, digits). JavaScript's `\s` holds every space C's does.
+ */
+const INDEX_KEY = /^\s*[+-]?[0-9]+$/;
 
 /**
  * Text that some number in a list could print as (JavaScript's `String(number)`, which is what the
@@ -68,7 +136,7 @@ const NUMBER_TEXT = /^-?(?:[0-9]+(?:\.[0-9]+)?(?:e[+-][0-9]+)?|Infinity)$|^NaN$/
  * "starts with", "ends with" and "equals", which SQL answers exactly. Every other pattern is left to
  * the re-check.
  */
-const PLAIN_PATTERN = /^(\^?)((?:[^\\.+*?()|[\]{}^$\u0000\ud800-\udfff]|\\[\\.+*?()|[\]{}^$/-])*)(\$?)$/;
+const PLAIN_PATTERN = /^(\^?)((?:[^\\.+*?()|[\]{}^$\u0000\ud800-\udfff]|\\[\\.+*?()|[\]{}^$/-])*)(\$?)$/u;
 
 /** The SQL test of `text` (an SQL text) against a plain pattern, or undefined when the pattern is not plain. */
 export function plainMatch(text: string, pattern: string, parameters: Parameters): string | undefined {
@@ -85,8 +153,11 @@ export function plainMatch(text: string, pattern: string, parameters: Parameters
 
 /** The SQL of a clause whose JSONB value is `value`, by the value's JSON type. */
 function byType(value: string, cases: { readonly [type in "string" | "number" | "boolean" | "null" | "array" | "object"]?: string }): string {
-  const arms = Object.entries(cases).map(([type, sql]) => `WHEN '${type}' THEN ${sql}`);
-  // Types a case leaves out are the evaluator's errors: undecided.
+  // Types a case leaves out are the evaluator's errors: undecided, as are the cases that are 2 anyway.
+  const arms = Object.entries(cases)
+    .filter(([, sql]) => sql !== "2")
+    .map(([type, sql]) => `WHEN '${type}' THEN ${sql}`);
+  if (arms.length === 0) return "2";
   return `(CASE jsonb_typeof(${value}) ${arms.join(" ")} ELSE 2 END)`;
 }
 
@@ -103,6 +174,38 @@ export const negate = (sql: string): string => `(CASE ${sql} WHEN 1 THEN 0 WHEN 
 export function literalTest(raw: string, parameters: Parameters, condition: (bound: string) => string): string {
   return UNSTORABLE.test(raw) ? "0" : bit(condition(parameters.text(raw)));
 }
+
+/**
+ * `in` on a string (`text`, an SQL text): whether the literal `raw` is part of it, as the engine
+ * decides. Three kinds of literal:
+ *
+ * - one that writes bytes that are not UTF-8 (`"\xa9"`, kept as lone surrogates) is searched as
+ *   bytes in the text's UTF-8, as the engine does (Go compares bytes): `"\xa9"` is in `"é"`;
+ * - one with another lone surrogate is searched as UTF-16, as JavaScript does, and may match half
+ *   of a character beyond U+FFFF (`"\ud83d"` is in `"😀"`), which PostgreSQL's text cannot show:
+ *   undecided (`2`) on the texts that hold the rest of the literal, `0` on the others, and `0`
+ *   everywhere when a lone surrogate stands where no whole character can supply it;
+ * - any other is a substring of the text's characters (strpos finds the empty string in every
+ *   text, as Go's strings.Contains does).
+ */
+export function textContains(text: string, raw: string, parameters: Parameters): Clause {
+  const bytes = escapedBytes(raw);
+  if (bytes !== undefined) {
+    const hex = Array.from(bytes, (byte) => byte.toString(16).padStart(2, "0")).join("");
+    return { sql: bit(`position(decode(${parameters.text(hex)}, 'hex') in convert_to(${text}, 'UTF8')) > 0`), undecided: false };
+  }
+  if (!UNSTORABLE.test(raw)) return { sql: bit(`strpos(${text}, ${parameters.text(raw)}) > 0`), undecided: false };
+  // Only a low surrogate at the start (the end of a character) and a high one at the end (the
+  // start of one) can be halves of characters the text holds; the rest must be whole text.
+  const start = isSurrogate(raw.charCodeAt(0), 0xdc00) ? 1 : 0;
+  const end = raw.length > start && isSurrogate(raw.charCodeAt(raw.length - 1), 0xd800) ? raw.length - 1 : raw.length;
+  const whole = raw.slice(start, end);
+  if (UNSTORABLE.test(whole)) return { sql: "0", undecided: false };
+  return { sql: `(CASE WHEN strpos(${text}, ${parameters.text(whole)}) > 0 THEN 2 ELSE 0 END)`, undecided: true };
+}
+
+/** Whether the UTF-16 unit is a surrogate of the half starting at `base` (0xd800 high, 0xdc00 low). */
+const isSurrogate = (unit: number, base: number): boolean => unit >= base && unit <= base + 0x3ff;
 
 /**
  * The positive test of `==` on a number, as the engine reads the number it meets: an integer (a
@@ -122,6 +225,8 @@ function numberEquals(value: string, raw: string, parameters: Parameters): strin
     ? `(CASE WHEN ${roughDouble} THEN 2 ELSE ${bit(`${number} = ${parameters.text(parsedInt.value.toString())}::numeric`)} END)`
     : "2";
   const asFloat = parsedFloat.ok && Number.isFinite(parsedFloat.value) ? bit(`${double} = ${parameters.text(String(parsedFloat.value))}::float8`) : "2";
+  // A literal that reads as no number (most text) leaves every number undecided, without the tests.
+  if (asInt === "2" && asFloat === "2") return "2";
   return `(CASE WHEN ${integral} THEN ${asInt} ELSE ${asFloat} END)`;
 }
 
@@ -155,8 +260,7 @@ function positive(node: MatchExpression, value: string, parameters: Parameters):
     }
     case "in":
       return byType(value, {
-        // strpos finds the empty string in every text, as Go's strings.Contains does.
-        string: literalTest(raw, parameters, (bound) => `strpos(${text}, ${bound}) > 0`),
+        string: textContains(text, raw, parameters).sql,
         object: literalTest(raw, parameters, (bound) => `${value} ? ${bound}`),
         array: listContains(value, raw, parameters),
       });
@@ -186,19 +290,63 @@ function positive(node: MatchExpression, value: string, parameters: Parameters):
 function match(node: MatchExpression, column: string, parameters: Parameters): Clause {
   const { path } = node.selector;
   if (path.some((key) => UNSTORABLE.test(key))) return UNDECIDED;
+  const parent = walkMaps(column, path.slice(0, -1), parameters);
+  if (parent === undefined) return UNDECIDED;
   const definition = operator(node.operator);
-  // Each key but the last must lead to a map; a list (indexed by the engine) or anything else is undecided.
-  const keys = path.map((key) => parameters.text(key));
-  const parents = keys.map((_, i) => keys.slice(0, i).reduce((sql, key) => `(${sql} -> ${key})`, column));
-  const throughMaps = parents.map((parent) => `jsonb_typeof(${parent}) = 'object'`).join(" AND ");
-  const last = keys[keys.length - 1]!;
-  const parent = parents[parents.length - 1]!;
-  const value = `(${parent} -> ${last})`;
+  const last = parameters.text(path[path.length - 1]!);
+  const value = `(${parent.value} -> ${last})`;
   // A missing last key: the operator's fixed result under a map when the path has two keys or more; an error at the top.
   const missing = path.length >= 2 ? (definition.missing ? "1" : "0") : "2";
   const found = positive(node, value, parameters);
   const result = definition.negated ? negate(found) : found;
-  return { sql: `(CASE WHEN NOT (${throughMaps}) THEN 2 WHEN NOT (${parent} ? ${last}) THEN ${missing} ELSE ${result} END)`, undecided: true };
+  // A key but the last that is missing or not a map (a list, indexed by the engine, or anything else): undecided.
+  return { sql: `(CASE WHEN jsonb_typeof(${parent.walk}) IS DISTINCT FROM 'object' THEN 2 WHEN NOT (${parent.value} ? ${last}) THEN ${missing} ELSE ${result} END)`, undecided: true };
+}
+
+/** The SQL of the value at a path through maps: `walk` finds it through maps only, once; `value` repeats it, after `walk` is known to be a map. */
+interface MapWalk {
+  readonly walk: string;
+  readonly value: string;
+}
+
+/**
+ * The value of `column` at `keys`, reached through maps only, as the reference's map lookups
+ * (null where a key is missing or a value on the way is not a map), or undefined when the path
+ * holds more than {@link MAX_INDEX_KEYS} keys that PostgreSQL could read as list indexes.
+ *
+ * A short path is a chain of `->` (see {@link SHORT_WALK}). A longer one would make the SQL as
+ * long as the path times the dozen times a clause states its value: one `#>`, with the keys as one
+ * parameter, walks any number of keys in SQL of a constant size. `#>` indexes lists, though, and
+ * `->` with a text key does not: each key it could read as an index (see {@link INDEX_KEY}) is a
+ * step of its own with `->`. Once the walk is known to end at a map, every value on the way was a
+ * map, and a single `#>` over all the keys is the same value: that is the SQL that the clause
+ * repeats.
+ */
+function walkMaps(column: string, keys: readonly string[], parameters: Parameters): MapWalk | undefined {
+  if (keys.filter((key) => INDEX_KEY.test(key)).length > MAX_INDEX_KEYS) return undefined;
+  let walk = column;
+  let steps = 0;
+  let run: string[] = [];
+  // Each step in parentheses of its own, so that the SQL's parentheses show how deep it nests.
+  const step = (operator: string, operand: string): void => {
+    walk = `(${walk} ${operator} ${operand})`;
+    steps++;
+  };
+  const endRun = (): void => {
+    if (run.length === 1) step("->", parameters.text(run[0]!));
+    else if (run.length > 1) step("#>", parameters.textArray(run));
+    run = [];
+  };
+  for (const key of keys) {
+    if (keys.length > SHORT_WALK && !INDEX_KEY.test(key)) {
+      run.push(key);
+      continue;
+    }
+    endRun();
+    step("->", parameters.text(key));
+  }
+  endRun();
+  return { walk, value: steps <= SHORT_WALK ? walk : `(${column} #> ${parameters.textArray(keys)})` };
 }
 
 /**
@@ -206,30 +354,69 @@ function match(node: MatchExpression, column: string, parameters: Parameters): C
  * (`typed.ts`).
  */
 export function translate(node: Expression, column: string, parameters: Parameters, schema?: FieldSchema): Clause {
+  return translateWithin(node, false, MAX_SQL_DEPTH, { column, parameters, schema });
+}
+
+/** What every part of one translation shares. */
+interface Translation {
+  readonly column: string;
+  readonly parameters: Parameters;
+  readonly schema: FieldSchema | undefined;
+}
+
+/**
+ * The SQL of `node`, or of `not node` when `negated`, nested at most `depth` levels deep (see
+ * {@link MAX_SQL_DEPTH}; a part that does not fit is `2`).
+ *
+ * Negation is pushed down to the clauses, because it is exact in the three values: `not` swaps 1
+ * and 0 and keeps 2, so `not (a and b)` is `not a or not b`, evaluated left to right as `and` and
+ * `or` are. The SQL then nests no deeper for `not` than for the parentheses around it.
+ */
+function translateWithin(node: Expression, negated: boolean, depth: number, translation: Translation): Clause {
+  const { column, parameters, schema } = translation;
   switch (node.kind) {
-    case "Match":
-      return schema === undefined ? match(node, column, parameters) : typedMatch(node, schema, column, parameters);
+    case "Match": {
+      const mark = parameters.mark;
+      const clause = schema === undefined ? match(node, column, parameters) : typedMatch(node, schema, column, parameters);
+      const signed = negated ? { sql: negate(clause.sql), undecided: clause.undecided } : clause;
+      if (nesting(signed.sql) <= depth) return signed;
+      parameters.rollBack(mark);
+      return UNDECIDED;
+    }
     case "Collection":
       // `any` and `all` are left to the compiled filter.
       return UNDECIDED;
-    case "Not": {
-      const operand = translate(node.operand, column, parameters, schema);
-      return { sql: negate(operand.sql), undecided: operand.undecided };
-    }
+    case "Not":
+      return translateWithin(node.operand, !negated, depth, translation);
     case "And":
     case "Or": {
-      // Left to right, each operand written once: `and` goes on past a 1 and stops at a 0, `or`
-      // goes on past a 0 and stops at a 1; an undecided operand stops both.
-      const [goOn, stop] = node.kind === "And" ? [1, 0] : [0, 1];
-      const operands = node.operands.map((operand) => translate(operand, column, parameters, schema));
-      const sql = operands
-        .slice(0, -1)
-        .reduceRight((rest, operand) => `(CASE ${operand.sql} WHEN ${goOn} THEN ${rest} WHEN ${stop} THEN ${stop} ELSE 2 END)`, operands[operands.length - 1]!.sql);
-      return { sql, undecided: operands.some((operand) => operand.undecided) };
+      if (depth < 1) return UNDECIDED;
+      // Left to right, each operand written once: `and` goes on past a 1 and stops at anything
+      // else, which is its value; `or` goes on past a 0. COALESCE takes the first operand that is
+      // not NULLed, and evaluates no further: the chain is one flat expression, however long.
+      const goOn = (node.kind === "And") !== negated ? 1 : 0;
+      const last = node.operands.length - 1;
+      const operands = node.operands.map((operand, i) => {
+        const clause = translateWithin(operand, negated, depth - (i === last ? 1 : 2), translation);
+        return { sql: i === last ? clause.sql : `NULLIF(${clause.sql}, ${goOn})`, undecided: clause.undecided };
+      });
+      return { sql: `COALESCE(${operands.map((operand) => operand.sql).join(", ")})`, undecided: operands.some((operand) => operand.undecided) };
     }
     default:
       return unhandled(node);
   }
+}
+
+/** How deep `sql` nests, in parentheses (every construct of the translation is written in parentheses of its own). */
+function nesting(sql: string): number {
+  let level = 0;
+  let deepest = 0;
+  for (let i = 0; i < sql.length; i++) {
+    const code = sql.charCodeAt(i);
+    if (code === 40) deepest = Math.max(deepest, ++level);
+    else if (code === 41) level--;
+  }
+  return deepest;
 }
 
 export { Parameters };

@@ -16,7 +16,7 @@ import { FilterEvaluationError } from "../errors.js";
 import { compileFilter } from "../filter.js";
 import { parseGoBool, parseGoFloat, parseGoInt, parseGoUint } from "../go/strconv.js";
 import { operator, unhandled } from "../operators.js";
-import { bit, literalTest, negate, plainMatch, UNDECIDED, UNSTORABLE, type Clause, type Parameters } from "./translate.js";
+import { bit, literalTest, negate, plainMatch, textContains, UNDECIDED, UNSTORABLE, type Clause, type Parameters } from "./translate.js";
 
 /** What the evaluator answers for the clause on `document`: 1, 0, or 2 for an error. */
 function evaluated(node: MatchExpression, schema: FieldSchema, document: unknown): 0 | 1 | 2 {
@@ -108,7 +108,7 @@ function leafTest(node: MatchExpression, leaf: FieldSchema, value: string, param
       }
       return UNDECIDED;
     case "in":
-      if (scalar === "string") return { sql: literalTest(raw, parameters, (bound) => `strpos(${text}, ${bound}) > 0`), undecided: false };
+      if (scalar === "string") return textContains(text, raw, parameters);
       if (typeof leaf === "object" && leaf.kind === "map") return { sql: literalTest(raw, parameters, (bound) => `${value} ? ${bound}`), undecided: false };
       if (typeof leaf === "object" && leaf.kind === "array") return listContains(leaf.items, raw, value, parameters);
       return UNDECIDED;

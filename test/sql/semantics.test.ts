@@ -16,7 +16,7 @@ import "../semantics/regex.test.js";
 import "../semantics/typed-mode.test.js";
 import { OUTCOME_TABLES } from "../semantics/support.js";
 import { describeEachDatabase } from "./databases.js";
-import { expectAgreement, load } from "./to-sql.test.js";
+import { expectAgreement, load } from "./agreement.js";
 
 describeEachDatabase("the semantics tables through toSql", (db) => {
   it("has the tables", () => {
