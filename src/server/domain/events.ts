@@ -329,8 +329,12 @@ export interface EventRequest {
   readonly topics: TopicSelection;
   /** The namespace of the events, `*` for all (events without one, a node's, always pass). */
   readonly namespace: string;
-  /** Start after this index, from the buffer (undefined: only new writes). */
-  readonly afterIndex: number | undefined;
+  /**
+   * Start at the buffer's frame of this index, or the first one after it (undefined: only new
+   * writes), as the reference's `StartAtClosest`: 0 and an index older than the buffer start at its
+   * oldest frame; an index past the newest frame starts at the newest, sent again.
+   */
+  readonly index: number | undefined;
   /** The caller's secret (empty: anonymous). */
   readonly secret: string;
 }
@@ -420,20 +424,31 @@ export class EventBroker {
     return new EventStream(this, request, caller);
   }
 
-  /** Ends every stream (the agent is stopping) and stops following the store. */
+  /**
+   * Ends every stream (the agent is stopping) and stops following the store. As the reference's
+   * server does when it stops, each connection is dropped, with no last line and no end of the
+   * chunked body: its Go client reads `io.ErrUnexpectedEOF`, which its tests take for the end.
+   */
   close(): void {
     if (this.#closed) return;
     this.#closed = true;
     this.#unsubscribe();
-    for (const stream of [...this.#streams]) stream.cut(SUBSCRIPTION_CLOSED);
+    for (const stream of [...this.#streams]) stream.drop();
   }
 
-  /** @internal A stream starts: where its cursor starts, or undefined when the broker has closed. */
-  attach(stream: EventStream, afterIndex: number | undefined): number | undefined {
+  /**
+   * @internal A stream starts: where its cursor starts (the index it has gone past), or undefined
+   * when the broker has closed. As the reference's `StartAtClosest`: the frame of `index` or the
+   * first after it, the oldest for an index older than the buffer, the newest (again) for one past
+   * it; nothing buffered, or no index: new writes.
+   */
+  attach(stream: EventStream, index: number | undefined): number | undefined {
     if (this.#closed) return undefined;
     this.#streams.add(stream);
-    // Older than the buffer: from its oldest frame, as the reference; past the newest write: new writes.
-    return afterIndex === undefined ? this.#seenIndex : Math.min(Math.max(afterIndex, this.#evictedThrough), this.#seenIndex);
+    const newest = this.#frames.at(-1);
+    if (index === undefined || newest === undefined) return this.#seenIndex;
+    if (index > newest.index) return newest.index - 1;
+    return Math.max(index - 1, this.#evictedThrough);
   }
 
   /** @internal A stream ended. */
@@ -597,10 +612,11 @@ export class EventStream {
   start(sink: EventSink): void {
     if (this.#state !== "new") return;
     this.#sink = sink;
-    const cursor = this.broker.attach(this, this.request.afterIndex);
+    const cursor = this.broker.attach(this, this.request.index);
     sink.write("{}\n");
+    // The agent is stopping: dropped as every other stream.
     if (cursor === undefined) {
-      this.cut(SUBSCRIPTION_CLOSED);
+      this.drop();
       return;
     }
     this.#state = "open";
@@ -784,6 +800,14 @@ export class EventStream {
     sink.end();
     this.#giveUp = setTimeout(() => sink.destroy(), this.broker.limits.heartbeatMs);
     this.#giveUp.unref();
+  }
+
+  /** @internal Drops the connection at once: no last line, no end of the response (the agent is stopping). */
+  drop(): void {
+    const sink = this.#sink;
+    if (this.#state === "ended" || sink === undefined) return;
+    this.#stop();
+    sink.destroy();
   }
 
   /** The client went away (or the response finished): the stream is forgotten. */

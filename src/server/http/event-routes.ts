@@ -18,10 +18,10 @@ import { byMethod, queryOf, type RouteContext } from "./route.js";
  */
 async function stream(context: RouteContext, events: EventBroker, request: FastifyRequest, reply: FastifyReply): Promise<undefined> {
   const query = queryOf(request);
-  const afterIndex = parseEventIndex(query.get("index"));
+  const index = parseEventIndex(query.get("index"));
   const topics = parseEventTopics(query.getAll("topic"));
   checkRegion(query.get("region") || context.settings.region, context.settings.region);
-  const subscription = events.open({ topics, namespace: query.get("namespace") || DEFAULT_NAMESPACE, afterIndex, secret: parseToken(request.headers) });
+  const subscription = events.open({ topics, namespace: query.get("namespace") || DEFAULT_NAMESPACE, index, secret: parseToken(request.headers) });
 
   reply.hijack();
   const response = reply.raw;
