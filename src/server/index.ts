@@ -20,10 +20,10 @@ import { buildApp, type AgentServer, type ClusterPart } from "./http/app.js";
 import { ControlPlane } from "./control/plane.js";
 import type { Fault, FaultRule } from "./control/faults.js";
 import type { JournalEntry } from "./control/journal.js";
-import { Cluster } from "./domain/cluster.js";
+import { Cluster } from "./scheduler/cluster.js";
 import { AgentDataError, type AgentSnapshot } from "./domain/snapshot.js";
 import { readAgentData, StateControl, type AgentData, type AgentDataSource } from "./domain/state-control.js";
-import type { LifecycleChange, LifecycleStep, LifecycleStepName, ScenarioRule, ScenarioRuleError } from "./domain/scenarios.js";
+import type { LifecycleChange, LifecycleStep, LifecycleStepName, ScenarioRule, ScenarioRuleError } from "./scheduler/scenarios.js";
 import { ManualClock, parseDuration, RealClock, type Clock } from "./domain/clock.js";
 import { MemoryStore } from "./state/memory.js";
 import { connectServer, fromPglite } from "./state/postgres/database.js";
@@ -67,8 +67,8 @@ export { MAX_BODY_BYTES, MAX_HEADER_BYTES, MAX_PATH_PARAM_LENGTH } from "./http/
 export { LIST_LANE_BYTES } from "./http/list-lane.js";
 export { ASYNC_GZIP_BYTES } from "./list/pipeline.js";
 export { MAX_JSON_DEPTH } from "../go/json.js";
-export { MAX_JOB_ALLOCATIONS } from "./domain/register.js";
-export { CLIENT_DESCRIPTIONS, META_EXIT_CODE, META_FAIL_DEPLOYMENT, META_RUN_FOR } from "./domain/cluster.js";
+export { MAX_JOB_ALLOCATIONS } from "./scheduler/job-spec.js";
+export { CLIENT_DESCRIPTIONS, META_EXIT_CODE, META_FAIL_DEPLOYMENT, META_RUN_FOR } from "./scheduler/cluster.js";
 export {
   LIFECYCLE_DEFAULTS,
   LIFECYCLE_STEPS,
@@ -81,7 +81,7 @@ export {
   type LifecycleStepName,
   type ScenarioKind,
   type ScenarioRule,
-} from "./domain/scenarios.js";
+} from "./scheduler/scenarios.js";
 export type { ClientStatus, DesiredStatus } from "./state/model.js";
 export { MAX_POLICY_RULES_BYTES } from "./domain/acl-policy.js";
 export { EVENT_BUFFER_BYTES, EVENT_BUFFER_WRITES, EVENT_HEARTBEAT_MS, EVENT_QUEUE_BYTES, EVENT_STREAMS_MAX } from "./domain/events.js";

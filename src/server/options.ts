@@ -12,7 +12,7 @@ import type { AgentDataSource } from "./domain/state-control.js";
 import { EVENT_HEARTBEAT_MS, EVENT_STREAMS_MAX } from "./domain/events.js";
 import { controlEnabled } from "./control/access.js";
 import { isAllowedHostEntry, type AllowedHosts } from "./control/browser-guard.js";
-import { RULES_COST_PER_WRITE } from "./domain/scenarios.js";
+import { RULES_COST_PER_WRITE } from "./scheduler/scenarios.js";
 import type { LIST_STATEMENT_TIMEOUT_MS, PgliteLike } from "./state/postgres/database.js";
 import { DEFAULT_METRICS_OPTIONS, type MetricsOptions } from "./metrics/index.js";
 

@@ -5,7 +5,7 @@
  */
 import { describe, expect, it } from "vitest";
 import { parseJson } from "../../src/json.js";
-import { matchesGlob } from "../../src/server/domain/cluster.js";
+import { matchesGlob } from "../../src/server/scheduler/cluster.js";
 import { job, send, useAgent } from "./support.js";
 
 type Item = Record<string, unknown>;

@@ -4,7 +4,7 @@
  */
 import { describe, expect, it } from "vitest";
 import { diffJobs, MAX_DIFF_DEPTH, type FieldDiff, type JobDiff, type ObjectDiff, type TaskGroupDiff } from "../../src/server/domain/job-diff.js";
-import { DEFAULT_UPDATE_STRATEGY, canonicalizeJob } from "../../src/server/domain/register.js";
+import { DEFAULT_UPDATE_STRATEGY, canonicalizeJob } from "../../src/server/scheduler/job-spec.js";
 import type { Job, JsonObject } from "../../src/server/state/model.js";
 
 const TASK = { Name: "server", Driver: "docker", Config: { image: "nginx:1.25", ports: ["http"] } };

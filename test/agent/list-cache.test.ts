@@ -6,12 +6,12 @@
 import { gzipSync } from "node:zlib";
 import { describe, expect, it } from "vitest";
 import { parseJson, stringifyJson } from "../../src/json.js";
-import { Cluster } from "../../src/server/domain/cluster.js";
+import { Cluster } from "../../src/server/scheduler/cluster.js";
 import { MemoryStore } from "../../src/server/state/memory.js";
 import { namespacedKey } from "../../src/server/state/store.js";
 import { RESPONSE_CACHE_BYTES, startAgent } from "../../src/server/index.js";
 import { jobsEndpoint } from "../../src/server/list/endpoints.js";
-import { decodeRegisterRequest } from "../../src/server/domain/register.js";
+import { decodeRegisterRequest } from "../../src/server/scheduler/job-spec.js";
 import { job, send, useAgent, startTestAgent, settled } from "./support.js";
 
 const agent = useAgent({ placementDelayMs: 60_000 });

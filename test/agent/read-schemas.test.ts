@@ -5,9 +5,9 @@
  * is refused as unknown and none is compared as the wrong kind.
  */
 import { describe, expect, it } from "vitest";
-import { Cluster } from "../../src/server/domain/cluster.js";
+import { Cluster } from "../../src/server/scheduler/cluster.js";
 import { loadDemo } from "../../src/server/domain/demo.js";
-import { decodeRegisterRequest } from "../../src/server/domain/register.js";
+import { decodeRegisterRequest } from "../../src/server/scheduler/job-spec.js";
 import { allocationsEndpoint, evaluationsEndpoint, nodesEndpoint, type ListEndpoint } from "../../src/server/list/endpoints.js";
 import { MemoryStore } from "../../src/server/state/memory.js";
 import type { RowRange, Store } from "../../src/server/state/store.js";

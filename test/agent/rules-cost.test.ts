@@ -5,10 +5,10 @@
  * manual clock: nothing here depends on how fast the machine is.
  */
 import { describe, expect, it } from "vitest";
-import { Cluster } from "../../src/server/domain/cluster.js";
+import { Cluster } from "../../src/server/scheduler/cluster.js";
 import { ManualClock, parseDuration } from "../../src/server/domain/clock.js";
-import { decodeRegisterRequest } from "../../src/server/domain/register.js";
-import { RULES_COST_PER_WRITE, type ScenarioRule } from "../../src/server/domain/scenarios.js";
+import { decodeRegisterRequest } from "../../src/server/scheduler/job-spec.js";
+import { RULES_COST_PER_WRITE, type ScenarioRule } from "../../src/server/scheduler/scenarios.js";
 import { MemoryStore } from "../../src/server/state/memory.js";
 import { DEFAULT_LIMITS, OptionsError, resolveOptions } from "../../src/server/options.js";
 

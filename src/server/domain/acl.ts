@@ -15,7 +15,7 @@ import { stringifyJson } from "../../json.js";
 import { goDurationText, parseGoDuration } from "../../go/duration.js";
 import { denied, invalid, missing } from "./errors.js";
 import type { JsonObject } from "../state/model.js";
-import { formatErrors } from "./register.js";
+import { formatErrors } from "../scheduler/job-spec.js";
 import type { AclPolicy, AclToken } from "../state/model.js";
 import type { ReadTable, Store } from "../state/store.js";
 

@@ -6,7 +6,7 @@
  *
  * @module
  */
-import type { Cluster } from "./cluster.js";
+import type { Cluster } from "../scheduler/cluster.js";
 import type { JsonObject } from "../state/model.js";
 
 function serviceJob(id: string, image: string, count: number, meta: Record<string, string> | undefined, extra: JsonObject = {}): JsonObject {

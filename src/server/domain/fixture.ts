@@ -28,10 +28,10 @@
 import { createHash } from "node:crypto";
 import { stringifyJson } from "../../json.js";
 import { AccessControl, AclConfigError, type AclPolicyConfig, type AclTokenConfig } from "./acl.js";
-import type { Cluster } from "./cluster.js";
+import type { Cluster } from "../scheduler/cluster.js";
 import { Refusal } from "./errors.js";
 import { validateNamespace } from "./namespaces.js";
-import { decodeRegisterRequest, type RegisterRequest } from "./register.js";
+import { decodeRegisterRequest, type RegisterRequest } from "../scheduler/job-spec.js";
 import { AgentDataError, describeRefused, isObject } from "./snapshot.js";
 import type { Namespace, Node } from "../state/model.js";
 import { namespacedKey, type Store } from "../state/store.js";

@@ -6,7 +6,7 @@
 import type { ObjectSchema } from "../../evaluator/schema.js";
 import type { JsonObject, Namespace } from "../state/model.js";
 import { invalid } from "./errors.js";
-import { formatErrors } from "./register.js";
+import { formatErrors } from "../scheduler/job-spec.js";
 
 /** The reference's `structs.Namespace`, as namespace bodies are decoded. */
 export const NAMESPACE_BODY: ObjectSchema = {

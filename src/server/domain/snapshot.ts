@@ -24,7 +24,7 @@
  */
 import { createHash } from "node:crypto";
 import { parsePolicy, PolicyError, type ParsedPolicy } from "./acl-policy.js";
-import { formatErrors, validateJob } from "./register.js";
+import { formatErrors, validateJob } from "../scheduler/job-spec.js";
 import type { AclPolicy, AclToken, JobSpec } from "../state/model.js";
 import { TABLE_NAMES, TABLES, type Rows, type Store, type TableName, type Tables } from "../state/store.js";
 

@@ -11,7 +11,7 @@ import { createServer, type RequestListener, type ServerResponse } from "node:ht
 import type { Socket } from "node:net";
 import type { AccessControl } from "../domain/acl.js";
 import type { EventBroker } from "../domain/events.js";
-import type { Cluster } from "../domain/cluster.js";
+import type { Cluster } from "../scheduler/cluster.js";
 import { responseOf } from "./errors.js";
 import { EMPTY_BODY_HEADER, sendText, staleRead, TEXT, usePeers, type HttpSettings, type RouteContext } from "./route.js";
 import type { Peers } from "../domain/members.js";

@@ -11,7 +11,7 @@ import type { ListEndpoint } from "../list/endpoints.js";
 import { runList, type ListContext } from "../list/pipeline.js";
 import type { ListLane } from "./list-lane.js";
 import { parseQueryOptions, parseStale } from "../list/query.js";
-import type { Cluster } from "../domain/cluster.js";
+import type { Cluster } from "../scheduler/cluster.js";
 import { badRequest, invalidMethod } from "./errors.js";
 import type { ObjectSchema } from "../../evaluator/schema.js";
 import { decodeBody } from "../../go/json.js";

@@ -17,7 +17,7 @@
 import type { FastifyInstance, FastifyRequest } from "fastify";
 import type { ControlPlane } from "../control/plane.js";
 import { ManualClock, parseDuration } from "../domain/clock.js";
-import { noSuchStep, ScenarioRuleError } from "../domain/scenarios.js";
+import { noSuchStep, ScenarioRuleError } from "../scheduler/scenarios.js";
 import { controlRoute, jsonBody, singleFieldBody } from "./control-routes.js";
 import { badRequest, notFound } from "./errors.js";
 import { param, type Result, type RouteContext } from "./route.js";

@@ -9,7 +9,7 @@
 import type { ObjectSchema } from "../../evaluator/schema.js";
 import { jobSpecFields, multiregionSchema, taskGroupSchema, updateStrategySchema } from "../../schemas.js";
 import { decodeBody } from "../../go/json.js";
-import { invalid } from "./errors.js";
+import { invalid } from "../domain/errors.js";
 import type { JobSpec, JsonObject, TaskGroup } from "../state/model.js";
 
 /**

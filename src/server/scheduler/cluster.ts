@@ -1,0 +1,373 @@
+/**
+ * The agent's cluster: its state, job registration, and a simulated scheduler that turns each
+ * evaluation into placements and, for service jobs, a deployment that completes after a delay.
+ * The work itself is in functions along the reference's seams, each of (transaction, context):
+ * `register.ts` (the job endpoint), `reconciler.ts` and `placement.ts` (the scheduler),
+ * `blocked.ts` (blocked evaluations, nodes down), `deployment-watcher.ts`, `client.ts` (the
+ * simulated clients), `rules.ts` (scenario rules) and `state.ts` (the state store's rules); this
+ * class decides when each runs.
+ *
+ * Timeline of a service job registered at index N (delay D, an agent option):
+ * - N: the job (pending) and a pending evaluation;
+ * - right after: the evaluation completes, allocations start (summary `Starting`), a deployment
+ *   starts (`running`), an older version's active deployment is cancelled; the job is `running`;
+ * - D/2: allocations run (summary `Running`), the deployment counts them placed;
+ * - D: the deployment counts them healthy and becomes `successful`.
+ *
+ * Only the leader runs the scheduler (see {@link Cluster.lead}): an evaluation written by any agent
+ * of a shared store reaches it through the store's change feed, and a new leader takes up the
+ * work in flight from the state, so nothing depends on the timers of an agent that died.
+ *
+ * @module
+ */
+import { randomUUID } from "node:crypto";
+import { invalid } from "../domain/errors.js";
+import type { Allocation, Deployment, Evaluation, Job, Namespace, Node } from "../state/model.js";
+import { RealClock, type Clock } from "../domain/clock.js";
+import { changeStep, defaultLifecycle, RulePass, RULES_COST_PER_WRITE, SCENARIO_TABLES, stepTakes, type LifecycleStep, type LifecycleStepName, type LifecycleStepState, type ScenarioRuleState } from "./scenarios.js";
+import type { RegisterRequest } from "./job-spec.js";
+import { namespacedKey, type AppliedWrite, type Store } from "../state/store.js";
+import { deregister, register, type DeregisterResponse, type RegisterResponse } from "./register.js";
+import { completeDeployment, META_FAIL_DEPLOYMENT, updateDeployment, type DeploymentAction, type DeploymentUpdateResponse } from "./deployment-watcher.js";
+import { processEvaluation } from "./reconciler.js";
+import { nodesDown, unblock } from "./blocked.js";
+import { fateOf, finishAllocation, runAllocations } from "./client.js";
+import { RULE_STEP_PREFIX, ScenarioRules } from "./rules.js";
+import { StepQueue } from "./timers.js";
+import type { SchedulerContext } from "./state.js";
+
+export { CLIENT_DESCRIPTIONS, DEPLOYMENT_DESCRIPTIONS, isTerminal } from "./state.js";
+export { META_EXIT_CODE, META_RUN_FOR } from "./client.js";
+export { META_FAIL_DEPLOYMENT, type DeploymentUpdateResponse } from "./deployment-watcher.js";
+export { MAX_JOB_VERSIONS, type DeregisterResponse, type RegisterResponse } from "./register.js";
+export { matchesGlob } from "./placement.js";
+
+/** How long the scheduler waits before it reads the state again after a step failed (its database was away). */
+const RETRY_MS = 1000;
+
+/** Options of a {@link Cluster}. */
+export interface ClusterOptions {
+  readonly region: string;
+  /** Milliseconds from registration until a deployment is healthy (allocations run at half of it). */
+  readonly placementDelayMs: number;
+  /** Told of a scheduler step that failed (a shared store's database went away, say); the leader takes the work up again a second later. */
+  readonly onError?: (error: unknown) => void;
+  /** The clock of timestamps and of the scheduler's steps (the machine's by default). */
+  readonly clock?: Clock;
+  /** The cost units the steps' and the rules' filters may spend on one write's rows or one scan of the state (default {@link RULES_COST_PER_WRITE}). */
+  readonly rulesCostPerWrite?: number;
+}
+
+/** The cluster state and its simulated scheduler. */
+export class Cluster {
+  /** The scheduled steps, by name (one of each). */
+  readonly #steps: StepQueue;
+  readonly #rules: ScenarioRules;
+  /** The built-in lifecycle's steps, as a test left them. */
+  #lifecycle = defaultLifecycle();
+  #leading = false;
+  /** True while the cluster has lost its leader (a test's switch): nothing of the scheduler runs. */
+  #suspended = false;
+  readonly #unsubscribe: () => void;
+  /** What the scheduler's functions read besides their transaction. */
+  readonly #context: SchedulerContext;
+
+  /** The clock of timestamps and of the scheduler's steps. */
+  readonly clock: Clock;
+
+  constructor(
+    readonly store: Store,
+    readonly options: ClusterOptions,
+  ) {
+    this.clock = options.clock ?? new RealClock();
+    this.#context = { store, clock: this.clock, placementDelayMs: options.placementDelayMs };
+    this.#steps = new StepQueue(this.clock, (error) => {
+      this.options.onError?.(error);
+      // The state still says what is left to do: the leader reads it again a little later.
+      this.#steps.defer("reconcile", RETRY_MS, async () => {
+        if (this.#active) this.#scheduleAll(this.#pass());
+      });
+    });
+    this.#rules = new ScenarioRules(this.#context, this.#steps);
+    this.#unsubscribe = store.subscribe((write) => this.#observe(write));
+  }
+
+  /**
+   * Puts the state of a new cluster into a new store (nothing on a store that already has state):
+   * the `default` namespace, and `nodes` simulated client nodes in `datacenter`, ready.
+   */
+  async seed(nodes = 0, datacenter = "dc1"): Promise<void> {
+    await this.store.seed(["namespaces", "nodes"], (state) => {
+      state.namespaces.put({ Name: "default", Description: "Default shared namespace", Quota: "", Meta: null, CreateIndex: 1, ModifyIndex: 1 });
+      for (let i = 1; i <= nodes; i++) {
+        state.nodes.put({
+          ID: randomUUID(),
+          Name: `client-${i}`,
+          Datacenter: datacenter,
+          NodePool: "default",
+          NodeClass: "",
+          Address: `127.0.0.${i % 250 + 1}`,
+          Status: "ready",
+          StatusDescription: "",
+          SchedulingEligibility: "eligible",
+          Drain: false,
+          Version: "1.9.4",
+          Attributes: { "kernel.name": "linux", "cpu.arch": "amd64", "os.name": "debian", "driver.docker": "1", "driver.exec": "1" },
+          Meta: {},
+          CreateIndex: 1,
+          ModifyIndex: 1,
+        });
+      }
+    });
+  }
+
+  /** Registers a job (`PUT /v1/jobs`), with the namespace and region already resolved (see `register.ts`). */
+  register(request: RegisterRequest, namespace: string, region: string): Promise<RegisterResponse> {
+    return register(this.#context, request, namespace, region);
+  }
+
+  /** Stops or purges a job (`DELETE /v1/job/<id>`; see `register.ts`). */
+  deregister(namespace: string, id: string, options: { readonly purge: boolean; readonly evalPriority?: number }): Promise<DeregisterResponse> {
+    return deregister(this.#context, namespace, id, options);
+  }
+
+  /** A deployment action: fail, pause or resume, promote (see `deployment-watcher.ts`). */
+  updateDeployment(id: string, action: DeploymentAction): Promise<DeploymentUpdateResponse> {
+    return updateDeployment(this.#context, id, action);
+  }
+
+  /** Creates or updates a namespace. */
+  async putNamespace(namespace: Omit<Namespace, "CreateIndex" | "ModifyIndex">): Promise<number> {
+    const { index } = await this.store.write(["namespaces"], (state) => {
+      const previous = state.namespaces.get(namespace.Name);
+      state.namespaces.put({ ...namespace, CreateIndex: previous?.CreateIndex ?? state.index, ModifyIndex: state.index });
+    });
+    return index;
+  }
+
+  /**
+   * Deletes a namespace; `default` and namespaces with jobs that have not finished cannot be
+   * deleted (400, where the reference answers 500).
+   */
+  async deleteNamespace(name: string): Promise<number> {
+    if (name === "default") throw invalid("default namespace can not be deleted");
+    const { index } = await this.store.write(["namespaces"], (state) => {
+      if (state.namespaces.get(name) === undefined) throw invalid("namespace not found");
+      const jobs = this.store.queries.jobs(name, "");
+      let running: Job | undefined;
+      for (let i = 0; i < jobs.size && running === undefined; i++) if (jobs.at(i).Status !== "dead") running = jobs.at(i);
+      if (running !== undefined) {
+        throw invalid(`namespace ${JSON.stringify(name)} contains at least one non-terminal job ${JSON.stringify(running.ID)}. All jobs must be terminal in namespace before it can be deleted`);
+      }
+      state.namespaces.delete(name);
+    });
+    return index;
+  }
+
+  /** True while this agent runs the simulated scheduler (always, on a store of its own; the leader's, on a shared one). */
+  get leading(): boolean {
+    return this.#leading;
+  }
+
+  /**
+   * Makes this agent the one that runs the simulated scheduler: it takes up the work in flight
+   * from the state (pending evaluations now, pending allocations and running deployments when
+   * their time comes, counted from when they were created), then the work of every write from
+   * now on, this agent's or another's.
+   */
+  lead(): void {
+    if (this.#leading) return;
+    this.#leading = true;
+    this.#takeUp();
+  }
+
+  /** True while the scheduler runs here: this agent leads, and the cluster has not lost its leader. */
+  get #active(): boolean {
+    return this.#leading && !this.#suspended;
+  }
+
+  /** Schedules the work in flight from the state as it is now, and lets each rule consider every row of its kind (a row it acted on is skipped). */
+  #takeUp(): void {
+    if (!this.#active) return;
+    const pass = this.#pass();
+    this.#scheduleAll(pass);
+    this.#rules.considerAll(pass, (kind) => this.store.tables[SCENARIO_TABLES[kind]].values());
+  }
+
+  /** A pass of the steps' and the rules' filters, with its cost budget: over one write's rows (at `index`), or over the whole state. */
+  #pass(index?: number): RulePass {
+    return new RulePass(this.options.rulesCostPerWrite ?? RULES_COST_PER_WRITE, index === undefined ? "a scan of the state" : `the write at index ${index}`);
+  }
+
+  /**
+   * Stops the scheduler while the cluster has lost its leader (`true`), as the reference's servers
+   * stop scheduling: no evaluation is processed and no client's update is written, so the state
+   * stands still; its steps are dropped. Given the leader back (`false`), the leader takes the work
+   * up again from the state, and steps that fell due meanwhile run at once.
+   */
+  suspend(suspended: boolean): void {
+    if (this.#suspended === suspended) return;
+    this.#suspended = suspended;
+    if (suspended) this.#steps.drop();
+    else this.#takeUp();
+  }
+
+  /** The built-in lifecycle's steps, in the order they act on a job. */
+  get lifecycle(): readonly LifecycleStep[] {
+    return [...this.#lifecycle.values()].map((state) => (state.lastError === undefined ? state.step : Object.freeze({ ...state.step, lastError: state.lastError })));
+  }
+
+  /**
+   * Changes a step of the built-in lifecycle (its `select`, `after` or `enabled`) and plans the
+   * work in flight again with it. Throws `ScenarioRuleError` for a change that cannot be used.
+   */
+  changeLifecycle(name: string, change: unknown): LifecycleStep {
+    const state = changeStep(this.#lifecycle, name, change);
+    this.#lifecycle.set(state.step.name, state);
+    this.#replan();
+    return state.step;
+  }
+
+  /** Puts the built-in lifecycle back as the agent started with it. */
+  resetLifecycle(): void {
+    this.#lifecycle = defaultLifecycle();
+    this.#replan();
+  }
+
+  /** Drops the lifecycle's scheduled steps (not the rules') and schedules them again from the state. */
+  #replan(): void {
+    this.#steps.drop((name) => !name.startsWith(RULE_STEP_PREFIX));
+    if (this.#active) this.#scheduleAll(this.#pass());
+  }
+
+  /** Stops running the scheduler (another agent leads now); the work in flight is left to the leader. */
+  follow(): void {
+    this.#leading = false;
+    this.#steps.drop();
+  }
+
+  /**
+   * Takes the work up again from the state as it is now, after a snapshot was restored or the
+   * state reset: drops every scheduled step, forgets which rows the scenario rules acted on (a
+   * row put back is acted on again), and, when leading, schedules from the tables as `lead` does
+   * and lets each rule consider every row of its kind.
+   */
+  resync(): void {
+    this.#steps.drop();
+    this.#rules.forget();
+    this.#takeUp();
+  }
+
+  /** The leader's part in every write: the work its rows start (the scheduler's steps follow from the state alone). */
+  #observe(write: AppliedWrite): void {
+    if (!this.#active) return;
+    const rows = <Row>(changes: ReadonlyMap<string, Row | undefined> | undefined) => [...(changes?.values() ?? [])].filter((row): row is Row => row !== undefined);
+    const { evals, allocs, deployment, nodes } = write.changes;
+    // One budget for the write's rows: the steps first, then the rules in the order added.
+    const pass = this.#pass(write.index);
+    this.#schedule(pass, rows(evals), rows(allocs), rows(deployment), rows(nodes));
+    this.#rules.considerAll(pass, (kind) => rows<unknown>(write.changes[SCENARIO_TABLES[kind]] as ReadonlyMap<string, unknown> | undefined));
+  }
+
+  /**
+   * Adds a scenario rule (see `scenarios.ts`); it considers the rows there are now, then every
+   * row a write changes. Throws `ScenarioRuleError` for a rule that cannot be used.
+   */
+  addRule(rule: unknown): ScenarioRuleState {
+    const state = this.#rules.add(rule);
+    if (this.#active) this.#rules.consider(this.#pass(), state, this.store.tables[SCENARIO_TABLES[state.rule.on]].values());
+    return state;
+  }
+
+  /** Removes a scenario rule (and its steps not yet run); false when there is none of that ID. */
+  removeRule(id: string): boolean {
+    return this.#rules.remove(id);
+  }
+
+  /** The scenario rules, in the order added. */
+  get rules(): readonly ScenarioRuleState[] {
+    return this.#rules.all;
+  }
+
+  /** Schedules what every row of the state waits for (see {@link Cluster.#schedule}). */
+  #scheduleAll(pass: RulePass): void {
+    const { tables } = this.store;
+    this.#schedule(pass, tables.evals.values(), tables.allocs.values(), tables.deployment.values(), tables.nodes.values());
+  }
+
+  /**
+   * Schedules the lifecycle's steps these rows wait for (see `LIFECYCLE_DEFAULTS`): a pending
+   * evaluation is processed at once; pending allocations run at half the placement delay after
+   * they were placed (those placed together, together); a running allocation whose work ends
+   * finishes that long after it started; a running deployment completes at the whole delay. A
+   * step a test switched off or whose filter leaves a row out is not scheduled for it, and a
+   * step's `after` replaces its own timing. Each step is scheduled once, and each checks the
+   * state again when it runs. The steps' filters spend the pass's budget.
+   */
+  #schedule(pass: RulePass, evals: Iterable<Evaluation>, allocs: Iterable<Allocation>, deployments: Iterable<Deployment>, nodes: Iterable<Node> = []): void {
+    const context = this.#context;
+    const delay = this.options.placementDelayMs;
+    for (const node of nodes) {
+      // A node that can take allocations may unblock the blocked evaluations of jobs in its datacenter.
+      if (node.Status === "ready" && node.SchedulingEligibility === "eligible") this.#steps.defer("unblock", 0, () => unblock(context));
+      // A node that is down loses its allocations: each of their jobs is evaluated again.
+      if (node.Status === "down") this.#steps.defer("nodes-down", 0, () => nodesDown(context));
+    }
+    const { evaluate, run, finish, complete } = this.#lifecycleSteps();
+    const dueIn = (createdNs: bigint, after: number) => Math.max(0, Number(createdNs / 1_000_000n) + after - this.clock.nowMs());
+    for (const evaluation of evals) {
+      if (evaluation.Status !== "pending" || !stepTakes(evaluate, evaluation, pass)) continue;
+      this.#steps.defer(`process ${evaluation.ID}`, evaluate.afterMs === undefined ? 0 : dueIn(evaluation.CreateTime ?? this.clock.nowNs(), evaluate.afterMs), () => processEvaluation(context, evaluation.ID));
+    }
+    const placed = new Map<string, Allocation[]>();
+    for (const alloc of allocs) {
+      if (alloc.DesiredStatus !== "run") continue;
+      if (alloc.ClientStatus === "pending" && stepTakes(run, alloc, pass)) {
+        const batch = `run ${alloc.DeploymentID} ${namespacedKey(alloc.Namespace, alloc.JobID)} ${alloc.CreateIndex}`;
+        placed.set(batch, [...(placed.get(batch) ?? []), alloc]);
+      }
+      // Allocations whose work ends (batch jobs, or any job with a run_for) finish that long after they started.
+      if (alloc.ClientStatus === "running" && stepTakes(finish, alloc, pass)) {
+        const runForMs = fateOf(context, alloc, finish.afterMs).runForMs;
+        if (runForMs === undefined) continue;
+        const startedMs = alloc.TaskRun?.StartedAt ?? Number(alloc.ModifyTime / 1_000_000n);
+        this.#steps.defer(`finish ${alloc.ID}`, Math.max(0, startedMs + runForMs - this.clock.nowMs()), () => finishAllocation(context, alloc.ID, this.#lifecycle.get("finish")!.afterMs));
+      }
+    }
+    for (const [batch, batchAllocs] of placed) {
+      const { DeploymentID: deployment, CreateTime: created } = batchAllocs[0]!;
+      this.#steps.defer(batch, dueIn(created, run.afterMs ?? delay / 2), () => runAllocations(context, batchAllocs.map((alloc) => alloc.ID), deployment === "" ? undefined : deployment));
+    }
+    for (const deployment of deployments) {
+      if (deployment.Status !== "running" || !stepTakes(complete, deployment, pass)) continue;
+      // A deployment scripted to fail fails at its progress deadline (nanoseconds), when it has one.
+      const job = this.store.tables.jobs.get(namespacedKey(deployment.Namespace, deployment.JobID));
+      const deadlineMs = Math.max(0, ...Object.values(deployment.TaskGroups).map((group) => group.ProgressDeadline / 1e6));
+      const after = complete.afterMs ?? (job?.Meta?.[META_FAIL_DEPLOYMENT] === "true" && deadlineMs > 0 ? deadlineMs : delay);
+      this.#steps.defer(`complete ${deployment.ID}`, dueIn(deployment.CreateTime, after), () => completeDeployment(context, deployment.ID));
+    }
+  }
+
+  /** The lifecycle's steps by name. */
+  #lifecycleSteps(): { readonly [Name in LifecycleStepName]: LifecycleStepState } {
+    const step = (name: LifecycleStepName) => this.#lifecycle.get(name)!;
+    return { evaluate: step("evaluate"), run: step("run"), finish: step("finish"), complete: step("complete") };
+  }
+
+  /**
+   * Runs the pending steps of the simulated scheduler now, in order (for the demo data): all of
+   * the deployment lifecycle's, or with `immediateOnly` only the evaluations, leaving placements to
+   * their timers. Allocations' ends (`bexpr.run_for`) and scenario rules keep their times.
+   */
+  settle(immediateOnly = false): Promise<void> {
+    return this.#steps.settle((name) => !name.startsWith("finish ") && !name.startsWith(RULE_STEP_PREFIX), immediateOnly);
+  }
+
+  /** Stops the scheduler and wakes every waiting blocking query. */
+  close(): void {
+    this.#leading = false;
+    this.#unsubscribe();
+    this.#steps.drop();
+    this.store.close();
+  }
+}

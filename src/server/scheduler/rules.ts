@@ -1,0 +1,146 @@
+/**
+ * The scenario rules at work (their definitions and checks are in `scenarios.ts`): each rule
+ * considers the rows a write changes (or every row, on a scan), schedules a step for each row it
+ * selects, and when its time comes sets the row's fields, with what follows from them (a
+ * summary's counts, the job's status). A rule acts once on a row.
+ *
+ * @module
+ */
+import type { Allocation, Deployment, Evaluation, Node } from "../state/model.js";
+import { namespacedKey, TABLES, type Transaction } from "../state/store.js";
+import { changesOf, checkRule, MAX_SCENARIO_RULES, SCENARIO_TABLES, ScenarioRuleError, selects, type RulePass, type ScenarioKind, type ScenarioRuleState } from "./scenarios.js";
+import { putJob, updateAlloc, type SchedulerContext } from "./state.js";
+import type { StepQueue } from "./timers.js";
+
+/** The prefix of the names of the rules' steps in the queue. */
+export const RULE_STEP_PREFIX = "rule ";
+
+/** The scenario rules of one agent, and what each has done. */
+export class ScenarioRules {
+  /** The scenario rules, by ID, in the order added. */
+  readonly #rules = new Map<string, ScenarioRuleState>();
+  /** The rows each rule has acted on (`<rule> <row key>`): a rule acts once on a row. */
+  readonly #fired = new Set<string>();
+  /**
+   * When each rule first selected each row it has not acted on yet (`<rule> <row key>`, agent's
+   * milliseconds): its time counts from then, also when its step is scheduled again (the leader
+   * back after a loss).
+   */
+  readonly #selectedAt = new Map<string, number>();
+  #sequence = 0;
+
+  constructor(
+    private readonly context: SchedulerContext,
+    private readonly steps: StepQueue,
+  ) {}
+
+  /** The rules, in the order added. */
+  get all(): readonly ScenarioRuleState[] {
+    return [...this.#rules.values()];
+  }
+
+  /** Adds a rule; throws {@link ScenarioRuleError} for one that cannot be used, or past {@link MAX_SCENARIO_RULES}. */
+  add(rule: unknown): ScenarioRuleState {
+    if (this.#rules.size >= MAX_SCENARIO_RULES) throw new ScenarioRuleError(`an agent holds at most ${MAX_SCENARIO_RULES} scenario rules: remove some first`);
+    const state = checkRule(rule, `rule-${++this.#sequence}`);
+    this.#rules.set(state.id, state);
+    return state;
+  }
+
+  /** Removes a rule, its steps not yet run and what it remembered of rows; false when there is none of that ID. */
+  remove(id: string): boolean {
+    const removed = this.#rules.delete(id);
+    const prefix = `${RULE_STEP_PREFIX}${id} `;
+    this.steps.drop((name) => name.startsWith(prefix));
+    for (const name of this.#selectedAt.keys()) if (name.startsWith(prefix)) this.#selectedAt.delete(name);
+    for (const name of this.#fired) if (name.startsWith(prefix)) this.#fired.delete(name);
+    return removed;
+  }
+
+  /** Forgets which rows the rules acted on and when they selected them (the state was put back: a row is acted on again). */
+  forget(): void {
+    this.#fired.clear();
+    this.#selectedAt.clear();
+  }
+
+  /** Lets every rule consider `rowsOf` its kind (a write's changed rows, or a whole table), within the pass's budget. */
+  considerAll(pass: RulePass, rowsOf: (kind: ScenarioKind) => Iterable<unknown>): void {
+    for (const rule of this.#rules.values()) this.consider(pass, rule, rowsOf(rule.rule.on));
+  }
+
+  /** Schedules the rule's step for each of `rows` it selects (within the pass's budget) and has not acted on. */
+  consider(pass: RulePass, rule: ScenarioRuleState, rows: Iterable<unknown>): void {
+    const table = SCENARIO_TABLES[rule.rule.on];
+    const { clock } = this.context;
+    for (const row of rows) {
+      const key = TABLES[table].key(row as never);
+      const name = `${RULE_STEP_PREFIX}${rule.id} ${key}`;
+      if (this.#fired.has(name) || this.steps.has(name) || !selects(rule, row, pass)) continue;
+      const now = clock.nowMs();
+      const since = this.#selectedAt.get(name) ?? now;
+      this.#selectedAt.set(name, since);
+      this.steps.defer(name, Math.max(0, since + rule.afterMs - now), () => this.#fire(rule, name, key));
+    }
+  }
+
+  /** A rule's time for a row has come: if it still selects the row, its fields are set. */
+  async #fire(rule: ScenarioRuleState, name: string, key: string): Promise<void> {
+    if (!this.#rules.has(rule.id)) return;
+    await this.context.store.write(["allocs", "job_summary", "jobs", "deployment", "evals", "nodes"], (state) => {
+      const table = SCENARIO_TABLES[rule.rule.on];
+      const row = state[table].get(key) as Readonly<Record<string, unknown>> | undefined;
+      // Not selected any more: its time starts again if it is selected again.
+      this.#selectedAt.delete(name);
+      if (row === undefined || !selects(rule, row)) return;
+      this.#fired.add(name);
+      const changes = changesOf(rule, row);
+      if (Object.keys(changes).length === 0) return;
+      rule.fired++;
+      applyRule(this.context, state, rule.rule.on, row, changes);
+    });
+  }
+}
+
+/** Writes a rule's changes to a row, and what follows from them: a summary's counts, the job's status. */
+function applyRule(
+  context: SchedulerContext,
+  state: Transaction<"allocs" | "job_summary" | "jobs" | "deployment" | "evals" | "nodes">,
+  kind: ScenarioKind,
+  row: Readonly<Record<string, unknown>>,
+  changes: Record<string, unknown>,
+): void {
+  const stamp = { ModifyIndex: state.index };
+  const now = () => context.clock.nowNs();
+  switch (kind) {
+    case "allocation": {
+      const alloc = row as unknown as Allocation;
+      const job = state.jobs.get(namespacedKey(alloc.Namespace, alloc.JobID));
+      updateAlloc(context, state, job, alloc, changes as Partial<Allocation>);
+      if (job !== undefined) putJob(context, state, job);
+      return;
+    }
+    case "deployment": {
+      const deployment = row as unknown as Deployment;
+      state.deployment.put({ ...deployment, ...changes, ...stamp, ModifyTime: now() });
+      const job = state.jobs.get(namespacedKey(deployment.Namespace, deployment.JobID));
+      if (job !== undefined) putJob(context, state, job);
+      return;
+    }
+    case "evaluation": {
+      const evaluation = row as unknown as Evaluation;
+      state.evals.put({ ...evaluation, ...changes, ...stamp, ModifyTime: now() });
+      const job = state.jobs.get(namespacedKey(evaluation.Namespace, evaluation.JobID));
+      if (job !== undefined) putJob(context, state, job);
+      return;
+    }
+    case "node":
+      state.nodes.put({ ...(row as unknown as Node), ...changes, ...stamp });
+      return;
+    default:
+      return unreachableKind(kind);
+  }
+}
+
+function unreachableKind(kind: never): never {
+  throw new TypeError(`no such kind of row: ${String(kind)}`);
+}
