@@ -8,7 +8,7 @@
 import { describe, expect, it } from "vitest";
 import { compileFilter } from "../../src/filter.js";
 import { schemas } from "../../src/schemas.js";
-import { PUSHDOWN_MAX_COST, PUSHDOWN_MAX_SQL_BYTES, pushdownCost } from "../../src/server/list/sql-pages.js";
+import { PUSHDOWN_MAX_COST, PUSHDOWN_MAX_SQL_BYTES, pushdownCost } from "../../src/server/state/postgres/pages.js";
 import { connectServer, DatabaseBusyError, LIST_STATEMENT_TIMEOUT_MS, STATEMENT_TIMEOUT_MS } from "../../src/server/state/postgres/database.js";
 import { startAgent } from "../../src/server/index.js";
 import { POSTGRES_URL_VARIABLE } from "../sql/databases.js";

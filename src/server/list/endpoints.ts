@@ -18,8 +18,9 @@ import { METRICS, type MetricDefinition } from "../metrics/catalogue.js";
 import type { AclPolicy, AclToken, Allocation, Deployment, Evaluation, Job, JobSummary, Namespace, Node } from "../state/model.js";
 import { allocationFilterTarget, evaluationFilterTarget, nodeFilterTarget } from "./filter-schemas.js";
 import { ALL_NAMESPACES } from "./query.js";
-import { namespacedKey, type RowRange, type Store, type TableName } from "../state/store.js";
-import type { SqlListing } from "./sql-pages.js";
+import { namespacedKey, type RowRange, type Rows, type Store, type TableName } from "../state/store.js";
+import type { SqlListing } from "../state/postgres/pages.js";
+import type { SearchDocuments } from "../state/postgres/rows.js";
 
 /** One list endpoint. */
 export interface ListEndpoint<Row> {
@@ -445,4 +446,18 @@ export const nodesEndpoint: ListEndpoint<Node> = {
   },
   item: (node, _store, options) => presentNodeStub(node, nodeStubOptions(options)),
   itemJson: (node, _store, options) => (options.os === true || options.resources === true ? stringifyJson(presentNodeStub(node, nodeStubOptions(options))) : nodeStubJson.get(node, undefined)),
+};
+
+/**
+ * The search documents of the listed tables, for a store in PostgreSQL: what each list's filter
+ * sees of a row, kept in jsonb beside the row for the pushed-down filters (a job's holds its
+ * summary, and follows it).
+ */
+export const SEARCH_DOCUMENTS: SearchDocuments = {
+  jobs: {
+    document: (job, tables) => jobsEndpoint.filterTarget(job, { tables } as Store),
+    follows: { table: "job_summary", key: (summary: Rows["job_summary"]) => namespacedKey(summary.Namespace, summary.JobID) },
+  },
+  deployment: { document: (deployment) => deploymentsEndpoint.filterTarget(deployment, undefined as never) },
+  acl_token: { document: (token) => aclTokensEndpoint.filterTarget(token, undefined as never) },
 };

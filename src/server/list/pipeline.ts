@@ -16,7 +16,7 @@ import { FilterEvaluationError } from "../../errors.js";
 import { CostBudget } from "../../evaluator/cost.js";
 import { stringifyJson } from "../../json.js";
 import type { AccessControl, Caller } from "../domain/acl.js";
-import { checkRegion, invalid } from "../domain/errors.js";
+import { busy, checkRegion, invalid } from "../domain/errors.js";
 import { METRICS, type Metrics } from "../metrics/index.js";
 import type { Store, TableName } from "../state/store.js";
 import { blockingQuery } from "./blocking.js";
@@ -25,8 +25,8 @@ import type { ListEndpoint } from "./endpoints.js";
 import type { FilterCache } from "./filter-cache.js";
 import { cutPage } from "./page.js";
 import type { PostgresStore } from "../state/postgres/store.js";
-import { sqlPage } from "./sql-pages.js";
-import type { QueryOptions } from "./query.js";
+import { DatabaseBusyError } from "../state/postgres/database.js";
+import { ALL_NAMESPACES, type QueryOptions } from "./query.js";
 
 /** What the pipeline needs of the agent. */
 export interface ListContext {
@@ -219,9 +219,23 @@ export async function runList<Row>(context: ListContext, endpoint: ListEndpoint<
           source = "cache";
           return running;
         }
-        const computed = sqlPage(shared!, endpoint, listing, { ...page, namespace: options.namespace, prefix: options.prefix, permitted })
+        const computed = shared!
+          .page(listing, {
+            ...page,
+            tables: endpoint.tables,
+            schema,
+            namespace: options.namespace === ALL_NAMESPACES ? undefined : options.namespace,
+            prefix: options.prefix,
+            permitted,
+            token: (row: Row) => endpoint.token(row, options.prefix),
+            filterTarget: (row: Row, view: Store) => endpoint.filterTarget(row, view),
+          })
           .then((cut) => keep(listAnswer(endpoint, cut.index, cut.rows, cut.view, cut.nextToken, cut.evaluated)))
-          .catch(refuseEvaluationError)
+          .catch((error: unknown) => {
+            // Every connection kept for list pages stayed busy: the client may retry.
+            if (error instanceof DatabaseBusyError) throw busy(`The database is busy: ${error.message}; retry later`);
+            return refuseEvaluationError(error);
+          })
           .finally(() => computing.delete(key));
         computing.set(key, computed);
         return computed;

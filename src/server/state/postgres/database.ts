@@ -9,7 +9,7 @@
  * run on connections of their own ({@link LIST_POOL_SIZE}), so that however many clients filter
  * at once, writes and the leader's heartbeat always find a connection. PGlite runs each statement
  * on the agent's own thread and cannot interrupt one: there, what bounds a list page is the cost
- * bound on the filters pushed down (see `list/sql-pages.ts`).
+ * bound on the filters pushed down (see `state/postgres/pages.ts`).
  *
  * Every value the agent selects is cast to text in its SQL, and parameters are strings or arrays of
  * strings: both engines then pass values through unchanged, so int64 values stay exact.

@@ -25,6 +25,7 @@ import { MemoryStore } from "../memory.js";
 import { mergeChanges, runTransaction, withChanges, type Changes } from "../overlay.js";
 import { TABLE_NAMES, type AppliedWrite, type Queries, type Store, type TableName, type Tables, type Transaction } from "../store.js";
 import type { Database, SqlSession, TextRow } from "./database.js";
+import { sqlPage, type SqlListing, type SqlPage, type SqlPageRequest } from "./pages.js";
 import { decodeRow, encodeRow, rowColumns, type SearchDocuments } from "./rows.js";
 
 /** The version of the tables this code reads and writes; a database made by another version is refused. */
@@ -186,6 +187,14 @@ export class PostgresStore implements Store {
    */
   get copyAgeMs(): number {
     return this.database.listening && this.#announced <= this.#copy.index ? 0 : Date.now() - this.#syncedAt;
+  }
+
+  /**
+   * One page of a list, cut by PostgreSQL at the database's index, in one snapshot: the filter
+   * pushed down where it is within its bounds (see `pages.ts`), the rows in the list's order.
+   */
+  page<Row>(listing: SqlListing, request: SqlPageRequest<Row>): Promise<SqlPage<Row>> {
+    return sqlPage(this.database, this.sqlSchema, listing, request);
   }
 
   async seed<Names extends TableName>(tables: readonly Names[], apply: (transaction: Transaction<Names>) => void): Promise<void> {

@@ -1,8 +1,10 @@
 /**
- * Pages cut by PostgreSQL, for the consistent reads of agents that share their state there: the
- * filter is pushed down with `bexpr/sql` (typed mode, the endpoint's schema) over the rows' search
- * documents, and the page is found by keyset pagination on the endpoint's order, as `page.ts` cuts
- * it in memory:
+ * Pages cut by PostgreSQL, for the consistent reads of agents that share their state there (the
+ * store's side of the list pipeline: `PostgresStore.page`): the filter is pushed down with
+ * `bexpr/sql` (typed mode, the list's schema) over the rows' search documents, and the page is
+ * found by keyset pagination on the list's order, as `list/page.ts` cuts it in memory. What a
+ * list is (its table, order, token, filter target) comes with the request: this module knows the
+ * rows table, not the lists.
  *
  * - the page starts at the first row, in the list's order, whose token is not before `next_token`
  *   (in reverse, not after it): a keyset bound where the tokens grow with the order, the first such
@@ -23,22 +25,19 @@
  *
  * @module
  */
-import { forEachClause } from "../../ast-walk.js";
-import type { Filter } from "../../evaluator/compile.js";
-import { clauseCost, type CostBudget } from "../../evaluator/cost.js";
-import { busy } from "../domain/errors.js";
-import { DatabaseBusyError, STATEMENT_TIMEOUT_MS } from "../state/postgres/database.js";
-import { toSql, type SqlFilter } from "../../sql/index.js";
-import { decodeRow, type SearchDocuments } from "../state/postgres/rows.js";
-import type { PostgresStore } from "../state/postgres/store.js";
-import { namespacedKey, type Rows, type Store, type TableName } from "../state/store.js";
-import { aclTokensEndpoint, deploymentsEndpoint, jobsEndpoint, type ListEndpoint } from "./endpoints.js";
-import { ALL_NAMESPACES } from "./query.js";
+import { forEachClause } from "../../../ast-walk.js";
+import type { Filter } from "../../../evaluator/compile.js";
+import { clauseCost, type CostBudget } from "../../../evaluator/cost.js";
+import type { ObjectSchema } from "../../../evaluator/schema.js";
+import { toSql, type SqlFilter } from "../../../sql/index.js";
+import { namespacedKey, type Rows, type Store, type TableName } from "../store.js";
+import { STATEMENT_TIMEOUT_MS, type Database, type DatabaseBusyError } from "./database.js";
+import { decodeRow } from "./rows.js";
 
 /** The order of a list's rows, as the columns of the rows table. */
 export type SqlOrder = "namespace" | "creation" | "id";
 
-/** How a list endpoint's rows are found in the database (see `ListEndpoint.sql`). */
+/** How a list's rows are found in the database (a list endpoint's `sql`, in `list/endpoints.ts`). */
 export interface SqlListing {
   /** The table the rows are of. */
   readonly table: TableName;
@@ -51,19 +50,6 @@ export interface SqlListing {
   /** Whether a row's item and document need its job's summary. */
   readonly summaries?: boolean;
 }
-
-/**
- * The search documents of the listed tables: what each list's filter sees of a row, kept in jsonb
- * beside the row for the pushed-down filters (a job's holds its summary, and follows it).
- */
-export const SEARCH_DOCUMENTS: SearchDocuments = {
-  jobs: {
-    document: (job, tables) => jobsEndpoint.filterTarget(job, { tables } as Store),
-    follows: { table: "job_summary", key: (summary: Rows["job_summary"]) => namespacedKey(summary.Namespace, summary.JobID) },
-  },
-  deployment: { document: (deployment) => deploymentsEndpoint.filterTarget(deployment, undefined as never) },
-  acl_token: { document: (token) => aclTokensEndpoint.filterTarget(token, undefined as never) },
-};
 
 /** The rows read per query when the page has to look past rows dropped by the caller's rights or the re-check. */
 const BATCH_ROWS = 256;
@@ -107,7 +93,7 @@ export function pushdownCost(filter: Filter): number {
 }
 
 /** The filter's translation, or undefined when it is over the bounds: the agent decides it then. */
-function pushedDown(filter: Filter, schema: ListEndpoint<unknown>["schema"]): SqlFilter | undefined {
+function pushedDown(filter: Filter, schema: ObjectSchema | undefined): SqlFilter | undefined {
   let translated = translations.get(filter);
   if (translated === undefined) {
     translated = null;
@@ -134,9 +120,14 @@ function isTooCostly(error: unknown): boolean {
   return typeof code === "string" && (code === "57014" || code === "42601" || code.startsWith("53") || code.startsWith("54"));
 }
 
-/** One list request, as the pipeline has read it. */
+/** One list request, as the pipeline has read it, with what the list is. */
 export interface SqlPageRequest<Row> {
-  readonly namespace: string;
+  /** The tables whose index is the list's. */
+  readonly tables: readonly TableName[];
+  /** The list's filter schema (typed mode). */
+  readonly schema: ObjectSchema | undefined;
+  /** The namespace of the rows; undefined: every namespace. */
+  readonly namespace: string | undefined;
   readonly prefix: string;
   readonly perPage: number;
   readonly nextToken: string;
@@ -144,6 +135,10 @@ export interface SqlPageRequest<Row> {
   readonly filter: Filter | undefined;
   readonly budget: CostBudget;
   readonly permitted: (row: Row) => boolean;
+  /** The row's `next_token`. */
+  readonly token: (row: Row) => string;
+  /** What the filter sees of the row, with `view` holding the summaries read with the page. */
+  readonly filterTarget: (row: Row, view: Store) => unknown;
 }
 
 /** A page read from the database: its rows, the state their items are made from, the next token, the index, and how many rows the filter saw. */
@@ -156,7 +151,7 @@ export interface SqlPage<Row> {
   readonly evaluated: number;
 }
 
-/** The `<CreateIndex>.<ID>` token's parts when the reference parses it as an index (as `endpoints.ts` does). */
+/** The `<CreateIndex>.<ID>` token's parts when the reference parses it as an index (as the lists' tokens are parsed, `list/endpoints.ts`). */
 function creationToken(nextToken: string): [string, string] | undefined {
   const dot = nextToken.indexOf(".");
   if (dot === -1 || !/^[+-]?[0-9]+$/.test(nextToken.slice(0, dot))) return undefined;
@@ -165,30 +160,24 @@ function creationToken(nextToken: string): [string, string] | undefined {
 }
 
 /**
- * Reads one page of `endpoint` from the database, in one snapshot, with its filter pushed down
+ * Reads one page of a list from the database, in one snapshot, with its filter pushed down
  * when it is within the bounds, and decided by the agent when not, or when the server gives up
  * on it.
  *
- * @throws a busy refusal when no connection for list pages came free in time.
+ * @throws {@link DatabaseBusyError} when no connection for list pages came free in time.
  */
-export async function sqlPage<Row>(store: PostgresStore, endpoint: ListEndpoint<Row>, listing: SqlListing, request: SqlPageRequest<Row>): Promise<SqlPage<Row>> {
-  const translated = request.filter === undefined ? undefined : pushedDown(request.filter, endpoint.schema);
+export async function sqlPage<Row>(database: Database, schemaName: string, listing: SqlListing, request: SqlPageRequest<Row>): Promise<SqlPage<Row>> {
+  const translated = request.filter === undefined ? undefined : pushedDown(request.filter, request.schema);
   try {
-    try {
-      return await readPage(store, endpoint, listing, request, translated);
-    } catch (error) {
-      if (translated === undefined || !isTooCostly(error)) throw error;
-      return await readPage(store, endpoint, listing, request, undefined);
-    }
+    return await readPage(database, schemaName, listing, request, translated);
   } catch (error) {
-    if (error instanceof DatabaseBusyError) throw busy(`The database is busy: ${error.message}; retry later`);
-    throw error;
+    if (translated === undefined || !isTooCostly(error)) throw error;
+    return await readPage(database, schemaName, listing, request, undefined);
   }
 }
 
 /** Reads one page, with `translated` as the SQL of its filter (undefined: the agent decides the filter, if any). */
-async function readPage<Row>(store: PostgresStore, endpoint: ListEndpoint<Row>, listing: SqlListing, request: SqlPageRequest<Row>, translated: SqlFilter | undefined): Promise<SqlPage<Row>> {
-  const s = store.sqlSchema;
+async function readPage<Row>(database: Database, s: string, listing: SqlListing, request: SqlPageRequest<Row>, translated: SqlFilter | undefined): Promise<SqlPage<Row>> {
   const order = listing.order(request.prefix);
   const { columns, token } = ORDERS[order];
   const idPrefix = listing.idPrefix(request.prefix);
@@ -208,7 +197,7 @@ async function readPage<Row>(store: PostgresStore, endpoint: ListEndpoint<Row>, 
   /** The rows of the list, before paging: table, namespace, prefix (the filter apart). */
   const base = (params: Parameters): string => {
     const conditions = [`r.tbl = '${listing.table}'`, "r.doc IS NOT NULL"];
-    if (listing.namespaced && request.namespace !== ALL_NAMESPACES) conditions.push(`r.ns = ${params.add(request.namespace)}`);
+    if (listing.namespaced && request.namespace !== undefined) conditions.push(`r.ns = ${params.add(request.namespace)}`);
     if (idPrefix !== "") conditions.push(`starts_with(r.id, ${params.add(idPrefix)})`);
     return conditions.join(" AND ");
   };
@@ -225,7 +214,7 @@ async function readPage<Row>(store: PostgresStore, endpoint: ListEndpoint<Row>, 
   };
   const summary = listing.summaries === true ? `, (SELECT sm.doc FROM ${s}.rows AS sm WHERE sm.tbl = 'job_summary' AND sm.key = r.key) AS summary` : "";
 
-  return store.database.listTransaction(async (session) => {
+  return database.listTransaction(async (session) => {
     await session.query("SET TRANSACTION ISOLATION LEVEL REPEATABLE READ READ ONLY");
     // Without a filter pushed down the statements are the agent's own (batches of rows in order):
     // the timeout of the agent's statements, not the one that stops a client's filter.
@@ -236,7 +225,7 @@ async function readPage<Row>(store: PostgresStore, endpoint: ListEndpoint<Row>, 
       `SELECT coalesce(max(index), 1)::text AS index,
          (EXISTS (SELECT 1 FROM ${s}.rows WHERE tbl = '${listing.table}' AND doc IS NOT NULL AND document IS NULL))::text AS undocumented
        FROM ${s}.table_index WHERE tbl = ANY($1::text[])`,
-      [[...endpoint.tables]],
+      [[...request.tables]],
     );
     const index = Number(indexRow!.index);
     const filterCondition = translated === undefined ? "" : indexRow!.undocumented === "true" ? ` AND (r.document IS NULL OR (${translated.sql}))` : ` AND (${translated.sql})`;
@@ -267,10 +256,10 @@ async function readPage<Row>(store: PostgresStore, endpoint: ListEndpoint<Row>, 
         if (!request.permitted(row)) continue;
         if (request.filter !== undefined && (recheck || stored.undocumented === "true")) {
           evaluated++;
-          if (!request.filter!.test(endpoint.filterTarget(row, view), request.budget)) continue;
+          if (!request.filter!.test(request.filterTarget(row, view), request.budget)) continue;
         }
         if (request.perPage > 0 && page.length === request.perPage) {
-          nextToken = endpoint.token(row, request.prefix);
+          nextToken = request.token(row);
           break;
         }
         page.push(row);
