@@ -4,7 +4,7 @@
  * @module
  */
 import { parseArgs } from "node:util";
-import { LOG_LEVELS, OptionsError, readConfigFile, startAgent, type Agent, type AgentOptions, type LogLevel } from "../server/index.js";
+import { LOG_LEVELS, OptionsError, readConfigFile, startAgent, type Agent, type AgentOptions, type HeaderStyle, type LogLevel } from "../server/index.js";
 import { parseAllowedHosts } from "../server/control/browser-guard.js";
 import { CommandError, UsageError, type Io, type Outcome } from "./terminal.js";
 
@@ -18,6 +18,10 @@ Options:
   --region NAME           the agent's region (default global)
   --datacenter NAME       the agent's datacenter (default dc1)
   --node-name NAME        the node name (default: the host name)
+  --headers STYLE         the header style: svc (default) reads X-Svc-Token and answers
+                          X-Svc-Index and the other X-Svc-* headers, as the spec names them;
+                          nomad reads X-Nomad-Token and answers X-Nomad-*, as HashiCorp Nomad
+                          does, so that its own CLI and SDKs can be tested against it unchanged
   --no-demo               start empty, without the demo data set
   --data FILE             start from a data file instead of the demo data: a snapshot
                           (GET /_bexpr/snapshots/<name>) or a fixture of Namespaces, Nodes, Jobs,
@@ -39,8 +43,8 @@ Options:
                           share, as the servers of one region, and that survives them
   --store-schema NAME     the PostgreSQL schema of the agent's tables (default bexpr)
   --config FILE           a JSON file of options: bind, port, region, datacenter, nodeName,
-                          demo, data, placementDelayMs, clock, nodes, logLevel, logFormat, acl, control,
-                          allowedHosts, namespaces, metrics, store
+                          headers, demo, data, placementDelayMs, clock, nodes, logLevel, logFormat, acl,
+                          control, allowedHosts, namespaces, metrics, store
                           ("metrics": {"intervalMs": 10000, "retentionMs": 60000,
                           "prometheus": true}); flags override it
   --log-level LEVEL       ${LOG_LEVELS.join(", ")} (default info)
@@ -75,6 +79,7 @@ export function agentOptions(args: readonly string[]): AgentOptions | "help" | "
         region: { type: "string" },
         datacenter: { type: "string" },
         "node-name": { type: "string" },
+        headers: { type: "string" },
         demo: { type: "boolean" },
         "no-demo": { type: "boolean" },
         data: { type: "string" },
@@ -106,6 +111,8 @@ export function agentOptions(args: readonly string[]): AgentOptions | "help" | "
     region: values.region,
     datacenter: values.datacenter,
     nodeName: values["node-name"],
+    // Checked with the other options: anything but a style is refused with the styles named.
+    headers: values.headers as HeaderStyle | undefined,
     demo: values["no-demo"] ? false : values.demo,
     data: values.data,
     control: values["no-control"] ? false : values.control,
@@ -148,6 +155,7 @@ export async function runAgent(args: readonly string[], io: Pick<Io, "stdout">):
     ...(demo ? ["demo data loaded"] : []),
     ...(agent.options.data === undefined ? [] : [typeof agent.options.data === "string" ? `data from ${agent.options.data}` : "data loaded"]),
     ...(acl.enabled ? ["ACLs enforced"] : []),
+    ...(agent.options.headers === "svc" ? [] : [`${agent.options.headers} headers`]),
     ...(store === "memory" ? [] : [`state in PostgreSQL${agent.leading ? ", leading" : ""}`]),
   ];
   const stopped = new Promise<void>((resolve) => {

@@ -37,6 +37,7 @@ import { validateNamespace } from "./domain/namespaces.js";
 import { loadDemo } from "./domain/demo.js";
 import { Metrics } from "./metrics/index.js";
 import { OptionsError, resolveOptions, type AgentOptions, type ResolvedOptions } from "./options.js";
+import { HEADER_NAMES } from "./header-names.js";
 
 export {
   DEFAULT_LIMITS,
@@ -89,6 +90,7 @@ export { LIST_CONNECTION_WAIT_MS, LIST_POOL_SIZE, LIST_STATEMENT_TIMEOUT_MS, STA
 export { PUSHDOWN_MAX_COST, PUSHDOWN_MAX_SQL_BYTES } from "./state/postgres/pages.js";
 export { CONTROL_PREFIX, isLoopbackAddress } from "./control/access.js";
 export { ANY_HOST, type AllowedHosts } from "./control/browser-guard.js";
+export { HEADER_NAMES, HEADER_STYLES, type HeaderNames, type HeaderStyle } from "./header-names.js";
 export { JOURNAL_BYTES, JOURNAL_ENTRY_OVERHEAD_BYTES, journalEntryBytes, MAX_JOURNAL_ENTRIES, REDACTED, SECRET_HEADERS, type JournalEntry, type JournalRequest } from "./control/journal.js";
 export { FaultRuleError, FRAMING_HEADERS, MAX_FAULT_BODY_BYTES, MAX_FAULT_LATENCY_MS, MAX_FAULT_SEED, MAX_FAULTS, type Fault, type FaultRule } from "./control/faults.js";
 export { LEADERLESS_PATHS, NO_LEADER } from "./control/leader.js";
@@ -149,7 +151,7 @@ export interface Agent {
   /**
    * Loses the cluster's leader (`false`) or gets it back (`true`): meanwhile writes and consistent
    * reads fail with the reference's `500 No cluster leader`, and `?stale` reads are answered with
-   * `X-Svc-KnownLeader: false`.
+   * `X-Svc-KnownLeader: false` (`X-Nomad-KnownLeader`, in the nomad header style).
    */
   setLeader(known: boolean): void;
   /**
@@ -343,9 +345,11 @@ export async function startAgent(options: AgentOptions = {}): Promise<Agent> {
   const clock = resolved.clock === "manual" ? new ManualClock() : new RealClock();
   const cluster = new Cluster(store, { region: resolved.region, placementDelayMs: resolved.placementDelayMs, clock, rulesCostPerWrite: resolved.limits.rulesCostPerWrite, onError: (error) => log?.(error) });
   let membership: Membership | undefined;
+  // The names of the token and meta headers, chosen once: the routes, the lane and the journal all take them from here.
+  const headerNames = HEADER_NAMES[resolved.headers];
   // The journal's times are the agent's clock's.
   // While a test has the leader lost, the scheduler stands still, as the reference's does.
-  const control = new ControlPlane({ http: resolved.control, region: resolved.region, now: () => clock.nowMs(), filterCostPerRequest: resolved.limits.filterCostPerRequest, onLeaderChange: (known) => cluster.suspend(!known) });
+  const control = new ControlPlane({ http: resolved.control, region: resolved.region, headerNames, now: () => clock.nowMs(), filterCostPerRequest: resolved.limits.filterCostPerRequest, onLeaderChange: (known) => cluster.suspend(!known) });
   const advertiseAddress = resolved.bind === "0.0.0.0" || resolved.bind === "::" ? "127.0.0.1" : resolved.bind;
   const settings = {
     region: resolved.region,
@@ -359,6 +363,7 @@ export async function startAgent(options: AgentOptions = {}): Promise<Agent> {
     logLevel: resolved.logLevel,
     logFormat: resolved.logFormat,
     limits: resolved.limits,
+    headerNames,
   };
   let started: { app: AgentServer["app"]; metrics: Metrics } | undefined;
   let events: EventBroker | undefined;

@@ -15,6 +15,7 @@ import { isAllowedHostEntry, type AllowedHosts } from "./control/browser-guard.j
 import { RULES_COST_PER_WRITE } from "./scheduler/scenarios.js";
 import type { LIST_STATEMENT_TIMEOUT_MS, PgliteLike } from "./state/postgres/database.js";
 import { DEFAULT_METRICS_OPTIONS, type MetricsOptions } from "./metrics/index.js";
+import { HEADER_STYLES, type HeaderStyle } from "./header-names.js";
 
 /** The shortest metrics interval accepted (`metrics.intervalMs`). */
 export const MIN_METRICS_INTERVAL_MS = 10;
@@ -118,6 +119,14 @@ export interface AgentOptions {
   readonly region?: string;
   /** The agent's datacenter (default `dc1`). */
   readonly datacenter?: string;
+  /**
+   * The header style (default `"svc"`): `"svc"` reads the token from `X-Svc-Token` and answers
+   * `X-Svc-Index`, `X-Svc-Knownleader`, `X-Svc-Lastcontact` and `X-Svc-Nexttoken`, as the spec
+   * names them; `"nomad"` reads `X-Nomad-Token` and answers the `X-Nomad-*` headers, as HashiCorp
+   * Nomad does, so that its Go client, CLI and SDKs can be tested against the agent unchanged. A
+   * style neither reads nor writes the other's headers; `Authorization: Bearer` is read in both.
+   */
+  readonly headers?: HeaderStyle;
   /** The node name (default: the host name). */
   readonly nodeName?: string;
   /** Load the demo data set (default true). */
@@ -215,6 +224,7 @@ export const DEFAULT_OPTIONS: ResolvedOptions = Object.freeze({
   port: 4646,
   region: "global",
   datacenter: "dc1",
+  headers: "svc",
   nodeName: hostname(),
   demo: true,
   placementDelayMs: 2000,
@@ -239,6 +249,7 @@ const CHECKS: { readonly [K in keyof AgentOptions]-?: (value: unknown) => boolea
   port: (value) => Number.isInteger(value) && (value as number) >= 0 && (value as number) <= 65535,
   region: (value) => typeof value === "string" && /^[A-Za-z0-9_-]+$/.test(value),
   datacenter: (value) => typeof value === "string" && value !== "",
+  headers: (value) => (HEADER_STYLES as readonly unknown[]).includes(value),
   nodeName: (value) => typeof value === "string" && value !== "",
   demo: (value) => typeof value === "boolean",
   placementDelayMs: (value) => typeof value === "number" && Number.isFinite(value) && value >= 0,
@@ -278,6 +289,7 @@ const EXPECTS: { readonly [K in keyof AgentOptions]-?: string } = {
   port: "a whole number from 0 to 65535 (0 picks a free port)",
   region: "letters, digits, _ and -",
   datacenter: "a non-empty name",
+  headers: '"svc" (the spec\'s X-Svc-* headers) or "nomad" (the reference\'s X-Nomad-* headers)',
   nodeName: "a non-empty name",
   demo: "true or false",
   placementDelayMs: "a number of milliseconds, 0 or more",

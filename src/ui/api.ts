@@ -5,6 +5,7 @@
  * @module
  */
 import { isInteger, parse } from "lossless-json";
+import { HEADER_NAMES, HEADER_STYLES } from "../server/header-names.js";
 
 /** The lists the page shows. */
 export type ListName = "jobs" | "deployments";
@@ -79,12 +80,28 @@ export function listPath(list: ListName, namespace: string, filter: string, inde
   return `/v1/${list}?${query}`;
 }
 
-/** One GET of the agent: the parsed JSON and its `X-Svc-Index`; a refusal is an {@link AgentError} with the agent's text. */
+/**
+ * The index of an answer, from the index header of whichever header style the agent that served
+ * the page answers in (`X-Svc-Index`, `X-Nomad-Index`); 0 when there is none.
+ */
+export function answerIndex(headers: Headers): number {
+  for (const style of HEADER_STYLES) {
+    const value = headers.get(HEADER_NAMES[style].index);
+    if (value !== null) return Number(value);
+  }
+  return 0;
+}
+
+/**
+ * One GET of the agent: the parsed JSON and its index; a refusal is an {@link AgentError} with the
+ * agent's text. The token goes as `Authorization: Bearer`, which the agent reads in either header
+ * style, as the reference does.
+ */
 export async function getJson(path: string, token: string, signal: AbortSignal): Promise<{ body: unknown; index: number }> {
-  const response = await fetch(path, { headers: token === "" ? {} : { "X-Svc-Token": token }, signal, cache: "no-store" });
+  const response = await fetch(path, { headers: token === "" ? {} : { Authorization: `Bearer ${token}` }, signal, cache: "no-store" });
   const text = await response.text();
   if (!response.ok) throw new AgentError(response.status, text.trim() || response.statusText);
-  return { body: parseJson(text), index: Number(response.headers.get("X-Svc-Index") ?? 0) };
+  return { body: parseJson(text), index: answerIndex(response.headers) };
 }
 
 /** Resolves after `ms`, or at once when `signal` aborts. */

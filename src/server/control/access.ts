@@ -17,6 +17,7 @@
 import { isIPv4, isIPv6 } from "node:net";
 import { requireManagement, type AccessControl } from "../domain/acl.js";
 import { parseToken, type Headers } from "../list/query.js";
+import type { HeaderNames } from "../header-names.js";
 
 /** The prefix of the agent's own routes; every route under it but the web UI's (`/_bexpr/explain`) is a control route. */
 export const CONTROL_PREFIX = "/_bexpr/";
@@ -64,10 +65,11 @@ export function controlEnabled(option: boolean | undefined, bind: string): boole
 }
 
 /**
- * Checks that a request may use the control API: with ACLs on, its token must be a management
- * token (any other, or none, is the agent's `403 Permission denied`); with ACLs off anyone on the
- * gate's side of it may.
+ * Checks that a request may use the control API: with ACLs on, its token (read as every request's,
+ * from the token header of the agent's style `names`, or `Authorization: Bearer`) must be a
+ * management token (any other, or none, is the agent's `403 Permission denied`); with ACLs off
+ * anyone on the gate's side of it may.
  */
-export function requireControlAccess(acl: AccessControl, headers: Headers): void {
-  requireManagement(acl.authenticate(parseToken(headers)));
+export function requireControlAccess(acl: AccessControl, headers: Headers, names: HeaderNames): void {
+  requireManagement(acl.authenticate(parseToken(headers, names)));
 }

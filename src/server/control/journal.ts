@@ -20,6 +20,7 @@ import { CostBudget } from "../../evaluator/cost.js";
 import type { Filter } from "../../evaluator/compile.js";
 import { compileFilter } from "../../filter.js";
 import { pathOf } from "./access.js";
+import { TOKEN_HEADERS } from "../header-names.js";
 
 /**
  * The most entries the journal keeps. A test suite's agent serves a few hundred requests per test;
@@ -41,10 +42,12 @@ export const JOURNAL_ENTRY_OVERHEAD_BYTES = 256;
 export const REDACTED = "[redacted]";
 
 /**
- * Request headers whose values are secrets, never kept: the agent's token header, HTTP
- * authentication (`Authorization: Bearer <secret>` carries tokens too), and cookies.
+ * Request headers whose values are secrets, never kept: the token header of every header style
+ * (`X-Svc-Token`, `X-Nomad-Token`: one the agent's style does not read still carries a secret),
+ * HTTP authentication (`Authorization: Bearer <secret>` carries tokens too), and cookies. A
+ * redacted header still shows that it was sent.
  */
-export const SECRET_HEADERS: ReadonlySet<string> = new Set(["x-svc-token", "authorization", "proxy-authorization", "cookie"]);
+export const SECRET_HEADERS: ReadonlySet<string> = new Set([...TOKEN_HEADERS, "authorization", "proxy-authorization", "cookie"]);
 
 /**
  * What a filter over a request sees before it is answered (fault rules filter on it): the
@@ -77,7 +80,7 @@ export interface JournalEntry extends JournalRequest {
   readonly Status: number;
   /** Milliseconds from the request's arrival to its answer's last byte (real time). */
   readonly DurationMs: number;
-  /** The answer's `X-Svc-Index`, or 0 when it had none. */
+  /** The answer's index header (`X-Svc-Index`, `X-Nomad-Index` in the nomad header style), or 0 when it had none. */
   readonly Index: number;
   /** The ID of the fault that answered or delayed the request, or `""`. */
   readonly Fault: string;
@@ -157,6 +160,8 @@ export interface JournalOptions {
   readonly now: () => number;
   /** The cost budget of one query's filter over all the entries (the agent's `limits.filterCostPerRequest`). */
   readonly filterCostPerQuery: number;
+  /** The name of the answers' index header, in the agent's header style (an entry's `Index`). */
+  readonly indexHeader: string;
 }
 
 /** The request journal of one agent (see the module's description). */
@@ -200,7 +205,7 @@ export class Journal {
     // `close` follows `finish` when the answer was written, and comes alone when the client left.
     response.once("close", () => {
       if (this.#skipped.has(request)) return;
-      const index = Number(response.getHeader("x-svc-index") ?? 0);
+      const index = Number(response.getHeader(this.options.indexHeader) ?? 0);
       const headers = keptHeaders(request.headers);
       const method = request.method ?? "";
       this.#add({

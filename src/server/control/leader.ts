@@ -5,7 +5,8 @@
  * - every request the reference forwards to the leader fails with `500 No cluster leader`
  *   (`structs.ErrNoLeader`): writes, and reads without `?stale`;
  * - `?stale` reads are answered from the agent's state, with `X-Svc-KnownLeader: false` and
- *   `X-Svc-LastContact` the milliseconds since the leader was lost (`setQueryMeta` on a follower);
+ *   `X-Svc-LastContact` (or the `X-Nomad-*` ones, in the agent's header style) the milliseconds
+ *   since the leader was lost (`setQueryMeta` on a follower);
  * - what a server answers on its own is unaffected: the agent endpoints (`/v1/agent/…`),
  *   `/v1/metrics`, `/v1/regions` (`Region.List` does not forward) and the event stream (served
  *   from the server's own event broker), and everything outside `/v1/`.
@@ -16,7 +17,7 @@
  * @module
  */
 import { Refusal } from "../domain/errors.js";
-import { parseQueryOptions } from "../list/query.js";
+import { parseQueryOptions, type QuerySettings } from "../list/query.js";
 
 /** The reference's `structs.ErrNoLeader` text. */
 export const NO_LEADER = "No cluster leader";
@@ -43,12 +44,13 @@ export class LeaderSwitch {
   #lostAt: number | undefined;
 
   /**
-   * @param region - the agent's region (requests for another are not the leader's to answer).
-   * @param now - the real time in milliseconds (`X-Svc-LastContact` measures real time, as Raft's).
+   * @param agent - the agent's region (requests for another are not the leader's to answer) and
+   *   header names, to parse a request's query as every route does.
+   * @param now - the real time in milliseconds (the last-contact header measures real time, as Raft's).
    * @param onChange - told when the leader is lost (`false`) or back (`true`): the scheduler stops meanwhile.
    */
   constructor(
-    private readonly region: string,
+    private readonly agent: QuerySettings,
     private readonly now: () => number = Date.now,
     private readonly onChange?: (known: boolean) => void,
   ) {}
@@ -66,7 +68,7 @@ export class LeaderSwitch {
     this.onChange?.(known);
   }
 
-  /** The `X-Svc-LastContact` of a read while the leader is lost: milliseconds since it was. */
+  /** The last-contact header (`X-Svc-LastContact`) of a read while the leader is lost: milliseconds since it was. */
   lastContactMs(): number {
     return this.#lostAt === undefined ? 0 : Math.max(0, this.now() - this.#lostAt);
   }
@@ -80,8 +82,8 @@ export class LeaderSwitch {
   requireLeader(request: LeaderRequest): void {
     if (this.#lostAt === undefined || !forwardedToLeader(request.path)) return;
     const region = request.query.get("region");
-    if (region !== null && region !== "" && region !== this.region) return;
-    if (request.method === "GET" && parseQueryOptions(request.query, request.headers, this.region).allowStale) return;
+    if (region !== null && region !== "" && region !== this.agent.region) return;
+    if (request.method === "GET" && parseQueryOptions(request.query, request.headers, this.agent).allowStale) return;
     throw new Refusal("unreachable", NO_LEADER);
   }
 }

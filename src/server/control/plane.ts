@@ -11,6 +11,7 @@ import { pathOf } from "./access.js";
 import { Faults, type FaultAction } from "./faults.js";
 import { describeRequest, Journal, keptHeaders, withoutFragment } from "./journal.js";
 import { LeaderSwitch } from "./leader.js";
+import type { HeaderNames } from "../header-names.js";
 
 /** Options of a {@link ControlPlane}. */
 export interface ControlPlaneOptions {
@@ -18,6 +19,8 @@ export interface ControlPlaneOptions {
   readonly http: boolean;
   /** The agent's region. */
   readonly region: string;
+  /** The agent's header names: the journal reads an answer's index header by them, the leader switch a request's query. */
+  readonly headerNames: HeaderNames;
   /** The agent's clock, in milliseconds since the epoch (the journal's times). */
   readonly now: () => number;
   /** The cost budget of one request's filters (the agent's `limits.filterCostPerRequest`). */
@@ -44,9 +47,9 @@ export class ControlPlane {
   constructor(options: ControlPlaneOptions) {
     this.http = options.http;
     this.#now = options.now;
-    this.journal = new Journal({ now: options.now, filterCostPerQuery: options.filterCostPerRequest });
+    this.journal = new Journal({ now: options.now, filterCostPerQuery: options.filterCostPerRequest, indexHeader: options.headerNames.index });
     this.faults = new Faults(options.filterCostPerRequest);
-    this.leader = new LeaderSwitch(options.region, Date.now, options.onLeaderChange);
+    this.leader = new LeaderSwitch({ region: options.region, headerNames: options.headerNames }, Date.now, options.onLeaderChange);
   }
 
   /**

@@ -13,7 +13,7 @@ import type { AccessControl } from "../domain/acl.js";
 import type { EventBroker } from "../domain/events.js";
 import type { Cluster } from "../scheduler/cluster.js";
 import { responseOf } from "./errors.js";
-import { EMPTY_BODY_HEADER, sendText, staleRead, TEXT, usePeers, type HttpSettings, type RouteContext } from "./route.js";
+import { EMPTY_BODY_HEADER, sendText, staleRead, TEXT, useAgentMeta, type HttpSettings, type RouteContext } from "./route.js";
 import type { Peers } from "../domain/members.js";
 import type { PostgresStore } from "../state/postgres/store.js";
 import { BoundedCache } from "../list/bounded-cache.js";
@@ -134,7 +134,7 @@ export async function buildApp(
     computing: new Map(),
     ...(part.shared === undefined ? {} : { shared: part.shared }),
   };
-  const lane = new ListLane(lists);
+  const lane = new ListLane(lists, settings.headerNames);
   const guard = new BrowserGuard(settings);
   const app = Fastify({
     logger: settings.logLevel === "silent" ? false : { level: settings.logLevel, ...(settings.logFormat === "text" ? { stream: textLog(process.stdout) } : {}) },
@@ -147,7 +147,7 @@ export async function buildApp(
       createServer({ maxHeaderSize: MAX_HEADER_BYTES, requestTimeout: requestTimeoutMs, headersTimeout: requestTimeoutMs, connectionsCheckingInterval: TIMEOUT_CHECK_INTERVAL_MS }, (request, response) => {
         // Every response carries this Vary (the onSend hook below sets it on routed ones). Set before
         // anything else, it also keeps the headers later given to writeHead readable (Node keeps them
-        // only when one was set before), and the journal reads the answer's X-Svc-Index there.
+        // only when one was set before), and the journal reads the answer's index header there.
         response.setHeader("Vary", "Accept-Encoding");
         // A web page's way in (DNS rebinding, a cross-site write) is shut first, for every path and the lane.
         const refusal = guard.refusal(request);
@@ -196,7 +196,7 @@ export async function buildApp(
       if (request.method === "GET" && !staleRead(request)) await shared.catchUp();
     });
   }
-  usePeers(app, part.peers, control.leader);
+  useAgentMeta(app, { peers: part.peers, headerNames: settings.headerNames, leader: control.leader });
 
   await app.register(compress, { global: true, threshold: 0, syncThreshold: 0, encodings: ["gzip", "deflate"] });
 

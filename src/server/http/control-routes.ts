@@ -45,7 +45,7 @@ export function controlRoute(app: FastifyInstance, context: RouteContext, contro
   for (const [method, handler] of Object.entries(handlers)) {
     if (handler === undefined) continue;
     gated[method] = (request, reply) => {
-      requireControlAccess(context.acl, request.headers);
+      requireControlAccess(context.acl, request.headers, context.settings.headerNames);
       return handler(request, reply);
     };
   }

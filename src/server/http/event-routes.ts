@@ -21,7 +21,7 @@ async function stream(context: RouteContext, events: EventBroker, request: Fasti
   const index = parseEventIndex(query.get("index"));
   const topics = parseEventTopics(query.getAll("topic"));
   checkRegion(query.get("region") || context.settings.region, context.settings.region);
-  const subscription = events.open({ topics, namespace: query.get("namespace") || DEFAULT_NAMESPACE, index, secret: parseToken(request.headers) });
+  const subscription = events.open({ topics, namespace: query.get("namespace") || DEFAULT_NAMESPACE, index, secret: parseToken(request.headers, context.settings.headerNames) });
 
   reply.hijack();
   const response = reply.raw;

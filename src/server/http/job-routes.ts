@@ -19,7 +19,7 @@ import { bodyText, byMethod, listRoute, param, queryOf, type Handler, type Resul
 async function register(context: RouteContext, request: FastifyRequest): Promise<Result> {
   const query = queryOf(request);
   // Malformed query options are refused before the body is read, as the reference parses first.
-  const options = parseQueryOptions(query, request.headers, context.settings.region);
+  const options = parseQueryOptions(query, request.headers, context.settings);
   const registration = decodeRegisterRequest(bodyText(request));
   const { job } = registration;
   const namespace = query.get("namespace") || registration.namespace || (typeof job.Namespace === "string" && job.Namespace) || "default";
@@ -41,7 +41,7 @@ async function register(context: RouteContext, request: FastifyRequest): Promise
 export function deregisterJob(context: RouteContext): Handler {
   return async (request) => {
     const query = queryOf(request);
-    const options = parseQueryOptions(query, request.headers, context.settings.region);
+    const options = parseQueryOptions(query, request.headers, context.settings);
     checkRegion(options.region, context.settings.region);
     const purge = boolParameter(query, "purge", false);
     const priorityText = query.get("eval_priority");
@@ -73,7 +73,7 @@ export function jobRoutes(app: FastifyInstance, context: RouteContext): void {
     byMethod({
       GET: async (request) => {
         // Members ignores the region (the reference does not forward it), but needs node:read.
-        const options = parseQueryOptions(queryOf(request), request.headers, context.settings.region);
+        const options = parseQueryOptions(queryOf(request), request.headers, context.settings);
         const caller = context.acl.authenticate(options.token);
         if (!caller.management && !caller.permissions.nodeRead) throw permissionDenied();
         return { body: membersResponse(context.settings, await context.peers.members()) };

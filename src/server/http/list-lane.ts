@@ -4,15 +4,16 @@
  *
  * A list answer is written straight to the socket (fastify's reply is hijacked: its `onResponse`
  * hooks still run) when the client takes it as it is or takes gzip only: the answer's bytes, or
- * its gzip kept with it, with the headers of {@link listHeaders}. Any other `Accept-Encoding`
- * goes through the compression plugin as every other response does.
+ * its gzip kept with it, with the headers of {@link listHeaders} (the meta headers named in the
+ * agent's header style). Any other `Accept-Encoding` goes through the compression plugin as every
+ * other response does.
  *
  * The lane remembers, for each list request answered so (by its method, raw URL, token headers
- * and encoding), where its answer is in the pipeline's answer cache. When the same request comes
- * again and the answer is still current (the list's tables and the ACL tables at the same
- * indexes, the token not expired, and no blocking wait due), it is written at once, with the same
- * metrics as the pipeline would record, without parsing, routing, or running the pipeline. A
- * request the lane does not know, or whose answer has moved on, goes the usual way.
+ * of the agent's style and encoding), where its answer is in the pipeline's answer cache. When
+ * the same request comes again and the answer is still current (the list's tables and the ACL
+ * tables at the same indexes, the token not expired, and no blocking wait due), it is written at
+ * once, with the same metrics as the pipeline would record, without parsing, routing, or running
+ * the pipeline. A request the lane does not know, or whose answer has moved on, goes the usual way.
  *
  * @module
  */
@@ -22,6 +23,7 @@ import type { ListEndpoint } from "../list/endpoints.js";
 import { answerKey, gzipOf, gzipReady, type ListAnswer, type ListContext, type Listed } from "../list/pipeline.js";
 import { BoundedCache } from "../list/bounded-cache.js";
 import { METRICS } from "../metrics/index.js";
+import type { HeaderNames } from "../header-names.js";
 
 /** How a list answer is encoded for a client. */
 export type ListEncoding = "identity" | "gzip";
@@ -46,16 +48,23 @@ export function listEncoding(headers: IncomingMessage["headers"]): ListEncoding 
   return named === "gzip" ? "gzip" : undefined;
 }
 
+/** The agent's header names as the lane writes them (lower-case, as fastify writes the router's) and reads its keys' token header (as Node gives request headers). */
+function lowerCased(names: HeaderNames): HeaderNames {
+  const { style, token, index, knownLeader, lastContact, nextToken } = names;
+  return { style, token: token.toLowerCase(), index: index.toLowerCase(), knownLeader: knownLeader.toLowerCase(), lastContact: lastContact.toLowerCase(), nextToken: nextToken.toLowerCase() };
+}
+
 /**
- * The headers of a list answer: the reference's meta headers, the content's, and `Vary`. A gzip
- * body is sent as the compression plugin and the reference send one, chunked, without a length.
+ * The headers of a list answer: the reference's meta headers (named by `names`), the content's,
+ * and `Vary`. A gzip body is sent as the compression plugin and the reference send one, chunked,
+ * without a length.
  */
-export function listHeaders(answer: ListAnswer, encoding: ListEncoding, length: number): Record<string, string> {
+export function listHeaders(names: HeaderNames, answer: ListAnswer, encoding: ListEncoding, length: number): Record<string, string> {
   return {
-    "x-svc-index": String(answer.index),
-    "x-svc-knownleader": "true",
-    "x-svc-lastcontact": "0",
-    ...(answer.nextToken === "" ? {} : { "x-svc-nexttoken": answer.nextToken }),
+    [names.index]: String(answer.index),
+    [names.knownLeader]: "true",
+    [names.lastContact]: "0",
+    ...(answer.nextToken === "" ? {} : { [names.nextToken]: answer.nextToken }),
     "content-type": "application/json",
     ...(encoding === "gzip" ? { "content-encoding": "gzip" } : {}),
     vary: "Accept-Encoding",
@@ -64,8 +73,8 @@ export function listHeaders(answer: ListAnswer, encoding: ListEncoding, length: 
 }
 
 /** Writes a list answer to `response` in `encoding`, its body given (the answer's, or its gzip). */
-function writeAnswer(response: ServerResponse, answer: ListAnswer, encoding: ListEncoding, body: Buffer): void {
-  response.writeHead(200, listHeaders(answer, encoding, body.length));
+function writeAnswer(response: ServerResponse, names: HeaderNames, answer: ListAnswer, encoding: ListEncoding, body: Buffer): void {
+  response.writeHead(200, listHeaders(names, answer, encoding, body.length));
   if (encoding === "gzip") {
     // Written before the end, so that Node sends it chunked rather than count its length.
     response.write(body);
@@ -105,8 +114,19 @@ export class ListLane {
   readonly #entries = new BoundedCache<LaneEntry>(LIST_LANE_BYTES);
   /** The recorders of each endpoint and route (a handful), made once. */
   readonly #recorders = new Map<string, (elapsedMs: number) => void>();
+  /** The agent's header names, lower-case (see {@link lowerCased}). */
+  readonly #names: HeaderNames;
 
-  constructor(private readonly context: ListContext) {}
+  /**
+   * @param context - the list pipeline's context, whose answer cache the lane reads.
+   * @param names - the agent's header names: the token header of the lane's keys, the meta headers of its answers.
+   */
+  constructor(
+    private readonly context: ListContext,
+    names: HeaderNames,
+  ) {
+    this.#names = lowerCased(names);
+  }
 
   /** The metrics of a list request answered by the lane, as {@link LaneEntry.record}. */
   #recorder(endpoint: ListEndpoint<unknown>, route: string): (elapsedMs: number) => void {
@@ -126,10 +146,14 @@ export class ListLane {
     return record;
   }
 
-  /** The lane's key of a request: method, raw URL, token headers and encoding. */
-  static #keyOf(request: IncomingMessage, encoding: ListEncoding): string {
+  /**
+   * The lane's key of a request: method, raw URL, token headers and encoding. The token headers
+   * are those the agent reads (its style's, and `Authorization`), so that requests of different
+   * tokens never share an answer.
+   */
+  #keyOf(request: IncomingMessage, encoding: ListEncoding): string {
     const { headers } = request;
-    return `${encoding} ${request.url ?? ""}\n${headers["x-svc-token"] ?? ""}\n${headers.authorization ?? ""}`;
+    return `${encoding} ${request.url ?? ""}\n${headers[this.#names.token] ?? ""}\n${headers.authorization ?? ""}`;
   }
 
   /**
@@ -141,7 +165,7 @@ export class ListLane {
     if (this.context.shared !== undefined || !isBodilessGet(request)) return false;
     const encoding = listEncoding(request.headers);
     if (encoding === undefined) return false;
-    const entry = this.#entries.get(ListLane.#keyOf(request, encoding));
+    const entry = this.#entries.get(this.#keyOf(request, encoding));
     if (entry === undefined || Date.now() >= entry.expiresAt) return false;
     const start = performance.now();
     const { store, answers } = this.context;
@@ -150,7 +174,7 @@ export class ListLane {
     // A large body's gzip not made yet is made on the router's path, off the event loop.
     const body = encoding === "gzip" ? gzipReady(answer) : answer.body;
     if (body === undefined) return false;
-    writeAnswer(response, answer, encoding, body);
+    writeAnswer(response, this.#names, answer, encoding, body);
     entry.record(performance.now() - start);
     return true;
   }
@@ -167,9 +191,9 @@ export class ListLane {
     if (encoding === undefined || this.context.shared !== undefined) return false;
     const body = encoding === "gzip" ? await gzipOf(answer) : answer.body;
     reply.hijack();
-    writeAnswer(reply.raw, answer, encoding, body);
+    writeAnswer(reply.raw, this.#names, answer, encoding, body);
     if (isBodilessGet(request.raw)) {
-      const key = ListLane.#keyOf(request.raw, encoding);
+      const key = this.#keyOf(request.raw, encoding);
       const entry: LaneEntry = { endpoint: endpoint as ListEndpoint<unknown>, requestKey, encoding, minQueryIndex, expiresAt, record: this.#recorder(endpoint as ListEndpoint<unknown>, request.routeOptions.url ?? "*") };
       this.#entries.set(key, entry, 2 * (key.length + requestKey.length) + 64);
     }

@@ -15,7 +15,7 @@ import { byMethod, listRoute, missingName, objectBody, param, queryOf, type Resu
 /** Registers the namespace routes. */
 export function namespaceRoutes(app: FastifyInstance, context: RouteContext): void {
   const { acl, cluster } = context;
-  const caller = (request: FastifyRequest) => acl.authenticate(parseQueryOptions(queryOf(request), request.headers, context.settings.region).token);
+  const caller = (request: FastifyRequest) => acl.authenticate(parseQueryOptions(queryOf(request), request.headers, context.settings).token);
 
   app.all("/v1/namespaces", byMethod({ GET: listRoute(context, namespacesEndpoint) }));
 

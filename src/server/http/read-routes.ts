@@ -18,7 +18,7 @@
  *
  * @module
  */
-import type { FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
+import type { FastifyInstance } from "fastify";
 import { METHODS } from "node:http";
 import { compareStrings } from "../../go/order.js";
 import { namespaceAccess, type Caller } from "../domain/acl.js";
@@ -31,7 +31,7 @@ import { parseQueryOptions, type QueryOptions } from "../list/query.js";
 import type { Deployment, Evaluation, JsonObject } from "../state/model.js";
 import { namespacedKey, type TableName } from "../state/store.js";
 import { badRequest, notFound, permissionDenied } from "./errors.js";
-import { byMethod, clientGone, listRoute, param, queryOf, staleRead, type Handler, type Result, type RouteContext } from "./route.js";
+import { byMethod, clientGone, listRoute, param, queryOf, setReadMeta, type Handler, type Result, type RouteContext } from "./route.js";
 
 /** The port of the reference's servers' RPC (and Raft) traffic, which the status endpoints name (as `/v1/agent/members` does). */
 export const SERVER_RPC_PORT = 4647;
@@ -63,25 +63,19 @@ interface ObjectRead {
   read(caller: Caller, request: ReadRequest): Found;
 }
 
-/** Writes the reference's meta headers of a read that found nothing (a successful one gets them from `route.ts`). */
-function setReadMeta(context: RouteContext, request: FastifyRequest, reply: FastifyReply, index: number): void {
-  reply.header("X-Svc-Index", String(index));
-  reply.header("X-Svc-Knownleader", String(context.peers.knownLeader));
-  reply.header("X-Svc-Lastcontact", String(context.peers.lastContactMs(staleRead(request))));
-}
-
 /** The handler of one read: query options, the route's parameters, region, then the blocking query. */
 function objectRoute(context: RouteContext, definition: ObjectRead): Handler {
   return async (request, reply) => {
     const query = queryOf(request);
-    const options = parseQueryOptions(query, request.headers, context.settings.region);
+    const options = parseQueryOptions(query, request.headers, context.settings);
     definition.checkParameters?.(query);
     checkRegion(options.region, context.settings.region);
     const expiresAt = expiryOf(context.acl, context.acl.authenticate(options.token));
     const read: ReadRequest = { id: param(request, "id"), options, query };
     const found = await blockingRead(context.lists, definition.tables, options, clientGone(reply), expiresAt, (caller) => definition.read(caller, read));
     if ("missing" in found) {
-      setReadMeta(context, request, reply, found.index);
+      // The reference sets the meta headers before it looks at the result: a 404 carries them too.
+      setReadMeta(request, reply, found.index);
       throw notFound(found.missing);
     }
     return { body: found.body, index: found.index, read: true };
@@ -310,7 +304,7 @@ export function readRoutes(app: FastifyInstance, context: RouteContext, methods:
   // Status and regions: no ACL, no meta headers, no blocking (the query is still checked, as the reference parses it).
   const serverAddress = (address: string) => `${address}:${SERVER_RPC_PORT}`;
   const status = (answer: () => Promise<unknown>, forwarded: boolean): Handler => async (request) => {
-    const options = parseQueryOptions(queryOf(request), request.headers, context.settings.region);
+    const options = parseQueryOptions(queryOf(request), request.headers, context.settings);
     if (forwarded) checkRegion(options.region, context.settings.region);
     return { body: await answer() } satisfies Result;
   };

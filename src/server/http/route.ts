@@ -22,12 +22,17 @@ import type { AgentLimits } from "../options.js";
 import type { Store } from "../state/store.js";
 import type { LeaderSwitch } from "../control/leader.js";
 import type { AllowedHosts } from "../control/browser-guard.js";
+import type { HeaderNames } from "../header-names.js";
 
 /** Plain-text content type of error bodies. */
 export const TEXT = "text/plain; charset=utf-8";
 
-/** A header that marks a response whose body is empty: it is sent without a Content-Type. */
-export const EMPTY_BODY_HEADER = "x-svc-empty";
+/**
+ * A header that marks a response whose body is empty: it is sent without a Content-Type. The
+ * agent's own, removed before the response is written (`app.ts`); named apart from every header
+ * style's, whose headers an agent of the other style never sends.
+ */
+export const EMPTY_BODY_HEADER = "x-bexpr-empty-body";
 
 /** The agent's identity and settings the routes need. */
 export interface HttpSettings extends MemberIdentity {
@@ -38,6 +43,8 @@ export interface HttpSettings extends MemberIdentity {
   readonly logLevel: string;
   readonly logFormat: "json" | "text";
   readonly limits: Required<AgentLimits>;
+  /** The names of the token header and of the meta headers, in the agent's header style. */
+  readonly headerNames: HeaderNames;
 }
 
 /** What the routes share. */
@@ -66,7 +73,7 @@ export interface Result {
   readonly json?: Buffer;
   /** A body that is not JSON, sent as it is (the Prometheus text format). */
   readonly text?: { readonly body: string; readonly contentType: string };
-  /** The `X-Svc-Index` value; reads also send the leader headers. */
+  /** The index header's value (`X-Svc-Index`); reads also send the leader headers. */
   readonly index?: number;
   readonly nextToken?: string;
   readonly read?: boolean;
@@ -103,7 +110,7 @@ export function clientGone(reply: FastifyReply): AbortSignal {
 export function listRoute<Row>(context: RouteContext, endpoint: ListEndpoint<Row>): Handler {
   const answer = async (request: FastifyRequest, reply: FastifyReply): Promise<Result | undefined> => {
     const query = queryOf(request);
-    const options = parseQueryOptions(query, request.headers, context.settings.region);
+    const options = parseQueryOptions(query, request.headers, context.settings);
     const listed = await runList(context.lists, endpoint, { options, query, signal: clientGone(reply) });
     // Written straight to the socket when the lane writes the client's encoding (its headers say a leader is known).
     if (context.peers.knownLeader && (await context.lane.send(request, reply, endpoint, listed, options.minQueryIndex))) return undefined;
@@ -119,15 +126,43 @@ export function sendText(reply: FastifyReply, status: number, message: string): 
   return reply.code(status).type(TEXT).send(Buffer.from(message));
 }
 
-/** The peers of each agent's server, for the meta headers of its reads, and its leader switch. */
-const PEERS = new WeakMap<object, { readonly peers: Peers; readonly leader: LeaderSwitch | undefined }>();
+/** What the routes of one agent's server write their results with (see {@link useAgentMeta}). */
+export interface AgentMeta {
+  /** The cluster as the agent knows it, for the known-leader and last-contact headers of reads. */
+  readonly peers: Peers;
+  /** The names of the meta headers, in the agent's header style. */
+  readonly headerNames: HeaderNames;
+  /** The leader switch (see `control/leader.ts`). */
+  readonly leader?: LeaderSwitch;
+}
+
+/** The {@link AgentMeta} of each agent's server. */
+const AGENTS = new WeakMap<object, AgentMeta>();
+
+/** Gives the routes of `server` the agent's peers, header names and leader switch. */
+export function useAgentMeta(server: object, meta: AgentMeta): void {
+  AGENTS.set(server, meta);
+}
+
+/** The {@link AgentMeta} of the agent serving `request`, which every agent's server has from its start (see `app.ts`). */
+function agentMeta(request: FastifyRequest): AgentMeta {
+  const meta = AGENTS.get(request.server);
+  if (meta === undefined) throw new Error("the server has no agent meta: call useAgentMeta when building it");
+  return meta;
+}
 
 /**
- * Gives the routes of `server` the agent's peers (for `X-Svc-KnownLeader` and
- * `X-Svc-LastContact`) and its leader switch (see `control/leader.ts`).
+ * Writes the reference's meta headers of a read (`setMeta`), in the agent's header style: the
+ * index, whether a leader is known, the last contact with it, and the next page's token when
+ * more follows. The one place that writes them but for the lane's pre-written list answers
+ * (`list-lane.ts`), which take their names from the same {@link HeaderNames}.
  */
-export function usePeers(server: object, peers: Peers, leader?: LeaderSwitch): void {
-  PEERS.set(server, { peers, leader });
+export function setReadMeta(request: FastifyRequest, reply: FastifyReply, index: number, nextToken = ""): void {
+  const { peers, headerNames } = agentMeta(request);
+  reply.header(headerNames.index, String(index));
+  reply.header(headerNames.knownLeader, String(peers.knownLeader));
+  reply.header(headerNames.lastContact, String(peers.lastContactMs(staleRead(request))));
+  if (nextToken) reply.header(headerNames.nextToken, nextToken);
 }
 
 /** Whether a read asked for `?stale` (a malformed value was refused before any read). */
@@ -141,13 +176,8 @@ export function staleRead(request: FastifyRequest): boolean {
 
 /** Writes a successful result. */
 function sendResult(request: FastifyRequest, reply: FastifyReply, result: Result): FastifyReply {
-  if (result.index !== undefined) reply.header("X-Svc-Index", String(result.index));
-  if (result.read) {
-    const peers = PEERS.get(request.server)?.peers;
-    reply.header("X-Svc-Knownleader", String(peers?.knownLeader ?? true));
-    reply.header("X-Svc-Lastcontact", String(peers === undefined ? 0 : peers.lastContactMs(staleRead(request))));
-    if (result.nextToken) reply.header("X-Svc-Nexttoken", result.nextToken);
-  }
+  if (result.read) setReadMeta(request, reply, result.index ?? 0, result.nextToken);
+  else if (result.index !== undefined) reply.header(agentMeta(request).headerNames.index, String(result.index));
   if (result.text !== undefined) return reply.code(200).header("Content-Type", result.text.contentType).send(Buffer.from(result.text.body));
   if (result.body === undefined && result.json === undefined) return reply.code(200).header(EMPTY_BODY_HEADER, "1").send(Buffer.alloc(0));
   const body = result.json ?? Buffer.from(stringifyJson(result.body, wantsPretty(queryOf(request))));
@@ -160,8 +190,9 @@ export function byMethod(handlers: Partial<Record<string, Handler>>) {
     const handler = handlers[request.method];
     if (handler === undefined) throw invalidMethod();
     // While a test has the leader lost, what the reference forwards to its leader fails here
-    // (decided by the route's pattern, however the path was spelled).
-    const leader = PEERS.get(request.server)?.leader;
+    // (decided by the route's pattern, however the path was spelled). A server of the UI's files
+    // alone, as their tests build one, has no agent meta and no leader to lose.
+    const leader = AGENTS.get(request.server)?.leader;
     if (leader?.lost) leader.requireLeader({ method: request.method, path: request.routeOptions.url ?? "", query: queryOf(request), headers: request.headers });
     const result = await handler(request, reply);
     return result === undefined ? reply : sendResult(request, reply, result);

@@ -288,7 +288,7 @@ async function explainHandler(context: RouteContext, request: FastifyRequest) {
   checkRegion(query.get("region") || context.settings.region, context.settings.region);
   const list = required(query, "list", "jobs or deployments");
   if (!isExplainable(list)) throw badRequest(`Invalid list ${JSON.stringify(list)}: explain knows jobs and deployments`);
-  const token = parseToken(request.headers);
+  const token = parseToken(request.headers, context.settings.headerNames);
   // Each list in its own call, so that its row type stays its own.
   return list === "jobs" ? explainRow(context, EXPLAINABLE.jobs, query, token) : explainRow(context, EXPLAINABLE.deployments, query, token);
 }

@@ -8,6 +8,7 @@
 import { parseGoBool } from "../../go/strconv.js";
 import { parseGoDuration } from "../../go/duration.js";
 import { invalid } from "../domain/errors.js";
+import type { HeaderNames } from "../header-names.js";
 
 /** The namespace value that selects every namespace. */
 export const ALL_NAMESPACES = "*";
@@ -19,7 +20,7 @@ export const DEFAULT_NAMESPACE = "default";
 export interface QueryOptions {
   /** `?region`, or the agent's own region. */
   readonly region: string;
-  /** The secret from `X-Svc-Token` or `Authorization: Bearer …`; empty when there is none. */
+  /** The secret from the style's token header (`X-Svc-Token`, `X-Nomad-Token`) or `Authorization: Bearer …`; empty when there is none. */
   readonly token: string;
   /** `?stale` (present and empty, or a true bool word). */
   readonly allowStale: boolean;
@@ -46,6 +47,14 @@ export interface QueryOptions {
 /** Request headers, lower-cased as Node gives them. */
 export type Headers = Readonly<Record<string, string | string[] | undefined>>;
 
+/** What the agent's settings give to the parsing of a request. */
+export interface QuerySettings {
+  /** The agent's region: a request without `?region` is for it. */
+  readonly region: string;
+  /** The agent's header style: which header holds the token. */
+  readonly headerNames: HeaderNames;
+}
+
 const PER_PAGE = /^[+-]?[0-9]+$/;
 const INT32_MAX = 2 ** 31 - 1;
 
@@ -55,11 +64,13 @@ function header(headers: Headers, name: string): string | undefined {
 }
 
 /**
- * The token of a request: `X-Svc-Token` (trimmed) wins; otherwise `Authorization: Bearer <t>`,
- * with the scheme in any case and the first word of its value.
+ * The token of a request, as the reference's `parseToken` reads it: the style's token header
+ * (`X-Svc-Token`, or `X-Nomad-Token` in the nomad style; trimmed) wins; otherwise
+ * `Authorization: Bearer <t>`, with the scheme in any case and the first word of its value. The
+ * other style's token header is not read.
  */
-export function parseToken(headers: Headers): string {
-  const direct = header(headers, "x-svc-token")?.trim();
+export function parseToken(headers: Headers, names: HeaderNames): string {
+  const direct = header(headers, names.token)?.trim();
   if (direct) return direct;
   const authorization = header(headers, "authorization")?.trim();
   if (authorization === undefined) return "";
@@ -88,9 +99,9 @@ export function parseStale(query: URLSearchParams): boolean {
  * @throws a 400 refusal with the reference's text for a malformed `stale`, `per_page`,
  * `wait` or `index`.
  */
-export function parseQueryOptions(query: URLSearchParams, headers: Headers, agentRegion: string): QueryOptions {
-  const region = query.get("region") || agentRegion;
-  const token = parseToken(headers);
+export function parseQueryOptions(query: URLSearchParams, headers: Headers, agent: QuerySettings): QueryOptions {
+  const region = query.get("region") || agent.region;
+  const token = parseToken(headers, agent.headerNames);
 
   const allowStale = parseStale(query);
 
