@@ -207,3 +207,115 @@ describe("tokens", () => {
     expect([response.status, response.text]).toEqual([404, "ACL token not found"]);
   });
 });
+
+describe("uploading a token with the IDs a client chose (PUT /v1/acl/token/<accessor>)", () => {
+  // The IDs of the reference's own test of the upload (api/acl_test.go, TestACLTokens_Upload).
+  const ACCESSOR = "b306571d-a3fa-42d2-ac5b-bbe49d8c3c7f";
+  const SECRET = "c28ba0f6-ab8d-4e4d-b9f0-7f9f5d1c2e3a";
+  const upload = (token: string, body: Record<string, unknown>, path = `/v1/acl/token/${String(body.AccessorID)}`) => as(token, path, "PUT", body);
+  const readers = () => as(root, "/v1/acl/policy/readers", "PUT", { Name: "readers", Rules: 'namespace "default" { policy = "read" }' });
+
+  it("creates a client token with the accessor and secret sent, which then authenticates", async () => {
+    await readers();
+    const response = await upload(root, { AccessorID: ACCESSOR, SecretID: SECRET, Name: "my uploaded token", Type: "client", Policies: ["readers"] });
+    expect(response.status).toBe(200);
+    const token = response.json<Token & { CreateIndex: number; ModifyIndex: number; CreateTime: string }>();
+    expect(token).toMatchObject({ AccessorID: ACCESSOR, SecretID: SECRET, Name: "my uploaded token", Type: "client", Policies: ["readers"], ExpirationTime: null });
+    expect(token.CreateIndex).toBe(token.ModifyIndex);
+    expect(response.headers["x-svc-index"]).toBe(String(token.ModifyIndex));
+    expect(Date.parse(token.CreateTime)).toBeGreaterThan(Date.now() - 60_000);
+    expect((await as(SECRET, "/v1/acl/token/self")).json<Token>().AccessorID).toBe(ACCESSOR);
+    expect((await as(SECRET, "/v1/jobs")).status).toBe(200);
+    expect((await as(root, `/v1/acl/token/${ACCESSOR}`)).json<Token>().SecretID).toBe(SECRET);
+
+    // The same PUT again is an update of the token now there: its secret and creation stay.
+    const again = await upload(root, { AccessorID: ACCESSOR, SecretID: "0e4c7d52-1111-4222-8333-444455556666", Name: "renamed", Type: "client", Policies: ["readers"] });
+    expect(again.json()).toMatchObject({ AccessorID: ACCESSOR, SecretID: SECRET, Name: "renamed", CreateIndex: token.CreateIndex });
+  });
+
+  it("computes the expiry of an uploaded token from its ExpirationTTL, as a created one's", async () => {
+    await readers();
+    const accessor = "5d0c4b1e-0a5f-4c3e-9d2b-7f6e5d4c3b2a";
+    const response = await upload(root, { AccessorID: accessor, SecretID: "6e1d5c2f-1b60-4d4f-8e3c-807f6e5d4c3b", Type: "client", Policies: ["readers"], ExpirationTTL: "10h" });
+    expect(response.status).toBe(200);
+    const token = response.json<Token & { CreateTime: string }>();
+    expect(token.ExpirationTTL).toBe("10h0m0s");
+    expect(Date.parse(token.ExpirationTime!) - Date.parse(token.CreateTime)).toBe(10 * 3600_000);
+  });
+
+  it("keeps the CreateTime an uploaded token comes with; its ExpirationTTL then sets no expiry, as the reference's Canonicalize", async () => {
+    await readers();
+    const accessor = "7e2f6d30-2c71-4e50-9f4d-918071605f4c";
+    const response = await upload(root, { AccessorID: accessor, SecretID: "8f307e41-3d82-4f61-8a5e-a29182716050", Type: "client", Policies: ["readers"], CreateTime: "2020-01-01T00:00:00Z", ExpirationTTL: "1h" });
+    expect(response.status).toBe(200);
+    expect(response.json()).toMatchObject({ CreateTime: "2020-01-01T00:00:00Z", ExpirationTTL: "1h0m0s", ExpirationTime: null });
+  });
+
+  it.each([
+    ["an accessor that is not a UUID", { AccessorID: "abc", SecretID: SECRET, Type: "client", Policies: ["readers"] }],
+    ["no secret", { AccessorID: "9a418f52-4e93-4a72-9b6f-b3a293827161", Type: "client", Policies: ["readers"] }],
+    ["a secret that is not a UUID", { AccessorID: "9a418f52-4e93-4a72-9b6f-b3a293827161", SecretID: "f5b20e34-9g6c-53d2-b8e4-7f1g2c3d5b6e", Type: "client", Policies: ["readers"] }],
+    ["a management token", { AccessorID: "d172e5b4-7e3c-4a9e-bf01-8a5f2c9b1d0c", SecretID: "e4a19d23-8f5b-42c1-a7d3-6e0f1b2c4a5d", Name: "my management token", Type: "management" }],
+  ])("refuses to upload %s: 400 cannot find token <accessor>, and creates nothing", async (_what, body) => {
+    const response = await upload(root, body);
+    expect([response.status, response.text]).toEqual([400, `cannot find token ${body.AccessorID}`]);
+    expect((await as(root, `/v1/acl/token/${body.AccessorID}`)).status).toBe(404);
+  });
+
+  it.each([
+    [{ Type: "client" }, "token 0 invalid: 1 error occurred:\n\t* client token missing policies or roles\n\n"],
+    [{ Type: "client", Policies: ["readers"], ExpirationTTL: "48h" }, "token 0 invalid: 1 error occurred:\n\t* expiration time cannot be more than 24h0m0s in the future (was 48h0m0s)\n\n"],
+    [{ Type: "client", Roles: [{ Name: "ops" }] }, "cannot find role ops"],
+    [{ Type: "admin", Roles: [{ ID: "", Name: "ops" }] }, "token 0 invalid: 1 error occurred:\n\t* token type must be client or management\n\n"],
+  ])("validates an uploaded token as a created one (%j)", async (fields, text) => {
+    const accessor = "a0529063-5fa4-4b83-8c70-c4b3a4938272";
+    const response = await upload(root, { AccessorID: accessor, SecretID: "b163a174-60b5-4c94-9d81-d5c4b5a49383", ...fields });
+    expect([response.status, response.text]).toEqual([400, text]);
+    expect((await as(root, `/v1/acl/token/${accessor}`)).status).toBe(404);
+  });
+
+  it("refuses a secret another token holds, in either case, and writes neither it nor anything", async () => {
+    await readers();
+    const other = (await as(root, "/v1/acl/token", "PUT", { Name: "holder", Type: "client", Policies: ["readers"] })).json<Token>();
+    for (const secret of [root, other.SecretID.toUpperCase()]) {
+      const accessor = "c274b285-71c6-4da5-8e92-e6d5c6b5a494";
+      const response = await upload(root, { AccessorID: accessor, SecretID: secret, Type: "client", Policies: ["readers"] });
+      expect([response.status, response.text]).toEqual([400, "token with this SecretID already exists"]);
+      expect((await as(root, `/v1/acl/token/${accessor}`)).status).toBe(404);
+    }
+    // The secrets still belong to their tokens.
+    expect((await as(root, "/v1/acl/token/self")).json<Token>().Type).toBe("management");
+    expect((await as(other.SecretID, "/v1/acl/token/self")).json<Token>().AccessorID).toBe(other.AccessorID);
+  });
+
+  it("updates the token whose accessor differs from the path's only in case, as the reference's UUID index reads it", async () => {
+    await readers();
+    const token = (await as(root, "/v1/acl/token", "PUT", { Name: "lower", Type: "client", Policies: ["readers"] })).json<Token>();
+    const upper = token.AccessorID.toUpperCase();
+    const response = await upload(root, { AccessorID: upper, SecretID: "d385c396-82d7-4eb6-9fa3-f7e6d7c6b5a5", Name: "upper", Type: "client", Policies: ["readers"] });
+    expect(response.json()).toMatchObject({ AccessorID: token.AccessorID, SecretID: token.SecretID, Name: "upper" });
+    const listed = (await as(root, "/v1/acl/tokens")).json<{ AccessorID: string }[]>();
+    expect(listed.filter((t) => t.AccessorID.toLowerCase() === token.AccessorID)).toHaveLength(1);
+  });
+
+  it("takes the AccessorID of a POST /v1/acl/token body too, as the reference does", async () => {
+    await readers();
+    const accessor = "e496d4a7-93e8-4fc7-8ab4-08f7e8d7c6b6";
+    const response = await as(root, "/v1/acl/token", "POST", { AccessorID: accessor, SecretID: "f5a7e5b8-a4f9-4d08-9bc5-19080f9e8d7c", Type: "client", Policies: ["readers"] });
+    expect(response.json()).toMatchObject({ AccessorID: accessor, SecretID: "f5a7e5b8-a4f9-4d08-9bc5-19080f9e8d7c" });
+  });
+
+  it("lets only a management token upload, and checks the body before the caller", async () => {
+    await readers();
+    const client = (await as(root, "/v1/acl/token", "PUT", { Name: "c", Type: "client", Policies: ["readers"] })).json<Token>();
+    const accessor = "06b8f6c9-b50a-4e19-8cd6-2a191a0f9e8d";
+    const body = { AccessorID: accessor, SecretID: "17c907da-c61b-4f2a-9de7-3b2a2b1a0f9e", Type: "client", Policies: ["readers"] };
+    for (const token of [client.SecretID, ""]) {
+      const response = await upload(token, body);
+      expect([response.status, response.text]).toEqual([403, "Permission denied"]);
+    }
+    expect((await as(root, `/v1/acl/token/${accessor}`)).status).toBe(404);
+    const mismatched = await upload(client.SecretID, body, "/v1/acl/token/17c907da-0000-4000-8000-000000000000");
+    expect([mismatched.status, mismatched.text]).toEqual([400, "ACL token accessor does not match request path"]);
+  });
+});

@@ -103,6 +103,23 @@ function hashSecret(secret: string): Buffer {
   return createHash("sha256").update(secret).digest();
 }
 
+/** Go's zero `time.Time` (`0001-01-01T00:00:00Z`), in epoch milliseconds: a time sent as it is no time. */
+const GO_ZERO_TIME_MS = Date.parse("0001-01-01T00:00:00Z");
+
+/** Why a new token's chosen secret is refused (the secret itself is never written back). */
+const SECRET_TAKEN = "token with this SecretID already exists";
+
+/**
+ * Whether one of `tokens` holds `secret`. Compared as the reference's `secret` index compares
+ * UUIDs, whatever the case of their hex digits; in constant time per token, as authentication.
+ */
+function holdsSecret(tokens: Iterable<AclToken>, secret: string): boolean {
+  const hash = hashSecret(secret.toLowerCase());
+  let held = false;
+  for (const token of tokens) if (timingSafeEqual(hash, hashSecret(token.SecretID.toLowerCase()))) held = true;
+  return held;
+}
+
 
 /** Who is making a request, and what they may do. */
 export interface Caller {
@@ -273,9 +290,16 @@ export class AccessControl {
     return undefined;
   }
 
-  async #store(fields: Omit<AclToken, "CreateIndex" | "ModifyIndex" | "secretHash">, previous?: AclToken): Promise<AclToken> {
+  /**
+   * Writes a token: an update of `previous`, or a new one. With `refuseTakenSecret` (an uploaded
+   * token, whose secret the client chose), a secret another token holds is refused, in the write
+   * itself so that no two agents of a shared store can both pass. The reference has no such
+   * check: its unique `secret` index silently points the secret at the newer token.
+   */
+  async #store(fields: Omit<AclToken, "CreateIndex" | "ModifyIndex" | "secretHash">, previous?: AclToken, refuseTakenSecret = false): Promise<AclToken> {
     const { result } = await this.store.write(["acl_token"], (state) => {
       const { index } = state;
+      if (refuseTakenSecret && holdsSecret(state.acl_token.values(), fields.SecretID)) throw invalid(SECRET_TAKEN);
       const token: AclToken = {
         ...fields,
         CreateIndex: previous?.CreateIndex ?? index,
@@ -321,31 +345,49 @@ export class AccessControl {
   }
 
   /**
-   * Creates a token, or updates the one named by `AccessorID`, with the reference's checks
-   * (`token 0 invalid: …`).
+   * Creates a token, or updates the one named by `AccessorID`, as the reference's
+   * `ACL.UpsertTokens` does (`nomad/acl_endpoint.go`; `structs.ACLToken.Canonicalize` and
+   * `Validate`):
+   *
+   * - without an `AccessorID`, a new token: both IDs drawn, created now;
+   * - with the `AccessorID` of a token, an update of it (its secret, creation time, global mode,
+   *   TTL and expiry kept);
+   * - with another `AccessorID`, an upload: a client token with the IDs the caller chose, both
+   *   UUIDs, created at the `CreateTime` sent (now if none); anything else is `cannot find token
+   *   <id>`, and a secret another token holds is refused.
+   *
+   * Then the checks of `Validate` (`token 0 invalid: …`), then the roles (the agent has none, so
+   * any is `cannot find role <id or name>`).
+   *
+   * @example
+   * await acl.upsertToken({ AccessorID: "b306571d-a3fa-42d2-ac5b-bbe49d8c3c7f", SecretID: "c28ba0f6-ab8d-4e4d-b9f0-7f9f5d1c2e3a", Type: "client", Policies: ["readers"] });
    */
   upsertToken(body: JsonObject): Promise<AclToken> {
     const accessor = typeof body.AccessorID === "string" ? body.AccessorID : "";
-    const previous = accessor === "" ? undefined : this.tokens.get(accessor);
-    if (accessor !== "" && previous === undefined) throw invalid(`cannot find token ${accessor}`);
-    const roles = Array.isArray(body.Roles) ? (body.Roles as JsonObject[]) : [];
-    for (const role of roles) throw invalid(`cannot find role ${String(role.ID ?? role.Name ?? "")}`);
+    const secret = typeof body.SecretID === "string" ? body.SecretID : "";
+    const previous = accessor === "" ? undefined : this.#tokenByAccessor(accessor);
+    const uploaded = accessor !== "" && previous === undefined;
+    // Only a client token with both IDs UUIDs may be uploaded; the reference says nothing more of the others.
+    if (uploaded && (!UUID.test(accessor) || !UUID.test(secret) || body.Type === "management")) throw invalid(`cannot find token ${accessor}`);
 
     const name = typeof body.Name === "string" ? body.Name : "";
     const type = body.Type;
     const policies = Array.isArray(body.Policies) ? body.Policies.map(String) : [];
+    const roles = Array.isArray(body.Roles) ? (body.Roles as JsonObject[]) : [];
     const global = body.Global === true;
-    const createTime = previous?.CreateTime ?? new Date(this.now()).toISOString();
+    // An uploaded token keeps the creation time it comes with (Go's zero time is none); and then its TTL sets no expiry (Canonicalize).
+    const sentCreateTime = uploaded && typeof body.CreateTime === "string" && Date.parse(body.CreateTime) !== GO_ZERO_TIME_MS ? body.CreateTime : undefined;
+    const createTime = previous?.CreateTime ?? sentCreateTime ?? new Date(this.now()).toISOString();
     const ttlMs = parseTtl(body.ExpirationTTL);
     let expiration = typeof body.ExpirationTime === "string" ? body.ExpirationTime : null;
-    if (previous === undefined && expiration === null && ttlMs !== 0) expiration = new Date(Date.parse(createTime) + ttlMs).toISOString();
+    if (previous === undefined && sentCreateTime === undefined && expiration === null && ttlMs !== 0) expiration = new Date(Date.parse(createTime) + ttlMs).toISOString();
 
     const problems: string[] = [];
     if (name.length > MAX_TOKEN_NAME) problems.push("token name too long");
     if (type === "client") {
-      if (policies.length === 0) problems.push("client token missing policies or roles");
+      if (policies.length === 0 && roles.length === 0) problems.push("client token missing policies or roles");
     } else if (type === "management") {
-      if (policies.length > 0) problems.push("management token cannot be associated with policies or roles");
+      if (policies.length > 0 || roles.length > 0) problems.push("management token cannot be associated with policies or roles");
     } else {
       problems.push("token type must be client or management");
     }
@@ -354,7 +396,7 @@ export class AccessControl {
       if (expiration !== null) {
         const inFuture = Date.parse(expiration) - Date.parse(createTime);
         if (inFuture < 0) problems.push("expiration time cannot be before create time");
-        else if (inFuture > this.#maxTtlMs) problems.push(`expiration time cannot be more than ${goDurationText(this.#maxTtlMs * 1e6)} in the future (was ${goDurationText(inFuture * 1e6)})`);
+        if (inFuture > this.#maxTtlMs) problems.push(`expiration time cannot be more than ${goDurationText(this.#maxTtlMs * 1e6)} in the future (was ${goDurationText(inFuture * 1e6)})`);
         else if (inFuture < this.#minTtlMs) problems.push(`expiration time cannot be less than ${goDurationText(this.#minTtlMs * 1e6)} in the future (was ${goDurationText(inFuture * 1e6)})`);
       }
     } else {
@@ -363,11 +405,13 @@ export class AccessControl {
       if (expiration !== null && expiration !== previous.ExpirationTime) problems.push("cannot update expiration time");
     }
     if (problems.length > 0) throw invalid(`token 0 invalid: ${formatErrors(problems)}`);
+    // A role link names its role by ID, else by name; no role exists here.
+    for (const role of roles) throw invalid(`cannot find role ${String(role.ID || role.Name || "")}`);
 
     return this.#store(
       {
-        AccessorID: previous?.AccessorID ?? randomUUID(),
-        SecretID: previous?.SecretID ?? randomUUID(),
+        AccessorID: previous?.AccessorID ?? (uploaded ? accessor : randomUUID()),
+        SecretID: previous?.SecretID ?? (uploaded ? secret : randomUUID()),
         Name: name,
         Type: type as AclToken["Type"],
         Policies: policies,
@@ -377,7 +421,20 @@ export class AccessControl {
         ExpirationTTL: previous?.ExpirationTTL ?? ttlMs * 1e6,
       },
       previous,
+      uploaded,
     );
+  }
+
+  /**
+   * The token with this accessor: the reference's accessor index reads a UUID's hex digits in
+   * either case, so an accessor that differs only in case names the same token.
+   */
+  #tokenByAccessor(accessor: string): AclToken | undefined {
+    const exact = this.tokens.get(accessor);
+    if (exact !== undefined || !UUID.test(accessor)) return exact;
+    const folded = accessor.toLowerCase();
+    for (const token of this.tokens.values()) if (token.AccessorID.toLowerCase() === folded) return token;
+    return undefined;
   }
 
   /** Deletes a token. */

@@ -16,7 +16,7 @@ import { bodyText, byMethod, listRoute, missingName, objectBody, param, queryOf,
 export function aclRoutes(app: FastifyInstance, context: RouteContext): void {
   const { acl, cluster } = context;
   const options = (request: FastifyRequest): QueryOptions => {
-    const parsed = parseQueryOptions(queryOf(request), request.headers, context.settings.region);
+    const parsed = parseQueryOptions(queryOf(request), request.headers, context.settings);
     acl.requireEnabled();
     return parsed;
   };
@@ -57,13 +57,20 @@ export function aclRoutes(app: FastifyInstance, context: RouteContext): void {
 
   app.all("/v1/acl/tokens", byMethod({ GET: listRoute(context, aclTokensEndpoint) }));
 
-  const createToken = async (request: FastifyRequest): Promise<Result> => {
-    management(request);
+  /**
+   * `aclTokenUpdate`: the body first (decoded, and naming the token of the path, if any), then the
+   * caller (a management token), then `ACL.UpsertTokens`. The body's `AccessorID` counts on both
+   * paths, as the reference's: on `/v1/acl/token` too, it names a token to update or to upload.
+   */
+  const upsertToken = async (request: FastifyRequest): Promise<Result> => {
     const body = objectBody(request, ACL_TOKEN_BODY, "structs.ACLToken");
-    const token = await acl.upsertToken({ ...body, AccessorID: "" });
+    const accessor = param(request, "accessor");
+    if (accessor !== "" && body.AccessorID !== accessor) throw badRequest("ACL token accessor does not match request path");
+    management(request);
+    const token = await acl.upsertToken(body);
     return { body: tokenResponse(token), index: token.ModifyIndex };
   };
-  app.all("/v1/acl/token", byMethod({ PUT: createToken, POST: createToken }));
+  app.all("/v1/acl/token", byMethod({ PUT: upsertToken, POST: upsertToken }));
 
   app.all(
     "/v1/acl/token/self",
@@ -77,13 +84,6 @@ export function aclRoutes(app: FastifyInstance, context: RouteContext): void {
   );
 
   app.all("/v1/acl/token/", missingName("Missing Token Accessor"));
-  const updateToken = async (request: FastifyRequest): Promise<Result> => {
-    management(request);
-    const body = objectBody(request, ACL_TOKEN_BODY, "structs.ACLToken");
-    if (body.AccessorID !== param(request, "accessor")) throw badRequest("ACL token accessor does not match request path");
-    const token = await acl.upsertToken(body);
-    return { body: tokenResponse(token), index: token.ModifyIndex };
-  };
   app.all(
     "/v1/acl/token/:accessor",
     byMethod({
@@ -91,8 +91,8 @@ export function aclRoutes(app: FastifyInstance, context: RouteContext): void {
         const token = acl.readToken(param(request, "accessor"), acl.authenticate(options(request).token));
         return { body: tokenResponse(token), index: token.ModifyIndex, read: true };
       },
-      PUT: updateToken,
-      POST: updateToken,
+      PUT: upsertToken,
+      POST: upsertToken,
       DELETE: async (request) => {
         management(request);
         return { index: await acl.deleteToken(param(request, "accessor")) };
