@@ -1,7 +1,7 @@
 import { defineConfig } from "vitest/config";
 
 /** The tests of the agent over a real socket: run twice, on its own store and on PostgreSQL. */
-const AGENT_TESTS = ["test/agent/**/*.test.ts", "test/safety/agent-*.test.ts"];
+const AGENT_TESTS = ["test/agent/**/*.test.ts", "test/safety/agent-*.test.ts", "test/nomad-api/**/*.test.ts"];
 
 export default defineConfig({
   test: {

@@ -1,0 +1,336 @@
+/**
+ * The reference's `api/jobs_test.go`, ported: each test sends what the Go client sends and decodes
+ * the answers into the client's types (`go-client.ts`), on a fresh agent configured as the
+ * reference's test server (a server without client nodes, unless the test asks for `DevMode`).
+ */
+import { describe, expect } from "vitest";
+import { HEADER_STYLES } from "./go-client.js";
+import { clientSide, notServed, PORTED, runGoTests, skipped } from "./ported.js";
+import {
+  assertQueryMeta,
+  assertWriteMeta,
+  expectIndexOfEmptyTable,
+  expectUUID,
+  goTestServers,
+  len,
+  addDatacenter,
+  addTaskGroup,
+  newBatchJob,
+  newTask,
+  setConfig,
+  testGroup,
+  testJob,
+} from "./support.js";
+
+/** Every test of api/jobs_test.go (reference commit aa026cc99cfb), in its order. */
+export const JOBS_TESTS = {
+  TestJobs_Register: PORTED,
+  TestJobs_Register_PreserveCounts: notServed("GET /v1/job/<id>/scale (Jobs.ScaleStatus)"),
+  TestJobs_Register_NoPreserveCounts: notServed("GET /v1/job/<id>/scale (Jobs.ScaleStatus)"),
+  TestJobs_Register_PreserveResources: PORTED,
+  TestJobs_Register_NoPreserveResources: PORTED,
+  TestJobs_Register_EvalPriority: PORTED,
+  TestJobs_Register_NoEvalPriority: PORTED,
+  TestJobs_Validate: notServed("PUT /v1/validate/job"),
+  TestJobs_Canonicalize: clientSide("Job.Canonicalize"),
+  TestJobs_EnforceRegister: PORTED,
+  TestJobs_Revert: notServed("PUT /v1/job/<id>/revert"),
+  TestJobs_Info: PORTED,
+  TestJobs_ScaleInvalidAction: notServed("PUT /v1/job/<id>/scale"),
+  TestJobs_Versions: PORTED,
+  TestJobs_JobSubmission_Canonicalize: clientSide("JobSubmission.Canonicalize"),
+  TestJobs_JobSubmission_Copy: clientSide("JobSubmission.Copy"),
+  TestJobs_Submission_versions: notServed("GET /v1/job/<id>/submission"),
+  TestJobs_Submission_namespaces: notServed("GET /v1/job/<id>/submission"),
+  TestJobs_Submission_delete: notServed("GET /v1/job/<id>/submission"),
+  TestJobs_PrefixList: PORTED,
+  TestJobs_List: PORTED,
+  TestJobs_Allocations: PORTED,
+  TestJobs_Evaluations: PORTED,
+  TestJobs_Deregister: PORTED,
+  TestJobs_Deregister_EvalPriority: PORTED,
+  TestJobs_Deregister_NoEvalPriority: PORTED,
+  TestJobs_ForceEvaluate: notServed("PUT /v1/job/<id>/evaluate"),
+  TestJobs_PeriodicForce: notServed("PUT /v1/job/<id>/periodic/force"),
+  TestJobs_Plan: notServed("PUT /v1/job/<id>/plan"),
+  TestJobs_JobSummary: PORTED,
+  TestJobs_NewBatchJob: clientSide("NewBatchJob"),
+  TestJobs_NewServiceJob: clientSide("NewServiceJob"),
+  TestJobs_NewSystemJob: clientSide("NewSystemJob"),
+  TestJobs_NewSysbatchJob: clientSide("NewSysbatchJob"),
+  TestJobs_SetMeta: clientSide("Job.SetMeta"),
+  TestJobs_Constrain: clientSide("Job.Constrain"),
+  TestJobs_AddAffinity: clientSide("Job.AddAffinity"),
+  TestJobs_Sort: clientSide("JobIDSort"),
+  TestJobs_AddSpread: clientSide("Job.AddSpread"),
+  TestJobs_ScaleAction: notServed("PUT /v1/job/<id>/scale", "GET /v1/job/<id>/scale"),
+  TestJobs_ScaleAction_Error: notServed("PUT /v1/job/<id>/scale", "GET /v1/job/<id>/scale"),
+  TestJobs_ScaleAction_Noop: notServed("PUT /v1/job/<id>/scale", "GET /v1/job/<id>/scale"),
+  TestJobs_ScaleStatus: notServed("GET /v1/job/<id>/scale"),
+  TestJobs_Services: skipped("no-body", "a TODO"),
+  TestJobs_Parse: notServed("PUT /v1/jobs/parse"),
+} as const;
+
+/** A job ID with every character a path must escape, as the reference's tests use. */
+const TROUBLESOME_ID = "job-id/with\\troublesome:characters\n?&字";
+
+describe.each(HEADER_STYLES)("api/jobs_test.go (%s headers)", (style) => {
+  const { makeClient } = goTestServers(style);
+
+  /** The job of the PreserveResources tests: one `exec` task without resources, in `job`. */
+  const preserveResourcesJob = () => {
+    const task = setConfig(newTask("task", "exec"), "command", "/bin/echo");
+    task.LogConfig = { MaxFiles: 1, MaxFileSizeMB: 2 };
+    const job = addTaskGroup(addDatacenter(newBatchJob("job", "redis", "global", 1), "dc1"), testGroup("group1", 1, task));
+    return { job, task };
+  };
+
+  runGoTests(JOBS_TESTS, {
+    async TestJobs_Register() {
+      const { client } = await makeClient();
+      const [resp] = await client.jobs.list();
+      expect(len(resp)).toBe(0);
+
+      const job = testJob();
+      const [resp2, wm] = await client.jobs.register(job);
+      expect(resp2).not.toBeNull();
+      expectUUID(resp2.EvalID);
+      assertWriteMeta(wm);
+
+      const [list, qm] = await client.jobs.list();
+      assertQueryMeta(qm);
+      expect(len(list)).toBe(1);
+      expect(list?.[0]?.ID).toBe(job.ID);
+    },
+
+    async TestJobs_Register_PreserveResources() {
+      const { client } = await makeClient();
+      expect(len((await client.jobs.list())[0])).toBe(0);
+      const { job, task } = preserveResourcesJob();
+      const [resp2, wm] = await client.jobs.register(job);
+      expectUUID(resp2.EvalID);
+      assertWriteMeta(wm);
+
+      task.Resources = { CPU: 50, MemoryMB: 128 };
+      await client.jobs.registerOpts(job, { PreserveResources: true });
+
+      const [registered] = await client.jobs.info(job.ID as string);
+      const resources = registered.TaskGroups?.[0]?.Tasks?.[0]?.Resources;
+      // Go dereferences Resources.CPU: a nil Resources panics the test.
+      if (resources === null || resources === undefined) throw new Error("nil pointer dereference: Resources is nil");
+      expect(resources.CPU).toBe(100); // preserved
+      expect(resources.MemoryMB).toBe(300); // preserved
+    },
+
+    async TestJobs_Register_NoPreserveResources() {
+      const { client } = await makeClient();
+      expect(len((await client.jobs.list())[0])).toBe(0);
+      const { job, task } = preserveResourcesJob();
+      const [resp2, wm] = await client.jobs.register(job);
+      expectUUID(resp2.EvalID);
+      assertWriteMeta(wm);
+
+      task.Resources = { CPU: 50, MemoryMB: 128 };
+      await client.jobs.registerOpts(job, { PreserveResources: false });
+
+      const [registered] = await client.jobs.info(job.ID as string);
+      const resources = registered.TaskGroups?.[0]?.Tasks?.[0]?.Resources;
+      if (resources === null || resources === undefined) throw new Error("nil pointer dereference: Resources is nil");
+      expect(resources.CPU).toBe(50); // updated
+      expect(resources.MemoryMB).toBe(128); // updated
+    },
+
+    async TestJobs_Register_EvalPriority() {
+      const { client } = await makeClient();
+      expect(len((await client.jobs.list())[0])).toBe(0);
+      const [registerResp, wm] = await client.jobs.registerOpts(testJob(), { EvalPriority: 99 });
+      expectUUID(registerResp.EvalID);
+      assertWriteMeta(wm);
+
+      const [evalInfo] = await client.evaluations.info(registerResp.EvalID);
+      expect(evalInfo.Priority).toBe(99);
+    },
+
+    async TestJobs_Register_NoEvalPriority() {
+      const { client } = await makeClient();
+      expect(len((await client.jobs.list())[0])).toBe(0);
+      const job = testJob();
+      const [registerResp, wm] = await client.jobs.registerOpts(job, undefined);
+      expectUUID(registerResp.EvalID);
+      assertWriteMeta(wm);
+
+      const [evalInfo] = await client.evaluations.info(registerResp.EvalID);
+      expect(evalInfo.Priority).toBe(job.Priority);
+    },
+
+    async TestJobs_EnforceRegister() {
+      const { client } = await makeClient();
+      expect(len((await client.jobs.list())[0])).toBe(0);
+
+      // Registering with an incorrect index fails.
+      const job = testJob();
+      await expect(client.jobs.enforceRegister(job, 10)).rejects.toThrow("Enforcing job modify index");
+
+      const [resp2, wm] = await client.jobs.enforceRegister(job, 0);
+      expectUUID(resp2.EvalID);
+      assertWriteMeta(wm);
+
+      const [list, qm] = await client.jobs.list();
+      expect(len(list)).toBe(1);
+      expect(list?.[0]?.ID).toBe(job.ID);
+      assertQueryMeta(qm);
+
+      const curIndex = list?.[0]?.JobModifyIndex ?? 0;
+      await expect(client.jobs.enforceRegister(job, 123456)).rejects.toThrow("Enforcing job modify index");
+
+      const [resp3, wm3] = await client.jobs.enforceRegister(job, curIndex);
+      expectUUID(resp3.EvalID);
+      assertWriteMeta(wm3);
+    },
+
+    async TestJobs_Info() {
+      const { client } = await makeClient();
+      await expect(client.jobs.info(TROUBLESOME_ID)).rejects.toThrow("not found");
+
+      const job = testJob();
+      job.ID = TROUBLESOME_ID;
+      const [, wm] = await client.jobs.register(job);
+      assertWriteMeta(wm);
+
+      const [result, qm] = await client.jobs.info(TROUBLESOME_ID);
+      assertQueryMeta(qm);
+      expect(result.ID).toBe(job.ID);
+    },
+
+    async TestJobs_Versions() {
+      const { client } = await makeClient();
+      await expect(client.jobs.versions("job1", false)).rejects.toThrow("not found");
+
+      const job = testJob();
+      const [, wm] = await client.jobs.register(job);
+      assertWriteMeta(wm);
+
+      const [result, , qm] = await client.jobs.versions("job1", false);
+      assertQueryMeta(qm);
+      expect(result?.[0]?.ID).toBe(job.ID);
+    },
+
+    async TestJobs_PrefixList() {
+      const { client } = await makeClient();
+      expect(len((await client.jobs.prefixList("dummy"))[0])).toBe(0);
+
+      const job = testJob();
+      const [, wm] = await client.jobs.register(job);
+      assertWriteMeta(wm);
+
+      const [results] = await client.jobs.prefixList((job.ID as string).slice(0, 1));
+      expect(len(results)).toBe(1);
+      expect(results?.[0]?.ID).toBe(job.ID);
+    },
+
+    async TestJobs_List() {
+      const { client } = await makeClient();
+      expect(len((await client.jobs.list())[0])).toBe(0);
+
+      const job = testJob();
+      const [, wm] = await client.jobs.register(job);
+      assertWriteMeta(wm);
+
+      const [results] = await client.jobs.list();
+      expect(len(results)).toBe(1);
+      expect(results?.[0]?.ID).toBe(job.ID);
+    },
+
+    async TestJobs_Allocations() {
+      const { client } = await makeClient();
+      const [allocs, qm] = await client.jobs.allocations("job1", true);
+      expectIndexOfEmptyTable(qm); // the reference: must.Zero(t, qm.LastIndex)
+      expect(len(allocs)).toBe(0);
+    },
+
+    async TestJobs_Evaluations() {
+      const { client } = await makeClient();
+      const [evals, qm] = await client.jobs.evaluations("job1");
+      expectIndexOfEmptyTable(qm); // the reference: must.Zero(t, qm.LastIndex)
+      expect(len(evals)).toBe(0);
+
+      const job = testJob();
+      const [resp, wm] = await client.jobs.register(job);
+      assertWriteMeta(wm);
+
+      const [evals2, qm2] = await client.jobs.evaluations("job1");
+      assertQueryMeta(qm2);
+      // Newest first: the last is the registration's.
+      expect(len(evals2)).toBeGreaterThan(0);
+      expect(evals2?.[len(evals2) - 1]?.ID).toBe(resp.EvalID);
+    },
+
+    async TestJobs_Deregister() {
+      const { client } = await makeClient();
+      const [, wm] = await client.jobs.register(testJob());
+      assertWriteMeta(wm);
+
+      // Deregistering a job that does not exist is no error.
+      await client.jobs.deregister("nope", false);
+
+      const [evalID, wm3] = await client.jobs.deregister("job1", false);
+      assertWriteMeta(wm3);
+      expectUUID(evalID);
+
+      const [out, qm1] = await client.jobs.info("job1");
+      assertQueryMeta(qm1);
+      expect(out).not.toBeNull();
+
+      const [evalID2, wm4] = await client.jobs.deregister("job1", true);
+      assertWriteMeta(wm4);
+      expectUUID(evalID2);
+
+      const [result, qm] = await client.jobs.list();
+      assertQueryMeta(qm);
+      expect(len(result)).toBe(0);
+    },
+
+    async TestJobs_Deregister_EvalPriority() {
+      const { client } = await makeClient();
+      expect(len((await client.jobs.list())[0])).toBe(0);
+      const job = testJob();
+      const [registerResp, wm] = await client.jobs.register(job);
+      expectUUID(registerResp.EvalID);
+      assertWriteMeta(wm);
+
+      const [evalID] = await client.jobs.deregisterOpts(job.ID as string, { EvalPriority: 97 });
+      expectUUID(evalID);
+      const [evalInfo] = await client.evaluations.info(evalID);
+      expect(evalInfo.Priority).toBe(97);
+    },
+
+    async TestJobs_Deregister_NoEvalPriority() {
+      const { client } = await makeClient();
+      expect(len((await client.jobs.list())[0])).toBe(0);
+      const job = testJob();
+      const [registerResp, wm] = await client.jobs.register(job);
+      expectUUID(registerResp.EvalID);
+      assertWriteMeta(wm);
+
+      const [evalID] = await client.jobs.deregisterOpts(job.ID as string, {});
+      expectUUID(evalID);
+      const [evalInfo] = await client.evaluations.info(evalID);
+      expect(evalInfo.Priority).toBe(job.Priority);
+    },
+
+    async TestJobs_JobSummary() {
+      const { client } = await makeClient();
+      await expect(client.jobs.summary("job1")).rejects.toThrow("not found");
+
+      const job = testJob();
+      const taskName = job.TaskGroups?.[0]?.Name as string;
+      const [, wm] = await client.jobs.register(job);
+      assertWriteMeta(wm);
+
+      const [result, qm] = await client.jobs.summary("job1");
+      assertQueryMeta(qm);
+      expect(result.JobID).toBe(job.ID);
+      expect(Object.keys(result.Summary ?? {})).toContain(taskName);
+    },
+  });
+});
