@@ -17,7 +17,7 @@ describe("a job no node can take", () => {
   const summary = async (id: string) => (await read<{ Summary: Record<string, Record<string, number>> }>(`/v1/job/${id}/summary`)).Summary.g!;
   const jobStatus = async (id: string) => (await read(`/v1/job/${id}`)).Status;
 
-  it("is blocked: its evaluation names the blocked one and why, the job is pending, its allocations queued", async () => {
+  it("is blocked: its evaluation names the blocked one and why, its allocations queued; the job runs its deployment", async () => {
     await agent.register(job("elsewhere", { Datacenters: ["dc9"], TaskGroups: [{ Name: "g", Count: 2, Tasks: [{ Name: "t", Driver: "mock" }] }] }));
     await agent.agent.clock.advance("1m");
     const evals = await evaluations("elsewhere");
@@ -26,7 +26,9 @@ describe("a job no node can take", () => {
     expect(first).toMatchObject({ Status: "complete", BlockedEval: blocked.ID, QueuedAllocations: { g: 2 }, FailedTGAllocs: { g: { NodesEvaluated: 0, NodesAvailable: { dc9: 0 }, CoalescedFailures: 1 } } });
     expect(blocked).toMatchObject({ TriggeredBy: "queued-allocs", PreviousEval: first.ID, StatusDescription: "created to place remaining allocations", JobID: "elsewhere" });
     expect(await read<Item[]>("/v1/job/elsewhere/allocations")).toEqual([]);
-    expect(await jobStatus("elsewhere")).toBe("pending");
+    // The reconciler makes the service job's deployment whether or not its placements succeed, so the job is running (`getJobStatus`).
+    expect(await read<Item[]>("/v1/job/elsewhere/deployments")).toMatchObject([{ Status: "running", TaskGroups: { g: { PlacedAllocs: 0 } } }]);
+    expect(await jobStatus("elsewhere")).toBe("running");
     expect(await summary("elsewhere")).toMatchObject({ Queued: 2, Starting: 0 });
     // Each is the other's related evaluation.
     const related = await read(`/v1/evaluation/${first.ID as string}?related=true`);

@@ -56,8 +56,14 @@ describe("an agent on the manual clock", () => {
     await agent.register(job("flaky", { Type: "batch", Meta: { "bexpr.run_for": "10m", "bexpr.exit_code": "3" } }));
     await agent.agent.clock.advance("9m");
     expect(await counts(agent, "flaky")).toMatchObject({ Running: 1, Failed: 0 });
-    await agent.agent.clock.advance("2m");
+    // It fails 10m after it started; a batch job's group reschedules it once, 5 s later, and the replacement fails too.
+    await agent.agent.clock.advance("1m1s");
     expect(await counts(agent, "flaky")).toMatchObject({ Running: 0, Failed: 1, Complete: 0 });
+    expect((await jobItem(agent, "flaky")).Status).toBe("pending");
+    await agent.agent.clock.advance("1m");
+    expect(await counts(agent, "flaky")).toMatchObject({ Running: 1, Failed: 1 });
+    await agent.agent.clock.advance("10m");
+    expect(await counts(agent, "flaky")).toMatchObject({ Running: 0, Failed: 2, Complete: 0 });
     expect((await jobItem(agent, "flaky")).Status).toBe("dead");
   });
 

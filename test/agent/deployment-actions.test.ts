@@ -29,8 +29,13 @@ describe("deployments on the manual clock", () => {
 
   const post = (path: string, body?: unknown) => send(agent.url + path, { method: "POST", ...(body === undefined ? {} : { body: JSON.stringify(body) }) });
 
-  it("holds canaries for promotion, then completes once they are promoted", async () => {
-    await agent.register(job("canary", { Update: { MaxParallel: 1, Canary: 1 }, TaskGroups: [{ Name: "g", Count: 2, Tasks: [{ Name: "t", Driver: "mock" }] }] }));
+  it("holds an update's canaries for promotion, then completes once they are promoted", async () => {
+    const spec = (image: string) => job("canary", { Update: { MaxParallel: 1, Canary: 1 }, TaskGroups: [{ Name: "g", Count: 2, Tasks: [{ Name: "t", Driver: "docker", Config: { image } }] }] });
+    // A new job has nothing for canaries to replace: the reference places none, and the deployment completes.
+    await agent.register(spec("v1"));
+    await agent.agent.clock.advance("1s");
+    expect(await deploymentOf("canary")).toMatchObject({ Status: "successful", TaskGroups: { g: { DesiredCanaries: 0 } } });
+    await agent.register(spec("v2"));
     await agent.agent.clock.advance("1s");
     const waiting = await deploymentOf("canary");
     expect(waiting).toMatchObject({ Status: "running", StatusDescription: "Deployment is running but requires manual promotion" });
@@ -42,7 +47,8 @@ describe("deployments on the manual clock", () => {
     const promoted = await post(`/v1/deployment/promote/${waiting.ID}`, { DeploymentID: waiting.ID, All: true });
     expect(promoted.status).toBe(200);
     expect(promoted.json()).toMatchObject({ DeploymentModifyIndex: Number(promoted.headers["x-svc-index"]), RevertedJobVersion: null });
-    await agent.agent.clock.advance(0);
+    // The rest of the update rolls out (one allocation, MaxParallel 1), and is healthy the placement delay later.
+    await agent.agent.clock.advance("1s");
     expect(await deploymentOf("canary")).toMatchObject({ Status: "successful", TaskGroups: { g: { Promoted: true } } });
   });
 

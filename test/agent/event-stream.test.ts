@@ -126,12 +126,13 @@ const pause = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 const agent = useAgent({ placementDelayMs: 60_000, eventHeartbeatMs: 200, namespaces: [{ Name: "a" }, { Name: "b" }] });
 
 describe("GET /v1/event/stream", () => {
-  it("streams a registration's events in index order: the job and its evaluation, then the scheduler's evaluation, allocations and deployment", async () => {
+  it("streams a registration's events in index order: the job and its evaluation, then the scheduler's plan (allocations and deployment), then its evaluation", async () => {
     const stream = await subscribe(`${agent.url}/v1/event/stream`);
     expect(stream.headers["content-type"]).toBe("application/json");
     expect(stream.headers["content-encoding"]).toBeUndefined();
     const registered = await agent.register(job("web", { TaskGroups: [{ Name: "g", Count: 2, Tasks: [{ Name: "t", Driver: "mock" }] }] }));
-    const frames = await stream.until(hasDeploymentOf("web"));
+    const completed = (frames: Frame[]) => events(frames).some((event) => event.Key === registered.EvalID && event.Payload.Evaluation!.Status === "complete");
+    const frames = (await stream.until(completed)).filter((frame) => frame.Index >= registered.Index);
     stream.close();
 
     const indexes = frames.map((frame) => frame.Index);
@@ -139,7 +140,7 @@ describe("GET /v1/event/stream", () => {
     expect(new Set(indexes).size).toBe(indexes.length);
     for (const frame of frames) for (const event of frame.Events) expect(event.Index).toBe(frame.Index);
 
-    const [first, second] = frames;
+    const [first, second, third] = frames;
     expect(first!.Index).toBe(registered.Index);
     expect(first!.Events.map((event) => [event.Topic, event.Type, event.Key, event.Namespace, event.FilterKeys])).toEqual([
       ["Job", "JobRegistered", "web", "default", null],
@@ -148,12 +149,15 @@ describe("GET /v1/event/stream", () => {
     expect(first!.Events[0]!.Payload.Job).toMatchObject({ ID: "web", Status: "pending", Version: 0, JobModifyIndex: registered.Index });
     expect(first!.Events[1]!.Payload.Evaluation).toMatchObject({ ID: registered.EvalID, JobID: "web", Status: "pending" });
 
-    // The scheduler's write: the job running, the evaluation complete, two allocations, the deployment; topics in a fixed order.
+    // The scheduler's plan, one write: the job running, two allocations, the deployment; topics in a fixed order.
     const deployment = second!.Events.find((event) => event.Topic === "Deployment")!;
-    expect(second!.Events.map((event) => event.Topic)).toEqual(["Job", "Evaluation", "Allocation", "Allocation", "Deployment"]);
-    expect(second!.Events.map((event) => event.Type)).toEqual(["JobRegistered", "EvaluationUpdated", "AllocationUpdated", "AllocationUpdated", "DeploymentStatusUpdate"]);
+    expect(second!.Events.map((event) => event.Topic)).toEqual(["Job", "Allocation", "Allocation", "Deployment"]);
+    expect(second!.Events.map((event) => event.Type)).toEqual(["JobRegistered", "AllocationUpdated", "AllocationUpdated", "DeploymentStatusUpdate"]);
     expect(second!.Events[0]!.Payload.Job).toMatchObject({ ID: "web", Status: "running" });
-    expect(second!.Events[1]!.Payload.Evaluation).toMatchObject({ ID: registered.EvalID, Status: "complete" });
+    // Then the evaluation complete, a write of its own, as the reference's worker writes it after the plan.
+    expect(third!.Index).toBe(second!.Index + 1);
+    expect(third!.Events.map((event) => [event.Topic, event.Type, event.FilterKeys])).toEqual([["Evaluation", "EvaluationUpdated", ["web", deployment.Key]]]);
+    expect(third!.Events[0]!.Payload.Evaluation).toMatchObject({ ID: registered.EvalID, Status: "complete", DeploymentID: deployment.Key });
     for (const alloc of second!.Events.filter((event) => event.Topic === "Allocation")) {
       expect(alloc.FilterKeys).toEqual(["web", deployment.Key]);
       expect(alloc.Payload.Allocation).toMatchObject({ JobID: "web", DeploymentID: deployment.Key, ID: alloc.Key });
@@ -852,5 +856,25 @@ describe("the number of event streams", () => {
     for (let i = 0; i < EVENT_STREAMS_MAX; i++) broker.open(request()).start(stalledSink());
     expect(() => broker.open(request())).toThrow(`at most ${EVENT_STREAMS_MAX} at once`);
     broker.close();
+  });
+});
+
+describe("the agent's own nodes in the stream", () => {
+  it("are in the buffer from the agent's start: index=0 replays a NodeRegistration for each, as the reference's registrations", async () => {
+    const own = await startTestAgent({ port: 0, demo: false, logLevel: "silent", nodes: 2, placementDelayMs: 60_000 });
+    try {
+      const stream = await subscribe(`${own.url}/v1/event/stream?topic=Node&index=0`);
+      const frames = await stream.until((received) => events(received).length >= 2);
+      stream.close();
+      const nodes = events(frames);
+      expect(nodes.map((event) => [event.Topic, event.Type, event.Index])).toEqual([
+        ["Node", "NodeRegistration", 1],
+        ["Node", "NodeRegistration", 1],
+      ]);
+      expect(nodes.map((event) => event.Payload.Node!.Name).sort()).toEqual(["client-1", "client-2"]);
+      expect(nodes[0]!.Payload.Node).toMatchObject({ SecretID: "", Events: [{ Message: "Node registered", Subsystem: "Cluster", CreateIndex: 1 }] });
+    } finally {
+      await own.close();
+    }
   });
 });

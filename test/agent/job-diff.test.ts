@@ -350,8 +350,8 @@ describe("diffJobs: tasks", () => {
     // MAX_DIFF_DEPTH + 2 levels of Inner around the leaf: the last three are past the limit.
     const nest = (leaf: string) => Array.from({ length: MAX_DIFF_DEPTH + 2 }).reduce<unknown>((inner) => ({ Inner: inner }), { Leaf: leaf });
     const whole = (leaf: string) => `${'{"Inner":'.repeat(3)}{"Leaf":"${leaf}"}${"}".repeat(3)}`;
-    // Resources is the first level, Deep the second: MAX_DIFF_DEPTH objects in all.
-    let object = taskObjects({ Resources: { CPU: 100, Deep: nest("a") } }, { Resources: { CPU: 100, Deep: nest("b") } })![0]!;
+    // Vault (a block the agent keeps as sent) is the first level, Deep the second: MAX_DIFF_DEPTH objects in all.
+    let object = taskObjects({ Vault: { Role: "r", Deep: nest("a") } }, { Vault: { Role: "r", Deep: nest("b") } })![0]!;
     let levels = 1;
     while (object.Objects !== null) [object, levels] = [object.Objects[0]!, levels + 1];
     expect(levels).toBe(MAX_DIFF_DEPTH);

@@ -127,7 +127,9 @@ describe("task states", () => {
     await agent.agent.clock.advance(PLACEMENT_MS / 2);
     const started = agent.agent.clock.now();
     const running = await task("states");
-    expect([running.State, running.StartedAt, running.Events.map((event) => event.Type)]).toEqual(["running", started.toISOString().replace(".000Z", "Z"), ["Received", "Task Setup", "Started"]]);
+    // Go's RFC 3339: the fraction without its trailing zeros.
+    const goStarted = started.toISOString().replace(/\.(\d*?)0*Z$/, (_, digits: string) => (digits === "" ? "Z" : `.${digits}Z`));
+    expect([running.State, running.StartedAt, running.Events.map((event) => event.Type)]).toEqual(["running", goStarted, ["Received", "Task Setup", "Started"]]);
     expect(BigInt(running.Events[2]!.Time)).toBe(nowNs());
 
     await agent.agent.clock.advance("1m");

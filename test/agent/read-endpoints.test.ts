@@ -179,7 +179,9 @@ describe("GET /v1/allocation/<id>", () => {
     expect(Object.keys(alloc.Job as Item)).toEqual(JOB_FIELDS);
     expect(alloc.DeploymentID).toMatch(/^[0-9a-f-]{36}$/);
     // omitempty: an all-zero DesiredTransition, empty strings and nil maps are not written.
-    for (const field of ["DesiredTransition", "PreviousAllocation", "NextAllocation", "Metrics", "SigningKeyID", "DesiredDescription"]) expect(alloc).not.toHaveProperty(field);
+    for (const field of ["DesiredTransition", "NextAllocation", "Metrics", "SigningKeyID", "DesiredDescription"]) expect(alloc).not.toHaveProperty(field);
+    // An update's allocation names the one of the older version it replaced, as the reference's destructive updates do.
+    if (alloc.PreviousAllocation !== undefined) expect(body(await agent.get(`/v1/allocation/${alloc.PreviousAllocation as string}`))).toMatchObject({ DesiredStatus: "stop", NextAllocation: alloc.ID });
     // Its task's state follows its client status, as the reference's client reports it.
     const task = (alloc.TaskStates as Record<string, Item>).t!;
     expect(task.State).toBe(alloc.ClientStatus === "pending" ? "pending" : "running");
@@ -284,6 +286,10 @@ describe("GET /v1/nodes and /v1/node/<id>", () => {
     expect(node).toMatchObject({ ID: stub!.ID, SecretID: "", HTTPAddr: `${stub!.Address}:4646`, Name: stub!.Name, DrainStrategy: null, Drain: false });
     expect(node.Attributes).toMatchObject({ "os.name": "debian", "nomad.version": "1.9.4" });
     expectReadMeta(response, node.ModifyIndex as number);
+    // Registered as the reference's state store registers a node: its status's time, and its first event.
+    const registeredAt = node.StatusUpdatedAt as number;
+    expect(registeredAt).toBeGreaterThan(1_600_000_000);
+    expect(node.Events).toEqual([{ Message: "Node registered", Subsystem: "Cluster", Details: null, Timestamp: new Date(registeredAt * 1000).toISOString().replace(".000Z", "Z"), CreateIndex: node.CreateIndex }]);
   });
 
   it.each([

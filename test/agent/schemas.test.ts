@@ -15,7 +15,7 @@ import { decodeRegisterRequest } from "../../src/server/scheduler/job-spec.js";
 import { useAgent } from "./support.js";
 import { mismatches } from "../support/schema-shape.js";
 
-/** A job using every block the agent keeps: update, multiregion, scaling, tasks with env and meta. */
+/** A job using every block the agent models: update, migrate, multiregion, scaling, the disk, tasks with env, meta, resources and logs. */
 const fullJob = {
   ID: "full",
   Type: "service",
@@ -40,9 +40,24 @@ const fullJob = {
       Name: "g",
       Count: 2,
       Meta: { k: "v" },
-      Scaling: { ID: "s", Type: "horizontal", Min: 1, Max: 3, Enabled: true, Policy: { cooldown: "1m" }, Target: { Group: "g" } },
+      Scaling: { ID: "s", Type: "horizontal", Min: 1, Max: 3, Enabled: true, Policy: { cooldown: "1m" }, Target: { Group: "g" }, CreateIndex: 0, ModifyIndex: 0 },
       Update: { MaxParallel: 1, HealthCheck: "task_states", MinHealthyTime: 5, HealthyDeadline: 6, ProgressDeadline: 7, Stagger: 8, Canary: 0, AutoRevert: false, AutoPromote: true },
-      Tasks: [{ Name: "t", Driver: "docker", User: "root", Config: { image: "x" }, Env: { A: "1" }, Meta: { m: "n" }, Leader: true }],
+      Migrate: { MaxParallel: 2 },
+      EphemeralDisk: { SizeMB: 25 },
+      Tasks: [
+        {
+          Name: "t",
+          Driver: "docker",
+          User: "root",
+          Config: { image: "x" },
+          Env: { A: "1" },
+          Meta: { m: "n" },
+          Leader: true,
+          Resources: { CPU: 500, MemoryMB: 256, NUMA: { Affinity: "prefer" } },
+          LogConfig: { MaxFiles: 3 },
+          KillTimeout: 10_000_000_000,
+        },
+      ],
     },
   ],
 };

@@ -70,8 +70,10 @@ describe("complete: where an expression starts", () => {
       ["Constraints", "any"],
       ["Affinities", "any"],
       ["Spreads", "any"],
-      ["Payload", "any"],
       ["TaskGroups", "list of structs.TaskGroup"],
+      ["Payload", "any"],
+      ["UI", "any"],
+      ["VersionTag", "any"],
     ]);
     expect(labels(at("all M", job))).toEqual(["Meta"]);
   });

@@ -710,6 +710,13 @@ export interface Events {
 export const EOF = new GoClientError("EOF");
 
 /**
+ * Go's `io.ErrUnexpectedEOF`: what its HTTP client's body gives, and so its JSON decoder, when
+ * the connection ends before a chunked body's last chunk (a server that stopped), or in the
+ * middle of a value.
+ */
+export const UNEXPECTED_EOF = new GoClientError("unexpected EOF");
+
+/**
  * The channel `Stream` returns: frames as the Go client's goroutine decodes them (heartbeats
  * skipped), at most 10 waiting, an error as the last one, then closed; cancelling the context
  * closes it without another frame.
@@ -773,9 +780,11 @@ async function openEventStream(client: GoClient, topics: Readonly<Record<string,
         }
       }
       if (signal.aborted) return;
-      push({ Index: 0, Events: null, Err: pending.trim() === "" ? EOF : new GoClientError("unexpected EOF") });
+      push({ Index: 0, Events: null, Err: pending.trim() === "" ? EOF : UNEXPECTED_EOF });
     } catch (error) {
-      if (!signal.aborted) push({ Index: 0, Events: null, Err: new GoClientError((error as Error).message) });
+      // undici's words for a connection closed before the body's end: Go reads io.ErrUnexpectedEOF.
+      const cutShort = (error as { code?: unknown }).code === "UND_ERR_SOCKET" || /other side closed/.test((error as Error).message);
+      if (!signal.aborted) push({ Index: 0, Events: null, Err: cutShort ? UNEXPECTED_EOF : new GoClientError((error as Error).message) });
     } finally {
       closed = true;
       notify();

@@ -4,15 +4,15 @@
  */
 import { describe, expect } from "vitest";
 import { HEADER_STYLES } from "./go-client.js";
-import { clientSide, fails, notServed, PORTED, runGoTests } from "./ported.js";
+import { clientSide, notServed, PORTED, runGoTests } from "./ported.js";
 import { assertQueryMeta, goTestServers, len, MustError, oneNodeFromNodeList } from "./support.js";
 
 /** Every test of api/nodes_test.go (reference commit aa026cc99cfb), in its order. */
 export const NODES_TESTS = {
   TestNodes_List: PORTED,
   TestNodes_PrefixList: PORTED,
-  TestNodes_List_Resources: fails("no-node-resources"),
-  TestNodes_Info: fails("no-node-resources", "then nodes-not-in-event-buffer: StatusUpdatedAt is 0 and Events nil"),
+  TestNodes_List_Resources: PORTED,
+  TestNodes_Info: PORTED,
   TestNode_Stats: notServed("GET /v1/client/stats"),
   TestNodes_NoSecretID: PORTED,
   TestNodes_ToggleDrain: notServed("PUT /v1/node/<id>/drain"),

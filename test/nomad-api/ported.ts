@@ -14,9 +14,6 @@ import { it } from "vitest";
  * Each test marked with one fails for that cause first (the report lists the actual errors).
  */
 export const KNOWN_GAPS = {
-  "nodes-not-in-event-buffer": "nodes are never written through the event buffer: no Node events, StatusUpdatedAt 0, no node Events",
-  "stream-end-at-shutdown": "when the agent stops, an event stream's connection is closed in the middle of its response, where the reference's client reads a clean end (io.EOF)",
-  "no-node-resources": "nodes have no NodeResources or ReservedResources, even with ?resources=true",
   "no-allocated-resources": "allocation stubs have no AllocatedResources, even with ?resources=true",
   "no-network-status": "allocations have no NetworkStatus (the reference's client reports one)",
   "fresh-metrics-empty": "a fresh agent's metrics summary has no counters and no samples: only finished HTTP requests are counted, and the first request sees none",

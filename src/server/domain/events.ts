@@ -51,6 +51,9 @@ export const EVENT_QUEUE_BYTES = 256 * 1024;
  */
 export const EVENT_STREAMS_MAX = 128;
 
+/** The index of the store's seed: the state a new store starts with (the default namespace, the agent's nodes). */
+const SEED_INDEX = 1;
+
 /** The topics the agent sends events of, in the order of a frame's events. */
 export type EventTopic = "Job" | "Evaluation" | "Allocation" | "Deployment" | "Node";
 
@@ -389,6 +392,10 @@ export class EventBroker {
       maxStreams: options.maxStreams ?? EVENT_STREAMS_MAX,
     };
     this.#seenIndex = store.index;
+    // The nodes the agent registered as it started (the store's seed, written before the buffer
+    // follows it) are in the buffer, as the reference's node registrations are in its own.
+    const seeded = new Map([...store.tables.nodes.values()].filter((node) => node.ModifyIndex <= SEED_INDEX).map((node) => [node.ID, node]));
+    if (seeded.size > 0) for (const frame of framesOf({ index: SEED_INDEX, changes: { nodes: seeded } }, 0)) this.#push(frame);
     this.#unsubscribe = store.subscribe((write) => this.#observe(write));
   }
 

@@ -32,8 +32,13 @@ import type { Cluster } from "../scheduler/cluster.js";
 import { Refusal } from "./errors.js";
 import { validateNamespace } from "./namespaces.js";
 import { decodeRegisterRequest, type RegisterRequest } from "../scheduler/job-spec.js";
+import { registered } from "../scheduler/state.js";
+import { fingerprintResources, registrationTime, reservedResources } from "../scheduler/fingerprint.js";
+import type { StructDecl } from "../../structs/declare.js";
+import { misfit, overlay } from "../../structs/derive.js";
+import { NODE_RESERVED_RESOURCES, NODE_RESOURCES } from "../../structs/resources.js";
 import { AgentDataError, describeRefused, isObject } from "./snapshot.js";
-import type { Namespace, Node } from "../state/model.js";
+import type { Namespace, Node, NodeReservedResources, NodeResources } from "../state/model.js";
 import { namespacedKey, type Store } from "../state/store.js";
 
 /**
@@ -79,6 +84,14 @@ export interface FixtureNode {
   readonly Attributes?: Readonly<Record<string, string>>;
   /** Default none. */
   readonly Meta?: Readonly<Record<string, string>>;
+  /**
+   * What its client found of its machine (`structs.NodeResources`): each field given replaces
+   * the simulated client's (see `scheduler/fingerprint.ts`: 4 cores of 2500 MHz, 16 GiB, dynamic
+   * ports 20000 to 32000…), the others are the simulated client's.
+   */
+  readonly NodeResources?: Readonly<Record<string, unknown>>;
+  /** What it keeps back from tasks (`structs.NodeReservedResources`), likewise over the simulated client's (the ports 14000 to 14512). */
+  readonly ReservedResources?: Readonly<Record<string, unknown>>;
 }
 
 /**
@@ -150,10 +163,12 @@ export interface AgentFixture {
 
 /** The fields of a fixture document. */
 const FIXTURE_FIELDS = ["Namespaces", "Nodes", "Jobs", "Deployments", "ACL"];
-const NODE_FIELDS = ["Name", "ID", "Datacenter", "NodePool", "NodeClass", "Address", "Status", "StatusDescription", "SchedulingEligibility", "Drain", "Attributes", "Meta"];
+const NODE_FIELDS = ["Name", "ID", "Datacenter", "NodePool", "NodeClass", "Address", "Status", "StatusDescription", "SchedulingEligibility", "Drain", "Attributes", "Meta", "NodeResources", "ReservedResources"];
 const NODE_STATUSES: readonly Node["Status"][] = ["initializing", "ready", "down", "disconnected"];
 const ELIGIBILITIES: readonly Node["SchedulingEligibility"][] = ["eligible", "ineligible"];
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+/** The highest port. */
+const MAX_PORT = 65_535;
 
 /** What the agent's own simulated nodes report (`Cluster.seed`), given to a fixture's nodes that name no attributes. */
 const DEFAULT_NODE_ATTRIBUTES: Readonly<Record<string, string>> = { "kernel.name": "linux", "cpu.arch": "amd64", "os.name": "debian", "driver.docker": "1", "driver.exec": "1" };
@@ -227,6 +242,23 @@ function stringMapAt(entry: Record<string, unknown>, field: string, path: string
   return value as Record<string, string>;
 }
 
+/** An optional block of a reference's struct, each of its fields fitting the struct's (as Go's decoder reads it). */
+function structAt(entry: Record<string, unknown>, field: string, decl: StructDecl, path: string): void {
+  const value = entry[field];
+  if (value === undefined) return;
+  const found = misfit(decl, value, `${path}.${field}`);
+  if (found !== undefined) throw invalidFixture(found[0], `expected ${found[1]}, got ${describeRefused(getAt(entry, found[0].slice(path.length + 1)))}`);
+}
+
+/** The value at a dotted path (with `[i]` for list items) inside `value`. */
+function getAt(value: unknown, path: string): unknown {
+  let at = value;
+  for (const part of path.split(/\.|\[(\d+)\]/).filter((each) => each !== undefined && each !== "")) {
+    at = isObject(at) || Array.isArray(at) ? (at as Record<string, unknown>)[part] : undefined;
+  }
+  return at;
+}
+
 /** The message of a refusal by the domain, or undefined for another error. */
 function refusalMessage(error: unknown): string | undefined {
   if (error instanceof Refusal || error instanceof AclConfigError) return error.message.trimEnd();
@@ -263,6 +295,12 @@ function checkNodes(value: unknown): FixtureNode[] | undefined {
     if (node.Drain !== undefined && typeof node.Drain !== "boolean") throw invalidFixture(`${path}.Drain`, `expected true or false, got ${describeRefused(node.Drain)}`);
     stringMapAt(node, "Attributes", path);
     stringMapAt(node, "Meta", path);
+    structAt(node, "NodeResources", NODE_RESOURCES, path);
+    structAt(node, "ReservedResources", NODE_RESERVED_RESOURCES, path);
+    const { MinDynamicPort: min, MaxDynamicPort: max } = nodeResources(node as unknown as FixtureNode, "");
+    if (!(min >= 1 && min <= max && max <= MAX_PORT)) {
+      throw invalidFixture(`${path}.NodeResources.${min >= 1 && min <= MAX_PORT ? "MaxDynamicPort" : "MinDynamicPort"}`, `the dynamic ports run from MinDynamicPort to MaxDynamicPort, within 1 to ${MAX_PORT}: got ${min} to ${max}`);
+    }
     return node as unknown as FixtureNode;
   });
 }
@@ -394,6 +432,11 @@ export function readFixture(document: unknown, region: string): CheckedFixture {
   return { namespaces, nodes, jobs, ...checkAcl(document.ACL) };
 }
 
+/** A fixture node's `NodeResources`: its own fields over those the simulated client at `address` finds. */
+function nodeResources(node: FixtureNode, address: string): NodeResources {
+  return overlay(NODE_RESOURCES, fingerprintResources(address), node.NodeResources) as NodeResources;
+}
+
 /** The ID of a fixture's node that names none: a UUID made from its name, the same on every start. */
 function nodeId(name: string): string {
   const hex = createHash("sha256").update(`bexpr fixture node ${name}`).digest("hex");
@@ -445,23 +488,29 @@ export async function loadFixture(fixture: CheckedFixture, target: FixtureTarget
   for (const { path, namespace } of fixture.namespaces) await at(path, () => cluster.putNamespace(namespace));
   if (fixture.nodes !== undefined) {
     const nodes = fixture.nodes;
+    // The simulated clients register once they have fingerprinted their machines.
+    const registeredAt = registrationTime(cluster.clock.nowMs());
     await store.write(["nodes"], (state) => {
       for (const node of [...state.nodes.values()]) state.nodes.delete(node.ID);
       nodes.forEach((node, i) => {
+        const address = node.Address ?? `127.0.0.${(i + 1) % 250 + 1}`;
         state.nodes.put({
           ID: node.ID ?? nodeId(node.Name),
           Name: node.Name,
           Datacenter: node.Datacenter ?? target.datacenter,
           NodePool: node.NodePool ?? "default",
           NodeClass: node.NodeClass ?? "",
-          Address: node.Address ?? `127.0.0.${(i + 1) % 250 + 1}`,
+          Address: address,
           Status: node.Status ?? "ready",
           StatusDescription: node.StatusDescription ?? "",
           SchedulingEligibility: node.SchedulingEligibility ?? "eligible",
           Drain: node.Drain ?? false,
           Version: NODE_VERSION,
           Attributes: { ...(node.Attributes ?? DEFAULT_NODE_ATTRIBUTES) },
+          NodeResources: nodeResources(node, address),
+          ReservedResources: overlay(NODE_RESERVED_RESOURCES, reservedResources(), node.ReservedResources) as NodeReservedResources,
           Meta: { ...(node.Meta ?? {}) },
+          ...registered(registeredAt, state.index),
           CreateIndex: state.index,
           ModifyIndex: state.index,
         });

@@ -27,6 +27,13 @@ import { parsePolicy, PolicyError, type ParsedPolicy } from "./acl-policy.js";
 import { formatErrors, validateJob } from "../scheduler/job-spec.js";
 import type { AclPolicy, AclToken, JobSpec } from "../state/model.js";
 import { TABLE_NAMES, TABLES, type Rows, type Store, type TableName, type Tables } from "../state/store.js";
+import { ALLOCATION } from "../../structs/allocation.js";
+import { DEPLOYMENT } from "../../structs/deployment.js";
+import { rowChecks, type RowCheck } from "../../structs/derive.js";
+import { EVALUATION } from "../../structs/evaluation.js";
+import { JOB } from "../../structs/job.js";
+import { JOB_SUMMARY } from "../../structs/job-list.js";
+import { NODE } from "../../structs/node.js";
 
 /** The `Format` of a snapshot document: how a restore (and `--data`) tells one from a fixture. */
 export const SNAPSHOT_FORMAT = "bexpr-snapshot";
@@ -159,116 +166,22 @@ export function takeSnapshot(tables: Tables, index: number, nowMs: number): Agen
  * `nanoseconds` (a whole number, read as a bigint), or one of the listed strings; `?` after the
  * kind: the field may be absent; `|null`: it may be null.
  */
-type FieldSpec = string | readonly string[];
+type FieldSpec = RowCheck;
 
 /**
  * The fields each table's rows must have, the ones the store, the lists and the scheduler rely on
- * (keys, groups, orders, indexes, times, statuses). Other fields are kept as they are.
+ * (keys, groups, orders, indexes, times, statuses): for the reference's structs, the fields their
+ * declarations give a row rule (`src/structs/`); for the agent's own tables (a job's versions,
+ * namespaces, ACL policies and tokens), listed here. Other fields are kept as they are.
  */
 const ROW_FIELDS: { readonly [Name in TableName]: Readonly<Record<string, FieldSpec>> } = {
-  jobs: {
-    ID: "string",
-    Namespace: "string",
-    Region: "string",
-    Name: "string",
-    Type: "string",
-    Priority: "integer",
-    Stop: "boolean",
-    Datacenters: "strings",
-    TaskGroups: "array",
-    Update: "object|null",
-    Multiregion: "object|null",
-    Periodic: "object|null",
-    ParameterizedJob: "object|null",
-    Meta: "object|null",
-    Status: "string",
-    StatusDescription: "string",
-    Stable: "boolean",
-    Version: "integer",
-    SubmitTime: "nanoseconds",
-    CreateIndex: "index",
-    ModifyIndex: "index",
-    JobModifyIndex: "index",
-  },
-  job_summary: { JobID: "string", Namespace: "string", Summary: "object", Children: "object", CreateIndex: "index", ModifyIndex: "index" },
-  deployment: {
-    ID: "string",
-    Namespace: "string",
-    JobID: "string",
-    JobVersion: "integer",
-    JobModifyIndex: "index",
-    JobSpecModifyIndex: "index",
-    JobCreateIndex: "index",
-    IsMultiregion: "boolean",
-    TaskGroups: "object",
-    Status: "string",
-    StatusDescription: "string",
-    EvalPriority: "integer",
-    CreateIndex: "index",
-    ModifyIndex: "index",
-    CreateTime: "nanoseconds",
-    ModifyTime: "nanoseconds",
-  },
-  evals: {
-    ID: "string",
-    Namespace: "string",
-    Priority: "integer",
-    Type: "string",
-    TriggeredBy: "string",
-    JobID: "string",
-    JobModifyIndex: "index",
-    DeploymentID: "string?",
-    Status: ["pending", "complete", "failed", "canceled", "blocked"],
-    StatusDescription: "string?",
-    QueuedAllocations: "object?",
-    CreateIndex: "index",
-    ModifyIndex: "index",
-    CreateTime: "nanoseconds?",
-    ModifyTime: "nanoseconds?",
-  },
-  allocs: {
-    ID: "string",
-    Namespace: "string",
-    EvalID: "string",
-    Name: "string",
-    NodeID: "string",
-    NodeName: "string",
-    JobID: "string",
-    JobType: "string",
-    JobVersion: "integer",
-    TaskGroup: "string",
-    DeploymentID: "string",
-    DesiredStatus: ["run", "stop", "evict"],
-    DesiredDescription: "string",
-    ClientStatus: ["pending", "running", "complete", "failed", "lost", "unknown"],
-    ClientDescription: "string",
-    DeploymentStatus: "object|null",
-    CreateIndex: "index",
-    ModifyIndex: "index",
-    CreateTime: "nanoseconds",
-    ModifyTime: "nanoseconds",
-    TaskRun: "object?",
-    PreviousAllocation: "string?",
-    NextAllocation: "string?",
-  },
+  jobs: rowChecks(JOB),
+  job_summary: rowChecks(JOB_SUMMARY),
+  deployment: rowChecks(DEPLOYMENT),
+  evals: rowChecks(EVALUATION),
+  allocs: rowChecks(ALLOCATION),
   job_versions: { Namespace: "string", ID: "string", Version: "integer", Job: "object" },
-  nodes: {
-    ID: "string",
-    Name: "string",
-    Datacenter: "string",
-    NodePool: "string",
-    NodeClass: "string",
-    Address: "string",
-    Status: ["initializing", "ready", "down", "disconnected"],
-    StatusDescription: "string",
-    SchedulingEligibility: ["eligible", "ineligible"],
-    Drain: "boolean",
-    Version: "string",
-    Attributes: "object",
-    Meta: "object",
-    CreateIndex: "index",
-    ModifyIndex: "index",
-  },
+  nodes: rowChecks(NODE),
   namespaces: { Name: "string", Description: "string", Quota: "string", Meta: "object|null", CreateIndex: "index", ModifyIndex: "index" },
   acl_policy: { Name: "string", Description: "string", Rules: "string", CreateIndex: "index", ModifyIndex: "index" },
   acl_token: {

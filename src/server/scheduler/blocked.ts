@@ -1,68 +1,60 @@
 /**
  * Blocked evaluations and nodes that go down, as the reference handles them
- * (`nomad/blocked_evals.go`, and the node endpoint's `createNodeEvals`): a job no node can take
- * waits behind a `blocked` evaluation until a node can take it; a node that goes down makes a
- * `node-update` evaluation for each job with allocations on it.
+ * (`nomad/blocked_evals.go`, the scheduler's `createBlockedEval`, and the node endpoint's
+ * `createNodeEvals`): allocations no node can take wait behind a `blocked` evaluation until a
+ * node can take them; a node that goes down makes a `node-update` evaluation for each job with
+ * allocations on it.
  *
  * @module
  */
 import type { Evaluation, Job, JsonObject, Node } from "../state/model.js";
-import { namespacedKey, type Transaction } from "../state/store.js";
-import { nodesFor, type Placement } from "./placement.js";
-import { count, isTerminal, newEvaluation, putJob, type SchedulerContext } from "./state.js";
+import { namespacedKey } from "../state/store.js";
+import { nodesFor } from "./placement.js";
+import { isTerminal, newEvaluation, putJob, type SchedulerContext } from "./state.js";
 
-/** What the reference writes on a blocked evaluation. */
-const BLOCKED_DESCRIPTION = "created to place remaining allocations";
-
-/** `structs.AllocMetric` with every field at its zero value: what a task group that found no node reports. */
-const ALLOC_METRIC: JsonObject = Object.freeze({
-  NodesEvaluated: 0,
-  NodesFiltered: 0,
-  NodesInPool: 0,
-  NodesAvailable: null,
-  ClassFiltered: null,
-  ConstraintFiltered: null,
-  NodesExhausted: 0,
-  ClassExhausted: null,
-  DimensionExhausted: null,
-  QuotaExhausted: null,
-  ResourcesExhausted: null,
-  ScoreMetaData: null,
-  AllocationTime: 0,
-  CoalescedFailures: 0,
-});
+/** What the reference writes on a blocked evaluation (`DescBlockedEvalFailedPlacements`). */
+export const BLOCKED_DESCRIPTION = "created to place remaining allocations";
 
 /**
- * No node can take the job (none ready and eligible in its datacenters): as the reference's
- * scheduler, the evaluation completes with the task groups it could not place
- * (`FailedTGAllocs`) and a `blocked` evaluation (`BlockedEval`) waits for a node; the summary
- * counts the allocations `Queued`, and the job stays pending.
+ * No node could take some of the job's allocations: a `blocked` evaluation waits for one
+ * (`Evaluation.CreateBlockedEval`), written on its own as the reference's worker writes it
+ * (`Worker.CreateEval`), before the plan; the job stays pending while nothing runs. Returns
+ * its ID. A blocked evaluation the job had already is cancelled by a write of its own
+ * afterwards, as the reference's leader reaps duplicates (`reapDupBlockedEvaluations`).
  */
-export function block(context: SchedulerContext, state: Transaction<"evals" | "job_summary">, job: Job, evaluation: Evaluation, placements: readonly Placement[]): void {
-  const { index } = state;
-  const now = context.clock.nowNs();
-  const available = Object.fromEntries(job.Datacenters.filter((pattern) => !pattern.includes("*")).map((datacenter) => [datacenter, 0]));
-  const failed: Record<string, JsonObject> = {};
-  const queued: Record<string, number> = {};
-  for (const { group } of placements) queued[group.Name] = (queued[group.Name] ?? 0) + 1;
-  for (const [group, wanted] of Object.entries(queued)) {
-    failed[group] = { ...ALLOC_METRIC, NodesAvailable: available, CoalescedFailures: wanted - 1 };
-    const already = state.job_summary.get(namespacedKey(job.Namespace, job.ID))?.Summary[group]?.Queued ?? 0;
-    count(state, job, group, { Queued: wanted - already });
-  }
-  const blocked = newEvaluation(context.clock, index, {
-    Namespace: job.Namespace,
-    Priority: evaluation.Priority,
-    Type: evaluation.Type,
-    TriggeredBy: "queued-allocs",
-    JobID: job.ID,
-    JobModifyIndex: job.JobModifyIndex,
-    Status: "blocked",
-    StatusDescription: BLOCKED_DESCRIPTION,
-    PreviousEval: evaluation.ID,
+export async function writeBlocked(context: SchedulerContext, job: Job, evaluation: Evaluation, failedTGAllocs: Readonly<Record<string, JsonObject>>): Promise<string> {
+  const { store, clock } = context;
+  const key = namespacedKey(job.Namespace, job.ID);
+  const { result: blocked } = await store.write(["evals", "jobs"], (state) => {
+    const written = newEvaluation(clock, state.index, {
+      Namespace: evaluation.Namespace,
+      Priority: evaluation.Priority,
+      Type: evaluation.Type,
+      TriggeredBy: "queued-allocs",
+      JobID: evaluation.JobID,
+      JobModifyIndex: evaluation.JobModifyIndex,
+      Status: "blocked",
+      StatusDescription: BLOCKED_DESCRIPTION,
+      PreviousEval: evaluation.ID,
+      FailedTGAllocs: failedTGAllocs,
+    });
+    state.evals.put(written);
+    putJob(context, state, state.jobs.get(key) ?? job);
+    return written;
   });
-  state.evals.put(blocked);
-  state.evals.put({ ...evaluation, FailedTGAllocs: failed, QueuedAllocations: queued, BlockedEval: blocked.ID, ModifyIndex: index, ModifyTime: now });
+  const duplicates = [...store.tables.evals.group(key).values()].filter((other) => other.Status === "blocked" && other.ID !== blocked.ID);
+  if (duplicates.length > 0) {
+    await store.write(["evals", "jobs"], (state) => {
+      for (const { ID } of duplicates) {
+        const duplicate = state.evals.get(ID);
+        if (duplicate?.Status !== "blocked") continue;
+        state.evals.put({ ...duplicate, Status: "canceled", StatusDescription: `existing blocked evaluation exists for job ${JSON.stringify(job.ID)}`, ModifyIndex: state.index, ModifyTime: clock.nowNs() });
+      }
+      const current = state.jobs.get(key);
+      if (current !== undefined) putJob(context, state, current);
+    });
+  }
+  return blocked.ID;
 }
 
 /**

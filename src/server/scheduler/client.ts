@@ -1,14 +1,15 @@
 /**
  * The simulated client nodes: what the reference's client agent reports of the allocations it
  * runs (`client/allocrunner/`, through `Node.UpdateAlloc`): they start running, and, when their
- * work ends, complete or fail. A job's `Meta` scripts their fate.
+ * work ends, complete or fail (a failure the group may reschedule brings an `alloc-failure`
+ * evaluation, see `updateAlloc`); those the server stopped are killed. A job's `Meta` scripts
+ * their fate.
  *
  * @module
  */
 import { parseGoDuration } from "../../go/duration.js";
-import type { Allocation } from "../state/model.js";
+import type { Allocation, ClientStatus, Job } from "../state/model.js";
 import { namespacedKey } from "../state/store.js";
-import { updateDeploymentGroups } from "./deployment-watcher.js";
 import { isTerminal, putJob, updateAlloc, type SchedulerContext } from "./state.js";
 
 /** The job `Meta` key that makes its allocations finish that long after they start (a Go duration). */
@@ -39,16 +40,37 @@ export function fateOf(context: SchedulerContext, alloc: Allocation, finishAfter
   return { runForMs, exitCode: Number.isNaN(exitCode) ? 0 : exitCode };
 }
 
-/** The allocations report running; their deployment counts them placed. */
-export async function runAllocations(context: SchedulerContext, allocIds: readonly string[], deploymentId: string | undefined): Promise<void> {
-  await context.store.write(["allocs", "job_summary", "deployment", "jobs"], (state) => {
+/** The allocations report running (`Node.UpdateAlloc`): their summary counts and the job's status follow. */
+export async function runAllocations(context: SchedulerContext, allocIds: readonly string[]): Promise<void> {
+  const starts = (alloc: Allocation | undefined): alloc is Allocation => alloc !== undefined && alloc.ClientStatus === "pending" && alloc.DesiredStatus === "run";
+  if (!allocIds.some((id) => starts(context.store.tables.allocs.get(id)))) return;
+  await reportAll(context, allocIds, starts, "running");
+}
+
+/**
+ * The server stopped allocations of the job that still run: their clients kill the tasks and
+ * report them complete, in a write after the scheduler's (the reference's client acts on the
+ * plan it reads).
+ */
+export async function stopAllocations(context: SchedulerContext, jobKey: string): Promise<void> {
+  const stops = (alloc: Allocation | undefined): alloc is Allocation => alloc !== undefined && alloc.DesiredStatus !== "run" && (alloc.ClientStatus === "pending" || alloc.ClientStatus === "running");
+  const stopped = [...context.store.tables.allocs.group(jobKey).values()].filter(stops).map((alloc) => alloc.ID);
+  if (stopped.length > 0) await reportAll(context, stopped, stops, "complete");
+}
+
+/** One client write: the allocations `applies` still selects take `status`, and their jobs' statuses follow. */
+async function reportAll(context: SchedulerContext, allocIds: readonly string[], applies: (alloc: Allocation | undefined) => alloc is Allocation, status: ClientStatus): Promise<void> {
+  await context.store.write(["allocs", "job_summary", "jobs"], (state) => {
+    const jobs = new Map<string, Job>();
     for (const id of allocIds) {
       const alloc = state.allocs.get(id);
-      const job = alloc && state.jobs.get(namespacedKey(alloc.Namespace, alloc.JobID));
-      if (alloc === undefined || job === undefined || alloc.ClientStatus !== "pending" || alloc.DesiredStatus !== "run") continue;
-      updateAlloc(context, state, job, alloc, { ClientStatus: "running" });
+      if (!applies(alloc)) continue;
+      const key = namespacedKey(alloc.Namespace, alloc.JobID);
+      const job = state.jobs.get(key);
+      updateAlloc(context, state, job, alloc, { ClientStatus: status });
+      if (job !== undefined) jobs.set(key, job);
     }
-    updateDeploymentGroups(context, state, deploymentId, (group) => ({ ...group, PlacedAllocs: group.DesiredTotal }));
+    for (const job of jobs.values()) putJob(context, state, job);
   });
 }
 

@@ -2,17 +2,20 @@
  * The agent's cluster: its state, job registration, and a simulated scheduler that turns each
  * evaluation into placements and, for service jobs, a deployment that completes after a delay.
  * The work itself is in functions along the reference's seams, each of (transaction, context):
- * `register.ts` (the job endpoint), `reconciler.ts` and `placement.ts` (the scheduler),
- * `blocked.ts` (blocked evaluations, nodes down), `deployment-watcher.ts`, `client.ts` (the
- * simulated clients), `rules.ts` (scenario rules) and `state.ts` (the state store's rules); this
- * class decides when each runs.
+ * `register.ts` (the job endpoint), `generic-sched.ts`, `reconciler.ts`, `reschedule.ts`,
+ * `alloc-names.ts`, `placement.ts` and `plan.ts` (the scheduler), `blocked.ts` (blocked
+ * evaluations, nodes down), `deployment-watcher.ts`, `client.ts` (the simulated clients),
+ * `rules.ts` (scenario rules) and `state.ts` (the state store's rules); this class decides when
+ * each runs.
  *
- * Timeline of a service job registered at index N (delay D, an agent option):
+ * Timeline of a service job registered at index N (delay D, an agent option), one write each:
  * - N: the job (pending) and a pending evaluation;
- * - right after: the evaluation completes, allocations start (summary `Starting`), a deployment
- *   starts (`running`), an older version's active deployment is cancelled; the job is `running`;
- * - D/2: allocations run (summary `Running`), the deployment counts them placed;
- * - D: the deployment counts them healthy and becomes `successful`.
+ * - right after: the plan (allocations placed, summary `Starting`, a deployment `running` that
+ *   counts them placed, an older version's active deployment cancelled; the job `running`), then
+ *   the evaluation complete;
+ * - D/2: allocations run (summary `Running`);
+ * - D: the allocations are healthy, then the deployment is `successful` (or the next
+ *   `MaxParallel` allocations of an update are placed, and so on).
  *
  * Only the leader runs the scheduler (see {@link Cluster.lead}): an evaluation written by any agent
  * of a shared store reaches it through the store's change feed, and a new leader takes up the
@@ -28,10 +31,12 @@ import { changeStep, defaultLifecycle, RulePass, RULES_COST_PER_WRITE, SCENARIO_
 import type { RegisterRequest } from "./job-spec.js";
 import { namespacedKey, type AppliedWrite, type Store } from "../state/store.js";
 import { deregister, register, type DeregisterResponse, type RegisterResponse } from "./register.js";
-import { completeDeployment, META_FAIL_DEPLOYMENT, updateDeployment, type DeploymentAction, type DeploymentUpdateResponse } from "./deployment-watcher.js";
-import { processEvaluation } from "./reconciler.js";
+import { allowReplacements, completeDeployment, lastPlacedMs, META_FAIL_DEPLOYMENT, updateDeployment, WATCHER_BATCH_MS, type DeploymentAction, type DeploymentUpdateResponse } from "./deployment-watcher.js";
+import { processEvaluation } from "./generic-sched.js";
 import { nodesDown, unblock } from "./blocked.js";
-import { fateOf, finishAllocation, runAllocations } from "./client.js";
+import { fateOf, finishAllocation, runAllocations, stopAllocations } from "./client.js";
+import { ACTIVE_DEPLOYMENT, registered } from "./state.js";
+import { fingerprint, registrationTime } from "./fingerprint.js";
 import { RULE_STEP_PREFIX, ScenarioRules } from "./rules.js";
 import { StepQueue } from "./timers.js";
 import type { SchedulerContext } from "./state.js";
@@ -80,7 +85,7 @@ export class Cluster {
     readonly options: ClusterOptions,
   ) {
     this.clock = options.clock ?? new RealClock();
-    this.#context = { store, clock: this.clock, placementDelayMs: options.placementDelayMs };
+    this.#context = { store, clock: this.clock, placementDelayMs: options.placementDelayMs, evaluating: new Map() };
     this.#steps = new StepQueue(this.clock, (error) => {
       this.options.onError?.(error);
       // The state still says what is left to do: the leader reads it again a little later.
@@ -94,26 +99,31 @@ export class Cluster {
 
   /**
    * Puts the state of a new cluster into a new store (nothing on a store that already has state):
-   * the `default` namespace, and `nodes` simulated client nodes in `datacenter`, ready.
+   * the `default` namespace, and `nodes` simulated client nodes in `datacenter`, ready, each with
+   * what its client fingerprinted and registered a second later (see `fingerprint.ts`).
    */
   async seed(nodes = 0, datacenter = "dc1"): Promise<void> {
+    const registeredAt = registrationTime(this.clock.nowMs());
     await this.store.seed(["namespaces", "nodes"], (state) => {
       state.namespaces.put({ Name: "default", Description: "Default shared namespace", Quota: "", Meta: null, CreateIndex: 1, ModifyIndex: 1 });
       for (let i = 1; i <= nodes; i++) {
+        const address = `127.0.0.${i % 250 + 1}`;
         state.nodes.put({
           ID: randomUUID(),
           Name: `client-${i}`,
           Datacenter: datacenter,
           NodePool: "default",
           NodeClass: "",
-          Address: `127.0.0.${i % 250 + 1}`,
+          Address: address,
           Status: "ready",
           StatusDescription: "",
           SchedulingEligibility: "eligible",
           Drain: false,
           Version: "1.9.4",
           Attributes: { "kernel.name": "linux", "cpu.arch": "amd64", "os.name": "debian", "driver.docker": "1", "driver.exec": "1" },
+          ...fingerprint({ Address: address }),
           Meta: {},
+          ...registered(registeredAt, 1),
           CreateIndex: 1,
           ModifyIndex: 1,
         });
@@ -297,12 +307,17 @@ export class Cluster {
 
   /**
    * Schedules the lifecycle's steps these rows wait for (see `LIFECYCLE_DEFAULTS`): a pending
-   * evaluation is processed at once; pending allocations run at half the placement delay after
-   * they were placed (those placed together, together); a running allocation whose work ends
-   * finishes that long after it started; a running deployment completes at the whole delay. A
-   * step a test switched off or whose filter leaves a row out is not scheduled for it, and a
-   * step's `after` replaces its own timing. Each step is scheduled once, and each checks the
-   * state again when it runs. The steps' filters spend the pass's budget.
+   * evaluation is processed at once (a follow-up evaluation at its `WaitUntil`); pending
+   * allocations run at half the placement delay after they were placed (those placed together,
+   * together); a running allocation whose work ends finishes that long after it started; a
+   * running deployment's allocations are found healthy at the whole delay after they were
+   * placed. A step a test switched off or whose filter leaves a row out is not scheduled for it,
+   * and a step's `after` replaces its own timing. Each step is scheduled once, and each checks
+   * the state again when it runs. The steps' filters spend the pass's budget.
+   *
+   * The simulated clients and the deployment watcher act too: allocations the server stopped are
+   * killed at once, and allocations found unhealthy in a deployment still going are looked at by
+   * its watcher a moment later.
    */
   #schedule(pass: RulePass, evals: Iterable<Evaluation>, allocs: Iterable<Allocation>, deployments: Iterable<Deployment>, nodes: Iterable<Node> = []): void {
     const context = this.#context;
@@ -314,16 +329,29 @@ export class Cluster {
       if (node.Status === "down") this.#steps.defer("nodes-down", 0, () => nodesDown(context));
     }
     const { evaluate, run, finish, complete } = this.#lifecycleSteps();
-    const dueIn = (createdNs: bigint, after: number) => Math.max(0, Number(createdNs / 1_000_000n) + after - this.clock.nowMs());
+    const nowMs = this.clock.nowMs();
+    const dueIn = (createdNs: bigint, after: number) => Math.max(0, Number(createdNs / 1_000_000n) + after - nowMs);
     for (const evaluation of evals) {
       if (evaluation.Status !== "pending" || !stepTakes(evaluate, evaluation, pass)) continue;
-      this.#steps.defer(`process ${evaluation.ID}`, evaluate.afterMs === undefined ? 0 : dueIn(evaluation.CreateTime ?? this.clock.nowNs(), evaluate.afterMs), () => processEvaluation(context, evaluation.ID));
+      // A follow-up evaluation waits for its time, as the reference's eval broker holds it.
+      const waitUntil = evaluation.WaitUntil === undefined ? Number.NaN : Date.parse(evaluation.WaitUntil);
+      const waiting = Number.isNaN(waitUntil) ? 0 : Math.max(0, waitUntil - nowMs);
+      const own = evaluate.afterMs === undefined ? 0 : dueIn(evaluation.CreateTime ?? this.clock.nowNs(), evaluate.afterMs);
+      this.#steps.defer(`process ${evaluation.ID}`, Math.max(waiting, own), () => processEvaluation(context, evaluation.ID));
     }
     const placed = new Map<string, Allocation[]>();
     for (const alloc of allocs) {
-      if (alloc.DesiredStatus !== "run") continue;
+      const jobKey = namespacedKey(alloc.Namespace, alloc.JobID);
+      if (alloc.DesiredStatus !== "run") {
+        if (alloc.ClientStatus === "pending" || alloc.ClientStatus === "running") this.#steps.defer(`stop ${jobKey}`, 0, () => stopAllocations(context, jobKey));
+        continue;
+      }
+      if (alloc.DeploymentStatus?.Healthy === false && alloc.DesiredTransition?.Reschedule !== true && alloc.DeploymentID !== "") {
+        const deploymentId = alloc.DeploymentID;
+        if (ACTIVE_DEPLOYMENT.has(this.store.tables.deployment.get(deploymentId)?.Status ?? "")) this.#steps.defer(`watch ${deploymentId}`, WATCHER_BATCH_MS, () => allowReplacements(context, deploymentId));
+      }
       if (alloc.ClientStatus === "pending" && stepTakes(run, alloc, pass)) {
-        const batch = `run ${alloc.DeploymentID} ${namespacedKey(alloc.Namespace, alloc.JobID)} ${alloc.CreateIndex}`;
+        const batch = `run ${alloc.DeploymentID} ${jobKey} ${alloc.CreateIndex}`;
         placed.set(batch, [...(placed.get(batch) ?? []), alloc]);
       }
       // Allocations whose work ends (batch jobs, or any job with a run_for) finish that long after they started.
@@ -331,20 +359,23 @@ export class Cluster {
         const runForMs = fateOf(context, alloc, finish.afterMs).runForMs;
         if (runForMs === undefined) continue;
         const startedMs = alloc.TaskRun?.StartedAt ?? Number(alloc.ModifyTime / 1_000_000n);
-        this.#steps.defer(`finish ${alloc.ID}`, Math.max(0, startedMs + runForMs - this.clock.nowMs()), () => finishAllocation(context, alloc.ID, this.#lifecycle.get("finish")!.afterMs));
+        this.#steps.defer(`finish ${alloc.ID}`, Math.max(0, startedMs + runForMs - nowMs), () => finishAllocation(context, alloc.ID, this.#lifecycle.get("finish")!.afterMs));
       }
     }
     for (const [batch, batchAllocs] of placed) {
-      const { DeploymentID: deployment, CreateTime: created } = batchAllocs[0]!;
-      this.#steps.defer(batch, dueIn(created, run.afterMs ?? delay / 2), () => runAllocations(context, batchAllocs.map((alloc) => alloc.ID), deployment === "" ? undefined : deployment));
+      const { CreateTime: created } = batchAllocs[0]!;
+      this.#steps.defer(batch, dueIn(created, run.afterMs ?? delay / 2), () => runAllocations(context, batchAllocs.map((alloc) => alloc.ID)));
     }
     for (const deployment of deployments) {
       if (deployment.Status !== "running" || !stepTakes(complete, deployment, pass)) continue;
+      // Its allocations are found healthy that long after the last of them was placed; none placed (no node could take them), none waits.
+      const lastPlaced = lastPlacedMs(context, deployment);
+      if (lastPlaced === undefined) continue;
       // A deployment scripted to fail fails at its progress deadline (nanoseconds), when it has one.
       const job = this.store.tables.jobs.get(namespacedKey(deployment.Namespace, deployment.JobID));
       const deadlineMs = Math.max(0, ...Object.values(deployment.TaskGroups).map((group) => group.ProgressDeadline / 1e6));
       const after = complete.afterMs ?? (job?.Meta?.[META_FAIL_DEPLOYMENT] === "true" && deadlineMs > 0 ? deadlineMs : delay);
-      this.#steps.defer(`complete ${deployment.ID}`, dueIn(deployment.CreateTime, after), () => completeDeployment(context, deployment.ID));
+      this.#steps.defer(`complete ${deployment.ID}`, Math.max(0, lastPlaced + after - nowMs), () => completeDeployment(context, deployment.ID));
     }
   }
 

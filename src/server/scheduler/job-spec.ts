@@ -1,16 +1,22 @@
 /**
  * Job registration requests, read as the reference reads them: Go's JSON decoding into its API
  * structs (field names matched case-insensitively, unknown fields ignored, type errors worded as
- * Go words them), the API's defaults (`Job.Canonicalize`), and the server's validation with its
- * multi-error text.
+ * Go words them), the API's defaults and the server's (`canonicalize.ts`), and the server's
+ * validation with its multi-error text.
  *
  * @module
  */
 import type { ObjectSchema } from "../../evaluator/schema.js";
-import { jobSpecFields, multiregionSchema, taskGroupSchema, updateStrategySchema } from "../../schemas.js";
+import { schemaOf } from "../../structs/derive.js";
+import { JOB } from "../../structs/job.js";
+import { MIGRATE_STRATEGY, RESCHEDULE_POLICY } from "../../structs/job-blocks.js";
 import { decodeBody } from "../../go/json.js";
 import { invalid } from "../domain/errors.js";
 import type { JobSpec, JsonObject, TaskGroup } from "../state/model.js";
+import { integer } from "./canonicalize.js";
+
+export { canonicalizeJob } from "./canonicalize.js";
+export { DEFAULT_UPDATE_STRATEGY } from "../../structs/job-blocks.js";
 
 /**
  * The most allocations the simulated scheduler places for one job (the sum of its task groups'
@@ -19,20 +25,14 @@ import type { JobSpec, JsonObject, TaskGroup } from "../state/model.js";
  */
 export const MAX_JOB_ALLOCATIONS = 10_000;
 
-/** The reference's `api.Job`, for decoding: every field it has, with the kinds that are checked. */
+/**
+ * The reference's `api.Job`, for decoding: `structs.Job`'s fields (the API's have the same names
+ * and kinds) and the two blocks only the API's job has, merged into its groups at registration.
+ */
 export const API_JOB: ObjectSchema = {
   kind: "object",
   typeName: "Job",
-  fields: {
-    ...jobSpecFields,
-    Update: updateStrategySchema,
-    TaskGroups: { kind: "array", items: taskGroupSchema },
-    Multiregion: multiregionSchema,
-    Periodic: "any",
-    ParameterizedJob: "any",
-    Reschedule: "any",
-    Migrate: "any",
-  },
+  fields: { ...schemaOf(JOB).fields, Reschedule: schemaOf(RESCHEDULE_POLICY), Migrate: schemaOf(MIGRATE_STRATEGY) },
 };
 
 /** The reference's `api.JobRegisterRequest`. */
@@ -63,6 +63,10 @@ export interface RegisterRequest {
   readonly region: string;
   readonly namespace: string;
   readonly secretId: string;
+  /** Keep the counts of the task groups the job has already (`PreserveCounts`). */
+  readonly preserveCounts?: boolean;
+  /** Keep the resources of the tasks the job has already (`PreserveResources`). */
+  readonly preserveResources?: boolean;
 }
 
 /**
@@ -75,8 +79,8 @@ export function decodeRegisterRequest(body: string): RegisterRequest {
   const job = request.Job as JsonObject | null | undefined;
   if (job === null || job === undefined) throw invalid("Job must be specified");
   if (job.ID === null || job.ID === undefined) throw invalid("Job ID hasn't been provided");
-  const groups = (job.TaskGroups ?? []) as JsonObject[];
-  if (job.Type === "system" && groups.some((group) => group.Scaling !== null && group.Scaling !== undefined)) {
+  const groups = (job.TaskGroups ?? []) as (JsonObject | null)[];
+  if (job.Type === "system" && groups.some((group) => group?.Scaling !== null && group?.Scaling !== undefined)) {
     throw invalid("Task groups with job type system do not support scaling blocks");
   }
   const evalPriority = integer(request.EvalPriority) ?? 0;
@@ -91,80 +95,9 @@ export function decodeRegisterRequest(body: string): RegisterRequest {
     region: String(request.Region ?? ""),
     namespace: String(request.Namespace ?? ""),
     secretId: String(request.SecretID ?? ""),
+    preserveCounts: request.PreserveCounts === true,
+    preserveResources: request.PreserveResources === true,
   };
-}
-
-const SECOND_NS = 1_000_000_000;
-
-/** The reference's `DefaultUpdateStrategy`, given to service jobs without an update block. */
-export const DEFAULT_UPDATE_STRATEGY: JsonObject = Object.freeze({
-  Stagger: 30 * SECOND_NS,
-  MaxParallel: 1,
-  HealthCheck: "checks",
-  MinHealthyTime: 10 * SECOND_NS,
-  HealthyDeadline: 300 * SECOND_NS,
-  ProgressDeadline: 600 * SECOND_NS,
-  AutoRevert: false,
-  AutoPromote: false,
-  Canary: 0,
-});
-
-/**
- * Applies the reference's defaults (`api.Job.Canonicalize`, then the server's): Name is the ID,
- * Priority 50, Type service, Datacenters `["*"]`, a default update block for service jobs, a
- * task group Count of 1, NodePool `default`, an empty Meta is none. The namespace and region
- * come from the request (already resolved by precedence).
- */
-export function canonicalizeJob(job: JsonObject, namespace: string, region: string): JobSpec {
-  const string = (value: unknown, fallback: string) => (typeof value === "string" ? value : fallback);
-  const type = string(job.Type, "service");
-  const datacenters = Array.isArray(job.Datacenters) && job.Datacenters.length > 0 ? (job.Datacenters as string[]) : ["*"];
-  const meta = job.Meta !== null && typeof job.Meta === "object" && Object.keys(job.Meta).length > 0 ? (job.Meta as Record<string, string>) : null;
-  const groups = ((job.TaskGroups ?? []) as JsonObject[]).map((group): TaskGroup => {
-    const scaling = group.Scaling as JsonObject | null | undefined;
-    const count = integer(group.Count) ?? integer(scaling?.Min) ?? 1;
-    return { ...group, Name: string(group.Name, ""), Count: count };
-  });
-  const periodic = job.Periodic === null || job.Periodic === undefined ? null : { Enabled: true, SpecType: "cron", ProhibitOverlap: false, TimeZone: "UTC", ...(job.Periodic as JsonObject) };
-  const priority = integer(job.Priority) || 50;
-  return {
-    Stop: job.Stop === true,
-    Region: region,
-    Namespace: namespace,
-    ID: string(job.ID, ""),
-    ParentID: string(job.ParentID, ""),
-    Name: string(job.Name, string(job.ID, "")),
-    Type: type,
-    Priority: priority,
-    AllAtOnce: job.AllAtOnce === true,
-    Datacenters: datacenters,
-    NodePool: string(job.NodePool, "") || "default",
-    Constraints: job.Constraints ?? null,
-    Affinities: job.Affinities ?? null,
-    Spreads: job.Spreads ?? null,
-    TaskGroups: groups,
-    Update: (job.Update as JsonObject | null | undefined) ?? (type === "service" ? { ...DEFAULT_UPDATE_STRATEGY } : null),
-    Multiregion: (job.Multiregion as JsonObject | null | undefined) ?? null,
-    Periodic: periodic,
-    ParameterizedJob: (job.ParameterizedJob as JsonObject | null | undefined) ?? null,
-    Dispatched: job.Dispatched === true,
-    DispatchIdempotencyToken: string(job.DispatchIdempotencyToken, ""),
-    Payload: job.Payload ?? null,
-    Meta: meta,
-    ConsulToken: string(job.ConsulToken, ""),
-    ConsulNamespace: string(job.ConsulNamespace, ""),
-    VaultToken: string(job.VaultToken, ""),
-    VaultNamespace: string(job.VaultNamespace, ""),
-    NomadTokenID: string(job.NomadTokenID, ""),
-  };
-}
-
-/**
- * A decoded integer field as a number (a bigint, beyond 2^53, only needs to be told apart from
- * valid values, which are all small); undefined when the field is absent.
- */
-function integer(value: unknown): number | undefined {
-  return typeof value === "number" ? value : typeof value === "bigint" ? Number(value) : undefined;
 }
 
 const JOB_TYPES = new Set(["_core", "service", "batch", "system", "sysbatch"]);
@@ -249,7 +182,7 @@ export function validateJob(job: JobSpec, namespaceExists: boolean): string[] {
 }
 
 /** Fields of a job that the server manages; they do not make a new version when they differ. */
-const SERVER_FIELDS = new Set(["Status", "StatusDescription", "Stable", "Version", "SubmitTime", "CreateIndex", "ModifyIndex", "JobModifyIndex"]);
+const SERVER_FIELDS: ReadonlySet<string> = new Set(JOB.fields.filter((each) => each.server).map((each) => each.name));
 
 /** Whether `next` changes the spec of `previous` (the reference's `Job.SpecChanged`). */
 export function specChanged(previous: JobSpec, next: JobSpec): boolean {

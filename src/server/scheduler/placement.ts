@@ -1,23 +1,20 @@
 /**
  * Placing allocations on nodes, as the reference's generic scheduler does once the reconciler has
  * said what to place (`scheduler/generic_sched.go`, `computePlacements`): the nodes that can take
- * a job (ready, eligible, in one of its datacenters) take its allocations in turn.
+ * a job (ready, eligible, in one of its datacenters) take its allocations in turn, a rescheduled
+ * allocation avoiding the nodes it failed on; a replacement names the allocation it replaces and,
+ * when that one failed, carries its reschedule tracker. What finds no node is counted among the
+ * group's failed placements (`FailedTGAllocs`), for a blocked evaluation to place later.
  *
  * @module
  */
 import { randomUUID } from "node:crypto";
-import type { Allocation, Evaluation, Job, JobSpec, JsonObject, Node } from "../state/model.js";
-import { namespacedKey, type Tables, type Transaction } from "../state/store.js";
-import { CLIENT_DESCRIPTIONS, count, type SchedulerContext } from "./state.js";
-
-/** An allocation the scheduler is to create: its group and name, its deployment, and the lost allocation it replaces. */
-export interface Placement {
-  readonly group: JobSpec["TaskGroups"][number];
-  readonly name: string;
-  readonly deploymentId: string;
-  readonly canary: boolean;
-  readonly previous?: Allocation;
-}
+import type { Allocation, Evaluation, Job, JobSpec, JsonObject, Node, TaskGroup } from "../state/model.js";
+import type { Tables } from "../state/store.js";
+import type { Plan, PlanStop } from "./plan.js";
+import { STOP_DESCRIPTIONS, type ReconcileResults } from "./reconciler.js";
+import { LAST_RESCHEDULE_FAILED, reschedulePolicyOf, trackerOfReplacement } from "./reschedule.js";
+import { CLIENT_DESCRIPTIONS } from "./state.js";
 
 /** Whether a job's datacenter pattern matches a node's datacenter: `*` stands for any run of characters, as the reference's glob. */
 export function matchesGlob(pattern: string, datacenter: string): boolean {
@@ -40,49 +37,134 @@ export function nodesFor(tables: Tables, job: JobSpec): Node[] {
   return [...tables.nodes.values()].filter((node) => node.Status === "ready" && node.SchedulingEligibility === "eligible" && job.Datacenters.some((pattern) => matchesGlob(pattern, node.Datacenter)));
 }
 
+/** `structs.AllocMetric` with every field at its zero value: what a task group that found no node reports. */
+const ALLOC_METRIC: JsonObject = Object.freeze({
+  NodesEvaluated: 0,
+  NodesFiltered: 0,
+  NodesInPool: 0,
+  NodesAvailable: null,
+  ClassFiltered: null,
+  ConstraintFiltered: null,
+  NodesExhausted: 0,
+  ClassExhausted: null,
+  DimensionExhausted: null,
+  QuotaExhausted: null,
+  ResourcesExhausted: null,
+  ScoreMetaData: null,
+  AllocationTime: 0,
+  CoalescedFailures: 0,
+});
+
+/** What placing the reconciler's results gives: the plan, the groups that found no node, and how many of each group's placements are left to make. */
+export interface Placements {
+  readonly plan: Plan;
+  /** Per task group, why its placements failed (`structs.AllocMetric`); empty when all were placed. */
+  readonly failedTGAllocs: Record<string, JsonObject>;
+  /** Per task group, the placements not made (`QueuedAllocations`). */
+  readonly queued: Record<string, number>;
+}
+
+/** What {@link computePlacements} places with. */
+export interface PlacementInput {
+  readonly job: Job;
+  readonly evaluation: Evaluation;
+  /** The nodes that can take the job. */
+  readonly nodes: readonly Node[];
+  /** The deployment new allocations join (`""`: none). */
+  readonly deploymentId: string;
+  readonly nowNs: bigint;
+}
+
 /**
- * Creates the allocations of `placements`, each on one of `nodes` (those that can take the job;
- * a job none can take is blocked instead) in turn; a replacement names the allocation it
- * replaces (`PreviousAllocation`), which names it back (`NextAllocation`). What a blocked
- * evaluation had queued is placed with them.
+ * Turns the reconciler's results into a plan (`computeJobAllocs`, `computePlacements`): its stops
+ * and changed allocations as they are, and each placement (replacements of older versions first)
+ * on the next node that can take it.
  */
-export function place(context: SchedulerContext, state: Transaction<"allocs" | "job_summary">, job: Job, evaluation: Evaluation, nodes: readonly Node[], placements: readonly Placement[]): void {
-  const { index } = state;
-  const now = context.clock.nowNs();
-  let placed = 0;
-  for (const { group, name, deploymentId, canary, previous } of placements) {
-    const node = nodes.length === 0 ? undefined : nodes[placed++ % nodes.length]!;
-    const taskNames = Array.isArray(group.Tasks) ? (group.Tasks as JsonObject[]).map((task) => String(task.Name ?? "")) : [];
-    const alloc: Allocation = {
-      ID: randomUUID(),
-      Namespace: job.Namespace,
-      EvalID: evaluation.ID,
-      Name: name,
-      NodeID: node?.ID ?? "",
-      NodeName: node?.Name ?? "",
-      JobID: job.ID,
-      JobType: job.Type,
-      JobVersion: job.Version,
-      TaskGroup: group.Name,
-      DeploymentID: deploymentId,
-      DesiredStatus: "run",
-      DesiredDescription: "",
-      ClientStatus: "pending",
-      ClientDescription: CLIENT_DESCRIPTIONS.pending,
-      DeploymentStatus: deploymentId === "" ? null : { Healthy: null, Timestamp: "", Canary: canary, ModifyIndex: index },
-      CreateIndex: index,
-      ModifyIndex: index,
-      CreateTime: now,
-      ModifyTime: now,
-      TaskRun: { Tasks: taskNames, StartedAt: null, FinishedAt: null, ExitCode: null },
-      ...(previous === undefined ? {} : { PreviousAllocation: previous.ID }),
-    };
-    state.allocs.put(alloc);
-    if (previous !== undefined) state.allocs.put({ ...state.allocs.get(previous.ID)!, NextAllocation: alloc.ID, ModifyIndex: index });
-    count(state, job, group.Name, { Starting: 1 });
+export function computePlacements(input: PlacementInput, results: ReconcileResults): Placements {
+  const { job, nodes, deploymentId, nowNs } = input;
+  const nowMs = Number(nowNs / 1_000_000n);
+  const stops: PlanStop[] = [...results.stop];
+  const allocs: Allocation[] = [...results.attributeUpdates];
+  const failedTGAllocs: Record<string, JsonObject> = {};
+  const queued: Record<string, number> = {};
+  let turn = 0;
+  const placements = [
+    ...results.destructive.map((each) => ({ group: each.group, name: each.name, canary: false, previous: each.stop, reschedule: false, destructive: true })),
+    ...results.place.map((each) => ({ ...each, destructive: false })),
+  ];
+  for (const { group, name, canary, previous, reschedule, destructive } of placements) {
+    queued[group.Name] = (queued[group.Name] ?? 0) + 1;
+    const failed = failedTGAllocs[group.Name];
+    if (failed !== undefined) {
+      failedTGAllocs[group.Name] = { ...failed, CoalescedFailures: (failed.CoalescedFailures as number) + 1 };
+      continue;
+    }
+    // A failed allocation's replacement avoids the nodes it and its predecessors failed on, when another can take it.
+    const penalized = new Set(reschedule && previous !== undefined ? [previous.NodeID, ...(previous.RescheduleTracker?.Events ?? []).map((event) => event.PrevNodeID)] : []);
+    const candidates = nodes.filter((node) => !penalized.has(node.ID));
+    const pool = candidates.length > 0 ? candidates : nodes;
+    const node = pool.length === 0 ? undefined : pool[turn++ % pool.length]!;
+    if (node === undefined) {
+      failedTGAllocs[group.Name] = { ...ALLOC_METRIC, NodesAvailable: nodesAvailable(job) };
+      // The failed allocation stays as it is, its tracker noting the attempt (`markFailedToReschedule`).
+      if (reschedule && previous !== undefined) {
+        const at = stops.findIndex((stop) => stop.alloc.ID === previous.ID);
+        if (at !== -1) stops.splice(at, 1);
+        allocs.push({ ...previous, RescheduleTracker: { Events: previous.RescheduleTracker?.Events ?? [], LastReschedule: LAST_RESCHEDULE_FAILED } });
+      }
+      continue;
+    }
+    queued[group.Name]!--;
+    const alloc = newAllocation(input, group, name, node, canary && deploymentId !== "");
+    if (previous === undefined) {
+      allocs.push(alloc);
+      continue;
+    }
+    if (!reschedule) {
+      allocs.push({ ...alloc, PreviousAllocation: previous.ID });
+      if (destructive) stops.push({ alloc: previous, description: STOP_DESCRIPTIONS.updating });
+      continue;
+    }
+    const policy = reschedulePolicyOf(job, group.Name);
+    allocs.push({ ...alloc, PreviousAllocation: previous.ID, RescheduleTracker: trackerOfReplacement(previous, policy, nowMs) });
+    // The failed allocation's stop notes that its reschedule was placed.
+    const at = stops.findIndex((stop) => stop.alloc.ID === previous.ID);
+    const tracker = { Events: previous.RescheduleTracker?.Events ?? [], LastReschedule: "ok" };
+    if (at !== -1) stops[at] = { ...stops[at]!, alloc: { ...previous, RescheduleTracker: tracker } };
   }
-  for (const group of new Set(placements.map((placement) => placement.group.Name))) {
-    const queued = state.job_summary.get(namespacedKey(job.Namespace, job.ID))?.Summary[group]?.Queued ?? 0;
-    if (queued > 0) count(state, job, group, { Queued: -queued });
-  }
+  return { plan: { deployment: results.deployment, deploymentUpdates: results.deploymentUpdates, stops, allocs }, failedTGAllocs, queued };
+}
+
+/** The nodes available in each of the job's datacenters (none, when a placement failed: the agent fails only without nodes). */
+function nodesAvailable(job: Job): JsonObject {
+  return Object.fromEntries(job.Datacenters.filter((pattern) => !pattern.includes("*")).map((datacenter) => [datacenter, 0]));
+}
+
+/** A new allocation of the job's group on `node`, pending (its write sets its indexes). */
+function newAllocation(input: PlacementInput, group: TaskGroup, name: string, node: Node, canary: boolean): Allocation {
+  const { job, evaluation, deploymentId, nowNs } = input;
+  const taskNames = Array.isArray(group.Tasks) ? (group.Tasks as JsonObject[]).map((task) => String(task.Name ?? "")) : [];
+  return {
+    ID: randomUUID(),
+    Namespace: job.Namespace,
+    EvalID: evaluation.ID,
+    Name: name,
+    NodeID: node.ID,
+    NodeName: node.Name,
+    JobID: job.ID,
+    JobType: job.Type,
+    JobVersion: job.Version,
+    TaskGroup: group.Name,
+    DeploymentID: deploymentId,
+    DesiredStatus: "run",
+    DesiredDescription: "",
+    ClientStatus: "pending",
+    ClientDescription: CLIENT_DESCRIPTIONS.pending,
+    DeploymentStatus: deploymentId === "" ? null : { Healthy: null, Timestamp: "", Canary: canary, ModifyIndex: 0 },
+    CreateIndex: 0,
+    ModifyIndex: 0,
+    CreateTime: nowNs,
+    ModifyTime: nowNs,
+    TaskRun: { Tasks: taskNames, StartedAt: null, FinishedAt: null, ExitCode: null },
+  };
 }

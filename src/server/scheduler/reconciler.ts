@@ -1,95 +1,458 @@
 /**
- * The scheduler's work for one evaluation, as the reference's reconciler decides it
- * (`scheduler/reconciler/reconcile_cluster.go`): allocations on a node that is down are lost and
- * replaced; those of an older version (or of a stopped job) are stopped; active deployments of an
- * older version are cancelled; a newer evaluation supersedes the job's blocked one; then the
- * allocations the job wants are placed, with a deployment for a service job's new version, or
- * queued behind a blocked evaluation when no node can take them.
+ * The reconciler: what one evaluation changes of a service or batch job, as the reference's
+ * `scheduler/reconciler/reconcile_cluster.go` decides it from the job, its allocations and its
+ * latest deployment. Per task group: allocations on nodes that are down are lost and replaced;
+ * failed ones are rescheduled now or by a follow-up evaluation (`reschedule.ts`); extra ones are
+ * stopped; those of an older version are replaced, at most `MaxParallel` at a time and, while the
+ * group's canaries wait for promotion, not at all (only the canaries are placed, and only when
+ * there is something to replace); the allocations the group still lacks are placed; a
+ * deployment is created for a new version of a service job, and the deployment is successful
+ * once every group is healthy. An older version's deployment still going is cancelled.
+ *
+ * The reconciler only decides; `generic-sched.ts` turns its results into writes. Where the
+ * reference compares jobs to tell in-place from destructive updates, every allocation of an
+ * older version is replaced here.
  *
  * @module
  */
-import type { Allocation, Job } from "../state/model.js";
-import { namespacedKey } from "../state/store.js";
-import { block } from "./blocked.js";
-import { startDeployment, updateStrategy } from "./deployment-watcher.js";
-import { nodesFor, place, type Placement } from "./placement.js";
-import { ACTIVE_DEPLOYMENT, count, DEPLOYMENT_DESCRIPTIONS, isTerminal, putJob, updateAlloc, type SchedulerContext } from "./state.js";
+import { randomUUID } from "node:crypto";
+import { goTime } from "../domain/present.js";
+import type { Allocation, Deployment, DeploymentState, Evaluation, Job, JsonObject, Node, TaskGroup } from "../state/model.js";
+import { AllocNameIndex } from "./alloc-names.js";
+import { filterByRescheduleable, reschedulePolicyOf, type DelayedReschedule } from "./reschedule.js";
+import type { DeploymentStatusUpdate, PlanStop } from "./plan.js";
+import { ACTIVE_DEPLOYMENT, DEPLOYMENT_DESCRIPTIONS, isTerminal, type EvaluationFields } from "./state.js";
 
-/** The reference's words for an allocation lost with its node. */
-const LOST_DESCRIPTION = "alloc is lost since its node is down";
+/** The reference's words for why the scheduler stops an allocation (`scheduler/structs/const.go`). */
+export const STOP_DESCRIPTIONS = {
+  notNeeded: "alloc not needed due to job update",
+  updating: "alloc is being updated due to job update",
+  lost: "alloc is lost since its node is down",
+  rescheduled: "alloc was rescheduled because it failed",
+} as const;
 
-/** What the reference writes on a blocked evaluation a newer evaluation superseded. */
-const BLOCKED_SUPERSEDED = "evaluation superseded by a newer one of the job";
+/** Follow-up evaluations of failures within this long of the first are one (`batchedFailedAllocWindowSize`). */
+const FOLLOWUP_BATCH_WINDOW_MS = 5000;
 
-/** Processes a pending evaluation: it completes, and the job's allocations and deployments follow from it. */
-export async function processEvaluation(context: SchedulerContext, evalId: string): Promise<void> {
-  const { store, clock } = context;
-  await store.write(["evals", "allocs", "deployment", "jobs", "job_summary"], (state) => {
-    const { index } = state;
-    const evaluation = state.evals.get(evalId);
-    if (evaluation === undefined || evaluation.Status !== "pending") return;
-    const jobKey = namespacedKey(evaluation.Namespace, evaluation.JobID);
-    state.evals.put({ ...evaluation, Status: "complete", ModifyIndex: index, ModifyTime: clock.nowNs() });
-    const job = state.jobs.get(jobKey);
-    if (job === undefined) return;
-    // Allocations on a node that is down are lost, as the reference's reconciler finds them; those of the job's version are replaced.
-    const lost = [...state.allocs.group(jobKey).values()].filter((a) => !isTerminal(a) && store.tables.nodes.get(a.NodeID)?.Status === "down");
-    for (const alloc of lost) updateAlloc(context, state, job, alloc, { DesiredStatus: "stop", DesiredDescription: LOST_DESCRIPTION, ClientStatus: "lost", ClientDescription: LOST_DESCRIPTION });
-    const current = [...state.allocs.group(jobKey).values()].filter((a) => !isTerminal(a));
-    const obsolete = job.Stop ? current : current.filter((a) => a.JobVersion !== job.Version);
-    for (const alloc of obsolete) {
-      updateAlloc(context, state, job, alloc, { DesiredStatus: "stop", DesiredDescription: "alloc not needed due to job update", ClientStatus: "complete" });
-    }
-    for (const deployment of [...state.deployment.group(jobKey).values()]) {
-      if (!ACTIVE_DEPLOYMENT.has(deployment.Status)) continue;
-      if (job.Stop || deployment.JobVersion < job.Version) {
-        const description = job.Stop ? DEPLOYMENT_DESCRIPTIONS.stoppedJob : DEPLOYMENT_DESCRIPTIONS.newerJob;
-        state.deployment.put({ ...deployment, Status: "cancelled", StatusDescription: description, ModifyIndex: index, ModifyTime: clock.nowNs() });
-      }
-    }
-    // A newer evaluation supersedes the job's blocked one; a stopped job queues nothing.
-    for (const other of [...state.evals.group(jobKey).values()]) {
-      if (other.Status === "blocked" && other.ID !== evalId) state.evals.put({ ...other, Status: "canceled", StatusDescription: BLOCKED_SUPERSEDED, ModifyIndex: index, ModifyTime: clock.nowNs() });
-    }
-    if (job.Stop) {
-      for (const [group, counts] of Object.entries(state.job_summary.get(jobKey)?.Summary ?? {})) if (counts.Queued > 0) count(state, job, group, { Queued: -counts.Queued });
-    }
-    const replaced = lost.filter((alloc) => alloc.JobVersion === job.Version);
-    if (!job.Stop && (replaced.length > 0 || !current.some((a) => a.JobVersion === job.Version))) {
-      const nodes = nodesFor(store.tables, job);
-      const placements = replaced.length > 0 ? replacements(job, replaced) : placementsOf(job);
-      if (nodes.length === 0 && placements.length > 0) {
-        block(context, state, job, state.evals.get(evalId)!, placements);
-      } else if (replaced.length > 0) {
-        place(context, state, job, evaluation, nodes, placements);
-      } else {
-        const deployment = startDeployment(context, state, job, evaluation);
-        place(context, state, job, evaluation, nodes, deployment === undefined ? placements : placementsOf(job, deployment));
-      }
-    }
-    putJob(context, state, job);
-  });
+/** What the reconciler reads: the job, its allocations and latest deployment, the nodes that are down, the evaluation. */
+export interface ReconcileInput {
+  readonly job: Job;
+  readonly allocs: readonly Allocation[];
+  /** The job's latest deployment, whatever its status. */
+  readonly deployment: Deployment | undefined;
+  /** Nodes whose allocations are lost (down), by ID. */
+  readonly taintedNodes: ReadonlyMap<string, Node>;
+  readonly evaluation: Pick<Evaluation, "ID" | "Priority">;
+  readonly nowNs: bigint;
+}
+
+/** An allocation to place (`AllocPlaceResult`): a new one, a canary, or the replacement of a lost or failed one. */
+export interface PlaceResult {
+  readonly group: TaskGroup;
+  readonly name: string;
+  readonly canary: boolean;
+  readonly previous?: Allocation;
+  /** It replaces a failed allocation: it carries a reschedule tracker, and the failed one is stopped once it is placed. */
+  readonly reschedule: boolean;
+}
+
+/** An allocation of an older version replaced by a new one of the same name (`allocDestructiveResult`). */
+export interface DestructiveResult {
+  readonly group: TaskGroup;
+  readonly name: string;
+  readonly stop: Allocation;
+}
+
+/** What the reconciler decided (`ReconcileResults`). */
+export interface ReconcileResults {
+  /** The deployment to create. */
+  deployment: Deployment | undefined;
+  readonly deploymentUpdates: DeploymentStatusUpdate[];
+  readonly place: PlaceResult[];
+  readonly destructive: DestructiveResult[];
+  readonly stop: PlanStop[];
+  /** Allocations changed in place: a failed one given the follow-up evaluation that will reschedule it. */
+  readonly attributeUpdates: Allocation[];
+  /** Evaluations to reschedule failed allocations later (with `WaitUntil`). */
+  readonly followupEvals: EvaluationFields[];
+}
+
+/** A deployment's state for one group, changed while the reconciler fills a deployment it creates. */
+type GroupState = { -readonly [Field in keyof DeploymentState]: DeploymentState[Field] };
+
+/** What the reconciler knows of the job's deployment while it goes through the groups. */
+interface DeploymentContext {
+  old: Deployment | undefined;
+  /** The deployment of the job's version still going, or the one the reconciler created (its groups filled in as it goes). */
+  current: (Omit<Deployment, "TaskGroups"> & { TaskGroups: Record<string, GroupState> }) | undefined;
+  readonly paused: boolean;
+  readonly failed: boolean;
+}
+
+/** How many allocations a group wants: a system job one per group, others its count. */
+export function wantedCount(job: Job, group: TaskGroup): number {
+  return job.Type === "system" ? Math.min(group.Count, 1) : group.Count;
+}
+
+/** A group's update strategy when it makes deployments (a service job's, `MaxParallel` above 0); undefined otherwise (`UpdateStrategy.IsEmpty`). */
+export function updateStrategyOf(job: Job, group: TaskGroup): JsonObject | undefined {
+  if (job.Type !== "service") return undefined;
+  const update = { ...(job.Update ?? {}), ...((group.Update as JsonObject | null | undefined) ?? {}) };
+  return Number(update.MaxParallel ?? 0) > 0 ? update : undefined;
+}
+
+/** Decides what the evaluation changes of the job (`AllocReconciler.Compute`). */
+export function reconcile(input: ReconcileInput): ReconcileResults {
+  const { job } = input;
+  const results: ReconcileResults = { deployment: undefined, deploymentUpdates: [], place: [], destructive: [], stop: [], attributeUpdates: [], followupEvals: [] };
+  const groups = allocMatrix(job, input.allocs);
+  const cancelled = cancelUnneededDeployments(job, input.deployment);
+  results.deploymentUpdates.push(...cancelled.updates);
+  if (job.Stop) {
+    for (const allocs of groups.values()) stopAll(input, allocs.filter((alloc) => !isTerminal(alloc)), results);
+    return results;
+  }
+  const current = cancelled.current;
+  const deployments: DeploymentContext = {
+    old: cancelled.old,
+    current: current === undefined ? undefined : { ...current, TaskGroups: { ...current.TaskGroups } },
+    paused: current !== undefined && ["paused", "pending", "initializing"].includes(current.Status),
+    failed: current?.Status === "failed",
+  };
+  let complete = true;
+  for (const [name, allocs] of groups) complete = computeGroup(input, deployments, name, allocs, results) && complete;
+  if (current !== undefined && complete) results.deploymentUpdates.push({ DeploymentID: current.ID, Status: "successful", StatusDescription: DEPLOYMENT_DESCRIPTIONS.successful });
+  const created = results.deployment;
+  if (created !== undefined && requiresPromotion(created)) {
+    const auto = Object.values(created.TaskGroups).every((group) => group.DesiredCanaries === 0 || group.AutoPromote);
+    results.deployment = { ...created, StatusDescription: auto ? DEPLOYMENT_DESCRIPTIONS.autoPromotion : DEPLOYMENT_DESCRIPTIONS.needsPromotion };
+  }
+  return results;
+}
+
+/** Whether a running deployment waits for its canaries to be promoted (`Deployment.RequiresPromotion`). */
+export function requiresPromotion(deployment: Pick<Deployment, "Status" | "TaskGroups">): boolean {
+  return deployment.Status === "running" && Object.values(deployment.TaskGroups).some((group) => group.DesiredCanaries > 0 && !group.Promoted);
+}
+
+/** The job's allocations by task group, every group of the job included (`newAllocMatrix`). */
+function allocMatrix(job: Job, allocs: readonly Allocation[]): Map<string, Allocation[]> {
+  const groups = new Map<string, Allocation[]>(job.TaskGroups.map((group) => [group.Name, []]));
+  for (const alloc of allocs) groups.set(alloc.TaskGroup, [...(groups.get(alloc.TaskGroup) ?? []), alloc]);
+  return groups;
 }
 
 /**
- * The allocations a job wants: `Count` per task group (one per group for system jobs), named
- * `<job>.<group>[<i>]`; with a deployment, the first of each group are its canaries when the
- * group's update strategy asks for them.
+ * The job's latest deployment, cancelled when the job is stopped or has a newer version
+ * (`cancelUnneededServiceDeployments`); the current one is that of the job's version while it
+ * is not successful.
  */
-function placementsOf(job: Job, deploymentId = ""): Placement[] {
-  const placements: Placement[] = [];
-  for (const group of job.TaskGroups) {
-    const wanted = job.Type === "system" ? Math.min(group.Count, 1) : group.Count;
-    const canaries = deploymentId === "" ? 0 : Number(updateStrategy(job, group).Canary ?? 0);
-    for (let i = 0; i < wanted; i++) placements.push({ group, name: `${job.ID}.${group.Name}[${i}]`, deploymentId, canary: i < canaries });
-  }
-  return placements;
+function cancelUnneededDeployments(job: Job, deployment: Deployment | undefined): { old?: Deployment; current?: Deployment; updates: DeploymentStatusUpdate[] } {
+  const cancel = (description: string) => (deployment !== undefined && ACTIVE_DEPLOYMENT.has(deployment.Status) ? [{ DeploymentID: deployment.ID, Status: "cancelled", StatusDescription: description }] : []);
+  if (job.Stop) return { old: deployment, updates: cancel(DEPLOYMENT_DESCRIPTIONS.stoppedJob) };
+  if (deployment === undefined) return { updates: [] };
+  if (deployment.JobCreateIndex !== job.CreateIndex || deployment.JobVersion !== job.Version) return { old: deployment, updates: cancel(DEPLOYMENT_DESCRIPTIONS.newerJob) };
+  if (deployment.Status === "successful") return { old: deployment, updates: [] };
+  return { current: deployment, updates: [] };
 }
 
-/** One allocation in place of each lost one, of the same name, outside any deployment. */
-function replacements(job: Job, lost: readonly Allocation[]): Placement[] {
-  return lost.flatMap((previous) => {
-    const group = job.TaskGroups.find((each) => each.Name === previous.TaskGroup);
-    return group === undefined ? [] : [{ group, name: previous.Name, deploymentId: "", canary: false, previous }];
+/** Where each allocation stands (`classifyAllocs`, for the states the agent has): ignored once the server stopped it, lost when it still runs on a node that is down, otherwise kept. */
+function classify(allocs: readonly Allocation[], tainted: ReadonlyMap<string, Node>): { untainted: Allocation[]; lost: Allocation[] } {
+  const untainted: Allocation[] = [];
+  const lost: Allocation[] = [];
+  for (const alloc of allocs) {
+    // Stopped by the server: nothing more to do with it.
+    if (alloc.DesiredStatus !== "run") continue;
+    const clientTerminal = alloc.ClientStatus === "complete" || alloc.ClientStatus === "failed" || alloc.ClientStatus === "lost";
+    if (!clientTerminal && tainted.has(alloc.NodeID)) lost.push(alloc);
+    else untainted.push(alloc);
+  }
+  return { untainted, lost };
+}
+
+/** Stops every one of `allocs`, lost ones as lost (`filterAndStopAll`). */
+function stopAll(input: ReconcileInput, allocs: readonly Allocation[], results: ReconcileResults): void {
+  const { untainted, lost } = classify(allocs, input.taintedNodes);
+  for (const alloc of untainted) results.stop.push({ alloc, description: STOP_DESCRIPTIONS.notNeeded });
+  for (const alloc of lost) results.stop.push({ alloc, clientStatus: "lost", description: STOP_DESCRIPTIONS.lost });
+}
+
+const byName = (a: Allocation, b: Allocation) => (a.Name < b.Name ? -1 : a.Name > b.Name ? 1 : 0);
+const without = (allocs: readonly Allocation[], removed: readonly Allocation[]) => {
+  const ids = new Set(removed.map((alloc) => alloc.ID));
+  return allocs.filter((alloc) => !ids.has(alloc.ID));
+};
+
+/** Reconciles one task group (`computeGroup`); true when the group's part of the deployment is complete. */
+function computeGroup(input: ReconcileInput, deployments: DeploymentContext, name: string, allocs: readonly Allocation[], results: ReconcileResults): boolean {
+  const { job } = input;
+  const batch = job.Type === "batch";
+  const group = job.TaskGroups.find((each) => each.Name === name);
+  // A batch job's finished allocations count, so that they are not placed again.
+  let all = allocs.filter((alloc) => alloc.DesiredStatus === "run" || (batch && alloc.DesiredTransition?.Reschedule !== true));
+  if (group === undefined || wantedCount(job, group) === 0) {
+    stopAll(input, all, results);
+    return true;
+  }
+  const wanted = wantedCount(job, group);
+  const update = updateStrategyOf(job, group);
+  const existing = deployments.current?.TaskGroups[name];
+  // A copy: only a deployment the reconciler creates takes what it decides.
+  const dstate: GroupState = existing === undefined ? newGroupState(update) : { ...existing };
+  // A batch job's finished allocations of older versions are done with.
+  if (batch) all = all.filter((alloc) => alloc.JobVersion >= job.Version || !isTerminal(alloc));
+  const canaries = cancelUnneededCanaries(input, deployments, all, results);
+  all = canaries.all;
+
+  const classified = classify(all, input.taintedNodes);
+  const split = filterByRescheduleable(classified.untainted, {
+    batch,
+    jobType: job.Type,
+    policyOf: (each) => reschedulePolicyOf(job, each),
+    nowMs: Number(input.nowNs / 1_000_000n),
+    evalId: input.evaluation.ID,
+    activeDeployment: deployments.current !== undefined && ACTIVE_DEPLOYMENT.has(deployments.current.Status) ? (deployments.current as Deployment) : undefined,
   });
+  let untainted = split.untainted;
+  const { lost } = classified;
+  if (split.later.length > 0) rescheduleLater(input, split.later, results);
+
+  const names = new AllocNameIndex(job.ID, name, wanted, [...untainted, ...split.now, ...lost]);
+  let canarying = dstate.DesiredCanaries !== 0 && !dstate.Promoted;
+  untainted = computeStop(wanted, names, untainted, lost, canaries.current, canarying, results);
+
+  // Every allocation of an older version is replaced (the reference updates some in place).
+  const destructive = untainted.filter((alloc) => alloc.JobVersion !== job.Version).sort(byName);
+  if (existing === undefined) dstate.DesiredTotal += destructive.length;
+  if (canarying) untainted = without(untainted, canaries.current);
+  const needsCanaries = update !== undefined && destructive.length !== 0 && canaries.current.length < Number(update.Canary ?? 0) && !dstate.Promoted;
+  const placedBefore = results.place.length;
+  if (needsCanaries) {
+    dstate.DesiredCanaries = Number(update!.Canary);
+    if (!deployments.paused && !deployments.failed) {
+      for (const canaryName of names.nextCanaries(dstate.DesiredCanaries - canaries.current.length, canaries.current, destructive)) results.place.push({ group, name: canaryName, canary: true, reschedule: false });
+    }
+  }
+  canarying = dstate.DesiredCanaries !== 0 && !dstate.Promoted;
+  let underProvisionedBy = computeUnderProvisionedBy(deployments, update, wanted, untainted, destructive, canarying);
+  const place = computePlacements(group, wanted, names, untainted, split.now, lost);
+  if (existing === undefined) dstate.DesiredTotal += place.length;
+  const placeReady = !deployments.paused && !deployments.failed && !canarying;
+  underProvisionedBy = placeAllocs(deployments, placeReady, place, split.now, lost, underProvisionedBy, results);
+  if (placeReady) {
+    for (const alloc of destructive.slice(0, Math.max(0, Math.min(destructive.length, underProvisionedBy)))) results.destructive.push({ group, name: alloc.Name, stop: alloc });
+  }
+  createDeployment(input, deployments, name, update, existing !== undefined, dstate, all, destructive, results);
+  // Never more placements than the count.
+  const placed = results.place.length - placedBefore;
+  if (placed > wanted) results.place.splice(placedBefore + wanted);
+
+  const groupDone = destructive.length + Math.min(placed, wanted) + split.now.length + split.later.length === 0 && !needsCanaries;
+  const current = deployments.current?.TaskGroups[name];
+  if (!groupDone || deployments.current === undefined) return false;
+  return current === undefined || (current.HealthyAllocs >= Math.max(current.DesiredTotal, current.DesiredCanaries) && (current.DesiredCanaries === 0 || current.Promoted));
+}
+
+/** A group's state in a new deployment, from its update strategy (`initializeDeploymentState`). */
+function newGroupState(update: JsonObject | undefined): GroupState {
+  return {
+    AutoRevert: update?.AutoRevert === true,
+    AutoPromote: update?.AutoPromote === true,
+    ProgressDeadline: Number(update?.ProgressDeadline ?? 0),
+    RequireProgressBy: null,
+    Promoted: false,
+    PlacedCanaries: null,
+    DesiredCanaries: 0,
+    DesiredTotal: 0,
+    PlacedAllocs: 0,
+    HealthyAllocs: 0,
+    UnhealthyAllocs: 0,
+  };
+}
+
+/**
+ * Stops the canaries an older or failed deployment left unpromoted, and returns the current
+ * deployment's canaries still up (those lost are stopped) with the group's allocations less the
+ * ones stopped (`cancelUnneededCanaries`).
+ */
+function cancelUnneededCanaries(input: ReconcileInput, deployments: DeploymentContext, all: readonly Allocation[], results: ReconcileResults): { all: Allocation[]; current: Allocation[] } {
+  const unpromoted = (deployment: Pick<Deployment, "TaskGroups"> | undefined) => Object.values(deployment?.TaskGroups ?? {}).flatMap((group) => (group.Promoted ? [] : (group.PlacedCanaries ?? [])));
+  const stopIds = new Set([...unpromoted(deployments.old), ...(deployments.failed ? unpromoted(deployments.current) : [])]);
+  const stopped = all.filter((alloc) => stopIds.has(alloc.ID));
+  for (const alloc of stopped) results.stop.push({ alloc, description: STOP_DESCRIPTIONS.notNeeded });
+  let remaining = without(all, stopped);
+  if (deployments.current === undefined) return { all: remaining, current: [] };
+  const canaryIds = new Set(Object.values(deployments.current.TaskGroups).flatMap((group) => group.PlacedCanaries ?? []));
+  const { untainted, lost } = classify(
+    remaining.filter((alloc) => canaryIds.has(alloc.ID)),
+    input.taintedNodes,
+  );
+  for (const alloc of lost) results.stop.push({ alloc, clientStatus: "lost", description: STOP_DESCRIPTIONS.lost });
+  remaining = without(remaining, lost);
+  return { all: remaining, current: untainted };
+}
+
+/**
+ * Follow-up evaluations for failed allocations to reschedule later, one for those whose times
+ * fall within 5 s of the first of a batch, each allocation noting its evaluation
+ * (`createRescheduleLaterEvals`, `createLaterEvals`).
+ */
+function rescheduleLater(input: ReconcileInput, later: readonly DelayedReschedule[], results: ReconcileResults): void {
+  const { job, evaluation } = input;
+  const sorted = [...later].sort((a, b) => a.atMs - b.atMs);
+  let batchStart = -Infinity;
+  let evalId = "";
+  for (const { alloc, atMs } of sorted) {
+    if (atMs - batchStart >= FOLLOWUP_BATCH_WINDOW_MS) {
+      // The reference words the first follow-up so, and the later ones as failed allocations' retries.
+      const first = results.followupEvals.length === 0;
+      batchStart = atMs;
+      evalId = randomUUID();
+      results.followupEvals.push({
+        ID: evalId,
+        Namespace: job.Namespace,
+        Priority: evaluation.Priority,
+        Type: job.Type,
+        TriggeredBy: first ? "alloc-reschedule" : "alloc-failure",
+        JobID: job.ID,
+        JobModifyIndex: job.ModifyIndex,
+        ...(first ? { StatusDescription: "created for delayed rescheduling" } : {}),
+        WaitUntil: goTime(atMs),
+      });
+    }
+    results.attributeUpdates.push({ ...alloc, FollowupEvalID: evalId });
+  }
+}
+
+/**
+ * Stops the lost allocations and those beyond the count: a promoted canary's namesake first,
+ * then the highest names (`computeStop`); returns the allocations kept.
+ */
+function computeStop(wanted: number, names: AllocNameIndex, untainted: readonly Allocation[], lost: readonly Allocation[], canaries: readonly Allocation[], canarying: boolean, results: ReconcileResults): Allocation[] {
+  for (const alloc of lost) results.stop.push({ alloc, clientStatus: "lost", description: STOP_DESCRIPTIONS.lost });
+  let working = canarying ? without(untainted, canaries) : [...untainted];
+  let remove = working.length - wanted;
+  if (remove <= 0) return [...untainted];
+  working = working.filter((alloc) => alloc.DesiredStatus === "run").sort(byName);
+  const stopped: Allocation[] = [];
+  const stop = (alloc: Allocation) => {
+    stopped.push(alloc);
+    results.stop.push({ alloc, description: STOP_DESCRIPTIONS.notNeeded });
+    working = without(working, [alloc]);
+    remove--;
+  };
+  if (!canarying && canaries.length > 0) {
+    const canaryNames = new Set(canaries.map((alloc) => alloc.Name));
+    for (const alloc of without(working, canaries)) if (remove > 0 && canaryNames.has(alloc.Name)) stop(alloc);
+  }
+  if (remove > 0) {
+    const highest = names.highest(remove);
+    for (const alloc of [...working]) if (remove > 0 && highest.has(alloc.Name)) stop(alloc);
+  }
+  for (const alloc of [...working]) if (remove > 0) stop(alloc);
+  return without(untainted, stopped);
+}
+
+/**
+ * How many allocations the group may still replace (`computeUnderProvisionedBy`): all it wants
+ * when nothing is replaced, `MaxParallel` less those of the deployment not yet healthy, none
+ * while the deployment is paused or failed, an allocation of it is unhealthy, or canaries wait.
+ */
+function computeUnderProvisionedBy(deployments: DeploymentContext, update: JsonObject | undefined, wanted: number, untainted: readonly Allocation[], destructive: readonly Allocation[], canarying: boolean): number {
+  if (update === undefined || destructive.length === 0) return wanted;
+  const maxParallel = Number(update.MaxParallel);
+  const current = deployments.current;
+  if (current === undefined) return maxParallel;
+  if (deployments.paused || deployments.failed || canarying) return 0;
+  let room = maxParallel;
+  for (const alloc of untainted) {
+    if (alloc.DeploymentID !== current.ID) continue;
+    if (alloc.DeploymentStatus?.Healthy === false) return 0;
+    if (alloc.DeploymentStatus?.Healthy !== true) room--;
+  }
+  return Math.max(0, room);
+}
+
+/** The placements the group lacks: failed allocations rescheduled, lost ones replaced up to the count, then new ones (`computePlacements`). */
+function computePlacements(group: TaskGroup, wanted: number, names: AllocNameIndex, untainted: readonly Allocation[], reschedule: readonly Allocation[], lost: readonly Allocation[]): PlaceResult[] {
+  const place: PlaceResult[] = reschedule.map((alloc) => ({ group, name: alloc.Name, previous: alloc, reschedule: true, canary: alloc.DeploymentStatus?.Canary === true }));
+  let existing = untainted.length + reschedule.length;
+  for (const alloc of lost) {
+    if (existing >= wanted) break;
+    existing++;
+    place.push({ group, name: alloc.Name, previous: alloc, reschedule: false, canary: alloc.DeploymentStatus?.Canary === true });
+  }
+  if (existing < wanted) for (const name of names.next(wanted - existing)) place.push({ group, name, canary: false, reschedule: false });
+  return place;
+}
+
+/**
+ * Takes the placements (`placeAllocs`): all of them when the deployment lets it, each failed
+ * allocation rescheduled stopped; otherwise only lost allocations' replacements and the
+ * rescheduling of failures outside a failed deployment. Returns how many allocations may still
+ * be replaced.
+ */
+function placeAllocs(deployments: DeploymentContext, ready: boolean, place: readonly PlaceResult[], rescheduleNow: readonly Allocation[], lost: readonly Allocation[], underProvisionedBy: number, results: ReconcileResults): number {
+  if (ready) {
+    results.place.push(...place);
+    for (const alloc of rescheduleNow) results.stop.push({ alloc, description: STOP_DESCRIPTIONS.rescheduled });
+    return underProvisionedBy - Math.min(place.length, underProvisionedBy);
+  }
+  const taken = new Set<PlaceResult>();
+  if (lost.length !== 0) for (const each of place.slice(0, Math.min(lost.length, place.length))) taken.add(each);
+  if (rescheduleNow.length !== 0) {
+    for (const each of place) {
+      const previous = each.previous;
+      const ofFailedDeployment = deployments.failed && previous !== undefined && previous.DeploymentID === deployments.current?.ID;
+      if (ofFailedDeployment || !each.reschedule || previous === undefined) continue;
+      taken.add(each);
+      results.stop.push({ alloc: previous, description: STOP_DESCRIPTIONS.rescheduled });
+    }
+  }
+  results.place.push(...taken);
+  return underProvisionedBy;
+}
+
+/**
+ * Creates the deployment of the job's version for a group that has something to roll out
+ * (`createDeployment`): not when it has no update strategy or nothing to place, nor when
+ * allocations of this version exist already and the spec is not being updated.
+ */
+function createDeployment(
+  input: ReconcileInput,
+  deployments: DeploymentContext,
+  name: string,
+  update: JsonObject | undefined,
+  existing: boolean,
+  dstate: GroupState,
+  all: readonly Allocation[],
+  destructive: readonly Allocation[],
+  results: ReconcileResults,
+): void {
+  if (existing || update === undefined || dstate.DesiredTotal === 0) return;
+  const { job } = input;
+  const hadRunning = all.some((alloc) => alloc.JobVersion === job.Version);
+  if (hadRunning && destructive.length === 0) return;
+  if (deployments.current === undefined) {
+    deployments.current = {
+      ID: randomUUID(),
+      Namespace: job.Namespace,
+      JobID: job.ID,
+      JobVersion: job.Version,
+      JobModifyIndex: job.JobModifyIndex,
+      JobSpecModifyIndex: job.JobModifyIndex,
+      JobCreateIndex: job.CreateIndex,
+      IsMultiregion: false,
+      TaskGroups: {},
+      Status: "running",
+      StatusDescription: DEPLOYMENT_DESCRIPTIONS.running,
+      EvalPriority: input.evaluation.Priority,
+      CreateIndex: 0,
+      ModifyIndex: 0,
+      CreateTime: input.nowNs,
+      ModifyTime: input.nowNs,
+    };
+    results.deployment = deployments.current as Deployment;
+  }
+  deployments.current.TaskGroups[name] = dstate;
 }

@@ -1,13 +1,15 @@
 /**
  * Registering and stopping jobs, as the reference's job endpoint does (`nomad/job_endpoint.go`,
  * `Register` and `Deregister`): the job is checked, a new version is written when its spec
- * changed (the versions kept as `state_store.go` prunes them), `EnforceIndex` is checked, and an
+ * changed (the versions kept as `state_store.go` prunes them), with the counts and resources of
+ * the job as it was when the request asks to preserve them, `EnforceIndex` is checked, and an
  * evaluation is written for the scheduler.
  *
  * @module
  */
+import { JOB } from "../../structs/job.js";
 import { invalid } from "../domain/errors.js";
-import type { Evaluation, Job, JobSpec } from "../state/model.js";
+import type { Evaluation, Job, JobSpec, JsonObject } from "../state/model.js";
 import { namespacedKey, type Transaction } from "../state/store.js";
 import { canonicalizeJob, formatErrors, specChanged, validateJob, type RegisterRequest } from "./job-spec.js";
 import { newEvaluation, putJob, putSummary, type SchedulerContext } from "./state.js";
@@ -104,8 +106,8 @@ function registerAt(
   const { index } = state;
   let job = previous;
   if (plan.changed) {
-    job = {
-      ...spec,
+    job = inStructOrder({
+      ...preserved(spec, previous, request),
       Status: "pending",
       StatusDescription: "",
       Stable: false,
@@ -114,7 +116,7 @@ function registerAt(
       CreateIndex: previous?.CreateIndex ?? index,
       ModifyIndex: index,
       JobModifyIndex: index,
-    };
+    });
     putSummary(state, job);
   }
   const evaluation = plan.needsEval
@@ -124,6 +126,35 @@ function registerAt(
   putJob(context, state, job!);
   if (plan.changed) putVersion(state, namespacedKey(spec.Namespace, spec.ID));
   return evaluation;
+}
+
+/** A job's fields in `structs.Job`'s order, the order its row keeps (and its JSON is written in). */
+function inStructOrder(job: Job): Job {
+  return Object.fromEntries(JOB.fields.map(({ name }) => [name, (job as unknown as JsonObject)[name]])) as unknown as Job;
+}
+
+/**
+ * The reference's `updatePreservedValues` (`nomad/state/state_store.go`): with `PreserveCounts`,
+ * each task group the job had keeps its count; with `PreserveResources`, each task it had (by
+ * group and task name) keeps its resources. Applied when the version is written: whether the spec
+ * changed was decided on the spec as sent, as the reference decides it.
+ */
+function preserved(spec: JobSpec, previous: Job | undefined, request: RegisterRequest): JobSpec {
+  if (previous === undefined || (request.preserveCounts !== true && request.preserveResources !== true)) return spec;
+  const before = new Map(previous.TaskGroups.map((group) => [group.Name, group]));
+  const taskGroups = spec.TaskGroups.map((group) => {
+    const old = before.get(group.Name);
+    if (old === undefined) return group;
+    const count = request.preserveCounts === true ? old.Count : group.Count;
+    if (request.preserveResources !== true || !Array.isArray(group.Tasks)) return { ...group, Count: count };
+    const oldTasks = new Map((Array.isArray(old.Tasks) ? (old.Tasks as JsonObject[]) : []).map((task) => [task.Name, task]));
+    const tasks = (group.Tasks as JsonObject[]).map((task) => {
+      const oldTask = oldTasks.get(task.Name);
+      return oldTask === undefined ? task : { ...task, Resources: structuredClone(oldTask.Resources ?? null) };
+    });
+    return { ...group, Count: count, Tasks: tasks };
+  });
+  return { ...spec, TaskGroups: taskGroups };
 }
 
 /**

@@ -277,8 +277,8 @@ export const LIFECYCLE_DEFAULTS: readonly LifecycleStep[] = Object.freeze(([
     select: 'Status == "pending"',
     after: null,
     enabled: true,
-    does: "completes the evaluation: places the job's allocations on the ready, eligible nodes of its datacenters (canaries first) and starts a service job's deployment, or, when no node can take them, leaves a blocked evaluation that waits for one; stops the allocations and cancels the deployments the job no longer wants",
-    timing: "at once",
+    does: "processes the evaluation in the reference's writes: places the job's allocations on the ready, eligible nodes of its datacenters and starts a service job's deployment, whether or not a node can take them (what none can take waits behind a blocked evaluation); replaces an older version MaxParallel at a time, or places only its canaries; reschedules failed allocations, now or by a follow-up evaluation; stops the allocations and cancels the deployments the job no longer wants",
+    timing: "at once; a follow-up evaluation at its WaitUntil",
   },
   {
     name: "run",
@@ -286,7 +286,7 @@ export const LIFECYCLE_DEFAULTS: readonly LifecycleStep[] = Object.freeze(([
     select: 'ClientStatus == "pending" and DesiredStatus == "run"',
     after: null,
     enabled: true,
-    does: "the allocation's tasks start: it is running, and its deployment counts it placed",
+    does: "the allocation's tasks start: it is running",
     timing: "half the placement delay after the allocation was placed",
   },
   {
@@ -304,8 +304,8 @@ export const LIFECYCLE_DEFAULTS: readonly LifecycleStep[] = Object.freeze(([
     select: 'Status == "running"',
     after: null,
     enabled: true,
-    does: "its allocations are healthy and it is successful (the job's version stable); or it fails when its job sets bexpr.fail_deployment; or it waits for its canaries' promotion",
-    timing: "the placement delay after it started; its progress deadline when its job scripts a failure and it has one",
+    does: "its allocations are healthy, and it is successful (the job's version stable) or the update's next allocations are placed; canaries wait for their promotion; it fails when its job sets bexpr.fail_deployment",
+    timing: "the placement delay after its last allocations were placed (none placed: it waits); its progress deadline when its job scripts a failure and it has one",
   },
 ] satisfies LifecycleStep[]).map((step): LifecycleStep => Object.freeze(step)));
 

@@ -12,9 +12,11 @@
  * @module
  */
 import { randomUUID } from "node:crypto";
-import type { Allocation, ClientStatus, Evaluation, Job, JobSpec, TaskGroupSummary, TaskRun } from "../state/model.js";
+import type { Allocation, ClientStatus, Deployment, DeploymentState, Evaluation, Job, JobSpec, Node, TaskGroupSummary, TaskRun } from "../state/model.js";
+import { goTime } from "../domain/present.js";
 import { namespacedKey, type Store, type Tables, type Transaction } from "../state/store.js";
 import type { Clock } from "../domain/clock.js";
+import { reschedulePolicyOf, rescheduleEligible } from "./reschedule.js";
 
 /** What the scheduler's functions read besides their transaction. */
 export interface SchedulerContext {
@@ -24,12 +26,19 @@ export interface SchedulerContext {
   readonly clock: Clock;
   /** Milliseconds from a job's registration until its deployment is healthy (allocations run at half of it). */
   readonly placementDelayMs: number;
+  /**
+   * The evaluation being processed for each job (by its namespaced key), as the reference's eval
+   * broker hands a job's evaluations to its workers one at a time: processing one takes several
+   * writes, and the next waits for them.
+   */
+  readonly evaluating: Map<string, Promise<void>>;
 }
 
 /** The texts of deployment states (the reference's constants). */
 export const DEPLOYMENT_DESCRIPTIONS = {
   running: "Deployment is running",
   needsPromotion: "Deployment is running but requires manual promotion",
+  autoPromotion: "Deployment is running pending automatic promotion",
   paused: "Deployment is paused",
   resumed: "Deployment is running",
   successful: "Deployment completed successfully",
@@ -71,15 +80,11 @@ const SUMMARY_FIELDS: { readonly [Status in ClientStatus]: keyof TaskGroupSummar
   unknown: "Unknown",
 };
 
-/**
- * A new evaluation written at `index`, now: `fields` say what it is for; it is pending unless
- * they say otherwise.
- */
-export function newEvaluation(
-  clock: Clock,
-  index: number,
-  fields: Omit<Evaluation, "ID" | "Status" | "CreateIndex" | "ModifyIndex" | "CreateTime" | "ModifyTime"> & Partial<Pick<Evaluation, "Status">>,
-): Evaluation {
+/** An evaluation's fields before it is written: what it is for (an ID when one was chosen already; pending unless it says otherwise). */
+export type EvaluationFields = Omit<Evaluation, "ID" | "Status" | "CreateIndex" | "ModifyIndex" | "CreateTime" | "ModifyTime"> & Partial<Pick<Evaluation, "ID" | "Status">>;
+
+/** A new evaluation written at `index`, now. */
+export function newEvaluation(clock: Clock, index: number, fields: EvaluationFields): Evaluation {
   const now = clock.nowNs();
   return { ID: randomUUID(), Status: "pending", ...fields, CreateIndex: index, ModifyIndex: index, CreateTime: now, ModifyTime: now };
 }
@@ -138,13 +143,109 @@ export function count(state: Transaction<"job_summary">, job: Job, group: string
  * Writes a change of an allocation: a new client status brings the client's description of it
  * (unless the change has its own) and moves the allocation from one count of the job's summary
  * to the other.
+ *
+ * An allocation its client reports failed, in a write that names the evaluations and
+ * deployments (a client's report: the `finish` step, a scenario rule), is what the reference's
+ * `Node.UpdateAlloc` makes of it: unhealthy in its deployment when it had not been found
+ * healthy yet (the client's health check), and, when its group's reschedule policy allows
+ * another attempt, an `alloc-failure` evaluation in the same write.
  */
-export function updateAlloc(context: SchedulerContext, state: Transaction<"allocs" | "job_summary">, job: Job | undefined, alloc: Allocation, change: Partial<Allocation>, exitCode = 0): void {
+export function updateAlloc(
+  context: SchedulerContext,
+  state: Transaction<"allocs" | "job_summary"> & Partial<Transaction<"evals" | "deployment">>,
+  job: Job | undefined,
+  alloc: Allocation,
+  change: Partial<Allocation>,
+  exitCode = 0,
+): void {
   const status = change.ClientStatus ?? alloc.ClientStatus;
   const description = status !== alloc.ClientStatus && change.ClientDescription === undefined ? { ClientDescription: CLIENT_DESCRIPTIONS[status] } : {};
   const run = alloc.TaskRun === undefined || status === alloc.ClientStatus ? {} : { TaskRun: taskRun(context.clock, alloc.TaskRun, status, change.DesiredStatus ?? alloc.DesiredStatus, exitCode) };
-  state.allocs.put({ ...alloc, ...description, ...change, ...run, ModifyIndex: state.index, ModifyTime: context.clock.nowNs() });
+  let updated: Allocation = { ...alloc, ...description, ...change, ...run, ModifyIndex: state.index, ModifyTime: context.clock.nowNs() };
+  const failed = status === "failed" && alloc.ClientStatus !== "failed" && (change.DesiredStatus ?? alloc.DesiredStatus) === "run";
+  if (failed && state.deployment !== undefined && updated.DeploymentStatus !== null && updated.DeploymentStatus.Healthy === null) {
+    const deployment = state.deployment.get(updated.DeploymentID);
+    if (deployment !== undefined && ACTIVE_DEPLOYMENT.has(deployment.Status)) {
+      updated = { ...updated, DeploymentStatus: { ...updated.DeploymentStatus, Healthy: false, Timestamp: new Date(context.clock.nowMs()).toISOString(), ModifyIndex: state.index } };
+      updateDeploymentWithAlloc(context, state as Transaction<"deployment">, alloc, updated);
+    }
+  }
+  state.allocs.put(updated);
   if (job !== undefined && status !== alloc.ClientStatus) count(state, job, alloc.TaskGroup, { [SUMMARY_FIELDS[alloc.ClientStatus]]: -1, [SUMMARY_FIELDS[status]]: 1 });
+  if (failed && state.evals !== undefined && job !== undefined && (alloc.FollowupEvalID ?? "") === "") {
+    const policy = reschedulePolicyOf(job, alloc.TaskGroup);
+    if (policy !== undefined && rescheduleEligible(alloc.RescheduleTracker, policy, context.clock.nowMs())) {
+      state.evals.put(newEvaluation(context.clock, state.index, { Namespace: alloc.Namespace, Priority: job.Priority, Type: job.Type, TriggeredBy: "alloc-failure", JobID: alloc.JobID, JobModifyIndex: 0 }));
+    }
+  }
+}
+
+/**
+ * Counts an allocation's change in its deployment, as the reference's state store does with
+ * every allocation it writes (`updateDeploymentWithAlloc`): a new one (or one new to the
+ * deployment) is placed, a canary among its `PlacedCanaries`, the first placement starts the
+ * progress deadline; a health found moves the healthy or unhealthy count (and the deadline).
+ */
+export function updateDeploymentWithAlloc(context: SchedulerContext, state: Transaction<"deployment">, existing: Allocation | undefined, alloc: Allocation): void {
+  const deployment = alloc.DeploymentID === "" ? undefined : state.deployment.get(alloc.DeploymentID);
+  const group = deployment?.TaskGroups[alloc.TaskGroup];
+  if (deployment === undefined || group === undefined) return;
+  const before = existing?.DeploymentStatus?.Healthy ?? null;
+  const after = alloc.DeploymentStatus?.Healthy ?? null;
+  const placed = existing === undefined || existing.DeploymentID !== alloc.DeploymentID ? 1 : 0;
+  const healthy = placed === 0 && before === null && after === true ? 1 : 0;
+  const unhealthy = placed === 0 && after === false && before !== false ? 1 : 0;
+  if (placed + healthy + unhealthy === 0) return;
+  const nowMs = context.clock.nowMs();
+  let requireProgressBy = group.RequireProgressBy;
+  if (group.ProgressDeadline > 0) {
+    if (placed !== 0 && requireProgressBy === null) requireProgressBy = new Date(nowMs + group.ProgressDeadline / 1e6).toISOString();
+    else if (healthy !== 0 && (requireProgressBy === null || Date.parse(requireProgressBy) < nowMs + group.ProgressDeadline / 1e6)) requireProgressBy = new Date(nowMs + group.ProgressDeadline / 1e6).toISOString();
+  }
+  const canary = alloc.DeploymentStatus?.Canary === true && !(group.PlacedCanaries ?? []).includes(alloc.ID);
+  const counted: DeploymentState = {
+    ...group,
+    RequireProgressBy: requireProgressBy,
+    PlacedCanaries: canary ? [...(group.PlacedCanaries ?? []), alloc.ID] : group.PlacedCanaries,
+    PlacedAllocs: group.PlacedAllocs + placed,
+    HealthyAllocs: group.HealthyAllocs + healthy - (before === true && after === false ? 1 : 0),
+    UnhealthyAllocs: group.UnhealthyAllocs + unhealthy,
+  };
+  state.deployment.put({ ...deployment, TaskGroups: { ...deployment.TaskGroups, [alloc.TaskGroup]: counted }, ModifyIndex: state.index, ModifyTime: alloc.ModifyTime });
+}
+
+/**
+ * Sets a deployment's status (`updateDeploymentStatusImpl`): a deployment running or paused
+ * again has its progress deadline start over, and a successful one makes its job's version
+ * stable. A deployment already finished is left as it is.
+ */
+export function updateDeploymentStatus(
+  context: SchedulerContext,
+  state: Transaction<"deployment"> & Partial<Transaction<"jobs" | "job_versions">>,
+  id: string,
+  status: string,
+  description: string,
+): Deployment | undefined {
+  const deployment = state.deployment.get(id);
+  if (deployment === undefined || !ACTIVE_DEPLOYMENT.has(deployment.Status)) return undefined;
+  const nowMs = context.clock.nowMs();
+  const restart = status === "running" || status === "paused";
+  const groups = Object.fromEntries(
+    Object.entries(deployment.TaskGroups).map(([name, group]) => [name, restart && group.ProgressDeadline > 0 ? { ...group, RequireProgressBy: new Date(nowMs + group.ProgressDeadline / 1e6).toISOString() } : group]),
+  );
+  const updated: Deployment = { ...deployment, Status: status, StatusDescription: description, TaskGroups: groups, ModifyIndex: state.index, ModifyTime: context.clock.nowNs() };
+  state.deployment.put(updated);
+  if (status === "successful" && state.jobs !== undefined && state.job_versions !== undefined) markStable(state as Transaction<"jobs" | "job_versions">, updated);
+  return updated;
+}
+
+/** The job's version that a successful deployment rolled out is stable (`updateJobStabilityImpl`), the job too when it is still that version. */
+function markStable(state: Transaction<"jobs" | "job_versions">, deployment: Deployment): void {
+  const key = namespacedKey(deployment.Namespace, deployment.JobID);
+  const job = state.jobs.get(key);
+  if (job !== undefined && job.Version === deployment.JobVersion && !job.Stable) state.jobs.put({ ...job, Stable: true, ModifyIndex: state.index });
+  const version = state.job_versions.get(`${key}\u0000${deployment.JobVersion}`);
+  if (version !== undefined && !version.Job.Stable) state.job_versions.put({ ...version, Job: { ...version.Job, Stable: true, ModifyIndex: state.index } });
 }
 
 /**
@@ -167,4 +268,14 @@ function taskRun(clock: Clock, run: TaskRun, status: ClientStatus, desired: Allo
     default:
       return run;
   }
+}
+
+/**
+ * What a node's registration at `atMs` adds to it: the time its status was set, in whole seconds
+ * (`Node.Register` sets it to the request's time), and its first event, `Node registered`, at that
+ * second and the registration's index (the state store's `UpsertNode`).
+ */
+export function registered(atMs: number, index: number): Pick<Node, "StatusUpdatedAt" | "Events"> {
+  const seconds = Math.floor(atMs / 1000);
+  return { StatusUpdatedAt: seconds, Events: [{ Message: "Node registered", Subsystem: "Cluster", Details: null, Timestamp: goTime(seconds * 1000), CreateIndex: index }] };
 }

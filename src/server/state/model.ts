@@ -1,21 +1,28 @@
 /**
  * The agent's data model: the rows of its state store. Field order follows the reference's Go
- * structs, because JSON output keeps it.
+ * structs, because JSON output keeps it. The structs are declared once in `src/structs/` (their
+ * fields, Go kinds, zero values, `omitempty` and the rules by which rows keep them); the types here
+ * are the agent's rows of them, and `test/agent/structs.test.ts` holds each to its declaration.
  *
  * @module
  */
 import type { ParsedPolicy } from "../domain/acl-policy.js";
+import type { StructValue } from "../../structs/declare.js";
+import type { ALLOCATED_RESOURCES, NODE_RESERVED_RESOURCES, NODE_RESOURCES } from "../../structs/resources.js";
 
 /** A decoded JSON object. */
 export type JsonObject = { [key: string]: unknown };
 
-/** A task group of a job, as the job was registered (with `Count` defaulted). */
+/**
+ * A task group of a job, as the job was registered and canonicalised: every field of
+ * `structs.TaskGroup` (see `src/structs/job.ts`), its tasks likewise.
+ */
 export interface TaskGroup extends JsonObject {
   readonly Name: string;
   readonly Count: number;
 }
 
-/** A job's spec as registered, after the reference's defaults (`structs.Job` field order). */
+/** A job's spec as registered, canonicalised as the reference does (`structs.Job`'s fields and order, without those the server sets). */
 export interface JobSpec {
   readonly Stop: boolean;
   readonly Region: string;
@@ -45,6 +52,10 @@ export interface JobSpec {
   readonly VaultToken: string;
   readonly VaultNamespace: string;
   readonly NomadTokenID: string;
+  /** The web UI's description and links, as sent (after the server's fields in the struct). */
+  readonly UI: JsonObject | null;
+  /** The version's tag, as sent (after the server's fields in the struct). */
+  readonly VersionTag: JsonObject | null;
 }
 
 /** A registered job: the spec plus the fields the server manages. */
@@ -142,8 +153,12 @@ export interface Evaluation {
   readonly FailedTGAllocs?: { readonly [group: string]: JsonObject };
   /** The evaluation made to place what it could not (status `blocked` until a node can take it). */
   readonly BlockedEval?: string;
-  /** The evaluation that made this one (a blocked evaluation's). */
+  /** The evaluation that made this one (a blocked evaluation's, a follow-up's). */
   readonly PreviousEval?: string;
+  /** The follow-up evaluation this one made (to reschedule failed allocations later). */
+  readonly NextEval?: string;
+  /** Not processed before this time (RFC 3339, as Go writes it): a follow-up evaluation's. */
+  readonly WaitUntil?: string;
   /** The node whose change made it (a `node-update` evaluation's), and that node's index then. */
   readonly NodeID?: string;
   readonly NodeModifyIndex?: number;
@@ -191,8 +206,44 @@ export interface Allocation {
   readonly TaskRun?: TaskRun;
   /** The lost allocation this one replaces. */
   readonly PreviousAllocation?: string;
-  /** The allocation that replaced this one once it was lost. */
+  /** The allocation that replaced this one once it was lost or rescheduled. */
   readonly NextAllocation?: string;
+  /** The reschedules that led to this allocation (`structs.RescheduleTracker`). */
+  readonly RescheduleTracker?: RescheduleTracker;
+  /** The evaluation that will reschedule this failed allocation once its delay has passed. */
+  readonly FollowupEvalID?: string;
+  /** What the server asks of the allocation besides its desired status (`structs.DesiredTransition`). */
+  readonly DesiredTransition?: DesiredTransition;
+  /** What the scheduler gave it on its node (absent on rows written before the agent kept it). */
+  readonly AllocatedResources?: AllocatedResources;
+}
+
+/** `structs.AllocatedResources`: each task's CPU and memory, and what the group's tasks share (disk, network, ports). */
+export type AllocatedResources = StructValue<typeof ALLOCATED_RESOURCES>;
+
+/** `structs.RescheduleTracker`: an allocation's earlier reschedules, and whether the last one was placed. */
+export interface RescheduleTracker {
+  readonly Events: readonly RescheduleEvent[];
+  /** `ok`, or `no placement` when the last attempt found no node. */
+  readonly LastReschedule: string;
+}
+
+/** `structs.RescheduleEvent`: one reschedule. */
+export interface RescheduleEvent {
+  /** Nanoseconds since the epoch (a bigint, as the reference's int64). */
+  readonly RescheduleTime: bigint;
+  readonly PrevAllocID: string;
+  readonly PrevNodeID: string;
+  /** Nanoseconds. */
+  readonly Delay: number;
+}
+
+/** `structs.DesiredTransition`: null fields are unset. */
+export interface DesiredTransition {
+  readonly Migrate: boolean | null;
+  readonly Reschedule: boolean | null;
+  readonly ForceReschedule: boolean | null;
+  readonly NoShutdownDelay: boolean | null;
 }
 
 /**
@@ -235,9 +286,33 @@ export interface Node {
   readonly Drain: boolean;
   readonly Version: string;
   readonly Attributes: { readonly [name: string]: string };
+  /** What its client fingerprinted of its machine (absent on rows written before the agent kept it). */
+  readonly NodeResources?: NodeResources;
+  /** What its client's configuration keeps back from tasks (absent likewise). */
+  readonly ReservedResources?: NodeReservedResources;
   readonly Meta: { readonly [name: string]: string };
+  /** When its status last changed, in seconds since the epoch (absent on rows written before the agent kept it). */
+  readonly StatusUpdatedAt?: number;
+  /** What happened to it, oldest first (the reference keeps the last 10). */
+  readonly Events?: readonly NodeEvent[] | null;
   readonly CreateIndex: number;
   readonly ModifyIndex: number;
+}
+
+/** `structs.NodeResources`: what a node offers. */
+export type NodeResources = StructValue<typeof NODE_RESOURCES>;
+
+/** `structs.NodeReservedResources`: what a node keeps back from tasks. */
+export type NodeReservedResources = StructValue<typeof NODE_RESERVED_RESOURCES>;
+
+/** `structs.NodeEvent`: something that happened to a node. */
+export interface NodeEvent {
+  readonly Message: string;
+  readonly Subsystem: string;
+  readonly Details: { readonly [key: string]: string } | null;
+  /** RFC 3339, as Go writes a `time.Time`. */
+  readonly Timestamp: string;
+  readonly CreateIndex: number;
 }
 
 /** A namespace. */

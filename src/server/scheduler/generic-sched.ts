@@ -1,0 +1,164 @@
+/**
+ * Processing an evaluation, as the reference's generic scheduler does it
+ * (`scheduler/generic_sched.go`, `Process` and `process`): the reconciler decides
+ * (`reconciler.ts`), the placements are made on the nodes (`placement.ts`), and the outcome is
+ * written in the reference's writes, each its own (so its own frame on the event stream):
+ *
+ * 1. a blocked evaluation, when some placements found no node (`createBlockedEval`);
+ * 2. each follow-up evaluation that will reschedule failed allocations later (`CreateEval`);
+ * 3. the plan, unless it changes nothing (`SubmitPlan`, applied by `plan.ts`);
+ * 4. the evaluation, complete, with what it could not place and the evaluations it made
+ *    (`setStatus`); a job's blocked evaluation is cancelled once an evaluation of it placed
+ *    everything (the state store's `nestedUpsertEval`).
+ *
+ * A job's evaluations are processed one at a time, as the reference's eval broker hands them out.
+ *
+ * @module
+ */
+import type { Evaluation, Job, JsonObject, Node } from "../state/model.js";
+import { namespacedKey } from "../state/store.js";
+import { BLOCKED_DESCRIPTION, writeBlocked } from "./blocked.js";
+import { applyPlan, isNoOp, planTables } from "./plan.js";
+import { computePlacements, nodesFor } from "./placement.js";
+import { reconcile, type ReconcileInput } from "./reconciler.js";
+import { count, newEvaluation, putJob, type SchedulerContext } from "./state.js";
+
+/** Processes a pending evaluation, after any other evaluation of its job being processed. */
+export async function processEvaluation(context: SchedulerContext, evalId: string): Promise<void> {
+  const evaluation = context.store.tables.evals.get(evalId);
+  if (evaluation === undefined || evaluation.Status !== "pending") return;
+  const key = namespacedKey(evaluation.Namespace, evaluation.JobID);
+  const before = context.evaluating.get(key) ?? Promise.resolve();
+  const processing = before.then(() => process(context, evalId));
+  const settled = processing.catch(() => {});
+  context.evaluating.set(key, settled);
+  void settled.then(() => {
+    if (context.evaluating.get(key) === settled) context.evaluating.delete(key);
+  });
+  await processing;
+}
+
+/** What the reconciler reads for a job now: its allocations, latest deployment, the nodes that are down. */
+export function reconcileInput(context: SchedulerContext, job: Job, evaluation: Pick<Evaluation, "ID" | "Priority">): ReconcileInput {
+  const { tables } = context.store;
+  const key = namespacedKey(job.Namespace, job.ID);
+  const allocs = [...tables.allocs.group(key).values()];
+  const deployments = [...tables.deployment.group(key).values()];
+  const tainted = new Map<string, Node>();
+  for (const alloc of allocs) {
+    const node = tables.nodes.get(alloc.NodeID);
+    if (node?.Status === "down") tainted.set(node.ID, node);
+  }
+  return { job, allocs, deployment: deployments.at(-1), taintedNodes: tainted, evaluation, nowNs: context.clock.nowNs() };
+}
+
+/** One evaluation's processing, in the reference's writes. */
+async function process(context: SchedulerContext, evalId: string): Promise<void> {
+  const { store, clock } = context;
+  const evaluation = store.tables.evals.get(evalId);
+  if (evaluation === undefined || evaluation.Status !== "pending") return;
+  const key = namespacedKey(evaluation.Namespace, evaluation.JobID);
+  const job = store.tables.jobs.get(key);
+  if (job === undefined) {
+    await writeStatus(context, evaluation, { failedTGAllocs: {}, queued: {}, deploymentId: "" });
+    return;
+  }
+  const input = reconcileInput(context, job, evaluation);
+  const results = reconcile(input);
+  const created = results.deployment;
+  const latest = input.deployment;
+  // New allocations join the job's deployment when it is going (`s.deployment.Active()`).
+  const joined = created ?? (latest !== undefined && latest.JobVersion === job.Version && ["running", "paused", "blocked", "unblocking", "initializing", "pending"].includes(latest.Status) ? latest : undefined);
+  const { plan, failedTGAllocs, queued } = computePlacements({ job, evaluation, nodes: nodesFor(store.tables, job), deploymentId: joined?.ID ?? "", nowNs: input.nowNs }, results);
+  // Every group of a job that placed nothing has nothing queued.
+  const queuedAllocations = results.place.length + results.destructive.length === 0 ? Object.fromEntries(job.TaskGroups.map((group) => [group.Name, 0])) : queued;
+  const failed = Object.keys(failedTGAllocs).length > 0;
+  const waitUntilMs = evaluation.WaitUntil === undefined ? undefined : Date.parse(evaluation.WaitUntil);
+  const delayed = waitUntilMs !== undefined && !Number.isNaN(waitUntilMs);
+
+  // A blocked evaluation processed again that still cannot place everything goes back to waiting (`ReblockEval`).
+  if (failed && evaluation.TriggeredBy === "queued-allocs") {
+    if (!isNoOp(plan)) await writePlan(context, job, plan);
+    await writeStatus(context, evaluation, { failedTGAllocs, queued: queuedAllocations, deploymentId: (created ?? latest)?.ID ?? "", status: "blocked" });
+    return;
+  }
+  let blockedId: string | undefined;
+  if (failed && (results.followupEvals.length === 0 || (delayed && clock.nowMs() > waitUntilMs))) blockedId = await writeBlocked(context, job, evaluation, failedTGAllocs);
+  let nextEval: string | undefined;
+  if (!isNoOp(plan)) {
+    // Follow-ups are made once: not by an evaluation that was itself delayed.
+    if (!delayed) {
+      for (const followup of results.followupEvals) {
+        await store.write(["evals", "jobs"], (state) => {
+          state.evals.put(newEvaluation(clock, state.index, { ...followup, PreviousEval: evaluation.ID }));
+          putJob(context, state, state.jobs.get(key) ?? job);
+        });
+        nextEval = followup.ID;
+      }
+    }
+    await writePlan(context, job, plan);
+  }
+  await writeStatus(context, evaluation, { failedTGAllocs, queued: queuedAllocations, deploymentId: (created ?? latest)?.ID ?? "", blockedId, nextEval });
+}
+
+/** Writes the plan (`SubmitPlan`). */
+async function writePlan(context: SchedulerContext, job: Job, plan: Parameters<typeof applyPlan>[3]): Promise<void> {
+  // Only the tables the plan changes are named: a table named moves its index.
+  await context.store.write(planTables(plan), (state) => applyPlan(context, state as Parameters<typeof applyPlan>[1], job, plan));
+}
+
+/** The outcome of an evaluation, as `setStatus` writes it. */
+interface EvaluationOutcome {
+  readonly failedTGAllocs: Readonly<Record<string, JsonObject>>;
+  readonly queued: Readonly<Record<string, number>>;
+  readonly deploymentId: string;
+  readonly status?: "complete" | "blocked";
+  readonly blockedId?: string;
+  readonly nextEval?: string;
+}
+
+/**
+ * Writes the evaluation processed (`setStatus`, `UpdateEval`): complete (or blocked again), with
+ * the job's deployment, the groups it could not place, what is left queued (which the job's
+ * summary counts), and the evaluations it made. An evaluation complete with nothing left to
+ * place cancels the job's blocked evaluations (`nestedUpsertEval`).
+ */
+async function writeStatus(context: SchedulerContext, evaluation: Evaluation, outcome: EvaluationOutcome): Promise<void> {
+  const { store, clock } = context;
+  const key = namespacedKey(evaluation.Namespace, evaluation.JobID);
+  await store.write(["evals", "jobs", "job_summary"], (state) => {
+    const current = state.evals.get(evaluation.ID);
+    if (current === undefined || current.Status !== "pending") return;
+    const now = clock.nowNs();
+    const failed = Object.keys(outcome.failedTGAllocs).length > 0;
+    const status = outcome.status ?? "complete";
+    // The groups it could not place this time, and none when it placed everything.
+    const { FailedTGAllocs: _previous, ...rest } = current;
+    state.evals.put({
+      ...rest,
+      Status: status,
+      StatusDescription: status === "blocked" ? BLOCKED_DESCRIPTION : "",
+      ...(outcome.deploymentId === "" ? {} : { DeploymentID: outcome.deploymentId }),
+      ...(failed ? { FailedTGAllocs: outcome.failedTGAllocs } : {}),
+      QueuedAllocations: outcome.queued,
+      ...(outcome.blockedId === undefined ? {} : { BlockedEval: outcome.blockedId }),
+      ...(outcome.nextEval === undefined ? {} : { NextEval: outcome.nextEval }),
+      ModifyIndex: state.index,
+      ModifyTime: now,
+    });
+    const job = state.jobs.get(key);
+    if (job !== undefined) {
+      const summary = state.job_summary.get(key);
+      for (const [group, queued] of Object.entries(outcome.queued)) {
+        const counts = summary?.Summary[group];
+        if (counts !== undefined && counts.Queued !== queued) count(state, job, group, { Queued: queued - counts.Queued });
+      }
+    }
+    if (status === "complete" && !failed) {
+      for (const other of [...state.evals.group(key).values()]) {
+        if (other.Status === "blocked") state.evals.put({ ...other, Status: "canceled", StatusDescription: `evaluation ${JSON.stringify(evaluation.ID)} successful`, ModifyIndex: state.index, ModifyTime: now });
+      }
+    }
+    if (job !== undefined) putJob(context, state, job);
+  });
+}

@@ -1,0 +1,92 @@
+/**
+ * A scheduler's plan and its application, as the reference's plan applier writes it in one write
+ * (`structs.Plan`, `nomad/state/state_store.go` `UpsertPlanResults`): the deployment it creates
+ * and the status changes of others, the allocations it stops, places or updates, with what the
+ * state store derives from them in the same write (summary counts, deployment counts, the
+ * replaced allocation's link to its replacement, the job's status).
+ *
+ * @module
+ */
+import type { Allocation, ClientStatus, Deployment, Job } from "../state/model.js";
+import { namespacedKey, type Transaction } from "../state/store.js";
+import { count, putJob, updateAlloc, updateDeploymentStatus, updateDeploymentWithAlloc, type SchedulerContext } from "./state.js";
+
+/** An allocation the plan stops (`Plan.AppendStoppedAlloc`). */
+export interface PlanStop {
+  readonly alloc: Allocation;
+  /** Its `DesiredDescription`. */
+  readonly description: string;
+  /** The client status the server sets with it (`lost`); otherwise its client reports it once its tasks are killed. */
+  readonly clientStatus?: ClientStatus;
+  /** The follow-up evaluation that will reschedule it. */
+  readonly followupEvalId?: string;
+}
+
+/** A change of a deployment's status (`structs.DeploymentStatusUpdate`). */
+export interface DeploymentStatusUpdate {
+  readonly DeploymentID: string;
+  readonly Status: string;
+  readonly StatusDescription: string;
+}
+
+/** What one evaluation's processing writes (`structs.Plan`). */
+export interface Plan {
+  /** The deployment it creates. */
+  readonly deployment: Deployment | undefined;
+  readonly deploymentUpdates: readonly DeploymentStatusUpdate[];
+  readonly stops: readonly PlanStop[];
+  /** New allocations, and allocations it changes (a follow-up evaluation noted, a failed reschedule annotated). */
+  readonly allocs: readonly Allocation[];
+}
+
+/** The tables a plan's write changes (a table named moves its index, and wakes its blocking queries). */
+export function planTables(plan: Plan): ("allocs" | "job_summary" | "deployment" | "jobs" | "job_versions")[] {
+  const tables: ("allocs" | "job_summary" | "deployment" | "jobs" | "job_versions")[] = ["jobs"];
+  if (plan.stops.length + plan.allocs.length > 0) tables.push("allocs", "job_summary");
+  if (plan.deployment !== undefined || plan.deploymentUpdates.length > 0 || plan.allocs.some((alloc) => alloc.DeploymentID !== "")) tables.push("deployment");
+  if (plan.deploymentUpdates.some((update) => update.Status === "successful")) tables.push("job_versions");
+  return tables;
+}
+
+/** Whether the plan changes nothing (`Plan.IsNoOp`): then it is not written. */
+export function isNoOp(plan: Plan): boolean {
+  return plan.deployment === undefined && plan.deploymentUpdates.length === 0 && plan.stops.length === 0 && plan.allocs.length === 0;
+}
+
+/**
+ * Applies a plan in one write (`UpsertPlanResults`): the new deployment, the status updates, the
+ * stops, then the allocations (new ones counted `Starting` and placed in their deployment, a
+ * replacement named by the allocation it replaces), and the job's status.
+ */
+export function applyPlan(context: SchedulerContext, state: Transaction<"allocs" | "job_summary" | "deployment" | "jobs" | "job_versions">, job: Job, plan: Plan): void {
+  // The write names only the tables the plan changes (see {@link planTables}).
+  const { index } = state;
+  const now = context.clock.nowNs();
+  if (plan.deployment !== undefined) state.deployment.put({ ...plan.deployment, CreateIndex: index, ModifyIndex: index, ModifyTime: now });
+  for (const update of plan.deploymentUpdates) updateDeploymentStatus(context, state, update.DeploymentID, update.Status, update.StatusDescription);
+  for (const stop of plan.stops) {
+    const alloc = state.allocs.get(stop.alloc.ID);
+    if (alloc === undefined) continue;
+    updateAlloc(context, state, job, alloc, {
+      DesiredStatus: "stop",
+      DesiredDescription: stop.description,
+      ...(stop.clientStatus === undefined ? {} : { ClientStatus: stop.clientStatus, ClientDescription: stop.description }),
+      ...(stop.followupEvalId === undefined ? {} : { FollowupEvalID: stop.followupEvalId }),
+      ...(stop.alloc.RescheduleTracker === undefined ? {} : { RescheduleTracker: stop.alloc.RescheduleTracker }),
+    });
+  }
+  for (const alloc of plan.allocs) {
+    const existing = state.allocs.get(alloc.ID);
+    const stamped = existing === undefined && alloc.DeploymentStatus !== null ? { DeploymentStatus: { ...alloc.DeploymentStatus, ModifyIndex: index } } : {};
+    const written: Allocation = { ...alloc, ...stamped, CreateIndex: existing?.CreateIndex ?? index, ModifyIndex: index, ...(existing === undefined ? {} : { ModifyTime: now }) };
+    state.allocs.put(written);
+    updateDeploymentWithAlloc(context, state, existing, written);
+    if (existing !== undefined) continue;
+    // A new allocation is starting, and one fewer is queued.
+    const queued = state.job_summary.get(namespacedKey(job.Namespace, job.ID))?.Summary[alloc.TaskGroup]?.Queued ?? 0;
+    count(state, job, alloc.TaskGroup, { Starting: 1, ...(queued > 0 ? { Queued: -1 } : {}) });
+    const previous = alloc.PreviousAllocation === undefined ? undefined : state.allocs.get(alloc.PreviousAllocation);
+    if (previous !== undefined) state.allocs.put({ ...previous, NextAllocation: alloc.ID, ModifyIndex: index });
+  }
+  putJob(context, state, state.jobs.get(namespacedKey(job.Namespace, job.ID)) ?? job);
+}

@@ -1,0 +1,112 @@
+/**
+ * `structs.Job`, `structs.TaskGroup` and `structs.Task` of the reference (1.9), as the agent
+ * stores a registered job: every field, canonicalised at registration
+ * (`server/scheduler/canonicalize.ts`). Blocks the agent does not model (services, networks,
+ * volumes, constraints…) are kept as the client sent them, untyped.
+ *
+ * @module
+ */
+import { field, map, ptr, slice, struct, untyped } from "./declare.js";
+import { EPHEMERAL_DISK, LOG_CONFIG, MIGRATE_STRATEGY, MULTIREGION, RESCHEDULE_POLICY, RESOURCES, RESTART_POLICY, SCALING_POLICY, UPDATE_STRATEGY } from "./job-blocks.js";
+
+/** `structs.Task`. */
+export const TASK = struct("structs.Task", "A process of a task group, run by a driver.", [
+  field("Name", "string", "the task's name, unique in its group"),
+  field("Driver", "string", "the driver that runs it: docker, exec, raw_exec…"),
+  field("User", "string", "the user it runs as"),
+  field("Config", untyped("map[string]interface{}"), "the driver's configuration"),
+  field("Env", map("string"), "environment variables"),
+  field("Services", untyped("[]*Service"), "services it registers"),
+  field("Vault", untyped("*Vault"), "its Vault tokens and policies"),
+  field("Consul", untyped("*Consul"), "its Consul cluster and namespace"),
+  field("Templates", untyped("[]*Template"), "files rendered for it"),
+  field("Constraints", untyped("[]*Constraint"), "constraints on the nodes it runs on"),
+  field("Affinities", untyped("[]*Affinity"), "preferences among nodes"),
+  field("Resources", ptr(RESOURCES), "what it asks of its node (CPU 100, MemoryMB 300 by default)"),
+  field("RestartPolicy", ptr(RESTART_POLICY), "how it is restarted in place (its group's, merged with its own)"),
+  field("DispatchPayload", untyped("*DispatchPayloadConfig"), "where a dispatched job's payload is written"),
+  field("Lifecycle", untyped("*TaskLifecycleConfig"), "when it runs: prestart, poststart or poststop, sidecar or not"),
+  field("Meta", map("string"), "metadata"),
+  field("KillTimeout", "duration", "how long it has to stop before it is killed (5s by default)"),
+  field("LogConfig", ptr(LOG_CONFIG), "how many log files are kept (10 of 10 MB by default)"),
+  field("Artifacts", untyped("[]*TaskArtifact"), "files downloaded for it"),
+  field("Leader", "bool", "its end stops the other tasks of the group"),
+  field("ShutdownDelay", "duration", "the wait between deregistering its services and killing it"),
+  field("VolumeMounts", untyped("[]*VolumeMount"), "the group's volumes it mounts"),
+  field("ScalingPolicies", untyped("[]*ScalingPolicy"), "vertical scaling policies"),
+  field("KillSignal", "string", "the signal sent to stop it"),
+  field("Kind", "string", "what the task is for (a Consul Connect proxy…)"),
+  field("CSIPluginConfig", untyped("*TaskCSIPluginConfig"), "the CSI plugin it provides"),
+  field("Identity", untyped("*WorkloadIdentity"), "its default workload identity"),
+  field("Identities", untyped("[]*WorkloadIdentity"), "its other workload identities"),
+  field("Actions", untyped("[]*Action"), "commands an operator may run in it"),
+  field("Schedule", untyped("*TaskSchedule"), "when it may run (enterprise)"),
+]);
+
+/** `structs.TaskGroup`. */
+export const TASK_GROUP = struct("structs.TaskGroup", "Tasks placed together on one node, Count times.", [
+  field("Name", "string", "the group's name, unique in its job"),
+  field("Count", "int", "how many allocations of it run (1 by default, or its scaling Min)"),
+  field("Update", ptr(UPDATE_STRATEGY), "how a new version is rolled out: the job's update block merged with the group's"),
+  field("Migrate", ptr(MIGRATE_STRATEGY), "how its allocations leave a draining node"),
+  field("Constraints", untyped("[]*Constraint"), "constraints on the nodes it runs on"),
+  field("Scaling", ptr(SCALING_POLICY), "how far an autoscaler may scale it"),
+  field("RestartPolicy", ptr(RESTART_POLICY), "how its tasks are restarted in place (the job type's, merged with its own)"),
+  field("Disconnect", untyped("*DisconnectStrategy"), "what happens when its node loses contact"),
+  field("Tasks", slice(ptr(TASK)), "its tasks"),
+  field("EphemeralDisk", ptr(EPHEMERAL_DISK), "the disk its allocations share (300 MB by default)"),
+  field("Meta", map("string"), "metadata"),
+  field("ReschedulePolicy", ptr(RESCHEDULE_POLICY), "how a failed allocation is replaced (the job type's, merged with its own)"),
+  field("Affinities", untyped("[]*Affinity"), "preferences among nodes"),
+  field("Spreads", untyped("[]*Spread"), "how its allocations are spread over an attribute's values"),
+  field("Networks", untyped("Networks"), "its network: mode and ports"),
+  field("Consul", untyped("*Consul"), "its Consul cluster and namespace"),
+  field("Services", untyped("[]*Service"), "services it registers"),
+  field("Volumes", untyped("map[string]*VolumeRequest"), "host and CSI volumes it claims"),
+  field("ShutdownDelay", untyped("*time.Duration"), "the wait between deregistering its services and stopping its tasks"),
+  field("StopAfterClientDisconnect", untyped("*time.Duration"), "deprecated: Disconnect's StopOnClientAfter"),
+  field("MaxClientDisconnect", untyped("*time.Duration"), "deprecated: Disconnect's LostAfter"),
+  field("PreventRescheduleOnLost", "bool", "deprecated: Disconnect's Replace, negated"),
+]);
+
+/** `structs.Job`: a registered job, its spec and the fields the server manages. */
+export const JOB = struct("structs.Job", "A registered job: its spec, and what the server keeps of it.", [
+  field("Stop", "bool", "the job was stopped: its allocations are stopped, the job kept", { row: "kept" }),
+  field("Region", "string", "the region that schedules it", { row: "kept" }),
+  field("Namespace", "string", "its namespace", { row: "kept" }),
+  field("ID", "string", "its ID, unique in its namespace", { row: "kept" }),
+  field("ParentID", "string", "the periodic or parameterized job that made it"),
+  field("Name", "string", "its name (its ID by default)", { row: "kept" }),
+  field("Type", "string", "its scheduler: service, batch, system or sysbatch", { row: "kept" }),
+  field("Priority", "int", "its scheduling priority, 1 to 100 (50 by default)", { row: "kept" }),
+  field("AllAtOnce", "bool", "its allocations are placed all or none"),
+  field("Datacenters", slice("string"), "the datacenters it may run in (* by default)", { row: "kept" }),
+  field("NodePool", "string", "the node pool it runs in (default by default)"),
+  field("Constraints", untyped("[]*Constraint"), "constraints on the nodes it runs on"),
+  field("Affinities", untyped("[]*Affinity"), "preferences among nodes"),
+  field("Spreads", untyped("[]*Spread"), "how its allocations are spread over an attribute's values"),
+  field("TaskGroups", slice(ptr(TASK_GROUP)), "its task groups", { row: "kept" }),
+  field("Update", ptr(UPDATE_STRATEGY), "the update block its groups' are merged from (the reference keeps a struct, written with only Stagger and MaxParallel)", { row: "nullable" }),
+  field("Multiregion", ptr(MULTIREGION), "its regions, for a multiregion job", { row: "nullable" }),
+  field("Periodic", untyped("*PeriodicConfig"), "when it is launched, for a periodic job", { row: "nullable" }),
+  field("ParameterizedJob", untyped("*ParameterizedJobConfig"), "the payload and metadata a dispatch gives, for a parameterized job", { row: "nullable" }),
+  field("Dispatched", "bool", "it was dispatched from a parameterized job"),
+  field("DispatchIdempotencyToken", "string", "the token that keeps a dispatch from running twice"),
+  field("Payload", untyped("[]byte"), "a dispatched job's payload, in base64"),
+  field("Meta", map("string"), "metadata (none when empty)", { row: "nullable" }),
+  field("ConsulToken", "string", "the Consul token it was registered with (older references)"),
+  field("ConsulNamespace", "string", "its Consul namespace"),
+  field("VaultToken", "string", "the Vault token it was registered with (older references)"),
+  field("VaultNamespace", "string", "its Vault namespace"),
+  field("NomadTokenID", "string", "the accessor of the token that registered this version"),
+  field("Status", "string", "pending, running or dead", { row: "kept", server: true }),
+  field("StatusDescription", "string", "why it has its status", { row: "kept", server: true }),
+  field("Stable", "bool", "this version was deployed successfully", { row: "kept", server: true }),
+  field("Version", "uint", "its version: 0, then one more for each change of its spec", { row: "kept", server: true }),
+  field("SubmitTime", "nanotime", "when this version was registered, in nanoseconds since the epoch", { row: "kept", server: true }),
+  field("CreateIndex", "index", "the index it was created at", { row: "kept", server: true }),
+  field("ModifyIndex", "index", "the index anything of it last changed at", { row: "kept", server: true }),
+  field("JobModifyIndex", "index", "the index its spec last changed at", { row: "kept", server: true }),
+  field("UI", untyped("*JobUIConfig"), "the description and links the web UI shows"),
+  field("VersionTag", untyped("*JobVersionTag"), "the tag of this version"),
+]);
