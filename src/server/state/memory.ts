@@ -1,6 +1,6 @@
 /**
- * The in-memory {@link Store}: each table keeps its rows by key, in the table's order (a binary
- * search and one move per change) and by group, so that reads seek and no write scans a table. The
+ * The in-memory {@link Store}: each table keeps its rows by key, in the table's order (sorted
+ * blocks: a binary search and a move within one block per change, see `sorted-rows.ts`) and by group, so that reads seek and no write scans a table. The
  * index starts at 1 and grows by one with every write; each table remembers the index of its last
  * change; a write wakes the blocking queries that watch a table it touched, in batches.
  *
@@ -9,23 +9,14 @@
 import { compareStrings } from "../../go/order.js";
 import type { Job } from "./model.js";
 import { runTransaction, type Changes } from "./overlay.js";
+import { lowerBound, SortedRows } from "./sorted-rows.js";
 import { TABLE_NAMES, TABLES, type AppliedWrite, type Queries, type ReadTable, type RowRange, type Rows, type Store, type TableDefinition, type TableName, type Tables, type Transaction, type WriteTable } from "./store.js";
 
-/** The first position in `rows` (sorted) at which `compare(row)` is not below zero, by binary search. */
-export function lowerBound<Row>(rows: { at(position: number): Row | undefined }, size: number, compare: (row: Row) => number, from = 0): number {
-  let low = from;
-  let high = size;
-  while (low < high) {
-    const middle = (low + high) >>> 1;
-    if (compare(rows.at(middle)!) < 0) low = middle + 1;
-    else high = middle;
-  }
-  return low;
-}
+export { lowerBound } from "./sorted-rows.js";
 
 /** A view of `rows[start, end)`, with segment starts relative to `start`. */
-function range<Row>(rows: readonly Row[], start: number, end: number, segments: readonly number[] = []): RowRange<Row> {
-  return { size: end - start, at: (position) => rows[start + position]!, segments };
+function range<Row>(rows: { at(position: number): Row | undefined }, start: number, end: number, segments: readonly number[] = []): RowRange<Row> {
+  return { size: end - start, at: (position) => rows.at(start + position)!, segments };
 }
 
 const EMPTY_GROUP: ReadonlyMap<string, never> = new Map<string, never>();
@@ -34,7 +25,7 @@ const EMPTY_GROUP: ReadonlyMap<string, never> = new Map<string, never>();
 class MemoryTable<Row> implements WriteTable<Row> {
   readonly #rows = new Map<string, Row>();
   /** The rows in order, kept up to date by each change. */
-  readonly #sorted: Row[] = [];
+  readonly #sorted: SortedRows<Row>;
   /**
    * The rows of each group: the row itself while it is the group's only one (most jobs have one
    * version, one deployment, one evaluation…), a map by key once there are more. A map of one row
@@ -47,7 +38,9 @@ class MemoryTable<Row> implements WriteTable<Row> {
     private readonly definition: TableDefinition<Row>,
     /** Throws unless a write transaction that names this table is under way. */
     private readonly assertWriting: (table: TableName) => void,
-  ) {}
+  ) {
+    this.#sorted = new SortedRows(definition.order);
+  }
 
   get(key: string): Row | undefined {
     return this.#rows.get(key);
@@ -58,7 +51,7 @@ class MemoryTable<Row> implements WriteTable<Row> {
   }
 
   all(): RowRange<Row> {
-    return range(this.#sorted, 0, this.#sorted.length);
+    return range(this.#sorted, 0, this.#sorted.size);
   }
 
   values(): IterableIterator<Row> {
@@ -66,7 +59,7 @@ class MemoryTable<Row> implements WriteTable<Row> {
   }
 
   /** The sorted rows themselves, for the named queries of this module. */
-  get sorted(): readonly Row[] {
+  get sorted(): SortedRows<Row> {
     return this.#sorted;
   }
 
@@ -91,14 +84,14 @@ class MemoryTable<Row> implements WriteTable<Row> {
     const previous = this.#rows.get(key);
     if (previous !== undefined && order(previous, row) === 0 && groupOf?.(previous) === groupOf?.(row)) {
       // The usual update: the row keeps its place and its group.
-      this.#sorted[this.#indexOf(previous)] = row;
+      this.#sorted.replace(previous, row);
       this.#rows.set(key, row);
       if (groupOf !== undefined) this.#link(groupOf(row), key, row);
       return;
     }
     if (previous !== undefined) this.#unlink(key, previous);
     this.#rows.set(key, row);
-    this.#sorted.splice(this.#position(row), 0, row);
+    this.#sorted.insert(row);
     if (groupOf !== undefined) this.#link(groupOf(row), key, row);
   }
 
@@ -111,15 +104,8 @@ class MemoryTable<Row> implements WriteTable<Row> {
     return true;
   }
 
-  /** Where `row` (a stored row) is in the sorted array. */
-  #indexOf(row: Row): number {
-    const at = this.#position(row);
-    // A total order puts the row at its position; a scan is only a safeguard.
-    return this.#sorted[at] === row ? at : this.#sorted.indexOf(row);
-  }
-
   #unlink(key: string, row: Row): void {
-    this.#sorted.splice(this.#indexOf(row), 1);
+    this.#sorted.remove(row);
     const groupOf = this.definition.group;
     if (groupOf !== undefined) {
       const group = groupOf(row);
@@ -131,11 +117,6 @@ class MemoryTable<Row> implements WriteTable<Row> {
         if (rows.size === 1) this.#groups.set(group, rows.values().next().value as Row);
       }
     }
-  }
-
-  /** The first position whose row does not come before `row`. */
-  #position(row: Row): number {
-    return lowerBound(this.#sorted, this.#sorted.length, (stored) => this.definition.order(stored, row));
   }
 }
 
@@ -205,9 +186,9 @@ export class MemoryStore implements Store {
     jobs: (namespace, prefix) => jobsOf(this.#tables.jobs.sorted, namespace, prefix),
     byKeyPrefix: (table, prefix) => {
       // Names sort as the table does, so the rows with a prefix are one run of it.
-      const rows = this.#tables[table].sorted as readonly { Name: string }[];
-      const start = lowerBound(rows, rows.length, (row) => compareStrings(row.Name, prefix));
-      const end = lowerBound(rows, rows.length, (row) => (row.Name.startsWith(prefix) ? -1 : 1), start);
+      const rows = this.#tables[table].sorted as unknown as SortedRows<{ Name: string }>;
+      const start = rows.lowerBound((row) => compareStrings(row.Name, prefix));
+      const end = lowerBound(rows, rows.size, (row) => (row.Name.startsWith(prefix) ? -1 : 1), start);
       return range(rows, start, end) as RowRange<Rows[typeof table]>;
     },
   };
@@ -329,20 +310,21 @@ export class MemoryStore implements Store {
  * namespace then ID, so one namespace's jobs with a prefix are one run of it, found by binary
  * search. Across namespaces, each namespace's run is a segment.
  */
-function jobsOf(jobs: readonly Job[], namespace: string, prefix: string): RowRange<Job> {
+function jobsOf(jobs: SortedRows<Job>, namespace: string, prefix: string): RowRange<Job> {
   if (namespace !== "*") {
-    const start = lowerBound(jobs, jobs.length, (job) => compareStrings(job.Namespace, namespace) || compareStrings(job.ID, prefix));
+    const start = jobs.lowerBound((job) => compareStrings(job.Namespace, namespace) || compareStrings(job.ID, prefix));
     // From `start`, the namespace's jobs with the prefix come first: the run ends at the first other.
-    const end = lowerBound(jobs, jobs.length, (job) => (job.Namespace === namespace && job.ID.startsWith(prefix) ? -1 : 1), start);
+    const end = lowerBound(jobs, jobs.size, (job) => (job.Namespace === namespace && job.ID.startsWith(prefix) ? -1 : 1), start);
     return range(jobs, start, end);
   }
   const selected = prefix === "" ? jobs : jobs.filter((job) => job.ID.startsWith(prefix));
+  const size = selected instanceof SortedRows ? selected.size : selected.length;
   const segments: number[] = [];
   // The next namespace starts where the current one's jobs end: one binary search per namespace.
-  for (let start = 0; start < selected.length; ) {
-    const namespaceOfRun = selected[start]!.Namespace;
-    start = lowerBound(selected, selected.length, (job) => (compareStrings(job.Namespace, namespaceOfRun) <= 0 ? -1 : 1), start);
-    if (start < selected.length) segments.push(start);
+  for (let start = 0; start < size; ) {
+    const namespaceOfRun = selected.at(start)!.Namespace;
+    start = lowerBound(selected, size, (job) => (compareStrings(job.Namespace, namespaceOfRun) <= 0 ? -1 : 1), start);
+    if (start < size) segments.push(start);
   }
-  return range(selected, 0, selected.length, segments);
+  return range(selected, 0, size, segments);
 }
