@@ -368,7 +368,24 @@ export async function startAgent(options: AgentOptions = {}): Promise<Agent> {
   let started: { app: AgentServer["app"]; metrics: Metrics } | undefined;
   let events: EventBroker | undefined;
   let state: StateControl | undefined;
+  // Set once the agent serves: its log of leadership changes.
+  let leadershipLog: ((leading: boolean) => void) | undefined;
   try {
+    if (shared !== undefined) {
+      // The agent's name is its own before it writes or serves anything.
+      const self = { name: `${resolved.nodeName}.${resolved.region}`, address: advertiseAddress, port: resolved.port, datacenter: resolved.datacenter, nodeId: settings.nodeId, version: VERSION };
+      membership = new Membership(shared, self, (leading) => {
+        leadershipLog?.(leading);
+        if (leading) cluster.lead();
+        else cluster.follow();
+      });
+      try {
+        await membership.claim();
+      } catch (error) {
+        if (error instanceof MemberNameTaken) throw new OptionsError(`nodeName: ${error.message}`);
+        throw error;
+      }
+    }
     await cluster.seed(resolved.nodes, resolved.datacenter);
     // Rows written from here to the demo data are the configuration's, which a reset keeps.
     const configuredSince = store.index;
@@ -437,21 +454,11 @@ export async function startAgent(options: AgentOptions = {}): Promise<Agent> {
     log = (error) => server.app.log.error({ err: error }, "a step of the scheduler failed; the leader takes it up again");
     await server.app.listen({ host: resolved.bind, port: resolved.port });
     const { address, port } = server.app.server.address() as AddressInfo;
-    if (shared !== undefined) {
-      const self = { name: `${resolved.nodeName}.${resolved.region}`, address: advertiseAddress, port, datacenter: resolved.datacenter, nodeId: settings.nodeId, version: VERSION };
-      membership = new Membership(shared, self, (leading) => {
-        // The reference's words, in the agent's log.
-        server.app.log.info(leading ? "cluster leadership acquired" : "cluster leadership lost");
-        if (leading) cluster.lead();
-        else cluster.follow();
-      });
+    if (membership !== undefined && shared !== undefined) {
+      // The reference's words, in the agent's log.
+      leadershipLog = (leading) => server.app.log.info(leading ? "cluster leadership acquired" : "cluster leadership lost");
       current = sharedPeers(membership, shared);
-      try {
-        await membership.join();
-      } catch (error) {
-        if (error instanceof MemberNameTaken) throw new OptionsError(`nodeName: ${error.message}`);
-        throw error;
-      }
+      await membership.join(port);
     }
     const host = address.includes(":") ? `[${address}]` : address;
     const broker = events;
@@ -509,7 +516,8 @@ export async function startAgent(options: AgentOptions = {}): Promise<Agent> {
       },
     };
   } catch (error) {
-    await membership?.stop(false);
+    // An agent that claimed its name and failed to start leaves: its name is free at once.
+    await membership?.stop(true);
     events?.close();
     started?.metrics.close();
     cluster.close();

@@ -5,9 +5,20 @@
  * work in flight; the state outlives them all; agents starting together load the demo data once.
  * (test/cluster/several-agents.test.ts proves the same with processes, and kills one.)
  */
+import { createServer } from "node:net";
+import type { AddressInfo } from "node:net";
 import { describe, expect, it } from "vitest";
 import { startAgent, type Agent, type AgentOptions } from "../../src/server/index.js";
 import { eventually, job, ON_POSTGRES, send, settled, testStore } from "./support.js";
+
+/** A port of 127.0.0.1 free a moment ago. */
+async function freePort(): Promise<number> {
+  const server = createServer();
+  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+  const { port } = server.address() as AddressInfo;
+  await new Promise((resolve) => server.close(resolve));
+  return port;
+}
 
 /** Starts agents on one fresh schema; stops them and drops the schema at the end. */
 async function withCluster(run: (start: (options?: AgentOptions) => Promise<Agent>) => Promise<void>): Promise<void> {
@@ -110,4 +121,29 @@ describe.runIf(ON_POSTGRES)("agents sharing one PostgreSQL schema", () => {
       await expect(start({ nodeName: "twin" })).rejects.toThrow(/another agent named "twin.global" is alive on this database/);
     });
   }, 15_000);
+
+  it("refuses the twin before it writes or serves anything", async () => {
+    await withCluster(async (start) => {
+      const first = await start({ nodeName: "twin" });
+      const port = await freePort();
+      const twin = start({ nodeName: "twin", port, namespaces: [{ Name: "twin-only" }] });
+      let settledStart = false;
+      const outcome = twin.then(
+        () => "started",
+        (error: Error) => error.message,
+      ).finally(() => (settledStart = true));
+      // While it starts, its port answers nothing (it used to serve for seconds, then exit mid-write).
+      const answered: number[] = [];
+      while (!settledStart) {
+        const status = await send(`http://127.0.0.1:${port}/v1/status/leader`).then((response) => response.status, () => 0);
+        if (status !== 0) answered.push(status);
+        await new Promise((resolve) => setTimeout(resolve, 20));
+      }
+      expect(await outcome).toMatch(/^nodeName: another agent named "twin.global" is alive on this database/);
+      expect(answered).toEqual([]);
+      // And it wrote nothing: its namespace is not in the shared state.
+      const namespaces = (await send(`${first.url}/v1/namespaces`)).json<{ Name: string }[]>();
+      expect(namespaces.map((namespace) => namespace.Name)).not.toContain("twin-only");
+    });
+  }, 30_000);
 });

@@ -60,28 +60,48 @@ export class Membership {
   /** Stops the leading when the lease may have passed to another (set at each renewal). */
   #guard: NodeJS.Timeout | undefined;
   #stopped = false;
+  /** Whether this agent holds its name's member row (another agent's must not be marked left). */
+  #claimed = false;
+  #self: Omit<MemberRecord, "status">;
 
   constructor(
     private readonly store: PostgresStore,
-    readonly self: Omit<MemberRecord, "status">,
+    self: Omit<MemberRecord, "status">,
     /** Told when this agent starts or stops leading. */
     private readonly onLeadership: (leading: boolean) => void,
-  ) {}
+  ) {
+    this.#self = self;
+  }
 
   /**
-   * Joins: writes the member row, then heartbeats every {@link HEARTBEAT_MS}. While another live
-   * agent holds the name, it waits (a restarted agent's own old row fails in
-   * {@link MEMBER_FAILED_AFTER_MS}), then gives up.
+   * Claims this agent's name before it serves anything: writes its member row, unless a live agent
+   * holds the name. A row whose heartbeat moves while it waits is a live agent's, refused at once;
+   * a row that stands still may be this agent's own from before a restart, and is taken once it has
+   * failed ({@link MEMBER_FAILED_AFTER_MS}).
    *
-   * @throws MemberNameTaken when a live agent keeps this agent's name.
+   * @throws MemberNameTaken when a live agent holds this agent's name.
    */
-  async join(): Promise<void> {
-    // An agent restarted at once after its process was killed finds its own row still alive: it waits for it to fail.
+  async claim(): Promise<void> {
     const deadline = Date.now() + MEMBER_FAILED_AFTER_MS + HEARTBEAT_MS;
+    let firstSeen: string | undefined;
     while (!(await this.#claimName())) {
-      if (Date.now() > deadline) throw new MemberNameTaken(`another agent named ${JSON.stringify(this.self.name)} is alive on this database: give each agent its own node name (--node-name)`);
+      const heartbeat = await this.#heartbeatOf();
+      firstSeen ??= heartbeat;
+      if (heartbeat !== firstSeen || Date.now() > deadline) {
+        throw new MemberNameTaken(`another agent named ${JSON.stringify(this.#self.name)} is alive on this database: give each agent its own node name (--node-name)`);
+      }
       await new Promise((resolve) => setTimeout(resolve, HEARTBEAT_MS / 4));
     }
+    this.#claimed = true;
+  }
+
+  /**
+   * Joins, once the agent listens at `port`: the member row gets its port, then a heartbeat every
+   * {@link HEARTBEAT_MS}. The name must have been claimed ({@link Membership.claim}).
+   */
+  async join(port: number): Promise<void> {
+    this.#self = { ...this.#self, port };
+    await this.store.database.query(`UPDATE ${this.store.sqlSchema}.members SET port = $1::int WHERE name = $2 AND node_id = $3`, [String(port), this.#self.name, this.#self.nodeId]);
     await this.heartbeat();
     const beat = () => {
       this.#timer = setTimeout(() => {
@@ -91,6 +111,17 @@ export class Membership {
       }, HEARTBEAT_MS);
     };
     beat();
+  }
+
+  /** This agent's member record (its port is the one it listens on once it has joined). */
+  get self(): Omit<MemberRecord, "status"> {
+    return this.#self;
+  }
+
+  /** The heartbeat of the member row of this agent's name, as the database writes it. */
+  async #heartbeatOf(): Promise<string | undefined> {
+    const rows = await this.store.database.query(`SELECT heartbeat::text AS heartbeat FROM ${this.store.sqlSchema}.members WHERE name = $1`, [this.#self.name]);
+    return rows[0]?.heartbeat ?? undefined;
   }
 
   /** Writes this agent's member row, unless a live agent holds its name. */
@@ -144,13 +175,13 @@ export class Membership {
       const rows = await this.store.database.transaction(async (session) => {
         // A heartbeat stuck behind a lock must not outlive the lease it renews.
         await session.query(`SET LOCAL statement_timeout = ${HEARTBEAT_MS * 2}`);
-        await session.query(`UPDATE ${s}.members SET heartbeat = now(), status = 'alive' WHERE name = $1 AND node_id = $2`, [this.self.name, this.self.nodeId]);
+        await session.query(`UPDATE ${s}.members SET heartbeat = now(), status = 'alive' WHERE name = $1 AND node_id = $2`, [this.#self.name, this.#self.nodeId]);
         // The lease: renewed by its holder, taken by anyone once it has expired.
         await session.query(
           `INSERT INTO ${s}.leader (id, holder, expires) VALUES (1, $1, now() + $2::interval)
            ON CONFLICT (id) DO UPDATE SET holder = excluded.holder, expires = excluded.expires
            WHERE leader.holder = excluded.holder OR leader.expires < now()`,
-          [this.self.name, lease],
+          [this.#self.name, lease],
         );
         return session.query(
           `SELECT holder, (expires > now())::text AS current, (SELECT index::text FROM ${s}.state) AS index FROM ${s}.leader`,
@@ -161,7 +192,7 @@ export class Membership {
       this.#contactAt = Date.now();
       this.#leader = row !== undefined && row.current === "true" ? (row.holder ?? undefined) : undefined;
       if (row !== undefined && Number(row.index) > this.store.index) await this.store.sync();
-      if (this.#leader === this.self.name) {
+      if (this.#leader === this.#self.name) {
         this.#setLeading(true);
         // Lead no longer than the lease is surely ours, whether or not the next heartbeat returns.
         clearTimeout(this.#guard);
@@ -204,12 +235,12 @@ export class Membership {
     clearTimeout(this.#timer);
     await this.#beating?.catch(() => {});
     this.#setLeading(false);
-    if (!leave) return;
+    if (!leave || !this.#claimed) return;
     const s = this.store.sqlSchema;
     await this.store.database
       .transaction(async (session) => {
-        await session.query(`UPDATE ${s}.members SET status = 'left', heartbeat = now() WHERE name = $1 AND node_id = $2`, [this.self.name, this.self.nodeId]);
-        await session.query(`UPDATE ${s}.leader SET expires = now() - interval '1 millisecond' WHERE holder = $1`, [this.self.name]);
+        await session.query(`UPDATE ${s}.members SET status = 'left', heartbeat = now() WHERE name = $1 AND node_id = $2`, [this.#self.name, this.#self.nodeId]);
+        await session.query(`UPDATE ${s}.leader SET expires = now() - interval '1 millisecond' WHERE holder = $1`, [this.#self.name]);
       })
       .catch(() => {});
   }
