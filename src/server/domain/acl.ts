@@ -6,12 +6,13 @@
  * capability is the same `403 Permission denied`; requests without a token act as the anonymous
  * token, whose rights are those of a policy named `anonymous`, if one exists.
  *
+ * The endpoints' bodies and answers are in `acl-api.ts`.
+ *
  * @module
  */
 import { createHash, randomUUID, timingSafeEqual } from "node:crypto";
-import type { ObjectSchema } from "../../evaluator/schema.js";
 import { Permissions, parsePolicy, PolicyError, type ParsedPolicy } from "./acl-policy.js";
-import { stringifyJson } from "../../json.js";
+import { parseTtl } from "./acl-api.js";
 import { goDurationText, parseGoDuration } from "../../go/duration.js";
 import { denied, invalid, missing } from "./errors.js";
 import type { JsonObject } from "../state/model.js";
@@ -60,39 +61,6 @@ export interface AclOptions {
   /** Longest TTL a created token may have, a Go duration (default `24h`, as the reference). */
   readonly tokenMaxExpirationTTL?: string;
 }
-
-/** The reference's `structs.ACLPolicy`, as `PUT /v1/acl/policy/<name>` bodies are decoded. */
-export const ACL_POLICY_BODY: ObjectSchema = {
-  kind: "object",
-  typeName: "ACLPolicy",
-  fields: { Name: "string", Description: "string", Rules: "string", JobACL: "any", CreateIndex: "uint", ModifyIndex: "uint" },
-};
-
-/**
- * The reference's `structs.ACLToken`, as token bodies are decoded; `ExpirationTTL` is a Go
- * duration string or a number of nanoseconds (the reference decodes it into `interface{}`).
- */
-export const ACL_TOKEN_BODY: ObjectSchema = {
-  kind: "object",
-  typeName: "ACLToken",
-  fields: {
-    AccessorID: "string",
-    SecretID: "string",
-    Name: "string",
-    Type: "string",
-    Policies: { kind: "array", items: "string" },
-    Roles: "any",
-    Global: "bool",
-    CreateTime: "time",
-    ExpirationTime: "time",
-    ExpirationTTL: "any",
-    CreateIndex: "uint",
-    ModifyIndex: "uint",
-  },
-};
-
-/** The reference's `structs.ACLTokenBootstrapRequest` body. */
-export const BOOTSTRAP_BODY: ObjectSchema = { kind: "object", typeName: "ACLTokenBootstrapRequest", fields: { BootstrapSecret: "string" } };
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 const POLICY_NAME = /^[a-zA-Z0-9-]{1,128}$/;
@@ -463,82 +431,7 @@ export class AccessControl {
   }
 }
 
-/** The most nanoseconds a Go `time.Duration` holds. */
-const MAX_DURATION_NS = 2 ** 63;
-
-/** `ExpirationTTL` as milliseconds: a Go duration string or nanoseconds. */
-function parseTtl(value: unknown): number {
-  if (value === undefined || value === null || value === "" || value === 0) return 0;
-  if (typeof value === "number" || typeof value === "bigint") {
-    const nanoseconds = Number(value);
-    if (Math.abs(nanoseconds) >= MAX_DURATION_NS) throw invalid(`json: cannot unmarshal number ${String(value)} into Go struct field ACLToken.ExpirationTTL of type time.Duration`);
-    return nanoseconds / 1e6;
-  }
-  const ms = typeof value === "string" ? parseGoDuration(value) : undefined;
-  // Written as JSON with int64 kept (a nested number past 2^63 is a bigint, which JSON.stringify refuses).
-  if (ms === undefined) throw invalid(`time: invalid duration ${stringifyJson(value)}`);
-  return ms;
-}
-
 /** An ACL setting of the agent's configuration that cannot be used. */
 export class AclConfigError extends Error {
   override readonly name = "AclConfigError";
 }
-
-/** A token as the API writes it (the reference's field order; no hash). */
-export function tokenResponse(token: AclToken): unknown {
-  return {
-    ExpirationTTL: token.ExpirationTTL === 0 ? "" : goDurationText(token.ExpirationTTL),
-    AccessorID: token.AccessorID,
-    SecretID: token.SecretID,
-    Name: token.Name,
-    Type: token.Type,
-    Policies: token.Type === "management" && token.Policies.length === 0 ? null : token.Policies,
-    Roles: null,
-    Global: token.Global,
-    CreateTime: token.CreateTime,
-    ExpirationTime: token.ExpirationTime,
-    CreateIndex: token.CreateIndex,
-    ModifyIndex: token.ModifyIndex,
-  };
-}
-
-/**
- * What a filter on `GET /v1/acl/tokens` sees: the whole token, as the reference evaluates its
- * filter on the stored `structs.ACLToken` (secret included; only management tokens may list),
- * with `ExpirationTTL` as Go's `time.Duration`, nanoseconds.
- */
-export function tokenFilterTarget(token: AclToken): unknown {
-  return { ...(tokenResponse(token) as Record<string, unknown>), ExpirationTTL: token.ExpirationTTL };
-}
-
-/** The schema of {@link tokenFilterTarget}: the reference's `structs.ACLToken`. */
-export const ACL_TOKEN_FILTER: ObjectSchema = {
-  ...ACL_TOKEN_BODY,
-  fields: { ...ACL_TOKEN_BODY.fields, ExpirationTTL: "int" },
-};
-
-/** A token in lists: no secret. */
-export function tokenStub(token: AclToken): unknown {
-  const { SecretID: _secret, ExpirationTTL: _ttl, ...rest } = tokenResponse(token) as Record<string, unknown>;
-  return rest;
-}
-
-/** A policy as the API writes it, with its parsed rules. */
-export function policyResponse(policy: AclPolicy): unknown {
-  return {
-    Name: policy.Name,
-    Description: policy.Description,
-    Rules: policy.Rules,
-    RulesJSON: policy.parsed,
-    JobACL: null,
-    CreateIndex: policy.CreateIndex,
-    ModifyIndex: policy.ModifyIndex,
-  };
-}
-
-/** A policy in lists. */
-export function policyStub(policy: AclPolicy): unknown {
-  return { Name: policy.Name, Description: policy.Description, CreateIndex: policy.CreateIndex, ModifyIndex: policy.ModifyIndex };
-}
-

@@ -23,30 +23,24 @@
  * agent's clock; `"dead"`, as far as without a status, then stopped unless it is dead already.
  * A document that cannot be used is an {@link AgentDataError} naming the place in it.
  *
+ * Reading the document's fields is in `fixture-fields.ts`, its nodes' checks and rows in
+ * `fixture-nodes.ts`; this module checks the rest and loads it.
+ *
  * @module
  */
-import { createHash } from "node:crypto";
 import { stringifyJson } from "../../json.js";
-import { AccessControl, AclConfigError, type AclPolicyConfig, type AclTokenConfig } from "./acl.js";
+import { AccessControl, type AclPolicyConfig, type AclTokenConfig } from "./acl.js";
 import type { Cluster } from "../scheduler/cluster.js";
-import { Refusal } from "./errors.js";
 import { validateNamespace } from "./namespaces.js";
 import { decodeRegisterRequest, type RegisterRequest } from "../scheduler/job-spec.js";
-import { registered } from "../scheduler/state.js";
-import { fingerprintResources, registrationTime, reservedResources } from "../scheduler/fingerprint.js";
-import type { StructDecl } from "../../structs/declare.js";
-import { misfit, overlay } from "../../structs/derive.js";
-import { NODE_RESERVED_RESOURCES, NODE_RESOURCES } from "../../structs/resources.js";
+import { registrationTime } from "../scheduler/fingerprint.js";
 import { AgentDataError, describeRefused, isObject } from "./snapshot.js";
-import type { Namespace, Node, NodeReservedResources, NodeResources } from "../state/model.js";
+import { distinct, invalidFixture, knownFields, listAt, oneOf, refusalMessage, stringAt, stringMapAt, UUID } from "./fixture-fields.js";
+import { checkNodes, fixtureNodeRow } from "./fixture-nodes.js";
+import type { Namespace, Node } from "../state/model.js";
 import { namespacedKey, type Store } from "../state/store.js";
 
-/**
- * The most entries in each list of a fixture (namespaces, nodes, jobs, deployments, policies,
- * tokens): every job is registered and scheduled while the agent starts, at about a millisecond
- * each.
- */
-export const MAX_FIXTURE_ENTRIES = 10_000;
+export { MAX_FIXTURE_ENTRIES } from "./fixture-fields.js";
 
 /** A namespace of a fixture (besides `default`, which always exists). */
 export interface FixtureNamespace {
@@ -163,17 +157,6 @@ export interface AgentFixture {
 
 /** The fields of a fixture document. */
 const FIXTURE_FIELDS = ["Namespaces", "Nodes", "Jobs", "Deployments", "ACL"];
-const NODE_FIELDS = ["Name", "ID", "Datacenter", "NodePool", "NodeClass", "Address", "Status", "StatusDescription", "SchedulingEligibility", "Drain", "Attributes", "Meta", "NodeResources", "ReservedResources"];
-const NODE_STATUSES: readonly Node["Status"][] = ["initializing", "ready", "down", "disconnected"];
-const ELIGIBILITIES: readonly Node["SchedulingEligibility"][] = ["eligible", "ineligible"];
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
-/** The highest port. */
-const MAX_PORT = 65_535;
-
-/** What the agent's own simulated nodes report (`Cluster.seed`), given to a fixture's nodes that name no attributes. */
-const DEFAULT_NODE_ATTRIBUTES: Readonly<Record<string, string>> = { "kernel.name": "linux", "cpu.arch": "amd64", "os.name": "debian", "driver.docker": "1", "driver.exec": "1" };
-/** The version the simulated nodes report. */
-const NODE_VERSION = "1.9.4";
 
 /** A job of a checked fixture: its registration, decoded, and what to do with it. */
 interface PlannedJob {
@@ -197,113 +180,6 @@ export interface CheckedFixture {
   readonly bootstrapToken: string | undefined;
 }
 
-function invalidFixture(path: string, reason: string): AgentDataError {
-  return new AgentDataError("invalid_fixture", path, reason);
-}
-
-/** The list at `path`, each entry an object, at most {@link MAX_FIXTURE_ENTRIES}. */
-function listAt(value: unknown, path: string, entry: string): Record<string, unknown>[] {
-  if (value === undefined) return [];
-  if (!Array.isArray(value)) throw invalidFixture(path, `expected a list of ${entry}, got ${describeRefused(value)}`);
-  if (value.length > MAX_FIXTURE_ENTRIES) throw invalidFixture(path, `holds ${value.length} entries; a fixture holds at most ${MAX_FIXTURE_ENTRIES} of each kind`);
-  value.forEach((item, i) => {
-    if (!isObject(item)) throw invalidFixture(`${path}[${i}]`, `expected ${entry.replace(/s$/, "")} (an object), got ${describeRefused(item)}`);
-  });
-  return value as Record<string, unknown>[];
-}
-
-/** Refuses fields of `entry` outside `known`. */
-function knownFields(entry: Record<string, unknown>, known: readonly string[], path: string): void {
-  const unknown = Object.keys(entry).find((key) => !known.includes(key));
-  if (unknown !== undefined) throw invalidFixture(path === "" ? unknown : `${path}.${unknown}`, `unknown field; the fields are ${known.join(", ")}`);
-}
-
-/** A string field (optional unless `required`). */
-function stringAt(entry: Record<string, unknown>, field: string, path: string, required = false): string | undefined {
-  const value = entry[field];
-  if (value === undefined && !required) return undefined;
-  if (typeof value !== "string" || (required && value === "")) throw invalidFixture(`${path}.${field}`, `expected ${required ? "a non-empty string" : "a string"}, got ${describeRefused(value)}`);
-  return value;
-}
-
-/** An optional field holding one of `values`. */
-function oneOf<T extends string>(entry: Record<string, unknown>, field: string, values: readonly T[], path: string): T | undefined {
-  const value = entry[field];
-  if (value === undefined) return undefined;
-  if (typeof value !== "string" || !(values as readonly string[]).includes(value)) throw invalidFixture(`${path}.${field}`, `expected one of ${values.join(", ")}, got ${describeRefused(value)}`);
-  return value as T;
-}
-
-/** An optional object of strings. */
-function stringMapAt(entry: Record<string, unknown>, field: string, path: string): Record<string, string> | undefined {
-  const value = entry[field];
-  if (value === undefined) return undefined;
-  if (!isObject(value) || !Object.values(value).every((item) => typeof item === "string")) throw invalidFixture(`${path}.${field}`, `expected an object of strings, got ${describeRefused(value)}`);
-  return value as Record<string, string>;
-}
-
-/** An optional block of a reference's struct, each of its fields fitting the struct's (as Go's decoder reads it). */
-function structAt(entry: Record<string, unknown>, field: string, decl: StructDecl, path: string): void {
-  const value = entry[field];
-  if (value === undefined) return;
-  const found = misfit(decl, value, `${path}.${field}`);
-  if (found !== undefined) throw invalidFixture(found[0], `expected ${found[1]}, got ${describeRefused(getAt(entry, found[0].slice(path.length + 1)))}`);
-}
-
-/** The value at a dotted path (with `[i]` for list items) inside `value`. */
-function getAt(value: unknown, path: string): unknown {
-  let at = value;
-  for (const part of path.split(/\.|\[(\d+)\]/).filter((each) => each !== undefined && each !== "")) {
-    at = isObject(at) || Array.isArray(at) ? (at as Record<string, unknown>)[part] : undefined;
-  }
-  return at;
-}
-
-/** The message of a refusal by the domain, or undefined for another error. */
-function refusalMessage(error: unknown): string | undefined {
-  if (error instanceof Refusal || error instanceof AclConfigError) return error.message.trimEnd();
-  return undefined;
-}
-
-/**
- * Refuses at `path.field` a value an earlier entry has already (`seen` maps each value to the
- * entry that has it), in the words `says` gives from that entry; then remembers the value as
- * `path`'s. The agent keys these by the value, or finds a thing by it: a second entry would
- * silently replace the first, or be dropped.
- */
-function distinct(seen: Map<string, string>, value: string, path: string, field: string, says: (first: string) => string): void {
-  const first = seen.get(value);
-  if (first !== undefined) throw invalidFixture(`${path}.${field}`, says(first));
-  seen.set(value, path);
-}
-
-function checkNodes(value: unknown): FixtureNode[] | undefined {
-  if (value === undefined) return undefined;
-  const names = new Map<string, string>();
-  const ids = new Map<string, string>();
-  return listAt(value, "Nodes", "nodes").map((node, i) => {
-    const path = `Nodes[${i}]`;
-    knownFields(node, NODE_FIELDS, path);
-    const name = stringAt(node, "Name", path, true)!;
-    distinct(names, name, path, "Name", (first) => `a second node named ${JSON.stringify(name)} (${first})`);
-    const id = stringAt(node, "ID", path);
-    if (id !== undefined && !UUID.test(id)) throw invalidFixture(`${path}.ID`, `expected a UUID, got ${describeRefused(id)}`);
-    distinct(ids, (id ?? nodeId(name)).toLowerCase(), path, "ID", (first) => `the ID of ${first}`);
-    for (const field of ["Datacenter", "NodePool", "NodeClass", "Address", "StatusDescription"]) stringAt(node, field, path);
-    oneOf(node, "Status", NODE_STATUSES, path);
-    oneOf(node, "SchedulingEligibility", ELIGIBILITIES, path);
-    if (node.Drain !== undefined && typeof node.Drain !== "boolean") throw invalidFixture(`${path}.Drain`, `expected true or false, got ${describeRefused(node.Drain)}`);
-    stringMapAt(node, "Attributes", path);
-    stringMapAt(node, "Meta", path);
-    structAt(node, "NodeResources", NODE_RESOURCES, path);
-    structAt(node, "ReservedResources", NODE_RESERVED_RESOURCES, path);
-    const { MinDynamicPort: min, MaxDynamicPort: max } = nodeResources(node as unknown as FixtureNode, "");
-    if (!(min >= 1 && min <= max && max <= MAX_PORT)) {
-      throw invalidFixture(`${path}.NodeResources.${min >= 1 && min <= MAX_PORT ? "MaxDynamicPort" : "MinDynamicPort"}`, `the dynamic ports run from MinDynamicPort to MaxDynamicPort, within 1 to ${MAX_PORT}: got ${min} to ${max}`);
-    }
-    return node as unknown as FixtureNode;
-  });
-}
 
 function checkJobs(value: unknown, region: string): PlannedJob[] {
   const jobs: PlannedJob[] = [];
@@ -432,17 +308,6 @@ export function readFixture(document: unknown, region: string): CheckedFixture {
   return { namespaces, nodes, jobs, ...checkAcl(document.ACL) };
 }
 
-/** A fixture node's `NodeResources`: its own fields over those the simulated client at `address` finds. */
-function nodeResources(node: FixtureNode, address: string): NodeResources {
-  return overlay(NODE_RESOURCES, fingerprintResources(address), node.NodeResources) as NodeResources;
-}
-
-/** The ID of a fixture's node that names none: a UUID made from its name, the same on every start. */
-function nodeId(name: string): string {
-  const hex = createHash("sha256").update(`bexpr fixture node ${name}`).digest("hex");
-  return `${hex.slice(0, 8)}-${hex.slice(8, 12)}-4${hex.slice(13, 16)}-8${hex.slice(17, 20)}-${hex.slice(20, 32)}`;
-}
-
 /** What loading a fixture writes to. */
 export interface FixtureTarget {
   readonly cluster: Cluster;
@@ -493,27 +358,7 @@ export async function loadFixture(fixture: CheckedFixture, target: FixtureTarget
     await store.write(["nodes"], (state) => {
       for (const node of [...state.nodes.values()]) state.nodes.delete(node.ID);
       nodes.forEach((node, i) => {
-        const address = node.Address ?? `127.0.0.${(i + 1) % 250 + 1}`;
-        state.nodes.put({
-          ID: node.ID ?? nodeId(node.Name),
-          Name: node.Name,
-          Datacenter: node.Datacenter ?? target.datacenter,
-          NodePool: node.NodePool ?? "default",
-          NodeClass: node.NodeClass ?? "",
-          Address: address,
-          Status: node.Status ?? "ready",
-          StatusDescription: node.StatusDescription ?? "",
-          SchedulingEligibility: node.SchedulingEligibility ?? "eligible",
-          Drain: node.Drain ?? false,
-          Version: NODE_VERSION,
-          Attributes: { ...(node.Attributes ?? DEFAULT_NODE_ATTRIBUTES) },
-          NodeResources: nodeResources(node, address),
-          ReservedResources: overlay(NODE_RESERVED_RESOURCES, reservedResources(), node.ReservedResources) as NodeReservedResources,
-          Meta: { ...(node.Meta ?? {}) },
-          ...registered(registeredAt, state.index),
-          CreateIndex: state.index,
-          ModifyIndex: state.index,
-        });
+        state.nodes.put(fixtureNodeRow(node, i, target.datacenter, registeredAt, state.index));
       });
     });
   }

@@ -6,7 +6,8 @@
  * @module
  */
 import type { FastifyInstance, FastifyRequest } from "fastify";
-import { ACL_POLICY_BODY, ACL_TOKEN_BODY, BOOTSTRAP_BODY, policyResponse, requireManagement, tokenResponse } from "../domain/acl.js";
+import { requireManagement } from "../domain/acl.js";
+import { ACL_POLICY_BODY, ACL_TOKEN_BODY, BOOTSTRAP_BODY, policyResponse, tokenResponse } from "../domain/acl-api.js";
 import { aclPoliciesEndpoint, aclTokensEndpoint } from "../list/endpoints.js";
 import { parseQueryOptions, type QueryOptions } from "../list/query.js";
 import { badRequest, notFound } from "./errors.js";

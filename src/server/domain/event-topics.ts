@@ -1,0 +1,180 @@
+/**
+ * The topics of the event stream: how the rows of each store table become events of one topic
+ * ({@link TOPICS}), the `topic` and `index` parameters a stream is opened with, and which topics a
+ * selection and a caller's ACL let through.
+ *
+ * @module
+ */
+import type { Allocation, Evaluation, Job, JsonObject, Node } from "../state/model.js";
+import type { Caller } from "./acl.js";
+import { invalid } from "./errors.js";
+import { presentAllocation, presentEvaluation, presentJob, presentNode } from "./present.js";
+
+/** The topics the agent sends events of, in the order of a frame's events. */
+export type EventTopic = "Job" | "Evaluation" | "Allocation" | "Deployment" | "Node";
+
+/**
+ * Topics the reference has and the agent never sends events of: accepted in `topic`, they select
+ * nothing (a stream of them sends only heartbeats).
+ */
+export const SILENT_TOPICS = ["NodePool", "ACLPolicy", "ACLToken", "ACLRole", "ACLAuthMethod", "ACLBindingRule", "Service"] as const;
+
+/** The topic value that selects every topic, and the key value that selects every key. */
+export const ALL = "*";
+
+/** A row of a table, read generically: the scheduler's rows gain fields, and the stream need not follow each one. */
+export type Row = JsonObject;
+
+/** How the rows of one table become events of one topic. */
+export interface TopicDefinition {
+  readonly topic: EventTopic;
+  /** The store table whose changed rows are this topic's events. */
+  readonly table: string;
+  /** The event `Type` of a row put. */
+  readonly putType: string;
+  /** The event `Type` of a row deleted; undefined: deletions make no event (as the reference, for evaluations, allocations and deployments). */
+  readonly deleteType?: string;
+  /** Whether the events belong to a namespace (and need `read-job` there); otherwise `node:read`. */
+  readonly namespaced: boolean;
+  /** The event's `Key`. */
+  key(row: Row): string;
+  /** The event's `FilterKeys`: more values a `topic=<Topic>:<key>` matches (the reference's). */
+  filterKeys(row: Row): readonly string[] | null;
+  /** What the payload shows of a deleted row, from its table key (the row itself is gone). */
+  deleted(tableKey: string): Row;
+  /** The row as the payload shows it: as the agent's read endpoints present it (`present.ts`). */
+  present(row: Row): unknown;
+}
+
+/** A row's field as text: `""` when it is missing or not a string. */
+export const text = (value: unknown): string => (typeof value === "string" ? value : "");
+
+/** A job's table key is `<namespace>\0<ID>`. */
+function jobOfKey(tableKey: string): Row {
+  const at = tableKey.indexOf("\u0000");
+  return { ID: tableKey.slice(at + 1), Namespace: tableKey.slice(0, at) };
+}
+
+/** Every topic the agent sends, in a frame's order; the Payload key is the topic's name. */
+export const TOPICS: readonly TopicDefinition[] = [
+  {
+    topic: "Job",
+    table: "jobs",
+    putType: "JobRegistered",
+    deleteType: "JobDeregistered",
+    namespaced: true,
+    key: (row) => text(row.ID),
+    filterKeys: () => null,
+    deleted: jobOfKey,
+    present: (row) => presentJob(row as unknown as Job),
+  },
+  {
+    topic: "Evaluation",
+    table: "evals",
+    putType: "EvaluationUpdated",
+    namespaced: true,
+    key: (row) => text(row.ID),
+    filterKeys: (row) => [text(row.JobID), text(row.DeploymentID)],
+    deleted: (key) => ({ ID: key }),
+    present: (row) => presentEvaluation(row as unknown as Evaluation),
+  },
+  {
+    topic: "Allocation",
+    table: "allocs",
+    putType: "AllocationUpdated",
+    namespaced: true,
+    key: (row) => text(row.ID),
+    filterKeys: (row) => [text(row.JobID), text(row.DeploymentID)],
+    deleted: (key) => ({ ID: key }),
+    // The reference sends the allocation without its copy of the job.
+    present: (row) => presentAllocation(row as unknown as Allocation, null),
+  },
+  {
+    topic: "Deployment",
+    table: "deployment",
+    putType: "DeploymentStatusUpdate",
+    namespaced: true,
+    key: (row) => text(row.ID),
+    filterKeys: (row) => [text(row.JobID)],
+    deleted: (key) => ({ ID: key }),
+    // As stored, as the deployment endpoints write it.
+    present: publicFields,
+  },
+  {
+    topic: "Node",
+    table: "nodes",
+    putType: "NodeRegistration",
+    deleteType: "NodeDeregistration",
+    namespaced: false,
+    key: (row) => text(row.ID),
+    filterKeys: () => null,
+    deleted: (key) => ({ ID: key }),
+    // Sanitized as the reference sends it (no secret).
+    present: (row) => presentNode(row as unknown as Node),
+  },
+];
+
+/** The names `topic` accepts: the agent's topics, the reference's silent ones, and `*`. */
+const KNOWN_TOPICS: ReadonlySet<string> = new Set([ALL, ...TOPICS.map((definition) => definition.topic), ...SILENT_TOPICS]);
+
+/** The topics and keys a stream asked for: topic (or `*`) → keys (a key `*` selects all). */
+export type TopicSelection = ReadonlyMap<string, readonly string[]>;
+
+/**
+ * Reads the `topic` parameters (`Topic` or `Topic:Key`, repeated): none selects every topic. A
+ * value with more than one `:` is the reference's 400; a topic name neither the agent nor the
+ * reference knows is a 400 too (the reference accepts it and sends only heartbeats).
+ *
+ * @throws a 400 refusal naming the value.
+ */
+export function parseEventTopics(values: readonly string[]): TopicSelection {
+  if (values.length === 0) return new Map([[ALL, [ALL]]]);
+  const topics = new Map<string, string[]>();
+  for (const value of values) {
+    const parts = value.split(":");
+    if (parts.length > 2) throw invalid(`Invalid topic query: error parsing topics: Invalid key value pair for topic, topic: ${value}`);
+    const [topic, key = ALL] = parts as [string, string?];
+    if (!KNOWN_TOPICS.has(topic)) {
+      throw invalid(`Invalid topic query: unknown topic ${JSON.stringify(topic)}; topics are ${[...KNOWN_TOPICS].join(", ")}, each alone or as Topic:Key`);
+    }
+    topics.set(topic, [...(topics.get(topic) ?? []), key]);
+  }
+  return topics;
+}
+
+const ATOI = /^[+-]?[0-9]+$/;
+const INT64_MAX = 2n ** 63n - 1n;
+
+/**
+ * Reads `index`: absent or empty gives undefined (only new writes); otherwise an integer as Go's
+ * `strconv.Atoi` reads it, not negative.
+ *
+ * @throws a 400 refusal with the reference's text.
+ */
+export function parseEventIndex(value: string | null): number | undefined {
+  if (value === null || value === "") return undefined;
+  const quoted = JSON.stringify(value);
+  if (!ATOI.test(value)) throw invalid(`Unable to parse index: strconv.Atoi: parsing ${quoted}: invalid syntax`);
+  const index = BigInt(value);
+  if (index > INT64_MAX || index < -INT64_MAX - 1n) throw invalid(`Unable to parse index: strconv.Atoi: parsing ${quoted}: value out of range`);
+  if (index < 0n) throw invalid("Invalid index");
+  return Number(index);
+}
+
+/** A payload without the fields a row has for the agent's own use (named in lower case: `secretHash`, `parsed`). */
+export function publicFields(row: Row): Row {
+  const keys = Object.keys(row);
+  if (keys.every((key) => key.charCodeAt(0) >= 65 && key.charCodeAt(0) <= 90)) return row;
+  return Object.fromEntries(keys.filter((key) => key.charCodeAt(0) >= 65 && key.charCodeAt(0) <= 90).map((key) => [key, row[key]]));
+}
+
+/** Whether `topics` selects any key of `topic`. */
+export function selects(topics: TopicSelection, topic: EventTopic): boolean {
+  return topics.has(ALL) || topics.has(topic);
+}
+
+/** Whether the caller may read some events of a topic in `namespace` (`*`: in some namespace). */
+export function mayReadSomewhere(caller: Caller, definition: TopicDefinition, namespace: string): boolean {
+  if (!definition.namespaced) return caller.permissions.nodeRead;
+  return namespace === ALL ? caller.permissions.allowsAnywhere("read-job") : caller.permissions.allows(namespace, "read-job");
+}

@@ -1,0 +1,97 @@
+/**
+ * The nodes of a fixture: each entry of its `Nodes` checked ({@link checkNodes}), and the node
+ * row it becomes ({@link fixtureNodeRow}), with the defaults of the agent's own simulated nodes
+ * for what it does not name.
+ *
+ * @module
+ */
+import { createHash } from "node:crypto";
+import type { FixtureNode } from "./fixture.js";
+import { describeRefused } from "./snapshot.js";
+import { distinct, invalidFixture, knownFields, listAt, oneOf, stringAt, stringMapAt, structAt, UUID } from "./fixture-fields.js";
+import { registered } from "../scheduler/state.js";
+import { fingerprintResources, reservedResources } from "../scheduler/fingerprint.js";
+import { overlay } from "../../structs/derive.js";
+import { NODE_RESERVED_RESOURCES, NODE_RESOURCES } from "../../structs/resources.js";
+import type { Node, NodeReservedResources, NodeResources } from "../state/model.js";
+
+/** The fields of a fixture's node. */
+const NODE_FIELDS = ["Name", "ID", "Datacenter", "NodePool", "NodeClass", "Address", "Status", "StatusDescription", "SchedulingEligibility", "Drain", "Attributes", "Meta", "NodeResources", "ReservedResources"];
+const NODE_STATUSES: readonly Node["Status"][] = ["initializing", "ready", "down", "disconnected"];
+const ELIGIBILITIES: readonly Node["SchedulingEligibility"][] = ["eligible", "ineligible"];
+/** The highest port. */
+const MAX_PORT = 65_535;
+
+/** What the agent's own simulated nodes report (`Cluster.seed`), given to a fixture's nodes that name no attributes. */
+const DEFAULT_NODE_ATTRIBUTES: Readonly<Record<string, string>> = { "kernel.name": "linux", "cpu.arch": "amd64", "os.name": "debian", "driver.docker": "1", "driver.exec": "1" };
+/** The version the simulated nodes report. */
+const NODE_VERSION = "1.9.4";
+
+/** Checks the `Nodes` of a fixture: undefined when it has none (the agent keeps those of its `nodes` option). */
+export function checkNodes(value: unknown): FixtureNode[] | undefined {
+  if (value === undefined) return undefined;
+  const names = new Map<string, string>();
+  const ids = new Map<string, string>();
+  return listAt(value, "Nodes", "nodes").map((node, i) => {
+    const path = `Nodes[${i}]`;
+    knownFields(node, NODE_FIELDS, path);
+    const name = stringAt(node, "Name", path, true)!;
+    distinct(names, name, path, "Name", (first) => `a second node named ${JSON.stringify(name)} (${first})`);
+    const id = stringAt(node, "ID", path);
+    if (id !== undefined && !UUID.test(id)) throw invalidFixture(`${path}.ID`, `expected a UUID, got ${describeRefused(id)}`);
+    distinct(ids, (id ?? nodeId(name)).toLowerCase(), path, "ID", (first) => `the ID of ${first}`);
+    for (const field of ["Datacenter", "NodePool", "NodeClass", "Address", "StatusDescription"]) stringAt(node, field, path);
+    oneOf(node, "Status", NODE_STATUSES, path);
+    oneOf(node, "SchedulingEligibility", ELIGIBILITIES, path);
+    if (node.Drain !== undefined && typeof node.Drain !== "boolean") throw invalidFixture(`${path}.Drain`, `expected true or false, got ${describeRefused(node.Drain)}`);
+    stringMapAt(node, "Attributes", path);
+    stringMapAt(node, "Meta", path);
+    structAt(node, "NodeResources", NODE_RESOURCES, path);
+    structAt(node, "ReservedResources", NODE_RESERVED_RESOURCES, path);
+    const { MinDynamicPort: min, MaxDynamicPort: max } = nodeResources(node as unknown as FixtureNode, "");
+    if (!(min >= 1 && min <= max && max <= MAX_PORT)) {
+      throw invalidFixture(`${path}.NodeResources.${min >= 1 && min <= MAX_PORT ? "MaxDynamicPort" : "MinDynamicPort"}`, `the dynamic ports run from MinDynamicPort to MaxDynamicPort, within 1 to ${MAX_PORT}: got ${min} to ${max}`);
+    }
+    return node as unknown as FixtureNode;
+  });
+}
+
+/** A fixture node's `NodeResources`: its own fields over those the simulated client at `address` finds. */
+function nodeResources(node: FixtureNode, address: string): NodeResources {
+  return overlay(NODE_RESOURCES, fingerprintResources(address), node.NodeResources) as NodeResources;
+}
+
+/** The ID of a fixture's node that names none: a UUID made from its name, the same on every start. */
+function nodeId(name: string): string {
+  const hex = createHash("sha256").update(`bexpr fixture node ${name}`).digest("hex");
+  return `${hex.slice(0, 8)}-${hex.slice(8, 12)}-4${hex.slice(13, 16)}-8${hex.slice(17, 20)}-${hex.slice(20, 32)}`;
+}
+
+/**
+ * The row of a fixture's node, the one at `position` in its list: what it names over the agent's
+ * defaults (`datacenter`, the agent's), registered at `registeredAt` (epoch milliseconds) in the
+ * write of `index`.
+ */
+export function fixtureNodeRow(node: FixtureNode, position: number, datacenter: string, registeredAt: number, index: number): Node {
+  const address = node.Address ?? `127.0.0.${(position + 1) % 250 + 1}`;
+  return {
+    ID: node.ID ?? nodeId(node.Name),
+    Name: node.Name,
+    Datacenter: node.Datacenter ?? datacenter,
+    NodePool: node.NodePool ?? "default",
+    NodeClass: node.NodeClass ?? "",
+    Address: address,
+    Status: node.Status ?? "ready",
+    StatusDescription: node.StatusDescription ?? "",
+    SchedulingEligibility: node.SchedulingEligibility ?? "eligible",
+    Drain: node.Drain ?? false,
+    Version: NODE_VERSION,
+    Attributes: { ...(node.Attributes ?? DEFAULT_NODE_ATTRIBUTES) },
+    NodeResources: nodeResources(node, address),
+    ReservedResources: overlay(NODE_RESERVED_RESOURCES, reservedResources(), node.ReservedResources) as NodeReservedResources,
+    Meta: { ...(node.Meta ?? {}) },
+    ...registered(registeredAt, index),
+    CreateIndex: index,
+    ModifyIndex: index,
+  };
+}
