@@ -26,7 +26,9 @@ import { Pool, request as undiciRequest } from "undici";
 import type { AgentChildMessage, AgentParentMessage } from "./agent-child.js";
 import type { BareChildMessage, RecordedResponse } from "./bare-child.js";
 import { DEFAULT_CONNECTIONS, DEFAULT_DURATION_MS, DEFAULT_WARMUP_MS, LoadClient, type LoadFigures, type LoadRequest } from "./load.js";
-import { median } from "./stats.js";
+import { median, quantile } from "./stats.js";
+import { postgresSection, type PostgresSectionFigures } from "./agent-postgres.js";
+import { DEFAULT_SEED, jobListItems, jobSpec as dataJobSpec, newFilter, newFilterPredicate } from "./data.js";
 
 /** Jobs registered before the list requests are measured. */
 const JOBS = 10_000;
@@ -34,8 +36,12 @@ const JOBS = 10_000;
 const REGISTRATION_CHUNK = 1_000;
 /** Registrations in flight at once: a busy CI pipeline, not a flood. */
 const REGISTRATION_CONCURRENCY = 8;
-/** The large registration: jobs registered into a fresh agent, and the chunk its rate is given per. */
-const LARGE_JOBS = 100_000;
+/**
+ * The large registration: jobs registered into a fresh agent, and the chunk its rate is given per:
+ * 100,000 with `BENCH_LARGE=1` (the issue's figure; a few minutes when registering slows down),
+ * 30,000 by default, so that the section stays short.
+ */
+const LARGE_JOBS = process.env["BENCH_LARGE"] === "1" ? 100_000 : 30_000;
 const LARGE_CHUNK = 10_000;
 /**
  * The agent's simulated placement (`placementDelayMs`): short, so that the scheduler's work for
@@ -105,7 +111,13 @@ const SCENARIOS: readonly Scenario[] = [
     request: { path: `/v1/jobs?per_page=100&filter=${encodeURIComponent(MIXED_FILTER)}` },
     connections: DEFAULT_CONNECTIONS,
   },
-  { name: "all", label: `GET /v1/jobs (all ${JOBS.toLocaleString("en")})`, request: { path: "/v1/jobs" }, connections: DEFAULT_CONNECTIONS },
+  {
+    name: "allNamespacesFilteredPage",
+    label: "GET /v1/jobs?namespace=*&per_page=100&filter=M",
+    request: { path: `/v1/jobs?namespace=*&per_page=100&filter=${encodeURIComponent(MIXED_FILTER)}` },
+    connections: DEFAULT_CONNECTIONS,
+  },
+  { name: "all", label: "GET /v1/jobs (the default namespace)", request: { path: "/v1/jobs" }, connections: DEFAULT_CONNECTIONS },
   {
     name: "allGzip",
     label: "GET /v1/jobs, Accept-Encoding: gzip",
@@ -133,6 +145,11 @@ export interface RequestFigures {
   readonly bare: ServerFigures;
   /** The agent's requests per second over the bare server's. */
   readonly agentToBare: number;
+  /** The agent's worst round over the bare server's median (requests per second). */
+  readonly agentToBareWorst: number;
+  /** The agent process's CPU per answered request, ms: median of the rounds, and the worst round's. */
+  readonly agentCpuMsPerRequest: number;
+  readonly agentCpuMsPerRequestWorst: number;
   /** Every round, in the order they ran. */
   readonly rounds: { readonly agent: readonly LoadFigures[]; readonly bare: readonly LoadFigures[] };
 }
@@ -157,18 +174,50 @@ export interface FanOutFigures {
   readonly lastAnswerMs: number;
 }
 
+/** A registration through `PUT /v1/jobs`. */
+export interface RegistrationFigures {
+  readonly concurrency: number;
+  readonly chunk: number;
+  /** Jobs per second of each chunk, in order. */
+  readonly jobsPerSecond: readonly number[];
+  readonly medianJobsPerSecond: number;
+  /** The slowest chunk's rate. */
+  readonly worstJobsPerSecond: number;
+  /** The last chunk's rate over the first's: below 1 when registering slows as the store grows. */
+  readonly lastToFirst: number;
+  readonly totalSeconds: number;
+}
+
+/**
+ * Requests that each carry a filter never seen before (bench/data.ts's `newFilter`), so that no
+ * cache answers: the agent's rate and its CPU per request, against the hand-written JavaScript of
+ * the same filters over the same rows (the job list items the agent lists, fetched once).
+ */
+export interface NewFilterFigures {
+  readonly label: string;
+  /** The path of the first request. */
+  readonly example: string;
+  readonly connections: number;
+  /** Rows the filter is evaluated on (the jobs of the namespaces read). */
+  readonly rows: number;
+  readonly agent: ServerFigures;
+  /** The agent process's CPU (user + system) per answered request, median of the rounds, and the worst round's. */
+  readonly agentCpuMsPerRequest: number;
+  readonly agentCpuMsPerRequestWorst: number;
+  /** The hand-written predicate of each filter over the same rows, ms per pass (median and p99 over the filters). */
+  readonly handMsPerPass: number;
+  readonly handMsPerPassP99: number;
+  /** The agent's CPU per request over the hand-written pass. */
+  readonly cpuToHand: number;
+  readonly rounds: readonly (LoadFigures & { readonly cpuMsPerRequest: number })[];
+}
+
 /** The figures of the agent's section (bench/results.json's `agent`). */
 export interface AgentBenchResults {
   readonly node: string;
   readonly date: string;
   readonly jobs: number;
-  readonly registration: {
-    readonly concurrency: number;
-    readonly chunk: number;
-    /** Jobs per second of each chunk of {@link REGISTRATION_CHUNK}, in order. */
-    readonly jobsPerSecond: readonly number[];
-    readonly totalSeconds: number;
-  };
+  readonly registration: RegistrationFigures;
   readonly memory: { readonly emptyRssBytes: number; readonly loadedRssBytes: number; readonly rssBytesPerJob: number };
   readonly load: {
     readonly rounds: number;
@@ -180,8 +229,12 @@ export interface AgentBenchResults {
   };
   /** Null when not even the smallest count could be parked. */
   readonly fanOut: FanOutFigures | null;
+  /** Requests with a filter never seen before each, on the memory agent. */
+  readonly newFilters: Record<string, NewFilterFigures>;
+  /** The PostgreSQL store beside the memory store (bench/agent-postgres.ts); null when it could not run. */
+  readonly postgres: PostgresSectionFigures | null;
   /** {@link LARGE_JOBS} jobs registered into a fresh agent: the rate per {@link LARGE_CHUNK}, and its RSS then. */
-  readonly largeRegistration: AgentBenchResults["registration"] & { readonly jobs: number; readonly rssBytes: number };
+  readonly largeRegistration: RegistrationFigures & { readonly jobs: number; readonly rssBytes: number };
   /** The whole section, and its parts. */
   readonly seconds: { readonly total: number; readonly setup: number; readonly load: number; readonly fanOut: number };
 }
@@ -254,6 +307,12 @@ async function probe(agent: Server, collect: boolean): Promise<number> {
   return message.blockingQueries;
 }
 
+/** The CPU time (user + system) the agent's process has used, in milliseconds. */
+export async function agentCpuMs(agent: Server): Promise<number> {
+  const message = await ask<Extract<AgentChildMessage, { kind: "probed" }>>(agent, { kind: "probe", collect: false } satisfies AgentParentMessage, "probed");
+  return message.cpuUs / 1000;
+}
+
 /** The resident set of a process (VmRSS of /proc/<pid>/status), in bytes; NaN where there is no /proc. */
 function rssBytes(pid: number | undefined): number {
   try {
@@ -280,27 +339,12 @@ export function openFilesLimit(pid: number | "self" | undefined): number {
   }
 }
 
-const DATACENTER_SETS = [["dc1"], ["dc1", "dc2"], ["dc2"], ["dc3"]];
-const PRIORITIES = [50, 50, 70, 30, 10];
-const OWNERS = ["team-a", "team-b", "team-c"];
-const STOPPED_EVERY = 7;
-const BATCH_EVERY = 3;
-
 /**
- * The `i`-th job: datacenters, priority, stop, type and owner cycle with periods that share no
- * factor, so that every combination occurs and {@link MIXED_FILTER} matches about one job in six.
+ * The `i`-th job specification of the benchmark (bench/data.ts, its default seed): a random ID, one
+ * to three task groups, varied `Meta`, one of four namespaces; `id` replaces its ID.
  */
-export function jobSpec(i: number, id = `bench-${i.toString().padStart(5, "0")}`): Record<string, unknown> {
-  return {
-    ID: id,
-    Name: id,
-    Type: i % BATCH_EVERY === BATCH_EVERY - 1 ? "batch" : "service",
-    Datacenters: DATACENTER_SETS[i % DATACENTER_SETS.length],
-    Priority: PRIORITIES[i % PRIORITIES.length],
-    Stop: i % STOPPED_EVERY === 0,
-    Meta: { owner: OWNERS[i % OWNERS.length]! },
-    TaskGroups: [{ Name: "app", Count: 1, Tasks: [{ Name: "main", Driver: "docker", Config: { image: "registry.example/app:1" } }] }],
-  };
+export function jobSpec(i: number, id?: string): Record<string, unknown> {
+  return dataJobSpec(i, DEFAULT_SEED, id);
 }
 
 /** A `PUT /v1/jobs` body. */
@@ -308,8 +352,24 @@ export function registration(job: Record<string, unknown>): { method: "PUT"; bod
   return { method: "PUT", body: JSON.stringify({ Job: job }), headers: { "content-type": "application/json" } };
 }
 
-/** Registers `count` jobs (numbered from `first`, `concurrency` in flight); the rate of each chunk of `chunk` jobs, and the total time. */
-export async function registerJobs(origin: string, count = JOBS, chunk = REGISTRATION_CHUNK, concurrency = REGISTRATION_CONCURRENCY, first = 0): Promise<AgentBenchResults["registration"]> {
+/** The median and the worst (slowest) of a registration's rates per chunk, and its last chunk's rate over its first. */
+export function rateSummary(rates: readonly number[]): { readonly medianJobsPerSecond: number; readonly worstJobsPerSecond: number; readonly lastToFirst: number } {
+  return { medianJobsPerSecond: median(rates), worstJobsPerSecond: Math.min(...rates), lastToFirst: rates[rates.length - 1]! / rates[0]! };
+}
+
+/**
+ * Registers `count` jobs ({@link jobSpec}: numbered from `first`, `concurrency` in flight; a
+ * specification of `spec` instead); the rate of each chunk of `chunk` jobs, its median, worst and
+ * last-to-first ratio, and the total time.
+ */
+export async function registerJobs(
+  origin: string,
+  count = JOBS,
+  chunk = REGISTRATION_CHUNK,
+  concurrency = REGISTRATION_CONCURRENCY,
+  first = 0,
+  spec: (i: number) => Record<string, unknown> = (i) => jobSpec(i),
+): Promise<RegistrationFigures> {
   const pool = new Pool(origin, { connections: concurrency, pipelining: 1 });
   const rates: number[] = [];
   let next = first;
@@ -318,7 +378,7 @@ export async function registerJobs(origin: string, count = JOBS, chunk = REGISTR
   let chunkStart = start;
   const register = async () => {
     for (let i = next++; i < first + count; i = next++) {
-      const response = await pool.request({ path: "/v1/jobs", ...registration(jobSpec(i)) });
+      const response = await pool.request({ path: "/v1/jobs", ...registration(spec(i)) });
       const text = await response.body.text();
       if (response.statusCode !== 200) throw new Error(`registering job ${i}: ${response.statusCode} ${text}`);
       if (++done % chunk === 0) {
@@ -333,7 +393,8 @@ export async function registerJobs(origin: string, count = JOBS, chunk = REGISTR
   } finally {
     await pool.close();
   }
-  return { concurrency, chunk, jobsPerSecond: rates, totalSeconds: (performance.now() - start) / 1000 };
+  const totalSeconds = (performance.now() - start) / 1000;
+  return { concurrency, chunk, jobsPerSecond: rates, ...rateSummary(rates.length > 0 ? rates : [count / totalSeconds]), totalSeconds };
 }
 
 /** The agent's `X-Svc-Index` for the job list. */
@@ -382,14 +443,19 @@ function medians(rounds: readonly LoadFigures[]): ServerFigures {
 }
 
 /** Runs a scenario's rounds, agent and bare server taking turns, each warmed once first. */
-async function measure(scenario: Scenario, agentUrl: string, bareUrl: string): Promise<{ agent: LoadFigures[]; bare: LoadFigures[] }> {
-  const clients = { agent: new LoadClient(agentUrl, scenario.connections), bare: new LoadClient(bareUrl, scenario.connections) };
-  const rounds = { agent: [] as LoadFigures[], bare: [] as LoadFigures[] };
+async function measure(scenario: Scenario, agent: Server, bareUrl: string): Promise<{ agent: LoadFigures[]; bare: LoadFigures[]; agentCpuMs: number[] }> {
+  const clients = { agent: new LoadClient(agent.url, scenario.connections), bare: new LoadClient(bareUrl, scenario.connections) };
+  const rounds = { agent: [] as LoadFigures[], bare: [] as LoadFigures[], agentCpuMs: [] as number[] };
   try {
     for (let round = 0; round < ROUNDS; round++) {
       for (const server of ["agent", "bare"] as const) {
         // Warmed in the first round only: the connections stay open and each server keeps its JIT and caches.
-        rounds[server].push(await clients[server].run(scenario.request, { durationMs: DEFAULT_DURATION_MS, warmupMs: round === 0 ? DEFAULT_WARMUP_MS : 0 }));
+        const warmupMs = round === 0 ? DEFAULT_WARMUP_MS : 0;
+        // The agent's CPU over the run, warm-up included (its requests are counted by the rate over the whole run).
+        const cpuBefore = server === "agent" ? await agentCpuMs(agent) : 0;
+        const figures = await clients[server].run(scenario.request, { durationMs: DEFAULT_DURATION_MS, warmupMs });
+        rounds[server].push(figures);
+        if (server === "agent") rounds.agentCpuMs.push(((await agentCpuMs(agent)) - cpuBefore) / (figures.requestsPerSecond * ((DEFAULT_DURATION_MS + warmupMs) / 1000)));
       }
     }
   } finally {
@@ -459,6 +525,80 @@ export class FanOut {
   }
 }
 
+/** Connections for requests with a new filter each: enough to keep the agent busy, a short queue (each costs milliseconds). */
+const NEW_FILTER_CONNECTIONS = 8;
+/** Filters whose hand-written predicate is timed over the rows, for the baseline. */
+const HAND_FILTERS = 200;
+
+/** The requests with a new filter each. */
+const NEW_FILTER_SCENARIOS = [
+  { name: "newFilterAllNamespaces", label: "GET /v1/jobs?namespace=*&filter=<new>", namespaces: "*" },
+  { name: "newFilterDefault", label: "GET /v1/jobs?filter=<new> (default namespace)", namespaces: "default" },
+] as const;
+
+/**
+ * Measures requests that each carry a filter never seen before on `agent`, and the hand-written
+ * predicates of the same filters over the same rows (the agent's own list items, `?meta=true`).
+ */
+export async function measureNewFilters(agent: Server, offset = 0): Promise<Record<string, NewFilterFigures>> {
+  const out: Record<string, NewFilterFigures> = {};
+  for (const scenario of NEW_FILTER_SCENARIOS) {
+    const namespace = scenario.namespaces === "*" ? "namespace=*&" : "";
+    const rowsResponse = await undiciRequest(`${agent.url}/v1/jobs?${namespace}meta=true`);
+    const rows = (await rowsResponse.body.json()) as ReturnType<typeof jobListItems>;
+    const hand: number[] = [];
+    for (let n = 0; n < HAND_FILTERS; n++) {
+      const predicate = newFilterPredicate(n);
+      const start = performance.now();
+      let count = 0;
+      for (let i = 0; i < rows.length; i++) if (predicate(rows[i]!)) count++;
+      hand.push(performance.now() - start + (count < 0 ? 1 : 0));
+    }
+    hand.sort((a, b) => a - b);
+    const path = (n: number) => `/v1/jobs?${namespace}filter=${encodeURIComponent(newFilter(offset + n))}`;
+    const client = new LoadClient(agent.url, NEW_FILTER_CONNECTIONS);
+    const rounds: (LoadFigures & { cpuMsPerRequest: number })[] = [];
+    try {
+      for (let round = 0; round < ROUNDS; round++) {
+        const warmupMs = round === 0 ? DEFAULT_WARMUP_MS : 0;
+        const cpuBefore = await agentCpuMs(agent);
+        // Each round its own filters: the n-th request of every round would otherwise repeat the first round's.
+        const figures = await client.run({ path: path(round * 1_000_000), pathOf: (n) => path(round * 1_000_000 + n) }, { durationMs: DEFAULT_DURATION_MS, warmupMs });
+        const cpu = (await agentCpuMs(agent)) - cpuBefore;
+        rounds.push({ ...figures, cpuMsPerRequest: cpu / (figures.requestsPerSecond * ((DEFAULT_DURATION_MS + warmupMs) / 1000)) });
+      }
+    } finally {
+      await client.close();
+    }
+    const cpuMs = rounds.map((r) => r.cpuMsPerRequest);
+    const handMsPerPass = median(hand);
+    out[scenario.name] = {
+      label: scenario.label,
+      example: path(0),
+      connections: NEW_FILTER_CONNECTIONS,
+      rows: rows.length,
+      agent: medians(rounds),
+      agentCpuMsPerRequest: median(cpuMs),
+      agentCpuMsPerRequestWorst: Math.max(...cpuMs),
+      handMsPerPass,
+      handMsPerPassP99: quantile(hand, 0.99),
+      cpuToHand: median(cpuMs) / handMsPerPass,
+      rounds,
+    };
+  }
+  return out;
+}
+
+/** Prints the new-filter figures. */
+export function printNewFilters(figures: Record<string, NewFilterFigures>): void {
+  for (const f of Object.values(figures)) {
+    console.log(
+      `${f.label.padEnd(48)} ${pad(integer(f.rows), 6)} rows: ${pad(decimal(f.agent.requestsPerSecond), 8)} req/s, p50 ${decimal(f.agent.p50Ms)} ms, p99 ${decimal(f.agent.p99Ms)} ms; ` +
+        `agent CPU ${decimal(f.agentCpuMsPerRequest, 2)} ms/request (worst round ${decimal(f.agentCpuMsPerRequestWorst, 2)}); hand-written ${decimal(f.handMsPerPass, 3)} ms/pass (p99 ${decimal(f.handMsPerPassP99, 3)}): ${decimal(f.cpuToHand)}×`,
+    );
+  }
+}
+
 /** Waits until `until` holds, polling the agent; fails when `failed` holds or after `timeoutMs`. */
 async function pollAgent(agent: Server, until: (waiting: number) => boolean, failed: () => string | undefined, timeoutMs: number): Promise<void> {
   const deadline = performance.now() + timeoutMs;
@@ -487,7 +627,7 @@ async function fanOutOnce(agent: Server, queries: number): Promise<Omit<FanOutFi
       await pollAgent(agent, (waiting) => waiting >= opened, () => fan.failure, PARK_TIMEOUT_MS);
     }
     const rssParkedBytes = await agentRss(agent);
-    const { putMs, times: answered } = await fan.wake(agent.url, jobSpec(JOBS, `fan-out-${queries}`), [watches], WAKE_TIMEOUT_MS);
+    const { putMs, times: answered } = await fan.wake(agent.url, { ...jobSpec(JOBS, `fan-out-${queries}`), Namespace: "default" }, [watches], WAKE_TIMEOUT_MS);
     const times = answered[0]!.sort((a, b) => a - b);
     return {
       queries,
@@ -543,7 +683,7 @@ function printRequest(figures: RequestFigures): void {
     ...(figures.sizeMismatches > 0 ? [`${figures.sizeMismatches} rounds with answers of another size`] : []),
   ];
   console.log(
-    `${figures.label.padEnd(38)} ${pad(String(figures.connections), 5)} ${pad(integer(figures.bodyBytes), 10)}  ${server(figures.agent)}  ${server(figures.bare)} ${pad(`${figures.agentToBare.toFixed(3)}×`, 9)}${problems.length === 0 ? "" : `   (${problems.join("; ")})`}`,
+    `${figures.label.padEnd(48)} ${pad(String(figures.connections), 5)} ${pad(integer(figures.bodyBytes), 10)}  ${server(figures.agent)} ${pad(`${decimal(figures.agentCpuMsPerRequest * 1000, 0)} µs`, 8)}  ${server(figures.bare)} ${pad(`${figures.agentToBare.toFixed(3)}×`, 9)} ${pad(`${figures.agentToBareWorst.toFixed(3)}×`, 9)}${problems.length === 0 ? "" : `   (${problems.join("; ")})`}`,
   );
 }
 
@@ -564,7 +704,8 @@ export async function agentBench(): Promise<AgentBenchResults> {
 
     const registered = await registerJobs(agent.url);
     console.log(
-      `registration, ${REGISTRATION_CONCURRENCY} in flight, jobs/s per ${REGISTRATION_CHUNK.toLocaleString("en")}: ${registered.jobsPerSecond.map(integer).join(" ")}` +
+      `random-ID registration, ${REGISTRATION_CONCURRENCY} in flight, jobs/s per ${REGISTRATION_CHUNK.toLocaleString("en")}: ${registered.jobsPerSecond.map(integer).join(" ")}` +
+        ` (median ${integer(registered.medianJobsPerSecond)}, worst ${integer(registered.worstJobsPerSecond)}, last/first ${decimal(registered.lastToFirst, 2)})` +
         `; ${JOBS.toLocaleString("en")} in ${decimal(registered.totalSeconds)} s (${integer(JOBS / registered.totalSeconds)} jobs/s)`,
     );
     await waitUntilSettled(agent.url);
@@ -585,11 +726,13 @@ export async function agentBench(): Promise<AgentBenchResults> {
       `\nclosed loop, ${DEFAULT_DURATION_MS / 1000} s windows (after ${DEFAULT_WARMUP_MS / 1000} s of warm-up in the first round), ` +
         `medians of ${ROUNDS} rounds, agent and bare server taking turns;\nthe bare server (node:http) answers the agent's recorded bytes. M = ${MIXED_FILTER}`,
     );
-    console.log(`${"request".padEnd(38)} ${pad("conns", 5)} ${pad("body bytes", 10)}  ${pad("agent req/s", 10)} ${pad("p50 ms", 8)} ${pad("p99 ms", 8)}  ${pad("bare req/s", 10)} ${pad("p50 ms", 8)} ${pad("p99 ms", 8)} agent/bare`);
+    console.log(
+      `${"request".padEnd(48)} ${pad("conns", 5)} ${pad("body bytes", 10)}  ${pad("agent req/s", 10)} ${pad("p50 ms", 8)} ${pad("p99 ms", 8)} ${pad("CPU/req", 8)}  ${pad("bare req/s", 10)} ${pad("p50 ms", 8)} ${pad("p99 ms", 8)} agent/bare ${pad("worst", 9)}`,
+    );
     const loadStarted = performance.now();
     const requests: Record<string, RequestFigures> = {};
     for (const [i, scenario] of SCENARIOS.entries()) {
-      const rounds = await measure(scenario, agent.url, bare.url);
+      const rounds = await measure(scenario, agent, bare.url);
       const { recorded, items } = recordings[i]!;
       const bodyBytes = Buffer.byteLength(recorded.body, "base64");
       const figures: RequestFigures = {
@@ -603,6 +746,9 @@ export async function agentBench(): Promise<AgentBenchResults> {
         agent: medians(rounds.agent),
         bare: medians(rounds.bare),
         agentToBare: median(rounds.agent.map((r) => r.requestsPerSecond)) / median(rounds.bare.map((r) => r.requestsPerSecond)),
+        agentToBareWorst: Math.min(...rounds.agent.map((r) => r.requestsPerSecond)) / median(rounds.bare.map((r) => r.requestsPerSecond)),
+        agentCpuMsPerRequest: median(rounds.agentCpuMs),
+        agentCpuMsPerRequestWorst: Math.max(...rounds.agentCpuMs),
         rounds,
       };
       requests[scenario.name] = figures;
@@ -612,6 +758,11 @@ export async function agentBench(): Promise<AgentBenchResults> {
       `(M matches ${integer(filterMatches)} of the ${JOBS.toLocaleString("en")} jobs; gzip makes the whole list ${decimal((requests["allGzip"]!.bodyBytes / requests["all"]!.bodyBytes) * 100)}% of its size;` +
         ` the load generator is one process, so the bare server's figures may be its limit rather than the server's)`,
     );
+    console.log(`\na filter never seen before in each request (${NEW_FILTER_CONNECTIONS} connections; e.g. ${newFilter(0)}), against the hand-written predicate of each over the same rows`);
+    const newFilters = await measureNewFilters(agent);
+    printNewFilters(newFilters);
+
+    const postgres = await postgresSection(agent, { jobs: JOBS, placementDelayMs: PLACEMENT_DELAY_MS });
     const fanOutStarted = performance.now();
 
     const fanOutFigures = await fanOut(agent);
@@ -633,8 +784,9 @@ export async function agentBench(): Promise<AgentBenchResults> {
     const large = await registerJobs(agent.url, LARGE_JOBS, LARGE_CHUNK);
     const largeRegistration = { ...large, jobs: LARGE_JOBS, rssBytes: await agentRss(agent) };
     console.log(
-      `\n${LARGE_JOBS.toLocaleString("en")} jobs registered into a fresh agent in ${decimal(large.totalSeconds)} s; jobs/s per ${LARGE_CHUNK.toLocaleString("en")}: ` +
-        `${large.jobsPerSecond.map(integer).join(" ")}; agent RSS then ${mebibytes(largeRegistration.rssBytes)}`,
+      `\n${LARGE_JOBS.toLocaleString("en")} random-ID jobs registered into a fresh agent (${REGISTRATION_CONCURRENCY} in flight) in ${decimal(large.totalSeconds)} s; jobs/s per ${LARGE_CHUNK.toLocaleString("en")}: ` +
+        `${large.jobsPerSecond.map(integer).join(" ")} (median ${integer(large.medianJobsPerSecond)}, worst ${integer(large.worstJobsPerSecond)}, last/first ${decimal(large.lastToFirst, 2)}); agent RSS then ${mebibytes(largeRegistration.rssBytes)}` +
+        (LARGE_JOBS < 100_000 ? " (BENCH_LARGE=1 for 100,000)" : ""),
     );
     const finished = performance.now();
     const seconds = {
@@ -651,6 +803,8 @@ export async function agentBench(): Promise<AgentBenchResults> {
       registration: registered,
       memory,
       load: { rounds: ROUNDS, durationMs: DEFAULT_DURATION_MS, warmupMs: DEFAULT_WARMUP_MS, filterMatches, requests },
+      newFilters,
+      postgres,
       fanOut: fanOutFigures,
       largeRegistration,
       seconds,

@@ -2,14 +2,15 @@
  * One measurement of `npm run bench`, in a process of its own (so that no other measurement has
  * warmed up or polluted what it measures). `node child.js <case> alone|after` times one filter on
  * 100,000 job list items, alone or after the other filters have run in the same process;
- * `node child.js compile` times compiling every filter. It prints one JSON line.
+ * `node child.js compile` times compiling every filter, the same string again and again and distinct
+ * strings of its shape (no cache can answer). The rows are bench/data.ts's job list items. It prints one JSON line.
  *
  * bexpr is imported as a user gets it (the bundled dist/, by the package's own name).
  */
 import { parse as celParse } from "@marcbachmann/cel-js";
 import { compileFilter, parse, type Filter } from "bexpr";
 import { compileExpression as filtrexCompile } from "filtrex";
-import { CASES, kilobyteFilter, type Case, type Job } from "./cases.js";
+import { CASES, distinctVariant, kilobyteFilter, type Case, type Job } from "./cases.js";
 import { jobListItems } from "./data.js";
 import { median } from "./stats.js";
 
@@ -131,6 +132,25 @@ function microseconds(run: () => unknown): number {
   return median(samples);
 }
 
+/**
+ * Median microseconds of `run` over distinct inputs (`make(i)`, made before timing): each call
+ * sees a string it has never seen, so that no cache by source text answers.
+ */
+function distinctMicroseconds(make: (i: number) => string, run: (source: string) => unknown): number {
+  const batch = 1_000;
+  const passes = 9;
+  const warm = 3 * batch;
+  const sources = Array.from({ length: warm + passes * batch }, (_, i) => make(i));
+  for (let i = 0; i < warm; i++) run(sources[i]!);
+  const samples: number[] = [];
+  for (let pass = 0; pass < passes; pass++) {
+    const start = process.hrtime.bigint();
+    for (let i = warm + pass * batch; i < warm + (pass + 1) * batch; i++) run(sources[i]!);
+    samples.push(Number(process.hrtime.bigint() - start) / batch / 1000);
+  }
+  return median(samples);
+}
+
 function compiling(): Record<string, Record<string, number | null>> {
   const out: Record<string, Record<string, number | null>> = {};
   for (const c of [...CASES, { name: "kilobyte", filter: kilobyteFilter(), cel: undefined, filtrex: undefined }]) {
@@ -139,6 +159,8 @@ function compiling(): Record<string, Record<string, number | null>> {
       compileUs: microseconds(() => compileFilter(c.filter)),
       celParseUs: c.cel === undefined ? null : microseconds(() => celParse(c.cel!)),
       filtrexCompileUs: c.filtrex === undefined ? null : microseconds(() => filtrexCompile(c.filtrex!)),
+      compileDistinctUs: distinctMicroseconds((i) => distinctVariant(c.filter, i), (source) => compileFilter(source)),
+      celParseDistinctUs: c.cel === undefined ? null : distinctMicroseconds((i) => distinctVariant(c.cel!, i), (source) => celParse(source)),
     };
   }
   return out;

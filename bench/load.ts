@@ -28,6 +28,11 @@ const MS_PER_SECOND = 1_000;
 export interface LoadRequest {
   /** Path and query string, such as `/v1/jobs?per_page=100`. */
   readonly path: string;
+  /**
+   * The `n`-th request's path instead of `path`, for requests that must differ from each other (a
+   * filter never seen before, which no cache can answer).
+   */
+  readonly pathOf?: (n: number) => string;
   /** Request headers, such as `{ "accept-encoding": "gzip" }`. */
   readonly headers?: Readonly<Record<string, string>>;
 }
@@ -89,13 +94,15 @@ export class LoadClient {
     let bodyBytes = 0;
     const inWindow = (time: number) => time >= measureFrom && time <= measureUntil;
 
+    let sent = 0;
+    const pathOf = request.pathOf ?? (() => request.path);
     const loop = async () => {
       // No new request once the window is over; the answers under way are still read to the end,
       // so that the next run starts on an idle server.
       while (performance.now() < measureUntil) {
         const started = performance.now();
         try {
-          const response = await this.#pool.request({ path: request.path, method: "GET", headers: request.headers });
+          const response = await this.#pool.request({ path: pathOf(sent++), method: "GET", headers: request.headers });
           let bytes = 0;
           for await (const chunk of response.body) bytes += (chunk as Buffer).length;
           const finished = performance.now();

@@ -1,7 +1,7 @@
 /**
  * `npm run bench`: evaluation speed against hand-written JavaScript and the peers, compile times,
  * start-up, what the limits promise, the editor calls and browser bundles (bench/editor.ts), the agent under load (bench/agent.ts), bexpr/sql
- * (bench/sql.ts), agents sharing their state through PostgreSQL (bench/cluster.ts) and many agents in
+ * (bench/sql.ts), agents sharing their state through PostgreSQL (bench/cluster.ts, with BENCH_CLUSTER=1) and many agents in
  * one process (bench/many-agents.ts). Every
  * evaluation figure comes from a process of its own (bench/child.ts), run several times for its
  * spread; each filter is measured alone and after the other filters ran in the same process. The figures go to
@@ -67,6 +67,15 @@ function startupMs(args: readonly string[]): Spread {
 
 const FIGURES = ["coldTestNs", "coldFilterNs", "testNs", "filterNs", "predicateNs", "arrayFilterNs", "celNs", "filtrexNs"] as const;
 
+/** The figures bench/results.json holds now (none when it is missing or unreadable). */
+function previousResults(): Record<string, unknown> {
+  try {
+    return JSON.parse(readFileSync(RESULTS_PATH, "utf8")) as Record<string, unknown>;
+  } catch {
+    return {};
+  }
+}
+
 async function main(): Promise<void> {
   console.log(`bexpr benchmark: ${OBJECTS.toLocaleString("en")} job list items, Node ${process.version}, ${RUNS} runs of each measurement\n`);
   const evaluation: Record<string, { label: string; alone: EvaluationFigures; after: EvaluationFigures }> = {};
@@ -101,10 +110,14 @@ async function main(): Promise<void> {
   for (const name of Object.keys(compileRuns[0]!)) {
     const s = spreads(
       compileRuns.map((run) => run[name]!),
-      ["parseUs", "compileUs", "celParseUs", "filtrexCompileUs"] as const,
+      ["parseUs", "compileUs", "celParseUs", "filtrexCompileUs", "compileDistinctUs", "celParseDistinctUs"] as const,
     );
     compile[name] = s;
-    console.log(`${name.padEnd(12)} parse ${s.parseUs!.median.toFixed(1).padStart(6)}   compileFilter ${s.compileUs!.median.toFixed(1).padStart(6)}   cel-js ${s.celParseUs?.median.toFixed(1) ?? "—"}   filtrex ${s.filtrexCompileUs?.median.toFixed(1) ?? "—"}`);
+    const worst = (f: Spread | null | undefined) => (f === null || f === undefined ? "—" : `${f.median.toFixed(1)} (max ${f.max.toFixed(1)})`);
+    console.log(
+      `${name.padEnd(12)} parse ${s.parseUs!.median.toFixed(1).padStart(6)}   compileFilter ${s.compileUs!.median.toFixed(1).padStart(6)}   cel-js ${s.celParseUs?.median.toFixed(1) ?? "—"}   filtrex ${s.filtrexCompileUs?.median.toFixed(1) ?? "—"}` +
+        `   distinct strings: compileFilter ${worst(s.compileDistinctUs)}, cel-js ${worst(s.celParseDistinctUs)}, ratio ${s.compileDistinctUs && s.celParseDistinctUs ? `${(s.compileDistinctUs.median / s.celParseDistinctUs.median).toFixed(2)}×` : "—"}`,
+    );
   }
 
   const startup: BenchResults["startup"] = {
@@ -129,7 +142,8 @@ async function main(): Promise<void> {
     editor: await editorBench(),
     agent: await agentBench(),
     sql: await sqlBench(),
-    cluster: await clusterBench(),
+    // The cluster's section takes ten minutes or more: it runs with BENCH_CLUSTER=1 (or alone, `npm run bench:cluster`); otherwise its last figures are kept.
+    cluster: process.env["BENCH_CLUSTER"] === "1" ? await clusterBench() : previousResults()["cluster"],
     manyAgents: await manyAgentsBench(),
   };
   writeFileSync(RESULTS_PATH, `${JSON.stringify(results, null, 2)}\n`);

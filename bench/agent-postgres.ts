@@ -1,0 +1,199 @@
+/**
+ * The PostgreSQL store beside the memory store, in the agent's section of `npm run bench` (and
+ * `npm run bench:agent`). The store is the PostgreSQL server that `BEXPR_BENCH_POSTGRES_URL` (or
+ * else `BEXPR_TEST_POSTGRES_URL`) names, in a schema of its own dropped at the end; without one,
+ * PGlite in the agent's process. The same jobs as the memory agent's (the same seed) are
+ * registered, and it measures:
+ *
+ * - the registration rate per 1,000 jobs (8 in flight), as the memory agent's;
+ * - repeated paged lists (with and without a filter) in turns with the memory agent, and the CPU
+ *   each agent spends per request;
+ * - a filter never seen before in each request, as on the memory agent;
+ * - two agents writing at once (each its own registrations, 8 in flight each) against one.
+ *
+ * Figures are printed and returned (under `agent.postgres` in bench/results.json), never asserted.
+ */
+import pg from "pg";
+import { agentCpuMs, measureNewFilters, printNewFilters, registerJobs, startServer, stopServer, waitUntilSettled, jobSpec, type NewFilterFigures, type RegistrationFigures, type Server, type ServerFigures } from "./agent.js";
+import type { AgentChildConfig } from "./agent-child.js";
+import { LoadClient, type LoadFigures } from "./load.js";
+import { median } from "./stats.js";
+import { fileURLToPath } from "node:url";
+
+const AGENT_CHILD = fileURLToPath(new URL("./agent-child.js", import.meta.url));
+/** Registrations in flight, for each writer. */
+const CONCURRENCY = 8;
+/** Jobs each writer test registers (one agent; then two at once, half each). */
+const WRITER_JOBS = Number(process.env["BENCH_PG_WRITER_JOBS"] ?? "2000");
+/** Load windows of the list comparison: shorter than the memory section's, as there are more of them. */
+const DURATION_MS = 3_000;
+const WARMUP_MS = 1_000;
+const ROUNDS = 3;
+const CONNECTIONS = 50;
+/** An agent joining a shared store loads the whole state first. */
+const START_TIMEOUT_MS = 180_000;
+
+/** One repeated request on both stores. */
+export interface StoreRequestFigures {
+  readonly label: string;
+  readonly path: string;
+  readonly postgres: ServerFigures & { readonly cpuMsPerRequest: number };
+  readonly memory: ServerFigures & { readonly cpuMsPerRequest: number };
+  /** PostgreSQL's requests per second over memory's (medians), and its worst round over memory's median. */
+  readonly postgresToMemory: number;
+  readonly postgresToMemoryWorst: number;
+}
+
+/** The section's figures. */
+export interface PostgresSectionFigures {
+  /** The server (by the variable that names it, without credentials) or PGlite. */
+  readonly source: string;
+  readonly jobs: number;
+  readonly registration: RegistrationFigures;
+  readonly requests: Record<string, StoreRequestFigures>;
+  readonly newFilters: Record<string, NewFilterFigures>;
+  readonly writers: {
+    readonly jobs: number;
+    readonly concurrencyEach: number;
+    readonly oneJobsPerSecond: number;
+    readonly twoJobsPerSecond: number;
+    /** Two writers' rate in all over one's: above 1 when a second agent adds throughput. */
+    readonly twoToOne: number;
+    /** Each writer's registration when two write at once. */
+    readonly two: readonly RegistrationFigures[];
+  };
+  readonly seconds: number;
+}
+
+const SCENARIOS = [
+  { name: "page", label: "GET /v1/jobs?per_page=100", path: "/v1/jobs?per_page=100" },
+  {
+    name: "filteredPage",
+    label: "GET /v1/jobs?per_page=100&filter=M",
+    path: `/v1/jobs?per_page=100&filter=${encodeURIComponent('"dc1" in Datacenters and Priority == 50 and not Stop == true')}`,
+  },
+] as const;
+
+const decimal = (value: number, digits = 1) => value.toLocaleString("en", { minimumFractionDigits: digits, maximumFractionDigits: digits });
+const integer = (value: number) => Math.round(value).toLocaleString("en");
+
+function figuresOf(rounds: readonly LoadFigures[], cpu: readonly number[]): ServerFigures & { cpuMsPerRequest: number } {
+  const of = (key: "requestsPerSecond" | "p50Ms" | "p99Ms" | "non2xx" | "errors") => median(rounds.map((round) => round[key]));
+  return { requestsPerSecond: of("requestsPerSecond"), p50Ms: of("p50Ms"), p99Ms: of("p99Ms"), non2xx: of("non2xx"), errors: of("errors"), cpuMsPerRequest: median(cpu) };
+}
+
+/** Repeated requests on both agents, in turns; CPU per request from each agent's process. */
+async function compareStores(postgres: Server, memory: Server): Promise<Record<string, StoreRequestFigures>> {
+  const out: Record<string, StoreRequestFigures> = {};
+  for (const scenario of SCENARIOS) {
+    const servers = { postgres, memory };
+    const clients = { postgres: new LoadClient(postgres.url, CONNECTIONS), memory: new LoadClient(memory.url, CONNECTIONS) };
+    const rounds = { postgres: [] as LoadFigures[], memory: [] as LoadFigures[] };
+    const cpu = { postgres: [] as number[], memory: [] as number[] };
+    try {
+      for (let round = 0; round < ROUNDS; round++) {
+        for (const store of ["postgres", "memory"] as const) {
+          const warmupMs = round === 0 ? WARMUP_MS : 0;
+          const before = await agentCpuMs(servers[store]);
+          const figures = await clients[store].run({ path: scenario.path }, { durationMs: DURATION_MS, warmupMs });
+          rounds[store].push(figures);
+          cpu[store].push(((await agentCpuMs(servers[store])) - before) / (figures.requestsPerSecond * ((DURATION_MS + warmupMs) / 1000)));
+        }
+      }
+    } finally {
+      await Promise.all([clients.postgres.close(), clients.memory.close()]);
+    }
+    const pgFigures = figuresOf(rounds.postgres, cpu.postgres);
+    const memoryFigures = figuresOf(rounds.memory, cpu.memory);
+    out[scenario.name] = {
+      label: scenario.label,
+      path: scenario.path,
+      postgres: pgFigures,
+      memory: memoryFigures,
+      postgresToMemory: pgFigures.requestsPerSecond / memoryFigures.requestsPerSecond,
+      postgresToMemoryWorst: Math.min(...rounds.postgres.map((r) => r.requestsPerSecond)) / memoryFigures.requestsPerSecond,
+    };
+    const f = out[scenario.name]!;
+    console.log(
+      `${f.label.padEnd(40)} PostgreSQL ${decimal(f.postgres.requestsPerSecond).padStart(8)} req/s (p99 ${decimal(f.postgres.p99Ms)} ms, CPU ${decimal(f.postgres.cpuMsPerRequest * 1000, 0)} µs/req)` +
+        `  memory ${decimal(f.memory.requestsPerSecond).padStart(8)} req/s (p99 ${decimal(f.memory.p99Ms)} ms, CPU ${decimal(f.memory.cpuMsPerRequest * 1000, 0)} µs/req)  ${decimal(f.postgresToMemory, 2)}× (worst round ${decimal(f.postgresToMemoryWorst, 2)}×)`,
+    );
+  }
+  return out;
+}
+
+/**
+ * Runs the section beside `memory` (the memory agent of the agent's section, holding `jobs` of the
+ * benchmark's jobs); null when the store could not be started (the reason is printed).
+ */
+export async function postgresSection(memory: Server, options: { readonly jobs: number; readonly placementDelayMs: number }): Promise<PostgresSectionFigures | null> {
+  const started = performance.now();
+  const variable = ["BEXPR_BENCH_POSTGRES_URL", "BEXPR_TEST_POSTGRES_URL"].find((name) => (process.env[name] ?? "") !== "");
+  const url = variable === undefined ? undefined : process.env[variable]!;
+  const schema = `bench_agent_${Date.now().toString(36)}_${process.pid}`;
+  const source = variable === undefined ? "PGlite (in the agent's process)" : `the server ${variable} names`;
+  const store: AgentChildConfig["store"] = url === undefined ? { pglite: true, schema } : { url, schema };
+  const config = (nodeName: string, agents: 1 | 2 = 1): string => JSON.stringify({ placementDelayMs: options.placementDelayMs, store, nodeName, agents } satisfies AgentChildConfig);
+  console.log(`\nthe PostgreSQL store (${source}), beside the memory agent: ${options.jobs.toLocaleString("en")} of the same jobs`);
+  let first: (Server & { readonly listening: { readonly kind: string; readonly url?: string; readonly urls?: readonly string[] } }) | undefined;
+  let second: Server | undefined;
+  try {
+    // PGlite lives in one process: both of its agents start there; a server's agents each get a process.
+    const pgAgent = await startServer<{ readonly kind: string; readonly url?: string; readonly urls?: readonly string[] }>(AGENT_CHILD, [config("bench-pg-1", url === undefined ? 2 : 1)], START_TIMEOUT_MS);
+    first = pgAgent;
+    const registration = await registerJobs(pgAgent.url, options.jobs, 1_000, CONCURRENCY);
+    console.log(
+      `random-ID registration, ${CONCURRENCY} in flight, jobs/s per 1,000: ${registration.jobsPerSecond.map(integer).join(" ")} (median ${integer(registration.medianJobsPerSecond)}, worst ${integer(registration.worstJobsPerSecond)}, last/first ${decimal(registration.lastToFirst, 2)}); ` +
+        `${options.jobs.toLocaleString("en")} in ${decimal(registration.totalSeconds)} s (${integer(options.jobs / registration.totalSeconds)} jobs/s)`,
+    );
+    await waitUntilSettled(pgAgent.url);
+
+    console.log(`repeated requests, ${CONNECTIONS} connections, ${DURATION_MS / 1000} s windows, medians of ${ROUNDS} rounds in turns:`);
+    const requests = await compareStores(pgAgent, memory);
+
+    console.log("a filter never seen before in each request, on PostgreSQL:");
+    const newFilters = await measureNewFilters(pgAgent, 5_000_000);
+    printNewFilters(newFilters);
+
+    // Writers: one agent, then two at once (the second in its own process on a server).
+    const secondUrl = url === undefined ? pgAgent.listening.urls?.[1] : (second = await startServer(AGENT_CHILD, [config("bench-pg-2")], START_TIMEOUT_MS)).url;
+    if (secondUrl === undefined) throw new Error("the second PostgreSQL agent did not start");
+    const spec = (offset: number) => (i: number) => jobSpec(i + offset);
+    const one = await registerJobs(pgAgent.url, WRITER_JOBS, WRITER_JOBS, CONCURRENCY, 0, spec(1_000_000));
+    const twoStart = performance.now();
+    const two = await Promise.all([
+      registerJobs(pgAgent.url, WRITER_JOBS / 2, WRITER_JOBS / 2, CONCURRENCY, 0, spec(2_000_000)),
+      registerJobs(secondUrl, WRITER_JOBS / 2, WRITER_JOBS / 2, CONCURRENCY, 0, spec(3_000_000)),
+    ]);
+    const twoSeconds = (performance.now() - twoStart) / 1000;
+    const writers = {
+      jobs: WRITER_JOBS,
+      concurrencyEach: CONCURRENCY,
+      oneJobsPerSecond: WRITER_JOBS / one.totalSeconds,
+      twoJobsPerSecond: WRITER_JOBS / twoSeconds,
+      twoToOne: WRITER_JOBS / twoSeconds / (WRITER_JOBS / one.totalSeconds),
+      two,
+    };
+    console.log(
+      `writers, ${WRITER_JOBS.toLocaleString("en")} jobs, ${CONCURRENCY} in flight each: one agent ${integer(writers.oneJobsPerSecond)} jobs/s; two at once ${integer(writers.twoJobsPerSecond)} jobs/s in all ` +
+        `(${two.map((t) => integer(WRITER_JOBS / 2 / t.totalSeconds)).join(" + ")}): ${decimal(writers.twoToOne, 2)}× one`,
+    );
+    return { source, jobs: options.jobs, registration, requests, newFilters, writers, seconds: (performance.now() - started) / 1000 };
+  } catch (error) {
+    console.log(`the PostgreSQL section failed: ${(error as Error).stack ?? String(error)}`);
+    return null;
+  } finally {
+    await Promise.all([stopServer(first), stopServer(second)]);
+    if (url !== undefined) {
+      const admin = new pg.Client({ connectionString: url });
+      try {
+        await admin.connect();
+        await admin.query(`DROP SCHEMA IF EXISTS "${schema}" CASCADE`);
+      } catch (error) {
+        console.log(`could not drop the schema ${schema}: ${(error as Error).message}`);
+      } finally {
+        await admin.end().catch(() => {});
+      }
+    }
+  }
+}
