@@ -32,3 +32,13 @@ export function forEachClause(expression: Expression, visit: (clause: MatchExpre
     }
   }
 }
+
+/**
+ * The first segment of every selector of `expression`: the root fields the filter may read.
+ * Selectors inside collection bodies count too, though theirs may name a binding instead.
+ */
+export function selectorRoots(expression: Expression): Set<string> {
+  const roots = new Set<string>();
+  forEachClause(expression, (clause) => roots.add(clause.selector.path[0]!));
+  return roots;
+}

@@ -54,6 +54,12 @@ export interface ListEndpoint<Row> {
   seekable(nextToken: string, prefix: string): boolean;
   /** What the filter is evaluated on. */
   filterTarget(row: Row, store: Store): unknown;
+  /**
+   * The root fields in which {@link ListEndpoint.filterTarget} differs from the stored row, when it
+   * differs in no other: a filter that reads none of them is evaluated on the row itself, with no
+   * target to find or build per row (a filter a user types once, on 10,000 jobs).
+   */
+  readonly targetOnlyFields?: ReadonlySet<string>;
   /** Reads the endpoint's own query parameters (after the common ones); throws a 400 when malformed. */
   itemOptions(query: URLSearchParams): ItemOptions;
   /**
@@ -163,6 +169,12 @@ export function jobListItem(job: Job, summary: JobSummary, meta: boolean): Recor
   };
 }
 
+/**
+ * The fields of a job's list item (without `Meta`) whose values are not the stored job's own: a
+ * filter that reads none of them sees the job as stored.
+ */
+const JOB_TARGET_ONLY_FIELDS: ReadonlySet<string> = new Set(["Periodic", "ParameterizedJob", "JobSummary"]);
+
 /** What the filter sees of a job: the stored job with its list item's fields laid over it (decisions table). */
 const jobTargets = new DerivedCache<Job, JobSummary, unknown>((job, summary) => ({ ...job, ...jobListItem(job, summary, false) }));
 /** The JSON of a job's list item, without and with `Meta`. */
@@ -191,6 +203,7 @@ export const jobsEndpoint: ListEndpoint<Job> = {
   // Within a namespace, `<namespace>.<id>` tokens grow with the ID; each namespace is a segment.
   seekable: () => true,
   filterTarget: (job, store) => jobTargets.get(job, summaryOf(job, store)),
+  targetOnlyFields: JOB_TARGET_ONLY_FIELDS,
   itemOptions: (query) => ({ meta: wantsMeta(query) }),
   item: (job, store, options) => jobListItem(job, summaryOf(job, store), options.meta),
   itemJson: (job, store, options) => (options.meta ? jobItemMetaJson : jobItemJson).get(job, summaryOf(job, store)),

@@ -12,7 +12,9 @@
  */
 import { promisify } from "node:util";
 import { gzip, gzipSync } from "node:zlib";
+import { selectorRoots } from "../../ast-walk.js";
 import { FilterEvaluationError } from "../../errors.js";
+import type { Filter } from "../../evaluator/compile.js";
 import { CostBudget } from "../../evaluator/cost.js";
 import { stringifyJson } from "../../json.js";
 import type { AccessControl, Caller } from "../domain/acl.js";
@@ -168,6 +170,24 @@ function describeEvaluationError(error: FilterEvaluationError): string {
   return [error.reason, ...error.message.split("\n").slice(1)].join("\n");
 }
 
+/** The root fields each compiled filter may read. */
+const filterRoots = new WeakMap<Filter, ReadonlySet<string>>();
+
+/** Whether `filter` may read any of the root `fields`. */
+function readsAny(filter: Filter, fields: ReadonlySet<string>): boolean {
+  let roots = filterRoots.get(filter);
+  if (roots === undefined) filterRoots.set(filter, (roots = selectorRoots(filter.expression)));
+  for (const root of roots) if (fields.has(root)) return true;
+  return false;
+}
+
+/** What a filter is evaluated on for an endpoint: its target, or the row itself when the filter reads nothing in which they differ. */
+export function targetFor<Row>(endpoint: ListEndpoint<Row>, filter: Filter | undefined): (row: Row, view: Store) => unknown {
+  const { targetOnlyFields } = endpoint;
+  if (filter !== undefined && targetOnlyFields !== undefined && !readsAny(filter, targetOnlyFields)) return (row) => row;
+  return (row, view) => endpoint.filterTarget(row, view);
+}
+
 /** Runs the pipeline for one request. */
 export async function runList<Row>(context: ListContext, endpoint: ListEndpoint<Row>, request: ListRequest): Promise<Listed> {
   const { store, acl, metrics, filters, answers, computing } = context;
@@ -187,6 +207,7 @@ export async function runList<Row>(context: ListContext, endpoint: ListEndpoint<
   const selected = endpoint.select?.(itemOptions);
   if (paging.filter !== "" && (options.prefix !== "" || selected !== undefined)) throw invalid("Filter expression cannot be used with other filter parameters");
   const filter = paging.filter === "" || schema === undefined ? undefined : filters.get(paging.filter, { name: endpoint.name, schema });
+  const filterTarget = targetFor(endpoint, filter);
   // The answer depends on the data, the caller's rights (the ACL tables' index and the token)
   // and the request: the same key at the same indexes is the same bytes.
   const { pretty } = options;
@@ -228,7 +249,7 @@ export async function runList<Row>(context: ListContext, endpoint: ListEndpoint<
             prefix: options.prefix,
             permitted,
             token: (row: Row) => endpoint.token(row, options.prefix),
-            filterTarget: (row: Row, view: Store) => endpoint.filterTarget(row, view),
+            filterTarget,
           })
           .then((cut) => keep(listAnswer(endpoint, cut.index, cut.rows, cut.view, cut.nextToken, cut.evaluated)))
           .catch((error: unknown) => {
@@ -247,7 +268,7 @@ export async function runList<Row>(context: ListContext, endpoint: ListEndpoint<
           token: (row) => endpoint.token(row, options.prefix),
           compare: (token, next) => endpoint.compare(token, next, options.prefix),
           seekable: endpoint.seekable(paging.nextToken, options.prefix),
-          filterTarget: (row) => endpoint.filterTarget(row, store),
+          filterTarget: (row) => filterTarget(row, store),
           permitted,
         },
         page,
