@@ -365,9 +365,23 @@ export async function startAgent(options: AgentOptions = {}): Promise<Agent> {
     limits: resolved.limits,
     headerNames,
   };
-  let started: { app: AgentServer["app"]; metrics: Metrics } | undefined;
+  let started: { app: AgentServer["app"] } | undefined;
   let events: EventBroker | undefined;
   let state: StateControl | undefined;
+  // Made first, so that what the agent does as it starts (becoming the leader or a follower) is measured.
+  const metrics = new Metrics(resolved.metrics, settings, store);
+  /** The cluster leads from here, the change counted and timed. */
+  const lead = (): void => {
+    if (cluster.leading) return;
+    const start = performance.now();
+    cluster.lead();
+    metrics.leadership({ leading: true, elapsedMs: performance.now() - start });
+  };
+  /** The cluster follows another agent from here, the change counted. */
+  const follow = (): void => {
+    cluster.follow();
+    metrics.leadership({ leading: false });
+  };
   // Set once the agent serves: its log of leadership changes.
   let leadershipLog: ((leading: boolean) => void) | undefined;
   try {
@@ -376,8 +390,8 @@ export async function startAgent(options: AgentOptions = {}): Promise<Agent> {
       const self = { name: `${resolved.nodeName}.${resolved.region}`, address: advertiseAddress, port: resolved.port, datacenter: resolved.datacenter, nodeId: settings.nodeId, version: VERSION };
       membership = new Membership(shared, self, (leading) => {
         leadershipLog?.(leading);
-        if (leading) cluster.lead();
-        else cluster.follow();
+        if (leading) lead();
+        else follow();
       });
       try {
         await membership.claim();
@@ -414,7 +428,7 @@ export async function startAgent(options: AgentOptions = {}): Promise<Agent> {
     // The demo data is loaded once per store: by a lone agent, or by the first agent of a shared one,
     // which schedules it as if it led until it knows who does.
     if (resolved.demo && (await store.claim("demo"))) {
-      cluster.lead();
+      lead();
       await loadDemo(cluster);
       await shared?.finishClaim("demo");
     } else if (resolved.demo && shared !== undefined) {
@@ -424,16 +438,17 @@ export async function startAgent(options: AgentOptions = {}): Promise<Agent> {
     }
     // The data, likewise once per store (its first agent restores the snapshot or loads the fixture).
     if (data !== undefined && (await store.claim("data"))) {
-      cluster.lead();
+      lead();
       await loadData(state, data, resolved.data!);
       await shared?.finishClaim("data");
     } else if (data !== undefined && shared !== undefined) {
       await shared.waitForClaim("data", DEMO_WAIT_MS);
       await shared.catchUp();
     }
-    if (shared === undefined) cluster.lead();
-    else cluster.follow();
-    const metrics = new Metrics(resolved.metrics, settings, store);
+    if (shared === undefined) lead();
+    else follow();
+    // The gauges again, now that the configuration's namespaces and the data are written: the first request sees them.
+    metrics.collect();
     // The agent's own peers until it has joined the cluster (it serves nothing before).
     let current: Peers = lonePeers(settings);
     // A test's leader loss overrides what the agent knows of its leader.
@@ -450,7 +465,7 @@ export async function startAgent(options: AgentOptions = {}): Promise<Agent> {
     };
     const part: ClusterPart = shared === undefined ? { peers } : { peers, shared };
     const server = await buildApp(store, cluster, acl, settings, metrics, part, events, control, state);
-    started = { app: server.app, metrics };
+    started = { app: server.app };
     log = (error) => server.app.log.error({ err: error }, "a step of the scheduler failed; the leader takes it up again");
     await server.app.listen({ host: resolved.bind, port: resolved.port });
     const { address, port } = server.app.server.address() as AddressInfo;
@@ -519,7 +534,7 @@ export async function startAgent(options: AgentOptions = {}): Promise<Agent> {
     // An agent that claimed its name and failed to start leaves: its name is free at once.
     await membership?.stop(true);
     events?.close();
-    started?.metrics.close();
+    metrics.close();
     cluster.close();
     await started?.app.close();
     await disconnect().catch(() => {});

@@ -151,7 +151,7 @@ export const ALLOCATION = struct(
     field("DeploymentID", "string", "the deployment that placed it", { row: "kept" }),
     field("DeploymentStatus", ptr(ALLOC_DEPLOYMENT_STATUS), "its deployment's view of it", { row: "nullable" }),
     field("RescheduleTracker", ptr(RESCHEDULE_TRACKER), "the reschedulings that led to it"),
-    field("NetworkStatus", ptr(ALLOC_NETWORK_STATUS), "its network, as its client set it up"),
+    field("NetworkStatus", ptr(ALLOC_NETWORK_STATUS), "its network, as its client set it up", { row: "optional" }),
     field("FollowupEvalID", "string", "the evaluation that will reschedule it"),
     field("PreemptedAllocations", slice("string"), "the allocations it preempted"),
     field("PreemptedByAllocation", "string", "the allocation that preempted it"),

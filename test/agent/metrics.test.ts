@@ -56,6 +56,21 @@ describe("the JSON document", () => {
     expect(document.Samples.length).toBeGreaterThan(0);
   });
 
+  it("has a counter and a sample on a fresh agent's first request: its becoming the leader, counted and timed", async () => {
+    await withAgent({ metrics: ONE_INTERVAL }, async (agent) => {
+      const document = await readDocument(agent.url);
+      // The request being answered is not counted yet: what is there, the agent did as it started.
+      expect(entry(document.Counters, "svc.http.requests")).toBeUndefined();
+      expect(entry(document.Counters, "svc.raft.state.leader")?.Sum).toBe(1);
+      const established = entry(document.Samples, "svc.svc.leader.establish_leadership");
+      expect(established?.Count).toBe(1);
+      expect(established?.Min).toBeGreaterThanOrEqual(0);
+      // An agent of a shared store follows until it gains the lease.
+      expect(entry(document.Counters, "svc.raft.state.follower")?.Sum).toBe(ON_POSTGRES ? 1 : undefined);
+      expect(document.Gauges.length).toBeGreaterThan(0);
+    });
+  });
+
   it("labels every entry with the host, and gauges with the node's ID and datacenter", async () => {
     const members = (await shared.get("/v1/agent/members")).json<{ Members: { Tags: { id: string } }[] }>();
     const nodeId = members.Members[0]!.Tags.id;

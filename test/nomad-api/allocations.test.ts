@@ -4,16 +4,16 @@
  */
 import { describe, expect } from "vitest";
 import { HEADER_STYLES } from "./go-client.js";
-import { clientSide, fails, notServed, PORTED, runGoTests, skipped } from "./ported.js";
+import { clientSide, notServed, PORTED, runGoTests, skipped } from "./ported.js";
 import { len, assertWriteMeta, expectIndexOfEmptyTable, expectUUID, goTestServers, oneNodeFromNodeList, testJob, waitFor } from "./support.js";
 
 /** Every test of api/allocations_test.go (reference commit aa026cc99cfb), in its order. */
 export const ALLOCATIONS_TESTS = {
   TestAllocations_List: PORTED,
   TestAllocations_PrefixList: PORTED,
-  TestAllocations_List_Resources: fails("no-allocated-resources"),
+  TestAllocations_List_Resources: PORTED,
   TestAllocations_CreateIndexSort: clientSide("AllocIndexSort"),
-  TestAllocations_Info: fails("no-network-status"),
+  TestAllocations_Info: PORTED,
   TestAllocations_RescheduleInfo: clientSide("Allocation.RescheduleInfo"),
   TestAllocations_Stop: notServed("PUT /v1/allocation/<id>/stop"),
   TestAllocations_ExecErrors: notServed("GET /v1/client/allocation/<id>/exec (a websocket)"),

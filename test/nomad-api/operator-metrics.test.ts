@@ -1,12 +1,12 @@
 /** The reference's `api/operator_metrics_test.go`, ported (see `jobs.test.ts` for how). */
 import { describe, expect } from "vitest";
 import { HEADER_STYLES } from "./go-client.js";
-import { fails, PORTED, runGoTests } from "./ported.js";
+import { PORTED, runGoTests } from "./ported.js";
 import { goTestServers, len } from "./support.js";
 
 /** Every test of api/operator_metrics_test.go (reference commit aa026cc99cfb), in its order. */
 export const OPERATOR_METRICS_TESTS = {
-  TestOperator_MetricsSummary: fails("fresh-metrics-empty"),
+  TestOperator_MetricsSummary: PORTED,
   TestOperator_Metrics_Prometheus: PORTED,
 } as const;
 

@@ -13,11 +13,7 @@ import { it } from "vitest";
  * Why a ported test fails today: the places the agent does not yet behave as the reference.
  * Each test marked with one fails for that cause first (the report lists the actual errors).
  */
-export const KNOWN_GAPS = {
-  "no-allocated-resources": "allocation stubs have no AllocatedResources, even with ?resources=true",
-  "no-network-status": "allocations have no NetworkStatus (the reference's client reports one)",
-  "fresh-metrics-empty": "a fresh agent's metrics summary has no counters and no samples: only finished HTTP requests are counted, and the first request sees none",
-} as const;
+export const KNOWN_GAPS = {} as const;
 
 /** A cause of {@link KNOWN_GAPS}. */
 export type KnownGap = keyof typeof KNOWN_GAPS;

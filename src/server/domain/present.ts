@@ -25,8 +25,10 @@ import { ALLOC_LIST_STUB, ALLOCATION, TASK_EVENT } from "../../structs/allocatio
 import { present } from "../../structs/derive.js";
 import { EVALUATION, EVALUATION_STUB } from "../../structs/evaluation.js";
 import { JOB } from "../../structs/job.js";
+import { RESOURCES } from "../../structs/job-blocks.js";
 import { NODE, NODE_LIST_STUB } from "../../structs/node.js";
-import type { Allocation, Evaluation, Job, JsonObject, Node, TaskRun } from "../state/model.js";
+import { NETWORK_RESOURCE } from "../../structs/resources.js";
+import type { AllocatedResources, Allocation, Evaluation, Job, JsonObject, Node, TaskRun } from "../state/model.js";
 
 /** The reference's HTTP port, in a node's `HTTPAddr` (the simulated clients all listen on it). */
 export const CLIENT_HTTP_PORT = 4646;
@@ -132,14 +134,72 @@ export function presentAllocationStub(alloc: Allocation, options: AllocationStub
   });
 }
 
+/** `structs.Resources` as the deprecated fields of an allocation hold it, its counts summed as `Resources.Add` sums them. */
+interface OldResources {
+  CPU: number;
+  Cores: number;
+  MemoryMB: number;
+  MemoryMaxMB: number;
+  DiskMB: number;
+  Networks: JsonObject[] | null;
+}
+
+/** Adds `delta` to `total` (`Resources.Add`): a network on a device `total` has gains its ports and bandwidth (`NetworkResource.Add`), another is appended. */
+function addResources(total: OldResources, delta: OldResources): void {
+  total.CPU += delta.CPU;
+  total.Cores += delta.Cores;
+  total.MemoryMB += delta.MemoryMB;
+  total.MemoryMaxMB += delta.MemoryMaxMB > 0 ? delta.MemoryMaxMB : delta.MemoryMB;
+  total.DiskMB += delta.DiskMB;
+  for (const network of delta.Networks ?? []) {
+    const networks = (total.Networks ??= []);
+    const at = networks.findIndex((each) => each.Device === network.Device);
+    if (at === -1) {
+      networks.push({ ...network });
+      continue;
+    }
+    const into = networks[at]!;
+    const ports = (name: string, from: JsonObject) => (Array.isArray(from[name]) ? (from[name] as unknown[]) : []);
+    const reserved = [...ports("ReservedPorts", into), ...ports("ReservedPorts", network)];
+    const dynamic = [...ports("DynamicPorts", into), ...ports("DynamicPorts", network)];
+    networks[at] = { ...into, MBits: Number(into.MBits ?? 0) + Number(network.MBits ?? 0), ReservedPorts: reserved.length === 0 ? null : reserved, DynamicPorts: dynamic.length === 0 ? null : dynamic };
+  }
+}
+
+/**
+ * The deprecated resource fields the reference still writes on an allocation it places, from its
+ * `AllocatedResources`: `TaskResources` (`AllocatedResources.OldTaskResources`), `SharedResources`
+ * (the group's disk and network, as `computePlacements` sets it) and `Resources`, their sum (the
+ * state store's `addComputedAllocAttrs`). The agent keeps only `AllocatedResources` and derives
+ * the three when it writes the allocation.
+ */
+export function deprecatedResources(allocated: AllocatedResources): { readonly Resources: JsonObject; readonly SharedResources: JsonObject; readonly TaskResources: JsonObject } {
+  const networks = (list: readonly object[] | null): JsonObject[] | null => (list === null || list.length === 0 ? null : list.map((network) => present(NETWORK_RESOURCE, network)));
+  const tasks = Object.entries(allocated.Tasks ?? {}).map(([name, task]): [string, OldResources] => [
+    name,
+    { CPU: task.Cpu.CpuShares, Cores: task.Cpu.ReservedCores?.length ?? 0, MemoryMB: task.Memory.MemoryMB, MemoryMaxMB: task.Memory.MemoryMaxMB, DiskMB: 0, Networks: networks(task.Networks) },
+  ]);
+  const shared: OldResources = { CPU: 0, Cores: 0, MemoryMB: 0, MemoryMaxMB: 0, DiskMB: allocated.Shared.DiskMB, Networks: networks(allocated.Shared.Networks) };
+  const total: OldResources = { CPU: 0, Cores: 0, MemoryMB: 0, MemoryMaxMB: 0, DiskMB: 0, Networks: null };
+  for (const [, task] of tasks) addResources(total, task);
+  addResources(total, shared);
+  return {
+    Resources: present(RESOURCES, total),
+    SharedResources: present(RESOURCES, shared),
+    TaskResources: Object.fromEntries(tasks.map(([name, task]) => [name, present(RESOURCES, task)])),
+  };
+}
+
 /**
  * `structs.Allocation` (`GET /v1/allocation/<id>`, what `/v1/allocations?filter=` sees), with the
  * reference's `omitempty`. `job` is the allocation's job (null when it is gone); the agent keeps
- * no older versions of a job, so it is the job as it is now.
+ * no older versions of a job, so it is the job as it is now. An allocation the scheduler gave
+ * resources also has the deprecated fields derived from them ({@link deprecatedResources}).
  */
 export function presentAllocation(alloc: Allocation, job: Job | null): JsonObject {
   return present(ALLOCATION, alloc, {
     Job: job,
+    ...(alloc.AllocatedResources === undefined ? {} : deprecatedResources(alloc.AllocatedResources)),
     TaskStates: taskStates(alloc),
     // Moved by the server's changes only; the rows do not tell those apart, so it is the
     // allocation's creation (the reference's first server-side write) unless a row says otherwise.

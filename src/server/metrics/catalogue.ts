@@ -50,6 +50,12 @@ export const METRICS = Object.freeze({
   eventLoopDelay: gauge("svc.runtime.event_loop_delay_ms", [], "ms", "mean event-loop delay over the last second (`monitorEventLoopDelay`)"),
   /** Gauge `svc.runtime.active_handles`: handles and requests keeping the event loop alive, collected every second. */
   activeHandles: gauge("svc.runtime.active_handles", [], "handles", "handles and requests keeping the event loop alive (`process.getActiveResourcesInfo()`), every second"),
+  /** Counter `svc.raft.state.leader`: times this agent became the leader (the reference's Raft counts its elections so). */
+  raftStateLeader: counter("svc.raft.state.leader", [], "times", "times this agent became the leader and started scheduling: at its start when it is alone on its store, when it gains the lease of a shared store (the reference's Raft counter)"),
+  /** Counter `svc.raft.state.follower`: times this agent became a follower of another agent's leadership. */
+  raftStateFollower: counter("svc.raft.state.follower", [], "times", "times this agent became a follower: at its start on a shared store, and when it loses the lease (the reference's Raft counter)"),
+  /** Sample `svc.svc.leader.establish_leadership`: milliseconds this agent took to take up the scheduler's work when it became the leader. */
+  establishLeadership: sample("svc.svc.leader.establish_leadership", [], "ms", "time the agent took, when it became the leader, to take up the scheduler's work from the state (the reference times `establishLeadership` so)"),
   /** Counter `svc.http.requests`: HTTP requests answered, by `method`, `route` and `code`. */
   httpRequests: counter("svc.http.requests", ["method", "route", "code"], "requests", "HTTP requests answered, by method, route pattern (`*` for an unknown path) and status code"),
   /** Sample `svc.http.request`: milliseconds from a request's arrival to the last byte of its response, by `method`, `route` and `code`. */

@@ -128,6 +128,21 @@ export class Metrics implements BlockingObserver {
     this.sample(METRICS.httpRequest, elapsedMs, labels);
   }
 
+  /**
+   * The agent became the leader (`elapsedMs`: the time it took to take up the scheduler's work)
+   * or a follower: counted as the reference's Raft counts its states, and, for a leader, timed as
+   * the reference times `establishLeadership`. An agent records one or the other as it starts, so
+   * a fresh agent's document already has a counter (and, on a leader, a sample).
+   */
+  leadership(change: { readonly leading: true; readonly elapsedMs: number } | { readonly leading: false }): void {
+    if (!change.leading) {
+      this.counter(METRICS.raftStateFollower);
+      return;
+    }
+    this.counter(METRICS.raftStateLeader);
+    this.sample(METRICS.establishLeadership, change.elapsedMs);
+  }
+
   /** {@link BlockingObserver}: a read query ran. */
   pass(): void {
     this.counter(METRICS.rpcQuery);

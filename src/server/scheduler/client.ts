@@ -5,10 +5,16 @@
  * evaluation, see `updateAlloc`); those the server stopped are killed. A job's `Meta` scripts
  * their fate.
  *
+ * Every update a client sends carries the allocation's network status (`allocRunner.clientAlloc`):
+ * what its network hook set up, or an empty status with its group network's DNS configuration.
+ * The simulated clients set up no network namespace (their nodes have no bridge), so every
+ * allocation reports what a host-mode network does: no interface, no address
+ * ({@link networkStatusOf}).
+ *
  * @module
  */
 import { parseGoDuration } from "../../go/duration.js";
-import type { Allocation, ClientStatus, Job } from "../state/model.js";
+import type { Allocation, AllocNetworkStatus, ClientStatus, Job } from "../state/model.js";
 import { namespacedKey } from "../state/store.js";
 import { isTerminal, putJob, updateAlloc, type SchedulerContext } from "./state.js";
 
@@ -40,6 +46,19 @@ export function fateOf(context: SchedulerContext, alloc: Allocation, finishAfter
   return { runForMs, exitCode: Number.isNaN(exitCode) ? 0 : exitCode };
 }
 
+/**
+ * The network status a client reports with an allocation (`allocRunner.clientAlloc`) whose group
+ * network is in host mode, or that has none: the network hook sets nothing up for it
+ * (`networkHook.Prerun`), so the status is empty but for the DNS configuration of the group's
+ * network, when it gives one (taken from the network the scheduler gave the allocation, which
+ * is its job version's). A status the allocation already has is kept.
+ */
+export function networkStatusOf(alloc: Allocation): AllocNetworkStatus {
+  if (alloc.NetworkStatus !== undefined) return alloc.NetworkStatus;
+  const dns = alloc.AllocatedResources?.Shared.Networks?.[0]?.DNS ?? null;
+  return { InterfaceName: "", Address: "", AddressIPv6: "", DNS: dns === null ? null : structuredClone(dns) };
+}
+
 /** The allocations report running (`Node.UpdateAlloc`): their summary counts and the job's status follow. */
 export async function runAllocations(context: SchedulerContext, allocIds: readonly string[]): Promise<void> {
   const starts = (alloc: Allocation | undefined): alloc is Allocation => alloc !== undefined && alloc.ClientStatus === "pending" && alloc.DesiredStatus === "run";
@@ -67,7 +86,7 @@ async function reportAll(context: SchedulerContext, allocIds: readonly string[],
       if (!applies(alloc)) continue;
       const key = namespacedKey(alloc.Namespace, alloc.JobID);
       const job = state.jobs.get(key);
-      updateAlloc(context, state, job, alloc, { ClientStatus: status });
+      updateAlloc(context, state, job, alloc, { ClientStatus: status, NetworkStatus: networkStatusOf(alloc) });
       if (job !== undefined) jobs.set(key, job);
     }
     for (const job of jobs.values()) putJob(context, state, job);
@@ -81,7 +100,7 @@ export async function finishAllocation(context: SchedulerContext, allocId: strin
     const job = alloc && state.jobs.get(namespacedKey(alloc.Namespace, alloc.JobID));
     if (alloc === undefined || job === undefined || isTerminal(alloc)) return;
     const { exitCode } = fateOf(context, alloc, finishAfterMs);
-    updateAlloc(context, state, job, alloc, { ClientStatus: exitCode === 0 ? "complete" : "failed" }, exitCode);
+    updateAlloc(context, state, job, alloc, { ClientStatus: exitCode === 0 ? "complete" : "failed", NetworkStatus: networkStatusOf(alloc) }, exitCode);
     putJob(context, state, job);
   });
 }

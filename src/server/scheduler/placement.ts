@@ -3,8 +3,10 @@
  * said what to place (`scheduler/generic_sched.go`, `computePlacements`): the nodes that can take
  * a job (ready, eligible, in one of its datacenters) take its allocations in turn, a rescheduled
  * allocation avoiding the nodes it failed on; a replacement names the allocation it replaces and,
- * when that one failed, carries its reschedule tracker. What finds no node is counted among the
- * group's failed placements (`FailedTGAllocs`), for a blocked evaluation to place later.
+ * when that one failed, carries its reschedule tracker. Each allocation placed carries what the
+ * scheduler gave it on its node (`AllocatedResources`, see `resources.ts`). What finds no node is
+ * counted among the group's failed placements (`FailedTGAllocs`), for a blocked evaluation to
+ * place later.
  *
  * @module
  */
@@ -14,6 +16,7 @@ import type { Tables } from "../state/store.js";
 import type { Plan, PlanStop } from "./plan.js";
 import { STOP_DESCRIPTIONS, type ReconcileResults } from "./reconciler.js";
 import { LAST_RESCHEDULE_FAILED, reschedulePolicyOf, trackerOfReplacement } from "./reschedule.js";
+import { allocateResources, NodeUsageIndex } from "./resources.js";
 import { CLIENT_DESCRIPTIONS } from "./state.js";
 
 /** Whether a job's datacenter pattern matches a node's datacenter: `*` stands for any run of characters, as the reference's glob. */
@@ -73,6 +76,8 @@ export interface PlacementInput {
   /** The deployment new allocations join (`""`: none). */
   readonly deploymentId: string;
   readonly nowNs: bigint;
+  /** Every allocation of the cluster, read (once) only when a placement asks for ports or cores, to know what the nodes' live allocations hold. */
+  readonly allocations: () => Iterable<Allocation>;
 }
 
 /**
@@ -88,6 +93,11 @@ export function computePlacements(input: PlacementInput, results: ReconcileResul
   const failedTGAllocs: Record<string, JsonObject> = {};
   const queued: Record<string, number> = {};
   let turn = 0;
+  // What the allocations this plan stops hold is free for its placements, as the reference's proposed allocations leave them out.
+  const stopping = new Set([...results.stop.map((stop) => stop.alloc.ID), ...results.destructive.map((each) => each.stop.ID)]);
+  const usage = new NodeUsageIndex(function* () {
+    for (const alloc of input.allocations()) if (!stopping.has(alloc.ID)) yield alloc;
+  });
   const placements = [
     ...results.destructive.map((each) => ({ group: each.group, name: each.name, canary: false, previous: each.stop, reschedule: false, destructive: true })),
     ...results.place.map((each) => ({ ...each, destructive: false })),
@@ -115,7 +125,7 @@ export function computePlacements(input: PlacementInput, results: ReconcileResul
       continue;
     }
     queued[group.Name]!--;
-    const alloc = newAllocation(input, group, name, node, canary && deploymentId !== "");
+    const alloc = newAllocation(input, usage, group, name, node, canary && deploymentId !== "");
     if (previous === undefined) {
       allocs.push(alloc);
       continue;
@@ -140,8 +150,8 @@ function nodesAvailable(job: Job): JsonObject {
   return Object.fromEntries(job.Datacenters.filter((pattern) => !pattern.includes("*")).map((datacenter) => [datacenter, 0]));
 }
 
-/** A new allocation of the job's group on `node`, pending (its write sets its indexes). */
-function newAllocation(input: PlacementInput, group: TaskGroup, name: string, node: Node, canary: boolean): Allocation {
+/** A new allocation of the job's group on `node`, pending, with the resources it is given there (its write sets its indexes). */
+function newAllocation(input: PlacementInput, usage: NodeUsageIndex, group: TaskGroup, name: string, node: Node, canary: boolean): Allocation {
   const { job, evaluation, deploymentId, nowNs } = input;
   const taskNames = Array.isArray(group.Tasks) ? (group.Tasks as JsonObject[]).map((task) => String(task.Name ?? "")) : [];
   return {
@@ -166,5 +176,6 @@ function newAllocation(input: PlacementInput, group: TaskGroup, name: string, no
     CreateTime: nowNs,
     ModifyTime: nowNs,
     TaskRun: { Tasks: taskNames, StartedAt: null, FinishedAt: null, ExitCode: null },
+    AllocatedResources: allocateResources(group, node, usage),
   };
 }

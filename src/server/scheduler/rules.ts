@@ -9,6 +9,7 @@
 import type { Allocation, Deployment, Evaluation, Node } from "../state/model.js";
 import { namespacedKey, TABLES, type Transaction } from "../state/store.js";
 import { changesOf, checkRule, MAX_SCENARIO_RULES, SCENARIO_TABLES, ScenarioRuleError, selects, type RulePass, type ScenarioKind, type ScenarioRuleState } from "./scenarios.js";
+import { networkStatusOf } from "./client.js";
 import { putJob, updateAlloc, type SchedulerContext } from "./state.js";
 import type { StepQueue } from "./timers.js";
 
@@ -115,7 +116,9 @@ function applyRule(
     case "allocation": {
       const alloc = row as unknown as Allocation;
       const job = state.jobs.get(namespacedKey(alloc.Namespace, alloc.JobID));
-      updateAlloc(context, state, job, alloc, changes as Partial<Allocation>);
+      // A client status set is the client's report, which carries the network status.
+      const reported = "ClientStatus" in changes && !("NetworkStatus" in changes) ? { NetworkStatus: networkStatusOf(alloc) } : {};
+      updateAlloc(context, state, job, alloc, { ...reported, ...changes } as Partial<Allocation>);
       if (job !== undefined) putJob(context, state, job);
       return;
     }

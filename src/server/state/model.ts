@@ -8,7 +8,7 @@
  */
 import type { ParsedPolicy } from "../domain/acl-policy.js";
 import type { StructValue } from "../../structs/declare.js";
-import type { ALLOCATED_RESOURCES, NODE_RESERVED_RESOURCES, NODE_RESOURCES } from "../../structs/resources.js";
+import type { ALLOC_NETWORK_STATUS, ALLOCATED_RESOURCES, NODE_RESERVED_RESOURCES, NODE_RESOURCES } from "../../structs/resources.js";
 
 /** A decoded JSON object. */
 export type JsonObject = { [key: string]: unknown };
@@ -216,10 +216,15 @@ export interface Allocation {
   readonly DesiredTransition?: DesiredTransition;
   /** What the scheduler gave it on its node (absent on rows written before the agent kept it). */
   readonly AllocatedResources?: AllocatedResources;
+  /** Its network, as its client reports it with every update (absent until its client first reported it). */
+  readonly NetworkStatus?: AllocNetworkStatus;
 }
 
 /** `structs.AllocatedResources`: each task's CPU and memory, and what the group's tasks share (disk, network, ports). */
 export type AllocatedResources = StructValue<typeof ALLOCATED_RESOURCES>;
+
+/** `structs.AllocNetworkStatus`: the interface and address of an allocation's network namespace, and its DNS configuration. */
+export type AllocNetworkStatus = StructValue<typeof ALLOC_NETWORK_STATUS>;
 
 /** `structs.RescheduleTracker`: an allocation's earlier reschedules, and whether the last one was placed. */
 export interface RescheduleTracker {
