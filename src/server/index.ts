@@ -16,7 +16,7 @@ import type { AddressInfo } from "node:net";
 import { VERSION } from "../version.js";
 import { AccessControl, AclConfigError } from "./domain/acl.js";
 import { EventBroker } from "./domain/events.js";
-import { buildApp, type AgentServer, type ClusterPart } from "./http/app.js";
+import type { AgentServer, ClusterPart } from "./http/app.js";
 import { ControlPlane } from "./control/plane.js";
 import type { Fault, FaultRule } from "./control/faults.js";
 import type { JournalEntry } from "./control/journal.js";
@@ -64,8 +64,8 @@ export { HEARTBEAT_MS, LEADER_LEASE_MS, MEMBER_FAILED_AFTER_MS } from "./state/p
 export { DEFAULT_SCHEMA, SCHEMA_VERSION } from "./state/postgres/store.js";
 export { DEFAULT_METRICS_OPTIONS, METRICS, RUNTIME_STATS_INTERVAL_MS, type MetricDefinition, type MetricsOptions, type MetricsSummary } from "./metrics/index.js";
 export { DEFAULT_WAIT_MS, JITTER_FRACTION, MAX_WAIT_MS } from "./list/blocking.js";
-export { MAX_BODY_BYTES, MAX_HEADER_BYTES, MAX_PATH_PARAM_LENGTH } from "./http/app.js";
-export { LIST_LANE_BYTES } from "./http/list-lane.js";
+export { MAX_BODY_BYTES, MAX_HEADER_BYTES, MAX_PATH_PARAM_LENGTH } from "./http/constants.js";
+export { LIST_LANE_BYTES } from "./http/constants.js";
 export { ASYNC_GZIP_BYTES } from "./list/pipeline.js";
 export { MAX_JSON_DEPTH } from "../go/json.js";
 export { MAX_JOB_ALLOCATIONS } from "./scheduler/job-spec.js";
@@ -94,7 +94,7 @@ export { HEADER_NAMES, HEADER_STYLES, type HeaderNames, type HeaderStyle } from 
 export { JOURNAL_BYTES, JOURNAL_ENTRY_OVERHEAD_BYTES, journalEntryBytes, MAX_JOURNAL_ENTRIES, REDACTED, SECRET_HEADERS, type JournalEntry, type JournalRequest } from "./control/journal.js";
 export { FaultRuleError, FRAMING_HEADERS, MAX_FAULT_BODY_BYTES, MAX_FAULT_LATENCY_MS, MAX_FAULT_SEED, MAX_FAULTS, type Fault, type FaultRule } from "./control/faults.js";
 export { LEADERLESS_PATHS, NO_LEADER } from "./control/leader.js";
-export { JOURNAL_DROPPED_HEADER } from "./http/control-routes.js";
+export { JOURNAL_DROPPED_HEADER } from "./http/constants.js";
 export type { AclOptions, AclPolicyConfig, AclTokenConfig } from "./domain/acl.js";
 export type { ResolvedOptions } from "./options.js";
 export { AgentDataError, MAX_RESTORE_INDEX_GAP, SNAPSHOT_FORMAT, SNAPSHOT_VERSION, type AgentDataErrorCode, type AgentSnapshot, type SnapshotRow, type SnapshotTables } from "./domain/snapshot.js";
@@ -369,7 +369,7 @@ export async function startAgent(options: AgentOptions = {}): Promise<Agent> {
   let events: EventBroker | undefined;
   let state: StateControl | undefined;
   // Made first, so that what the agent does as it starts (becoming the leader or a follower) is measured.
-  const metrics = new Metrics(resolved.metrics, settings, store);
+  const metrics = await Metrics.create(resolved.metrics, settings, store);
   /** The cluster leads from here, the change counted and timed. */
   const lead = (): void => {
     if (cluster.leading) return;
@@ -464,6 +464,8 @@ export async function startAgent(options: AgentOptions = {}): Promise<Agent> {
       },
     };
     const part: ClusterPart = shared === undefined ? { peers } : { peers, shared };
+    // The HTTP layer (fastify) is loaded by the first agent started, not by importing this module.
+    const { buildApp } = await import("./http/app.js");
     const server = await buildApp(store, cluster, acl, settings, metrics, part, events, control, state);
     started = { app: server.app };
     log = (error) => server.app.log.error({ err: error }, "a step of the scheduler failed; the leader takes it up again");

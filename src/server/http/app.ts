@@ -36,25 +36,10 @@ import type { ControlPlane } from "../control/plane.js";
 import { fixtureRoutes } from "./fixture-routes.js";
 import { BrowserGuard, type BrowserRefusal } from "../control/browser-guard.js";
 import type { StateControl } from "../domain/state-control.js";
+import { MAX_BODY_BYTES, MAX_PATH_PARAM_LENGTH, MAX_HEADER_BYTES } from "./constants.js";
+export { MAX_BODY_BYTES, MAX_PATH_PARAM_LENGTH, MAX_HEADER_BYTES };
 
 export type { HttpSettings } from "./route.js";
-
-/** Largest accepted request body (a job spec); larger bodies get 413. */
-export const MAX_BODY_BYTES = 4 * 1024 * 1024;
-
-/**
- * Longest path parameter routed (`/v1/namespace/<name>`, `/v1/acl/policy/<name>`), in
- * characters as sent (URL-encoded). Names may be 128 characters, and each can take three when
- * encoded; fastify's default of 100 answered 404 for valid names of 101 to 128 characters.
- */
-export const MAX_PATH_PARAM_LENGTH = 1_024;
-
-/**
- * The most bytes of request line and headers, Go's `http.DefaultMaxHeaderBytes` as the reference
- * serves: a filter of `MAX_SOURCE_LENGTH` characters fits in a query string even percent-encoded.
- * Node's default of 16 KiB answered 431 to any filter longer than about 16,000 characters.
- */
-export const MAX_HEADER_BYTES = 1_048_576;
 
 /** How often the server looks for requests that are taking too long to arrive. */
 const TIMEOUT_CHECK_INTERVAL_MS = 1_000;

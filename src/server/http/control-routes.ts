@@ -14,9 +14,8 @@ import { FaultRuleError, type FaultRule } from "../control/faults.js";
 import type { ControlPlane } from "../control/plane.js";
 import { badRequest, notFound } from "./errors.js";
 import { bodyText, byMethod, EMPTY_BODY_HEADER, param, queryOf, type Handler, type Result, type RouteContext } from "./route.js";
-
-/** The header of `GET /_bexpr/requests` that counts the entries the journal dropped to stay within its limits. */
-export const JOURNAL_DROPPED_HEADER = "X-Bexpr-Dropped";
+import { JOURNAL_DROPPED_HEADER } from "./constants.js";
+export { JOURNAL_DROPPED_HEADER };
 
 /** The paths of the control routes this module serves. */
 export const CONTROL_PATHS = {

@@ -24,6 +24,8 @@ import { answerKey, gzipOf, gzipReady, type ListAnswer, type ListContext, type L
 import { BoundedCache } from "../list/bounded-cache.js";
 import { METRICS } from "../metrics/index.js";
 import type { HeaderNames } from "../header-names.js";
+import { LIST_LANE_BYTES } from "./constants.js";
+export { LIST_LANE_BYTES };
 
 /** How a list answer is encoded for a client. */
 export type ListEncoding = "identity" | "gzip";
@@ -102,12 +104,6 @@ interface LaneEntry {
   /** Records what the pipeline would: a pass of the query, the answer, the request and its time. */
   readonly record: (elapsedMs: number) => void;
 }
-
-/**
- * The memory the lane's entries may hold (their keys), apart from the answers, which stay in the
- * pipeline's answer cache: 4 MiB is about 10,000 distinct list requests with short filters.
- */
-export const LIST_LANE_BYTES = 4 * 1024 * 1024;
 
 /** The fast lane of repeated list requests (see the module's description). */
 export class ListLane {

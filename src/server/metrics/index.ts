@@ -10,7 +10,7 @@ import { monitorEventLoopDelay, type IntervalHistogram } from "node:perf_hooks";
 import type { BlockingObserver, WakeReason } from "../list/blocking.js";
 import type { Store } from "../state/store.js";
 import { HOST_LABEL, labelNames, METRICS, type MetricDefinition } from "./catalogue.js";
-import { PrometheusSink } from "./prometheus.js";
+import type { PrometheusSink } from "./prometheus.js";
 import { InmemSink, type Labels, type MetricsSummary } from "./sink.js";
 
 export { METRICS, type MetricDefinition } from "./catalogue.js";
@@ -53,6 +53,12 @@ const JOB_STATUS_GAUGES = [
 
 /** An agent's metrics. */
 export class Metrics implements BlockingObserver {
+  /** The metrics of an agent, with prom-client loaded when Prometheus is on (importing the server does not load it). */
+  static async create(options: Required<MetricsOptions>, identity: MetricsIdentity, store: Store): Promise<Metrics> {
+    const prometheus = options.prometheus ? new (await import("./prometheus.js")).PrometheusSink() : undefined;
+    return new Metrics(options, identity, store, prometheus);
+  }
+
   readonly #sink: InmemSink;
   readonly #prometheus: PrometheusSink | undefined;
   readonly #common: LabelValues;
@@ -62,9 +68,13 @@ export class Metrics implements BlockingObserver {
   readonly #collectors: (() => void)[] = [];
   #waiting = 0;
 
-  constructor(options: Required<MetricsOptions>, identity: MetricsIdentity, store: Store) {
+  /**
+   * Metrics of one agent; `prometheus` is the Prometheus registry's sink when `options.prometheus`
+   * is on (made by {@link Metrics.create}, which loads prom-client only then).
+   */
+  constructor(options: Required<MetricsOptions>, identity: MetricsIdentity, store: Store, prometheus?: PrometheusSink) {
     this.#sink = new InmemSink(options);
-    this.#prometheus = options.prometheus ? new PrometheusSink() : undefined;
+    this.#prometheus = options.prometheus ? prometheus : undefined;
     this.#common = { node_id: identity.nodeId, datacenter: identity.datacenter, [HOST_LABEL]: identity.nodeName };
     this.#store = store;
     this.#eventLoop = monitorEventLoopDelay({ resolution: EVENT_LOOP_RESOLUTION_MS });
