@@ -57,6 +57,8 @@ export type SyntaxErrorCode =
   | "invalid_literal"
   /** `Status == null`: compares with the text "null"; `is nil` tests for a missing value (a warning). */
   | "null_literal"
+  /** `Path == "/v1/jobs"`: a double-quoted value in JSON-pointer form compares with "v1/jobs" (a warning; backticks keep the text). */
+  | "pointer_literal"
   /** Strict typed mode: an operator that never applies to the field's kind (`matches` on an integer, `contains` on a bool). */
   | "unsupported_operand";
 
@@ -235,8 +237,9 @@ export abstract class FilterError extends Error {
 }
 
 /**
- * The source is not a valid filter. `diagnostics` lists every problem found (at least one); the
- * error's own `code`, `span`, `line` and `column` are those of the first.
+ * The source is not a valid filter. `diagnostics` lists every problem found (at least one), in
+ * source order, warnings included; the error's own `code`, `span`, `line` and `column` are those
+ * of the first error among them.
  *
  * @example
  * ```ts
@@ -248,11 +251,12 @@ export class FilterSyntaxError extends FilterError {
   /** Always `"FilterSyntaxError"`. */
   override readonly name = "FilterSyntaxError";
   readonly code: SyntaxErrorCode;
-  /** Every problem found, at least one; frozen. The first is the one the error itself reports. */
+  /** Every problem found, at least one; frozen. The first error among them is the one the error itself reports. */
   readonly diagnostics: readonly Diagnostic[];
 
   constructor(source: string | undefined, diagnostics: readonly Diagnostic[]) {
-    const first = diagnostics[0];
+    // A warning before the error (`Name == "/a" and Name == "\q"`) does not make the filter invalid: it is not the error's code.
+    const first = diagnostics.find((d) => d.severity === "error") ?? diagnostics[0];
     if (first === undefined) throw new TypeError("a FilterSyntaxError needs at least one diagnostic");
     const more = diagnostics.length > 1 ? `\n(and ${diagnostics.length - 1} more)` : "";
     super(formatProblem(source, first.span, first.message, first.suggestion) + more, first.span, source);

@@ -2,7 +2,8 @@
  * The semantic actions of the parser: they build the AST as the rules are recognised,
  * normalising as they go (flat `and`/`or`, folded `not not`, `contains` as `In`, decoded strings
  * and pointers) and reporting what the grammar rules leave to them: required whitespace, string
- * escapes, quoted strings used as selectors.
+ * escapes, quoted strings used as selectors, and the warnings of valid filters that compare with
+ * another text than the one written (`== null`, a value in JSON-pointer form).
  *
  * They tolerate the partial results error recovery produces (a missing token, a sub-rule that
  * gave up): an incomplete node is `undefined`, and in partial mode the operands of `and`/`or` that
@@ -26,7 +27,7 @@ import { createDiagnostic, replaceFix, type Diagnostic } from "../errors.js";
 import { readSpelling, SPELLINGS } from "../operators.js";
 import { isWhitespaceAt, tokenEnd } from "../lexer/lexer.js";
 import { Contains, DoubleString, Matches, NumberLiteral, RawString, UnterminatedString } from "../lexer/tokens.js";
-import { decodePointerLiteral, isPointerLiteral, unquoteDouble, unquoteRaw } from "../go/strings.js";
+import { decodePointerLiteral, goQuote, isPointerLiteral, quoteDouble, unquoteDouble, unquoteRaw } from "../go/strings.js";
 
 /** An operand before its place decides whether it is a selector or a value. */
 export type Operand =
@@ -275,7 +276,10 @@ export class AstBuilder {
     if (operand.form === "path") return { kind: "Value", raw: operand.path.join("."), span: operand.span };
     const { token } = operand;
     if (token.tokenType === DoubleString && isPointerLiteral(token.image)) {
-      return { kind: "Value", raw: decodePointerLiteral(token.image).join("/"), span: operand.span };
+      const value: Value = { kind: "Value", raw: decodePointerLiteral(token.image).join("/"), span: operand.span };
+      // `""` is pointer-shaped too, but reads back as the empty text: nothing to warn about.
+      if (token.image !== '""') this.diagnostics.push(pointerLiteralWarning(this.source, token.image, value));
+      return value;
     }
     const raw = token.tokenType === NumberLiteral ? token.image : this.decodeString(token);
     return { kind: "Value", raw, span: operand.span };
@@ -355,4 +359,27 @@ function spanOf(token: IToken): Span {
 
 function joinSpans(first: Span, second: Span): Span {
   return { start: first.start, end: second.end };
+}
+
+/**
+ * The language's best-known trap: a double-quoted value in JSON-pointer form is read as a path
+ * (the reference's `Value` tries `Selector` first), and the value compared is its segments,
+ * unescaped and joined by `/` without the leading one: `Path == "/v1/jobs"` compares with
+ * "v1/jobs", never with "/v1/jobs". A warning, since the filter is valid and some may mean it;
+ * the first fix keeps the text as written (a backtick string is never a pointer), the second
+ * spells what it means today.
+ */
+function pointerLiteralWarning(source: string, image: string, value: Value): Diagnostic {
+  const written = image.slice(1, -1);
+  // Pointer segments hold letters, digits and `-_.~:|` only: the text is the same in backticks.
+  const raw = `\`${written}\``;
+  return createDiagnostic(
+    source,
+    "pointer_literal",
+    `${image} is read as a JSON pointer: this compares with the text ${goQuote(value.raw)}, not ${goQuote(written)}`,
+    value.span,
+    `to compare with ${goQuote(written)}, write it in backticks: ${raw}`,
+    "warning",
+    [replaceFix(`compare with the text as written: ${raw}`, value.span, raw), replaceFix(`compare with ${goQuote(value.raw)}, as now: ${quoteDouble(value.raw)}`, value.span, quoteDouble(value.raw))],
+  );
 }

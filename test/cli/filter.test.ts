@@ -1,8 +1,10 @@
 import { spawnSync } from "node:child_process";
 import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
-import { join } from "node:path";
+import { join, resolve } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
+import { pathToFileURL } from "node:url";
+import { describeUnexpectedError } from "../../src/cli/terminal.js";
 import { runCli } from "../support/cli.js";
 
 const directory = mkdtempSync(join(tmpdir(), "bexpr-cli-"));
@@ -45,6 +47,21 @@ describe.concurrent("bexpr check", SLOW, () => {
       "",
     ].join("\n");
     expect(await runCli(["check", "Status == running AND Priority >= 50"])).toEqual({ code: 1, stdout: expected, stderr: "" });
+  });
+
+  it("warns at a double-quoted value in JSON-pointer form, exits 0, and --fix writes it in backticks", async () => {
+    const expected = [
+      'warning[pointer_literal] 1:9: "/v1/jobs" is read as a JSON pointer: this compares with the text "v1/jobs", not "/v1/jobs"',
+      '    Path == "/v1/jobs"',
+      "            ^^^^^^^^^^",
+      '    hint: to compare with "/v1/jobs", write it in backticks: `/v1/jobs`',
+      "",
+      "1 warning",
+      "",
+    ].join("\n");
+    expect(await runCli(["check", 'Path == "/v1/jobs"'])).toEqual({ code: 0, stdout: expected, stderr: "" });
+    expect(await runCli(["check", "--fix", 'Path == "/v1/jobs"'])).toEqual({ code: 0, stdout: "Path == `/v1/jobs`\n", stderr: "fixed: compare with the text as written: `/v1/jobs`\n" });
+    expect(await runCli(["check", "Path == `/v1/jobs`"])).toEqual({ code: 0, stdout: "ok\n", stderr: "" });
   });
 
   it("checks selectors against a shipped schema with --schema", async () => {
@@ -171,7 +188,7 @@ describe.concurrent("bexpr eval", SLOW, () => {
     [["eval", "-", "-"], "", 2, "the filter and the input cannot both come from stdin"],
     [["eval", "--schema", "node", "a == 1"], "", 2, "--schema must be job or deployment"],
     [["eval", "a", "==", "1"], "", 2, 'unexpected argument "1" (quote the filter as one argument)'],
-    [["eval", "--bogus", "a == 1"], "", 2, "Unknown option '--bogus'"],
+    [["eval", "--bogus", "a == 1"], "", 2, "unknown option --bogus"],
   ])("refuses %j (stdin %j) with exit status %i", async (args, stdin, status, message) => {
     const { code, stderr } = await runCli(args, { stdin });
     expect(code).toBe(status);
@@ -241,6 +258,31 @@ describe.concurrent("bexpr explain", SLOW, () => {
     const { code, stdout, stderr } = await runCli(["explain", "Status = 1", "/nonexistent.json"]);
     expect([code, stdout]).toEqual([1, ""]);
     expect(stderr).toContain("error[unsupported_operator]");
+  });
+});
+
+describe.concurrent("usage mistakes", SLOW, () => {
+  it.each([
+    [["eval", "--bogus", "a == 1"], "bexpr eval: unknown option --bogus", "run 'bexpr eval --help' for usage"],
+    [["explain", "-z", "a == 1"], 'bexpr explain: unknown option -z (a filter that starts with "-" goes after --)', "run 'bexpr explain --help' for usage"],
+    [["eval"], "bexpr eval: a filter expression is required", "run 'bexpr eval --help' for usage"],
+    [["eval", "--schema"], "bexpr eval: --schema needs a value", "run 'bexpr eval --help' for usage"],
+    [["eval", "--schema", "--count", "a == 1"], 'bexpr eval: --schema needs a value (write --schema=--count for one that starts with "-")', "run 'bexpr eval --help' for usage"],
+    [["eval", "--count=yes", "a == 1"], "bexpr eval: --count takes no value", "run 'bexpr eval --help' for usage"],
+    [["check", "--schema", "node", "a == 1"], 'bexpr check: --schema must be job or deployment, got "node"', "run 'bexpr check --help' for usage"],
+    [["sql", "--param-offset", "x", "a == 1"], 'bexpr sql: --param-offset must be a whole number, got "x"', "run 'bexpr sql --help' for usage"],
+    [["agent", "--bogus"], "bexpr agent: unknown option --bogus", "run 'bexpr agent --help' for usage"],
+    [["frobnicate"], 'bexpr: unknown command "frobnicate"', "run 'bexpr help' for the commands"],
+  ])("answers %j with what is wrong and what to run, in two lines, exit status 2", async (args, wrong, run) => {
+    expect(await runCli(args)).toEqual({ code: 2, stdout: "", stderr: `${wrong}\n${run}\n` });
+  });
+
+  it("names an unexpected error by its declared class and code, not the bundler's renamed class", async () => {
+    const { FilterEvaluationError } = (await import(pathToFileURL(resolve("dist/index.js")).href)) as typeof import("../../src/index.js");
+    const error = new FilterEvaluationError("missing_key", 'couldn\'t find key "Score"', { start: 0, end: 5 }, "Score == 1");
+    const described = describeUnexpectedError(error);
+    expect(described.split("\n")[0]).toBe('bexpr: unexpected error (please report it with this output): FilterEvaluationError[missing_key]: 1:1: couldn\'t find key "Score"');
+    expect(described).not.toContain("_FilterEvaluationError");
   });
 });
 

@@ -15,6 +15,7 @@ const FILTERS = [
   'Name matches "web-("',
   'Status == null or Priority matches "5"',
   'status = "running" AND !Stop',
+  'Path == "/v1/jobs" and "/dc1" in Datacenters',
   "",
 ];
 
@@ -45,6 +46,16 @@ describe("lint diagnostics", () => {
     expect(codes(typed.update({ effects: setBexprContext({ schema: undefined }) }).state)).toEqual([]);
     // Samples alone leave the schema as it was.
     expect(codes(typed.update({ effects: setBexprContext({ samples: [] }) }).state)).toEqual(["bexpr(unknown_field)"]);
+  });
+
+  it("mark a value in JSON-pointer form as a warning, with the backticks first among its actions", () => {
+    const [warning] = bexprDiagnostics(stateOf('Path == "/v1/jobs"'));
+    expect(warning).toMatchObject({ from: 8, to: 18, severity: "warning", source: "bexpr(pointer_literal)" });
+    expect(warning!.actions!.map((action) => action.name)).toEqual(["compare with the text as written: `/v1/jobs`", 'compare with "v1/jobs", as now: "v1/jobs"']);
+    const view = new StateView(stateOf('Path == "/v1/jobs"'));
+    warning!.actions![0]!.apply(view.view, warning!.from, warning!.to);
+    expect(view.state.doc.toString()).toBe("Path == `/v1/jobs`");
+    expect(bexprDiagnostics(view.state)).toEqual([]);
   });
 
   it("pass the limits on to validate", () => {

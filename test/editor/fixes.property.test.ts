@@ -26,6 +26,7 @@ const CLAUSES: readonly Slot[] = [
   { good: "Meta is not empty", bad: ["Meta is NOT empty"] },
   { good: "not (Stop == true)", bad: ["NOT (Stop == true)", "Not (Stop == true)"] },
   { good: "not Priority == 5", bad: ["NOT Priority == 5"] },
+  { good: "ID == `/web-api`", bad: ['ID == "/web-api"'] },
 ];
 
 const JOINERS: readonly Slot[] = [
@@ -112,6 +113,7 @@ describe("quick fixes", () => {
     ["NOT Priority == 5", "not Priority == 5"],
     ["NOT (Stop == true)", "not (Stop == true)"],
     ["NOT Stop", "not Stop"],
+    ['ID == "/web-api"', "ID == `/web-api`"],
   ])("fixes %j as %j", (bad, good) => {
     const [problem] = validate(bad, { schema: schemas.job });
     expect(problem?.fixes?.[0]).toBeDefined();

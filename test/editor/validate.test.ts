@@ -1,6 +1,6 @@
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import { compileFilter, FilterSyntaxError, schemas, validate, type Diagnostic, type ValidateOptions } from "../../src/index.js";
+import { applyFix, compileFilter, FilterSyntaxError, parse, schemas, validate, type Diagnostic, type ValidateOptions } from "../../src/index.js";
 import { sourceArb } from "../support/arbitraries.js";
 
 /** A diagnostic as the tables write it: code, span, and the suggestion (or a pattern of it). */
@@ -113,6 +113,90 @@ describe("validate: one diagnostic per kind of mistake, with its exact span and 
 
   it("leaves unknown fields alone without a schema", () => {
     expect(validate('Stauts == "running"')).toEqual([]);
+  });
+});
+
+/** A filter's tree as JSON, without the spans (which move when a fix changes a length). */
+const withoutSpans = (source: string) => JSON.stringify(parse(source), (key, value: unknown) => (key === "span" ? undefined : value));
+
+describe("validate: a double-quoted value in JSON-pointer form (pointer_literal)", () => {
+  // The reference's Value tries Selector first: "/a/b" is a path, and the value compared is its
+  // segments, unescaped and joined by "/" without the leading one (grammar.peg, Selector.String).
+  it("is a value holding the path's text in the AST, not a selector", () => {
+    expect(parse('Path == "/v1/jobs"')).toMatchObject({ selector: { path: ["Path"] }, value: { kind: "Value", raw: "v1/jobs", span: { start: 8, end: 18 } } });
+  });
+
+  it.each([
+    // source, the quoted value, the text it compares with today
+    ['Path == "/v1/jobs"', '"/v1/jobs"', "v1/jobs"],
+    ['Path != "/v1/jobs"', '"/v1/jobs"', "v1/jobs"],
+    ['Name matches "/web-api"', '"/web-api"', "web-api"],
+    ['Name not matches "/web-api"', '"/web-api"', "web-api"],
+    ['"/dc1" in Datacenters', '"/dc1"', "dc1"],
+    ['"/dc1" not in Datacenters', '"/dc1"', "dc1"],
+    ['Datacenters contains "/dc1"', '"/dc1"', "dc1"],
+    ['Path == "/a~1b~0c"', '"/a~1b~0c"', "a/b~c"],
+    ['Name == "/é:x|y.z_-"', '"/é:x|y.z_-"', "é:x|y.z_-"],
+    ['"/Meta/owner" == "/team-a"', '"/team-a"', "team-a"],
+    ['any Datacenters as dc { dc == "/dc1" }', '"/dc1"', "dc1"],
+    ['Status == "running" and\n  Path == "/v1/jobs"', '"/v1/jobs"', "v1/jobs"],
+  ])("warns at the value of %j, which compares with the text %s", (source, quoted, now) => {
+    const start = source.lastIndexOf(quoted);
+    const [warning, ...rest] = validate(source);
+    expect(rest).toEqual([]);
+    expect(warning).toMatchObject({ code: "pointer_literal", severity: "warning", span: { start, end: start + quoted.length } });
+    expect(warning!.message).toBe(`${quoted} is read as a JSON pointer: this compares with the text ${JSON.stringify(now)}, not ${quoted}`);
+    const backticks = `\`${quoted.slice(1, -1)}\``;
+    expect(warning!.suggestion).toBe(`to compare with ${quoted}, write it in backticks: ${backticks}`);
+    // The first fix keeps the text as written, the second what it means today; both leave no problem.
+    const [asWritten, asNow] = warning!.fixes!.map((fix) => applyFix(source, fix));
+    expect(asWritten).toBe(source.slice(0, start) + backticks + source.slice(start + quoted.length));
+    expect(validate(asWritten!)).toEqual([]);
+    expect(validate(asNow!)).toEqual([]);
+    expect(asNow).not.toContain(quoted);
+    // The second fix keeps the meaning: the same tree but for the spans; the first one changes it.
+    expect(withoutSpans(asNow!)).toBe(withoutSpans(source));
+    expect(withoutSpans(asWritten!)).toBe(withoutSpans(source).replace(JSON.stringify(now), JSON.stringify(quoted.slice(1, -1))));
+  });
+
+  it.each([
+    ["a lone slash, not a pointer", 'Path == "/"'],
+    ["the empty string, which reads back as itself", 'Path == ""'],
+    ["text not starting with /", 'Path == "v1/jobs"'],
+    ["a space in a segment", 'Path == "/v1 jobs"'],
+    ["an empty segment", 'Path == "/v1//jobs"'],
+    ["a character no segment allows", 'Path == "/v1/jobs?x=1"'],
+    ["an escaped slash", 'Path == "\\x2fv1/jobs"'],
+    ["backticks", "Path == `/v1/jobs`"],
+    ["a bare word with /", "Path == v1/jobs"],
+    ["a pointer as the selector of ==", '"/Path" == "v1"'],
+    ["a pointer as the selector of in", '"v1" in "/Paths"'],
+    ["a pointer as the selector of contains", '"/Paths" contains "v1"'],
+    ["a pointer as the selector of is empty", '"/Path" is empty'],
+    ["a pointer as the selector of a collection", 'any "/Datacenters" as dc { dc == "dc1" }'],
+    ["a pointer-shaped index key", 'Meta["/owner"] == "x"'],
+  ])("leaves %s alone: %s", (_name, source) => {
+    expect(validate(source)).toEqual([]);
+  });
+
+  it("does not warn at single quotes, which are not strings", () => {
+    expect(validate("Path == '/v1/jobs'").map((d) => d.code)).toEqual(["unexpected_character", "unexpected_character"]);
+  });
+
+  it("is fixed by fixAll's first fix, the backticks: the filter then compares with the text as written", () => {
+    const source = 'Path == "/v1/jobs"';
+    const before = compileFilter(source);
+    expect(before.test({ Path: "/v1/jobs" })).toBe(false);
+    expect(before.test({ Path: "v1/jobs" })).toBe(true);
+    // The path is never looked up: an object holding something at /v1/jobs changes nothing.
+    expect(before.test({ Path: "x", v1: { jobs: "x" } })).toBe(false);
+    const [warning] = validate(source);
+    const after = compileFilter(applyFix(source, warning!.fixes![0]!));
+    expect(after.test({ Path: "/v1/jobs" })).toBe(true);
+    expect(after.test({ Path: "v1/jobs" })).toBe(false);
+    const member = '"/dc1" in Datacenters';
+    expect(compileFilter(member).test({ Datacenters: ["/dc1"] })).toBe(false);
+    expect(compileFilter(applyFix(member, validate(member)[0]!.fixes![0]!)).test({ Datacenters: ["/dc1"] })).toBe(true);
   });
 });
 

@@ -103,6 +103,28 @@ describe("bexpr lsp --stdio", SLOW, () => {
     expect(summary((await session.diagnostics("file:///workspace/warning.bexpr", 1)).diagnostics)).toEqual([["null_literal", 0, 10, 0, 14, DiagnosticSeverity.Warning]]);
   });
 
+  it("warns at a double-quoted value in JSON-pointer form, with the backticks as the preferred quick fix", async () => {
+    const session = await start();
+    const text = 'Status == "running" and\n  Path == "/v1/jobs"';
+    await session.open(URI, text);
+    const { diagnostics } = await session.diagnostics(URI, 1);
+    expect(summary(diagnostics)).toEqual([["pointer_literal", 1, 10, 1, 20, DiagnosticSeverity.Warning]]);
+    expect(diagnostics[0]!.message).toBe('"/v1/jobs" is read as a JSON pointer: this compares with the text "v1/jobs", not "/v1/jobs"\nhint: to compare with "/v1/jobs", write it in backticks: `/v1/jobs`');
+    const actions = (await session.connection.sendRequest(CodeActionRequest.type, {
+      textDocument: { uri: URI },
+      range: diagnostics[0]!.range,
+      context: { diagnostics: [diagnostics[0]!], only: [CodeActionKind.QuickFix] },
+    })) as CodeAction[];
+    expect(actions.map((action) => [action.title, action.isPreferred])).toEqual([
+      ["compare with the text as written: `/v1/jobs`", true],
+      ['compare with "v1/jobs", as now: "v1/jobs"', false],
+    ]);
+    const fixed = applyEdits(text, actions[0]!.edit!.changes![URI]!);
+    expect(fixed).toBe('Status == "running" and\n  Path == `/v1/jobs`');
+    const version = await session.change(URI, [{ text: fixed }]);
+    expect((await session.diagnostics(URI, version)).diagnostics).toEqual([]);
+  });
+
   it("counts positions in UTF-16 code units, as the protocol does", async () => {
     const session = await start();
     await session.open(URI, 'Name == "🚀" AND Stop == false');

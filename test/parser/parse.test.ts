@@ -219,6 +219,15 @@ describe("syntax error positions", () => {
     expect([error.line, error.column, error.span]).toEqual([line, column, { start, end }]);
   });
 
+  it.each([
+    ['Name == "/web" and Name == "\\q"', "pointer_literal"],
+    ['Status == null and Name == "\\q"', "null_literal"],
+  ])("takes the code and span of %j from its error, not from the %s warning before it", (source, warning) => {
+    const error = syntaxErrorOf(source);
+    expect(error.diagnostics.map((d) => [d.code, d.severity])).toEqual([[warning, "warning"], ["invalid_string", "error"]]);
+    expect([error.code, error.span]).toEqual(["invalid_string", { start: 28, end: 30 }]);
+  });
+
   it("shows the source line with carets under the spot", () => {
     const error = syntaxErrorOf('Status == "running" AND Stop == false');
     expect(error.message).toBe(

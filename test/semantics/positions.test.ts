@@ -58,7 +58,7 @@ describe("lines and columns", () => {
 });
 
 describe("the error object", () => {
-  // errors.ts: the error's own code, span, line and column are those of its first diagnostic, and
+  // errors.ts: the error's own code, span, line and column are those of its first error, and
   // it keeps the source.
   it("carries the source and at least one diagnostic", () => {
     const source = 'Status == "running" AND Stop == false';

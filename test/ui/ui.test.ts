@@ -199,6 +199,24 @@ describe.skipIf(!available && !required)("the web UI in Chromium", () => {
     await acl.close();
   });
 
+  it("marks a double-quoted value in JSON-pointer form as a warning, sends the filter, and writes it in backticks from the editor", async () => {
+    const trap = await browser.context.newPage();
+    watchProblems(trap, problems);
+    await trap.goto(`${agent.url}/ui/`);
+    await typeFilter(trap, 'Name == "/web-api"');
+    const marked = trap.locator(".cm-lintRange-warning");
+    await expect.poll(() => marked.textContent(), { timeout: UI_TIMEOUT_MS }).toBe('"/web-api"');
+    // A warning does not hold the filter back, as an error does.
+    await expect.poll(() => trap.locator("#filter-status").textContent(), { timeout: UI_TIMEOUT_MS }).toContain("follow this filter live");
+    await marked.hover();
+    const fix = trap.locator(".cm-tooltip-lint .cm-diagnosticAction").first();
+    expect(await fix.textContent()).toContain("as written");
+    await fix.click();
+    await expect.poll(() => trap.locator(".cm-content").textContent(), { timeout: UI_TIMEOUT_MS }).toBe("Name == `/web-api`");
+    await expect.poll(() => trap.locator(".cm-lintRange-warning").count(), { timeout: UI_TIMEOUT_MS }).toBe(0);
+    await trap.close();
+  });
+
   it("ran without a script error or a Content-Security-Policy refusal", () => {
     expect(problems).toEqual([]);
   });
