@@ -161,6 +161,11 @@ export interface Agent {
    */
   close(): Promise<void>;
   /**
+   * {@link Agent.close}, for `await using agent = await startAgent()`: the agent stops when the
+   * block that holds it ends, however it ends.
+   */
+  [Symbol.asyncDispose](): Promise<void>;
+  /**
    * The whole state (every table's rows) as a versioned JSON-able document, to give to
    * {@link Agent.restore} later, or to another agent's, or as its `data` (write it with
    * `stringifyJson`, or take it over HTTP, to keep its nanosecond times exact).
@@ -481,7 +486,7 @@ export async function startAgent(options: AgentOptions = {}): Promise<Agent> {
     const broker = events;
     const fixtures = state;
     let closing: Promise<void> | undefined;
-    return {
+    const agent: Agent = {
       url: `http://${host}:${port}`,
       address,
       port,
@@ -512,6 +517,7 @@ export async function startAgent(options: AgentOptions = {}): Promise<Agent> {
       snapshot: () => fixtures.snapshot(),
       restore: (snapshot) => fixtures.restore(snapshot),
       reset: () => fixtures.reset(),
+      [Symbol.asyncDispose]: () => agent.close(),
       close: () => {
         closing ??= (async () => {
           // Requests a fault delays go on to be answered now.
@@ -532,6 +538,7 @@ export async function startAgent(options: AgentOptions = {}): Promise<Agent> {
         return closing;
       },
     };
+    return agent;
   } catch (error) {
     // An agent that claimed its name and failed to start leaves: its name is free at once.
     await membership?.stop(true);
