@@ -6,7 +6,7 @@
  * @module
  */
 import { CHECK_USAGE, EVAL_USAGE, EXPLAIN_USAGE, FMT_USAGE, runCheck, runEval, runExplain, runFmt, runSql, SQL_USAGE } from "./cli/filter.js";
-import { CommandError, UsageError, type Io, type Outcome } from "./cli/terminal.js";
+import { CommandError, describeUnexpectedError, endOnClosedOutput, UsageError, type Io, type Outcome } from "./cli/terminal.js";
 import { VERSION } from "./version.js";
 
 const USAGE = `Usage: bexpr <command> [options]
@@ -78,30 +78,36 @@ const COMMANDS: Readonly<Record<string, () => Promise<Command>>> = {
     }),
 };
 
-/** Runs the command line; resolves to the exit status. */
+/**
+ * Runs the command line; resolves to the exit status: 0 done, 1 failed (the reason on stderr),
+ * 2 a usage mistake (what is wrong, and which help to read).
+ */
 export async function main(argv: readonly string[], io: Io = { stdout: process.stdout, stderr: process.stderr }): Promise<number> {
   const [command, ...rest] = argv;
-  const entry = command !== undefined && Object.hasOwn(COMMANDS, command) ? await COMMANDS[command]!() : undefined;
   try {
+    const entry = command !== undefined && Object.hasOwn(COMMANDS, command) ? await COMMANDS[command]!() : undefined;
     let outcome: Outcome;
-    if (command === undefined || command === "help" || command === "-h" || command === "--help") outcome = "help";
-    else if (command === "-v" || command === "--version") outcome = "version";
-    else if (entry === undefined) throw new UsageError(`unknown command ${JSON.stringify(command)}`);
-    else outcome = await entry.run(rest, io);
+    try {
+      if (command === undefined || command === "help" || command === "-h" || command === "--help") outcome = "help";
+      else if (command === "-v" || command === "--version") outcome = "version";
+      else if (entry === undefined) throw new UsageError(`unknown command ${JSON.stringify(command)}`);
+      else outcome = await entry.run(rest, io);
+    } catch (error) {
+      if (!(error instanceof UsageError)) throw error;
+      // One line for the mistake, one for where to read more: the whole help would bury the mistake.
+      const help = entry === undefined ? "run 'bexpr help' for the commands" : `run 'bexpr ${command} --help' for usage`;
+      io.stderr.write(`bexpr${entry === undefined ? "" : ` ${command}`}: ${error.message}\n${help}\n`);
+      return 2;
+    }
     if (outcome === "help") io.stdout.write(entry?.usage ?? USAGE);
     else if (outcome === "version") io.stdout.write(`${VERSION}\n`);
     return outcome === "help" || outcome === "version" ? 0 : outcome;
   } catch (error) {
-    if (error instanceof UsageError) {
-      io.stderr.write(`bexpr: ${error.message}\n\n${entry?.usage ?? USAGE}`);
-      return 2;
-    }
-    if (error instanceof CommandError) {
-      io.stderr.write(`bexpr: ${(error as Error).message}\n`);
-      return 1;
-    }
-    throw error;
+    if (error instanceof CommandError) io.stderr.write(`bexpr: ${error.message}\n`);
+    else io.stderr.write(describeUnexpectedError(error));
+    return 1;
   }
 }
 
+endOnClosedOutput(process.stdout, process.stderr);
 process.exitCode = await main(process.argv.slice(2));

@@ -3,10 +3,9 @@
  *
  * @module
  */
-import { parseArgs } from "node:util";
 import { LOG_LEVELS, OptionsError, readConfigFile, startAgent, type Agent, type AgentOptions, type HeaderStyle, type LogLevel } from "../server/index.js";
 import { parseAllowedHosts } from "../server/control/browser-guard.js";
-import { CommandError, UsageError, type Io, type Outcome } from "./terminal.js";
+import { CommandError, parseCommandLine, UsageError, type Io, type Outcome } from "./terminal.js";
 
 export const AGENT_USAGE = `Usage: bexpr agent [options]
 
@@ -68,40 +67,34 @@ function storeOption(url: string | undefined, schema: string | undefined, fromFi
 
 /** Reads the agent's options: defaults, then the config file, then the flags. */
 export function agentOptions(args: readonly string[]): AgentOptions | "help" | "version" {
-  let parsed;
-  try {
-    parsed = parseArgs({
-      args: [...args],
-      strict: true,
-      options: {
-        bind: { type: "string" },
-        port: { type: "string" },
-        region: { type: "string" },
-        datacenter: { type: "string" },
-        "node-name": { type: "string" },
-        headers: { type: "string" },
-        demo: { type: "boolean" },
-        "no-demo": { type: "boolean" },
-        data: { type: "string" },
-        control: { type: "boolean" },
-        "no-control": { type: "boolean" },
-        "allowed-hosts": { type: "string", multiple: true },
-        acl: { type: "boolean" },
-        "placement-delay": { type: "string" },
-        clock: { type: "string" },
-        nodes: { type: "string" },
-        store: { type: "string" },
-        "store-schema": { type: "string" },
-        config: { type: "string" },
-        "log-level": { type: "string" },
-        help: { type: "boolean", short: "h" },
-        version: { type: "boolean", short: "v" },
-      },
-    });
-  } catch (error) {
-    throw new UsageError((error as Error).message);
-  }
-  const { values } = parsed;
+  const { values } = parseCommandLine({
+    args: [...args],
+    strict: true,
+    options: {
+      bind: { type: "string" },
+      port: { type: "string" },
+      region: { type: "string" },
+      datacenter: { type: "string" },
+      "node-name": { type: "string" },
+      headers: { type: "string" },
+      demo: { type: "boolean" },
+      "no-demo": { type: "boolean" },
+      data: { type: "string" },
+      control: { type: "boolean" },
+      "no-control": { type: "boolean" },
+      "allowed-hosts": { type: "string", multiple: true },
+      acl: { type: "boolean" },
+      "placement-delay": { type: "string" },
+      clock: { type: "string" },
+      nodes: { type: "string" },
+      store: { type: "string" },
+      "store-schema": { type: "string" },
+      config: { type: "string" },
+      "log-level": { type: "string" },
+      help: { type: "boolean", short: "h" },
+      version: { type: "boolean", short: "v" },
+    },
+  });
   if (values.help) return "help";
   if (values.version) return "version";
   const fromFile = values.config === undefined ? {} : readConfigFile(values.config);

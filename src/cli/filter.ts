@@ -13,10 +13,12 @@ import { FilterEvaluationError, FilterSyntaxError, type Diagnostic } from "../er
 import type { FieldSchema } from "../evaluator/schema.js";
 import type { Filter } from "../evaluator/compile.js";
 import { compileFilter } from "../filter.js";
-import { parseJson, stringifyJson } from "../json.js";
+import { stringifyJson } from "../json.js";
 import { schemas } from "../schemas.js";
-import { locate } from "../source.js";
-import { CommandError, filterArgument, readInput, renderDiagnostic, stylesFor, UsageError, type Io, type Outcome } from "./terminal.js";
+import { readJsonValues, type InputForm } from "./json-stream.js";
+import { JsonArrayWriter, Output } from "./output.js";
+import { Progress } from "./progress.js";
+import { filterArgument, openInput, parseCommandLine, renderDiagnostic, stylesFor, UsageError, type Io, type Outcome } from "./terminal.js";
 
 export const CHECK_USAGE = `Usage: bexpr check [options] EXPR
 
@@ -38,9 +40,12 @@ export const EVAL_USAGE = `Usage: bexpr eval [options] EXPR [FILE|-]
 
 Filters JSON values with EXPR and prints the ones that match. The input (FILE, or stdin when it
 is "-" or absent) is a JSON array, a single JSON value, or JSON lines (one value per line); the
-matches are printed the same way (an array indented, or one value per line).
+matches are printed the same way (an array indented, or one value per line), as the input is
+read: memory stays the same whatever its size. On a terminal, a progress line on stderr follows
+inputs that take more than a second.
 Exits 0 on success (even with no match), 1 when the filter is invalid, the input is not JSON, or
-the filter fails on a value (the message names its index).
+the filter fails on a value (the message names its index; the matches before it are printed),
+2 on a usage mistake, 141 when the output is closed (| head), as grep.
 
 Options:
   --schema job|deployment  evaluate in typed mode against a job list item or a deployment, as
@@ -56,8 +61,10 @@ Explains why each JSON value of the input (FILE, or stdin when it is "-" or abse
 one value, or JSON lines) matches EXPR or not, as a tree: every clause evaluated with its truth
 (✓ true, ✗ false, · skipped, ! error), what each selector found or that its key was missing, the
 elements any/all visited, and "← decided" on the clauses that decided the result.
+Values are explained as they are read, in constant memory; on a terminal, a progress line on
+stderr follows inputs that take more than a second.
 Exits 0 when every value was explained (matching or not), 1 when the filter is invalid or the
-input is not JSON.
+input is not JSON, 2 on a usage mistake, 141 when the output is closed (| head), as grep.
 
 Options:
   --schema job|deployment  evaluate in typed mode against a job list item or a deployment, as
@@ -93,26 +100,17 @@ Options:
   -v, --version            print the version
 `;
 
-type Parsed = { values: Record<string, string | boolean | undefined>; positionals: string[] };
+/** The options every command takes. */
+const COMMON_OPTIONS = { help: { type: "boolean", short: "h" }, version: { type: "boolean", short: "v" } } as const;
 
-/** `--help` and `--version` answer before anything else. */
-function early(values: Parsed["values"]): Outcome | undefined {
-  return values.help ? "help" : values.version ? "version" : undefined;
+/** A command's options and positional arguments; `help` and `version` are answered by the caller. */
+function parseCommand<const O extends Record<string, { type: "string" | "boolean" }>>(args: readonly string[], options: O) {
+  return parseCommandLine({ args: [...args], options: { ...options, ...COMMON_OPTIONS }, strict: true, allowPositionals: true });
 }
 
-/** Parses a command's arguments; `help` and `version` are answered by the caller. */
-function parseCommand(args: readonly string[], options: Record<string, { type: "string" | "boolean" }>): Parsed {
-  try {
-    const { values, positionals } = parseArgs({
-      args: [...args],
-      strict: true,
-      allowPositionals: true,
-      options: { ...options, help: { type: "boolean", short: "h" }, version: { type: "boolean", short: "v" } },
-    });
-    return { values, positionals };
-  } catch (error) {
-    throw new UsageError((error as Error).message);
-  }
+/** `--help` and `--version` answer before anything else. */
+function early(values: { help?: boolean | undefined; version?: boolean | undefined }): Outcome | undefined {
+  return values.help ? "help" : values.version ? "version" : undefined;
 }
 
 function schemaOption(value: string | boolean | undefined): FieldSchema | undefined {
@@ -177,61 +175,6 @@ export function runFmt(args: readonly string[], io: Io): Outcome {
   }
 }
 
-/** The values of the input, how it was written, and the line each value starts on (JSON lines). */
-interface Input {
-  readonly values: unknown[];
-  readonly form: "array" | "lines";
-  readonly lines?: number[];
-}
-
-/** Where an offset is, as `line L, column C` (1-based). */
-function position(text: string, offset: number): string {
-  const { line, column } = locate(text, offset);
-  return `line ${line}, column ${column}`;
-}
-
-/** A JSON parse error with its place in `text` (the parser reports an offset). */
-function jsonError(text: string, error: unknown, base = 0): string {
-  const message = (error as Error).message;
-  const at = /^(.*) at position (\d+)$/.exec(message);
-  return at === null ? message : `${at[1]} at ${position(text, base + Number(at[2]))}`;
-}
-
-/**
- * Reads a JSON array, one JSON value (of any layout), or JSON lines (one value per line). A
- * leading byte-order mark is skipped. Input that is neither one document nor lines whose first
- * is a value on its own is reported as the one document it does not make, with its line and column.
- */
-export function parseInput(text: string, name: string): Input {
-  const source = text.startsWith("\uFEFF") ? text.slice(1) : text;
-  if (source.trim() === "") return { values: [], form: "lines", lines: [] };
-  let documentError: unknown;
-  try {
-    const whole = parseJson(source);
-    return Array.isArray(whole) ? { values: whole, form: "array" } : { values: [whole], form: "lines", lines: [locate(source, source.search(/\S/)).line] };
-  } catch (error) {
-    documentError = error;
-  }
-  const values: unknown[] = [];
-  const numbers: number[] = [];
-  let offset = 0;
-  source.split("\n").forEach((line, i) => {
-    const start = offset;
-    offset += line.length + 1;
-    if (line.trim() === "") return;
-    try {
-      values.push(parseJson(line));
-      numbers.push(i + 1);
-    } catch (error) {
-      if (values.length > 0) throw new CommandError(`${name} is not valid JSON lines: ${jsonError(source, error, start)}`);
-      // The first line is not a value on its own: a document with a mistake in it, or several documents.
-      const several = (documentError as Error).message.startsWith("Expected end of input") ? "; write several values one per line (JSON lines, as jq -c does)" : "";
-      throw new CommandError(`${name} is not valid JSON: ${jsonError(source, documentError)}${several}`);
-    }
-  });
-  return { values, form: "lines", lines: numbers };
-}
-
 /** EXPR and FILE of `eval` and `explain`: the filter, and the input's file (`-` for stdin). */
 function filterAndInput(positionals: readonly string[]): { source: string; file: string } {
   extraArguments(positionals, 2);
@@ -250,13 +193,57 @@ function compileOrReport(source: string, options: { readonly schema?: FieldSchem
   }
 }
 
-/** The JSON values of the input file, or of stdin for `-`. */
-function readValues(file: string): Input {
-  return parseInput(readInput(file), file === "-" ? "stdin" : file);
+/**
+ * Runs `each` on every value of the input as it is read, printing as it goes: the output is
+ * flushed after each piece of input, and the progress line (on a terminal) follows along.
+ * `each` returns an exit status to stop early; `finish` prints what follows the last value;
+ * `matches` counts them for the progress line.
+ */
+async function forEachValue(
+  file: string,
+  label: "eval" | "explain",
+  io: Io,
+  each: (value: unknown, index: number, line: number | undefined, form: InputForm, output: Output) => number | undefined,
+  finish: (form: InputForm, output: Output) => void,
+  matches?: () => number,
+): Promise<Outcome> {
+  const input = openInput(file);
+  const progress = new Progress(io.stderr, label, input.size);
+  const output = new Output(io.stdout, io.stdout.isTTY ? () => progress.clear() : undefined);
+  let index = 0;
+  let form: InputForm = "lines";
+  try {
+    for await (const batch of readJsonValues(countBytes(input.chunks, progress), input.name)) {
+      form = batch.form;
+      for (let i = 0; i < batch.values.length; i++, index++) {
+        const stop = each(batch.values[i], index, batch.lines?.[i], form, output);
+        if (stop !== undefined) {
+          await output.flush();
+          return stop;
+        }
+      }
+      progress.counts.values = index;
+      if (matches !== undefined) progress.counts.matches = matches();
+      await output.flush();
+    }
+    finish(form, output);
+    await output.flush();
+    return 0;
+  } finally {
+    progress.stop();
+  }
+}
+
+/** The input's pieces, counted into the progress line as they pass. */
+async function* countBytes(chunks: AsyncIterable<Buffer>, progress: Progress): AsyncGenerator<Buffer> {
+  for await (const chunk of chunks) {
+    progress.counts.bytes += chunk.length;
+    yield chunk;
+  }
 }
 
 /** `bexpr eval`. */
-export function runEval(args: readonly string[], io: Io): Outcome {
+export async function runEval(args: readonly string[], io: Io): Promise<Outcome> {
   const { values, positionals } = parseCommand(args, { schema: { type: "string" }, count: { type: "boolean" } });
   const answered = early(values);
   if (answered !== undefined) return answered;
@@ -264,26 +251,41 @@ export function runEval(args: readonly string[], io: Io): Outcome {
   const schema = schemaOption(values.schema);
   const filter = compileOrReport(source, schema === undefined ? {} : { schema }, io);
   if (filter === undefined) return 1;
-  const input = readValues(file);
-  let matches: unknown[];
-  try {
-    matches = filter.filter(input.values);
-  } catch (error) {
-    if (!(error instanceof FilterEvaluationError)) throw error;
-    const index = error.index ?? 0;
-    const where = input.lines === undefined ? `the value at index ${index}` : `the value at index ${index} (line ${input.lines[index]})`;
-    const styles = stylesFor(io.stderr);
-    io.stderr.write(`${styles.error("error")}${styles.code(`[${error.code}]`)} the filter failed on ${where}: ${error.reason}\n${error.message.split("\n").slice(1).join("\n")}\n`);
-    return 1;
-  }
-  if (values.count) io.stdout.write(`${matches.length}\n`);
-  else if (input.form === "array") io.stdout.write(stringifyJson(matches, true));
-  else io.stdout.write(matches.map((match) => `${stringifyJson(match)}\n`).join(""));
-  return 0;
+  let matches = 0;
+  let array: JsonArrayWriter | undefined;
+  return forEachValue(
+    file,
+    "eval",
+    io,
+    (value, index, line, form, output) => {
+      let matched: boolean;
+      try {
+        matched = filter.test(value);
+      } catch (error) {
+        if (!(error instanceof FilterEvaluationError)) throw error;
+        // The matches before it are printed already, as grep prints the lines before a read error.
+        const where = line === undefined ? `the value at index ${index}` : `the value at index ${index} (line ${line})`;
+        const styles = stylesFor(io.stderr);
+        io.stderr.write(`${styles.error("error")}${styles.code(`[${error.code}]`)} the filter failed on ${where}: ${error.reason}\n${error.message.split("\n").slice(1).join("\n")}\n`);
+        return 1;
+      }
+      if (!matched) return undefined;
+      matches++;
+      if (values.count) return undefined;
+      if (form === "array") (array ??= new JsonArrayWriter(output)).add(value);
+      else output.write(`${stringifyJson(value)}\n`);
+      return undefined;
+    },
+    (form, output) => {
+      if (values.count) output.write(`${matches}\n`);
+      else if (form === "array") (array ?? new JsonArrayWriter(output)).end();
+    },
+    () => matches,
+  );
 }
 
 /** `bexpr explain`. */
-export function runExplain(args: readonly string[], io: Io): Outcome {
+export async function runExplain(args: readonly string[], io: Io): Promise<Outcome> {
   const { values, positionals } = parseCommand(args, { schema: { type: "string" }, json: { type: "boolean" } });
   const answered = early(values);
   if (answered !== undefined) return answered;
@@ -292,14 +294,35 @@ export function runExplain(args: readonly string[], io: Io): Outcome {
   const options = schema === undefined ? {} : { schema };
   // The filter is checked before the input is read, so a mistake in it is told at once.
   if (compileOrReport(source, options, io) === undefined) return 1;
-  const input = readValues(file);
-  const explanations = input.values.map((value) => explain(source, value, options));
-  if (values.json) io.stdout.write(stringifyJson(explanations, true));
-  else {
-    const several = input.values.length > 1;
-    io.stdout.write(explanations.map((explanation, i) => (several ? `value ${i}${input.lines === undefined ? "" : ` (line ${input.lines[i]})`}: ` : "") + formatExplanation(explanation)).join("\n"));
-  }
-  return 0;
+  let array: JsonArrayWriter | undefined;
+  // Values are headed by their index only when there are several: the first waits for the second.
+  let first: { readonly text: string; readonly label: string } | undefined;
+  let count = 0;
+  return forEachValue(
+    file,
+    "explain",
+    io,
+    (value, index, line, form, output) => {
+      const explanation = explain(source, value, options);
+      count++;
+      if (values.json) {
+        (array ??= new JsonArrayWriter(output)).add(explanation);
+        return undefined;
+      }
+      const text = formatExplanation(explanation);
+      const label = `value ${index}${line === undefined || form === "array" ? "" : ` (line ${line})`}: `;
+      if (index === 0) first = { text, label };
+      else {
+        if (index === 1) output.write(first!.label + first!.text);
+        output.write(`\n${label}${text}`);
+      }
+      return undefined;
+    },
+    (_form, output) => {
+      if (values.json) (array ?? new JsonArrayWriter(output)).end();
+      else if (count === 1) output.write(first!.text);
+    },
+  );
 }
 
 /** `bexpr sql`. */

@@ -3,10 +3,10 @@
  *
  * @module
  */
-import { parseArgs, format } from "node:util";
+import { format } from "node:util";
 import { createConnection } from "vscode-languageserver/node";
 import { startLanguageServer } from "../lsp/server.js";
-import { UsageError, type Io, type Outcome } from "./terminal.js";
+import { parseCommandLine, UsageError, type Io, type Outcome } from "./terminal.js";
 
 export const LSP_USAGE = `Usage: bexpr lsp --stdio
 
@@ -29,16 +29,11 @@ Options:
 
 /** `bexpr lsp`: starts the server; the process ends when the client sends `exit` or closes its input. */
 export function runLsp(args: readonly string[], io: Io): Outcome {
-  let values;
-  try {
-    ({ values } = parseArgs({
-      args: [...args],
-      strict: true,
-      options: { stdio: { type: "boolean" }, clientProcessId: { type: "string" }, help: { type: "boolean", short: "h" }, version: { type: "boolean", short: "v" } },
-    }));
-  } catch (error) {
-    throw new UsageError((error as Error).message);
-  }
+  const { values } = parseCommandLine({
+    args: [...args],
+    strict: true,
+    options: { stdio: { type: "boolean" }, clientProcessId: { type: "string" }, help: { type: "boolean", short: "h" }, version: { type: "boolean", short: "v" } },
+  });
   if (values.help) return "help";
   if (values.version) return "version";
   if (!values.stdio) throw new UsageError("bexpr lsp needs --stdio: it talks the Language Server Protocol over standard input and output");

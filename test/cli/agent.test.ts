@@ -107,7 +107,7 @@ describe("bexpr agent", () => {
 
   it.each([
     [["agent", "--port", "abc"], 2, '--port needs a whole number, got "abc"'],
-    [["agent", "--bogus"], 2, "Unknown option '--bogus'"],
+    [["agent", "--bogus"], 2, "bexpr agent: unknown option --bogus\nrun 'bexpr agent --help' for usage\n"],
     [["agent", "--log-level", "loud"], 1, 'invalid value for logLevel: "loud"; expected one of fatal, error, warn, info, debug, trace, silent'],
     [["agent", "--port", "99999"], 1, "invalid value for port: 99999; expected a whole number from 0 to 65535 (0 picks a free port)"],
     [["agent", "--bind", "no-such-host.invalid", "--no-demo"], 1, "cannot listen: getaddrinfo "],
