@@ -69,6 +69,10 @@ const COMMANDS: Readonly<Record<string, () => Promise<Command>>> = {
   agent: () =>
     optionalCommand("the agent", async () => {
       const { AGENT_USAGE, runAgent } = await import("./cli/agent.js");
+      // bexpr/server loads its HTTP layer and Prometheus's client when an agent starts: loaded
+      // here, a missing optional dependency is named before anything starts.
+      await import("./server/http/app.js");
+      await import("./server/metrics/prometheus.js");
       return { run: runAgent, usage: AGENT_USAGE };
     }),
   lsp: () =>
