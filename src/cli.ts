@@ -56,6 +56,9 @@ async function optionalCommand(what: string, load: () => Promise<Command>): Prom
   }
 }
 
+/** The optional packages the agent loads as it starts (its HTTP layer and Prometheus's client). */
+const AGENT_PACKAGES = ["fastify", "@fastify/compress", "prom-client"];
+
 /**
  * The commands; the agent (fastify, prom-client) and the language server (vscode-languageserver)
  * are loaded only when they are asked for, so the others start fast.
@@ -69,10 +72,9 @@ const COMMANDS: Readonly<Record<string, () => Promise<Command>>> = {
   agent: () =>
     optionalCommand("the agent", async () => {
       const { AGENT_USAGE, runAgent } = await import("./cli/agent.js");
-      // bexpr/server loads its HTTP layer and Prometheus's client when an agent starts: loaded
-      // here, a missing optional dependency is named before anything starts.
-      await import("./server/http/app.js");
-      await import("./server/metrics/prometheus.js");
+      // bexpr/server loads its HTTP layer and Prometheus's client when an agent starts: found
+      // (not loaded) here, a missing optional dependency is named before anything starts.
+      for (const name of AGENT_PACKAGES) import.meta.resolve(name);
       return { run: runAgent, usage: AGENT_USAGE };
     }),
   lsp: () =>

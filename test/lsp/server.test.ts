@@ -406,7 +406,7 @@ describe("bexpr lsp on the command line", SLOW, () => {
     const { code, stderr } = await runCli(["lsp"]);
     expect(code).toBe(2);
     expect(stderr).toContain("bexpr lsp needs --stdio");
-    expect(stderr).toContain("Usage: bexpr lsp --stdio");
+    expect(stderr).toContain("run 'bexpr lsp --help' for usage");
   });
 
   it("prints its usage with --help, and is listed in bexpr's", async () => {
