@@ -16,7 +16,7 @@
  * @module
  */
 import type { Evaluation, Job, JsonObject, Node } from "../state/model.js";
-import { namespacedKey } from "../state/store.js";
+import { namespacedKey, type Transaction } from "../state/store.js";
 import { BLOCKED_DESCRIPTION, writeBlocked } from "./blocked.js";
 import { applyPlan, isNoOp, planTables } from "./plan.js";
 import { computePlacements, nodesFor } from "./placement.js";
@@ -52,11 +52,38 @@ export function reconcileInput(context: SchedulerContext, job: Job, evaluation: 
   return { job, allocs, deployment: deployments.at(-1), taintedNodes: tainted, evaluation, nowNs: context.clock.nowNs() };
 }
 
-/** One evaluation's processing, in the reference's writes. */
+/** How many times an evaluation is processed again when its plan was made on a state that changed. */
+const MAX_PLAN_ATTEMPTS = 5;
+
+/**
+ * A plan made on a state that changed before it was written: the job's allocations or deployments
+ * were written meanwhile (another agent's scheduler processing the same evaluation around a change
+ * of leader, a client's update). As the reference's plan applier sends the scheduler back to
+ * refresh its snapshot, the evaluation is processed again on the new state.
+ */
+class StalePlan extends Error {
+  override readonly name = "StalePlan";
+}
+
+/** One evaluation's processing, again while its plan is stale. */
 async function process(context: SchedulerContext, evalId: string): Promise<void> {
+  for (let attempt = 1; attempt <= MAX_PLAN_ATTEMPTS; attempt++) {
+    try {
+      await processOnce(context, evalId);
+      return;
+    } catch (error) {
+      if (!(error instanceof StalePlan) || attempt === MAX_PLAN_ATTEMPTS) throw error;
+    }
+  }
+}
+
+/** One evaluation's processing, in the reference's writes. */
+async function processOnce(context: SchedulerContext, evalId: string): Promise<void> {
   const { store, clock } = context;
   const evaluation = store.tables.evals.get(evalId);
   if (evaluation === undefined || evaluation.Status !== "pending") return;
+  // The state the plan is made on: a plan is written only if the job's allocations and deployments are still as read here.
+  const snapshotIndex = store.index;
   const key = namespacedKey(evaluation.Namespace, evaluation.JobID);
   const job = store.tables.jobs.get(key);
   if (job === undefined) {
@@ -78,7 +105,7 @@ async function process(context: SchedulerContext, evalId: string): Promise<void>
 
   // A blocked evaluation processed again that still cannot place everything goes back to waiting (`ReblockEval`).
   if (failed && evaluation.TriggeredBy === "queued-allocs") {
-    if (!isNoOp(plan)) await writePlan(context, job, plan);
+    if (!isNoOp(plan)) await writePlan(context, job, plan, snapshotIndex);
     await writeStatus(context, evaluation, { failedTGAllocs, queued: queuedAllocations, deploymentId: (created ?? latest)?.ID ?? "", status: "blocked" });
     return;
   }
@@ -96,15 +123,26 @@ async function process(context: SchedulerContext, evalId: string): Promise<void>
         nextEval = followup.ID;
       }
     }
-    await writePlan(context, job, plan);
+    await writePlan(context, job, plan, snapshotIndex);
   }
   await writeStatus(context, evaluation, { failedTGAllocs, queued: queuedAllocations, deploymentId: (created ?? latest)?.ID ?? "", blockedId, nextEval });
 }
 
-/** Writes the plan (`SubmitPlan`). */
-async function writePlan(context: SchedulerContext, job: Job, plan: Parameters<typeof applyPlan>[3]): Promise<void> {
+/**
+ * Writes the plan (`SubmitPlan`), unless the job's allocations or deployments were written after
+ * `snapshotIndex`, the state it was made on.
+ *
+ * @throws StalePlan when they were: nothing is written, and the evaluation is processed again.
+ */
+async function writePlan(context: SchedulerContext, job: Job, plan: Parameters<typeof applyPlan>[3], snapshotIndex: number): Promise<void> {
+  const key = namespacedKey(job.Namespace, job.ID);
   // Only the tables the plan changes are named: a table named moves its index.
-  await context.store.write(planTables(plan), (state) => applyPlan(context, state as Parameters<typeof applyPlan>[1], job, plan));
+  await context.store.write(planTables(plan), (state) => {
+    const written = (rows: Iterable<{ readonly ModifyIndex: number }>) => [...rows].some((row) => row.ModifyIndex > snapshotIndex);
+    const tables = state as unknown as Pick<Transaction<"allocs" | "deployment">, "allocs" | "deployment">;
+    if ((tables.allocs !== undefined && written(tables.allocs.group(key).values())) || (tables.deployment !== undefined && written(tables.deployment.group(key).values()))) throw new StalePlan();
+    applyPlan(context, state as Parameters<typeof applyPlan>[1], job, plan);
+  });
 }
 
 /** The outcome of an evaluation, as `setStatus` writes it. */
