@@ -9,7 +9,8 @@ import { CommandError, parseCommandLine, UsageError, type Io, type Outcome } fro
 
 export const AGENT_USAGE = `Usage: bexpr agent [options]
 
-Runs the mini-agent: /v1/jobs, /v1/deployments, /v1/agent/members and /v1/metrics.
+Runs the mini-agent: the scheduler's /v1 HTTP API (HashiCorp Nomad's; docs/agent.md lists every
+route) with a simulated scheduler, and the test controls under /_bexpr/.
 
 Options:
   --bind ADDRESS          address to listen on (default 127.0.0.1)
@@ -49,7 +50,43 @@ Options:
   --log-level LEVEL       ${LOG_LEVELS.join(", ")} (default info)
   -h, --help              show this help
   -v, --version           print the version
+
+Environment: BEXPR_<OPTION> gives an option for suites that start the agent as a process
+(BEXPR_PORT=0, BEXPR_NODE_NAME=alpha, BEXPR_STORE=postgres://…, BEXPR_DEMO=false,
+BEXPR_ACL=true, BEXPR_CONFIG=FILE, …: the option's name in capitals, - as _; booleans true or
+false). The config file < the environment < the flags.
 `;
+
+/** The environment variables of the agent's options: `BEXPR_` and the flag's name, in capitals, `-` as `_`. */
+export const AGENT_ENVIRONMENT_PREFIX = "BEXPR_";
+
+/** The flags that take a value, and the boolean flags, that the environment may give. */
+const VALUE_FLAGS = ["bind", "port", "region", "datacenter", "node-name", "headers", "data", "allowed-hosts", "placement-delay", "clock", "nodes", "store", "store-schema", "config", "log-level"] as const;
+const BOOLEAN_FLAGS = ["demo", "control", "acl"] as const;
+
+/** The variable of a flag. */
+const variableOf = (flag: string) => `${AGENT_ENVIRONMENT_PREFIX}${flag.toUpperCase().replaceAll("-", "_")}`;
+
+/**
+ * The options the environment gives, as the arguments of their flags (the flags given on the
+ * command line come after them, and so win).
+ *
+ * @throws UsageError naming the variable when a boolean is neither true nor false.
+ */
+function environmentArgs(env: Readonly<Record<string, string | undefined>>): string[] {
+  const args: string[] = [];
+  for (const flag of VALUE_FLAGS) {
+    const value = env[variableOf(flag)];
+    if (value !== undefined && value !== "") args.push(`--${flag}=${value}`);
+  }
+  for (const flag of BOOLEAN_FLAGS) {
+    const value = env[variableOf(flag)];
+    if (value === undefined || value === "") continue;
+    if (!/^(true|false|1|0)$/i.test(value)) throw new UsageError(`${variableOf(flag)} must be true or false, got ${JSON.stringify(value)}`);
+    args.push(/^(true|1)$/i.test(value) ? `--${flag}` : `--no-${flag}`);
+  }
+  return args;
+}
 
 function number(name: string, text: string | undefined): number | undefined {
   if (text === undefined) return undefined;
@@ -65,10 +102,12 @@ function storeOption(url: string | undefined, schema: string | undefined, fromFi
   return typeof base === "string" ? { url: base, schema } : { ...base, schema };
 }
 
-/** Reads the agent's options: defaults, then the config file, then the flags. */
-export function agentOptions(args: readonly string[]): AgentOptions | "help" | "version" {
-  const { values } = parseCommandLine({
-    args: [...args],
+/** Reads the agent's options: defaults, then the config file, then the environment (`BEXPR_*`), then the flags. */
+export function agentOptions(args: readonly string[], env: Readonly<Record<string, string | undefined>> = process.env): AgentOptions | "help" | "version" {
+  const fromEnvironment = environmentArgs(env);
+  const { values, tokens } = parseCommandLine({
+    args: [...fromEnvironment, ...args],
+    tokens: true,
     strict: true,
     options: {
       bind: { type: "string" },
@@ -84,6 +123,7 @@ export function agentOptions(args: readonly string[]): AgentOptions | "help" | "
       "no-control": { type: "boolean" },
       "allowed-hosts": { type: "string", multiple: true },
       acl: { type: "boolean" },
+      "no-acl": { type: "boolean" },
       "placement-delay": { type: "string" },
       clock: { type: "string" },
       nodes: { type: "string" },
@@ -95,6 +135,16 @@ export function agentOptions(args: readonly string[]): AgentOptions | "help" | "
       version: { type: "boolean", short: "v" },
     },
   });
+  // Of a boolean flag and its --no- form, the last given wins (the command line's over the environment's).
+  const last = (flag: string): boolean | undefined => {
+    let value: boolean | undefined;
+    for (const token of tokens ?? []) {
+      if (token.kind !== "option") continue;
+      if (token.name === flag) value = true;
+      else if (token.name === `no-${flag}`) value = false;
+    }
+    return value;
+  };
   if (values.help) return "help";
   if (values.version) return "version";
   const fromFile = values.config === undefined ? {} : readConfigFile(values.config);
@@ -106,15 +156,15 @@ export function agentOptions(args: readonly string[]): AgentOptions | "help" | "
     nodeName: values["node-name"],
     // Checked with the other options: anything but a style is refused with the styles named.
     headers: values.headers as HeaderStyle | undefined,
-    demo: values["no-demo"] ? false : values.demo,
+    demo: last("demo"),
     data: values.data,
-    control: values["no-control"] ? false : values.control,
+    control: last("control"),
     allowedHosts: values["allowed-hosts"] === undefined ? undefined : parseAllowedHosts(values["allowed-hosts"]),
     placementDelayMs: number("placement-delay", values["placement-delay"]),
     clock: values.clock as AgentOptions["clock"],
     nodes: number("nodes", values.nodes),
     logLevel: values["log-level"] as LogLevel | undefined,
-    acl: values.acl ? { ...fromFile.acl, enabled: true } : undefined,
+    acl: last("acl") === undefined ? undefined : { ...fromFile.acl, enabled: last("acl")! },
     store: storeOption(values.store, values["store-schema"], fromFile.store),
   };
   const defined = Object.fromEntries(Object.entries(flags).filter(([, value]) => value !== undefined));

@@ -5,6 +5,7 @@ import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
 import { MAX_BODY_BYTES } from "../../src/server/index.js";
 import { runCli } from "../support/cli.js";
+import { agentOptions } from "../../src/cli/agent.js";
 import { send, useAgent } from "../agent/support.js";
 
 /** A directory for this file's tests, removed after them. */
@@ -25,8 +26,8 @@ async function until(check: () => boolean, timeoutMs: number): Promise<void> {
 }
 
 /** Starts `bexpr agent` with `args`; resolves with the URL it prints, and a way to stop it. */
-function startCli(args: string[]): Promise<{ url: string; output: () => string; stop: () => Promise<{ code: number | null; output: string }> }> {
-  const child = spawn(process.execPath, ["dist/cli.js", "agent", ...args], { stdio: ["ignore", "pipe", "pipe"] });
+function startCli(args: string[], env: Record<string, string> = {}): Promise<{ url: string; output: () => string; stop: () => Promise<{ code: number | null; output: string }> }> {
+  const child = spawn(process.execPath, ["dist/cli.js", "agent", ...args], { stdio: ["ignore", "pipe", "pipe"], env: { ...process.env, ...env } });
   let output = "";
   // "close", not "exit": the output is read to its end before the result is taken.
   const exited = new Promise<{ code: number | null; output: string }>((resolve) => child.on("close", (code) => resolve({ code, output })));
@@ -130,6 +131,39 @@ describe("bexpr agent", () => {
     expect((await runCli(["agent", "--help"])).stdout).toMatch(/^Usage: bexpr agent/);
     expect((await runCli(["--help"])).stdout).toMatch(/^Usage: bexpr <command>/);
     expect((await runCli(["--version"])).stdout).toMatch(/^\d+\.\d+\.\d+\n$/);
+  });
+});
+
+describe("options from the environment (BEXPR_*)", () => {
+  it.each([
+    ["a value", { BEXPR_PORT: "0", BEXPR_NODE_NAME: "alpha", BEXPR_REGION: "eu" }, [], { port: 0, nodeName: "alpha", region: "eu" }],
+    ["booleans", { BEXPR_DEMO: "false", BEXPR_ACL: "true", BEXPR_CONTROL: "0" }, [], { demo: false, acl: { enabled: true }, control: false }],
+    ["a flag over its variable", { BEXPR_PORT: "4000", BEXPR_DEMO: "false" }, ["--port", "5000", "--demo"], { port: 5000, demo: true }],
+    ["--no- over a true variable", { BEXPR_ACL: "true" }, ["--no-acl"], { acl: { enabled: false } }],
+    ["a store and its schema", { BEXPR_STORE: "postgres://db/bexpr", BEXPR_STORE_SCHEMA: "staging" }, [], { store: { url: "postgres://db/bexpr", schema: "staging" } }],
+    ["empty variables are not given", { BEXPR_PORT: "", BEXPR_DEMO: "" }, [], {}],
+  ])("%s", (_name, env, args, expected) => {
+    const options = agentOptions(args, env);
+    expect(options).toMatchObject(expected);
+    if (Object.keys(expected).length === 0) expect(options).toEqual({ logFormat: "text" });
+  });
+
+  it("refuses a boolean that is neither true nor false, naming the variable", () => {
+    expect(() => agentOptions([], { BEXPR_DEMO: "yes" })).toThrow('BEXPR_DEMO must be true or false, got "yes"');
+  });
+
+  it("puts the environment between the config file and the flags", () => {
+    const directory = temporaryDirectory();
+    const config = join(directory, "agent.json");
+    writeFileSync(config, JSON.stringify({ region: "file", datacenter: "file-dc", nodeName: "file-node" }));
+    expect(agentOptions(["--node-name", "flag-node"], { BEXPR_CONFIG: config, BEXPR_DATACENTER: "env-dc", BEXPR_NODE_NAME: "env-node" })).toMatchObject({ region: "file", datacenter: "env-dc", nodeName: "flag-node" });
+  });
+
+  it("configures an agent started as a process", async () => {
+    const agent = await startCli([], { BEXPR_PORT: "0", BEXPR_REGION: "eu", BEXPR_DEMO: "false", BEXPR_LOG_LEVEL: "silent" });
+    expect((await send(`${agent.url}/v1/regions`)).json()).toEqual(["eu"]);
+    expect((await send(`${agent.url}/v1/jobs?namespace=*`)).json()).toEqual([]);
+    expect((await agent.stop()).code).toBe(0);
   });
 });
 
