@@ -4,7 +4,7 @@
  */
 import { describe, expect, it } from "vitest";
 import { FilterEvaluationError, FilterSyntaxError } from "../../src/errors.js";
-import { JOURNAL_DROPPED_HEADER } from "../../src/server/http/control-routes.js";
+import { JOURNAL_DROPPED_HEADER } from "../../src/server/index.js";
 import { JOURNAL_BYTES, JOURNAL_ENTRY_OVERHEAD_BYTES, journalEntryBytes, MAX_JOURNAL_ENTRIES, REDACTED, type JournalEntry } from "../../src/server/index.js";
 import { job, settled, useAgent, type TestAgent } from "./support.js";
 

@@ -20,7 +20,7 @@
  *
  * @module
  */
-import { lowerBound } from "../state/memory.js";
+import { lowerBound } from "../state/sorted-rows.js";
 import type { AppliedWrite, Store } from "../state/store.js";
 import type { AccessControl, Caller } from "./acl.js";
 import { busy, denied } from "./errors.js";

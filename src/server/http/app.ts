@@ -37,7 +37,6 @@ import { fixtureRoutes } from "./fixture-routes.js";
 import { BrowserGuard, type BrowserRefusal } from "../control/browser-guard.js";
 import type { StateControl } from "../domain/state-control.js";
 import { MAX_BODY_BYTES, MAX_PATH_PARAM_LENGTH, MAX_HEADER_BYTES } from "./constants.js";
-export { MAX_BODY_BYTES, MAX_PATH_PARAM_LENGTH, MAX_HEADER_BYTES };
 
 export type { HttpSettings } from "./route.js";
 

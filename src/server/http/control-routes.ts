@@ -15,7 +15,6 @@ import type { ControlPlane } from "../control/plane.js";
 import { badRequest, notFound } from "./errors.js";
 import { bodyText, byMethod, EMPTY_BODY_HEADER, param, queryOf, type Handler, type Result, type RouteContext } from "./route.js";
 import { JOURNAL_DROPPED_HEADER } from "./constants.js";
-export { JOURNAL_DROPPED_HEADER };
 
 /** The paths of the control routes this module serves. */
 export const CONTROL_PATHS = {

@@ -25,7 +25,6 @@ import { BoundedCache } from "../list/bounded-cache.js";
 import { METRICS } from "../metrics/index.js";
 import type { HeaderNames } from "../header-names.js";
 import { LIST_LANE_BYTES } from "./constants.js";
-export { LIST_LANE_BYTES };
 
 /** How a list answer is encoded for a client. */
 export type ListEncoding = "identity" | "gzip";

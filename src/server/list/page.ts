@@ -16,7 +16,7 @@
  */
 import type { Filter } from "../../evaluator/compile.js";
 import type { CostBudget } from "../../evaluator/cost.js";
-import { lowerBound } from "../state/memory.js";
+import { lowerBound } from "../state/sorted-rows.js";
 import type { RowRange } from "../state/store.js";
 
 /** How one list endpoint's rows are paged. */

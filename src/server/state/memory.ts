@@ -12,8 +12,6 @@ import { runTransaction, type Changes } from "./overlay.js";
 import { lowerBound, SortedRows } from "./sorted-rows.js";
 import { TABLE_NAMES, TABLES, type AppliedWrite, type Queries, type ReadTable, type RowRange, type Rows, type Store, type TableDefinition, type TableName, type Tables, type Transaction, type WriteTable } from "./store.js";
 
-export { lowerBound } from "./sorted-rows.js";
-
 /** A view of `rows[start, end)`, with segment starts relative to `start`. */
 function range<Row>(rows: { at(position: number): Row | undefined }, start: number, end: number, segments: readonly number[] = []): RowRange<Row> {
   return { size: end - start, at: (position) => rows.at(start + position)!, segments };

@@ -73,11 +73,6 @@ export class SortedRows<Row> {
     return this.#blocks[index]![position - this.#lastStart];
   }
 
-  /** The first position whose row does not come before `row` in the order. */
-  position(row: Row): number {
-    return this.lowerBound((stored) => this.order(stored, row));
-  }
-
   /** The first position at which `compare(row)` is not below zero (the rows sorted by it). */
   lowerBound(compare: (row: Row) => number): number {
     const blocks = this.#blocks;
