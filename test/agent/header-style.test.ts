@@ -61,6 +61,24 @@ describe.each(STYLES)("the %s header style", (style, expected, other) => {
   const as = (token: string) => ({ [expected.token]: token });
   const get = (path: string, headers: Record<string, string> = as(READER)) => send(`${agent.url}${path}`, { headers });
 
+  /**
+   * Waits until the scheduler is done with the jobs of earlier tests (every evaluation processed,
+   * on a shared store once this agent leads) and the jobs' index stays put, so that only the
+   * test's own requests move it; resolves with that index.
+   */
+  async function quietIndex(): Promise<number> {
+    let before = Number.NaN;
+    return eventually(async () => {
+      const evaluations = await get("/v1/evaluations", as(ROOT));
+      const pending = evaluations.json<{ Status: string }[]>().some((evaluation) => evaluation.Status === "pending");
+      const now = Number(header(await get("/v1/jobs"), expected.index));
+      if (!pending && now === before) return now;
+      before = now;
+      await new Promise((resolve) => setTimeout(resolve, 300));
+      return undefined;
+    }, 30_000);
+  }
+
   beforeAll(async () => {
     agent = await startTestAgent({
       port: 0,
@@ -120,16 +138,7 @@ describe.each(STYLES)("the %s header style", (style, expected, other) => {
   });
 
   it(`answers a blocking query, once a write passes its index, with ${expected.index} above it`, async () => {
-    // The scheduler may still write for the jobs of earlier tests (on a shared store, once this
-    // agent leads): wait until the list's index stays put, so that only the write below moves it.
-    let before = Number.NaN;
-    await eventually(async () => {
-      const now = Number(header(await get("/v1/jobs"), expected.index));
-      if (now === before) return true;
-      before = now;
-      await new Promise((resolve) => setTimeout(resolve, 300));
-      return undefined;
-    }, 30_000);
+    const before = await quietIndex();
     // Blocking queries of earlier tests may still be waiting out their time: this one is one more.
     const parked = agent.blockingQueries;
     const waiting = get(`/v1/jobs?index=${before}&wait=10s`);
@@ -165,6 +174,8 @@ describe.each(STYLES)("the %s header style", (style, expected, other) => {
   });
 
   it(`answers a repeated list with the same ${expected.prefix}* headers, and never another token's answer`, async () => {
+    // A write between the two reads (the scheduler's, for the job an earlier test registered) would move the index.
+    await quietIndex();
     const first = await get("/v1/jobs?prefix=a");
     const again = await get("/v1/jobs?prefix=a");
     expect(again.status).toBe(200);
