@@ -100,6 +100,7 @@ export type { ResolvedOptions } from "./options.js";
 export { AgentDataError, MAX_RESTORE_INDEX_GAP, SNAPSHOT_FORMAT, SNAPSHOT_VERSION, type AgentDataErrorCode, type AgentSnapshot, type SnapshotRow, type SnapshotTables } from "./domain/snapshot.js";
 export { FIXTURE_DEPLOYMENT_STATUSES, FIXTURE_JOB_STATUSES, MAX_FIXTURE_ENTRIES, type AgentFixture, type FixtureAcl, type FixtureDeployment, type FixtureJob, type FixtureJobStatus, type FixtureNamespace, type FixtureNode } from "./domain/fixture.js";
 export { MAX_DATA_FILE_BYTES, MAX_NAMED_SNAPSHOTS, NAMED_SNAPSHOTS_BYTES, SNAPSHOT_NAME, type AgentDataSource, type NamedSnapshotInfo } from "./domain/state-control.js";
+export { TEST_AGENT_DEFAULTS, testAgent, type UseFixture } from "./test-fixture.js";
 export type { MetricType } from "./metrics/catalogue.js";
 export type { GaugeValue, SampledValue } from "./metrics/sink.js";
 
