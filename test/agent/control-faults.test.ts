@@ -12,8 +12,14 @@ afterEach(() => {
   agent.agent.faults.clear();
 });
 
+/** A fault as the HTTP routes list it: the fields of {@link Fault} in PascalCase. */
+interface FaultOverHttp {
+  readonly ID: string;
+  readonly [field: string]: unknown;
+}
+
 /** Adds a rule over HTTP and returns it as listed. */
-async function addOverHttp(rule: unknown): Promise<Fault> {
+async function addOverHttp(rule: unknown): Promise<FaultOverHttp> {
   const response = await agent.get("/_bexpr/faults", { method: "POST", body: JSON.stringify(rule) });
   expect(response.status, response.text).toBe(200);
   return response.json();
@@ -25,8 +31,8 @@ describe("a fault with a count", () => {
     // The same request once before: the lane of repeated list requests knows it, and must not answer it while a fault may fire.
     expect((await agent.get("/v1/jobs")).status).toBe(200);
     agent.agent.clearRequests();
-    const fault = await addOverHttp({ method: "GET", path: "/v1/jobs", status: 503, body: "No cluster leader", count: 2 });
-    expect(fault).toEqual({ method: "GET", path: "/v1/jobs", status: 503, body: "No cluster leader", count: 2, id: fault.id, fired: 0, spent: false });
+    const fault = await addOverHttp({ Method: "GET", Path: "/v1/jobs", Status: 503, Body: "No cluster leader", Count: 2 });
+    expect(fault).toEqual({ Method: "GET", Path: "/v1/jobs", Status: 503, Body: "No cluster leader", Count: 2, ID: fault.ID, Fired: 0, Spent: false });
 
     const answers = [];
     for (let i = 0; i < 3; i++) answers.push(await agent.get("/v1/jobs"));
@@ -37,10 +43,12 @@ describe("a fault with a count", () => {
     expect(answers[0]!.headers["x-svc-index"]).toBeUndefined();
     expect(answers[2]!.json()).toEqual([]);
 
-    expect((await agent.get("/_bexpr/faults")).json()).toEqual([{ ...fault, fired: 2, spent: true }]);
+    expect((await agent.get("/_bexpr/faults")).json()).toEqual([{ ...fault, Fired: 2, Spent: true }]);
+    // In JavaScript, the same fault in camelCase.
+    expect(agent.agent.faults.list()).toEqual([{ method: "GET", path: "/v1/jobs", status: 503, body: "No cluster leader", count: 2, id: fault.ID, fired: 2, spent: true }]);
     expect(agent.agent.requests().map((entry) => [entry.Status, entry.Fault])).toEqual([
-      [503, fault.id],
-      [503, fault.id],
+      [503, fault.ID],
+      [503, fault.ID],
       [200, ""],
     ]);
   });
@@ -151,7 +159,7 @@ describe("the rules", () => {
       { method: "get", path: "/v1/namespaces", status: 500, count: 1, id: once, fired: 1, spent: true },
       { method: "PUT", status: 500, id: always, fired: 0, spent: false },
     ]);
-    expect((await agent.get(`/_bexpr/faults/${once}`)).json()).toMatchObject({ id: once, spent: true });
+    expect((await agent.get(`/_bexpr/faults/${once}`)).json()).toEqual({ Method: "get", Path: "/v1/namespaces", Status: 500, Count: 1, ID: once, Fired: 1, Spent: true });
 
     expect((await agent.get(`/_bexpr/faults/${always}`, { method: "DELETE" })).status).toBe(200);
     expect(agent.agent.faults.list().map((fault) => fault.id)).toEqual([once]);
@@ -210,7 +218,7 @@ describe("a rule that is not valid", () => {
     ["an empty body", "", "Request body is empty"],
     ["text that is not JSON", "{", "the body is not JSON: "],
     ["an array", "[]", "a fault rule must be a JSON object, got []"],
-    ["an unknown field", { status: 500, Status: 500 }, 'unknown field "Status" in the fault rule; known fields: method, path, filter, status, body, headers, latencyMs, probability, count, seed'],
+    ["an unknown field", { status: 500, colour: "red" }, 'unknown field "colour" in the fault rule; known fields: method, path, filter, status, body, headers, latencyMs, probability, count, seed'],
     ["neither a status nor a latency", { path: "/v1/jobs" }, "a fault rule needs a status (to answer instead of the route), a latencyMs (to delay the answer), or both"],
     ["a body without a status", { latencyMs: 5, body: "x" }, "a fault rule with a body or headers needs a status"],
     ["a method that is not a token", { method: "GET /", status: 500 }, 'method must be an HTTP method such as "GET", got "GET /"'],
@@ -247,5 +255,14 @@ describe("a rule that is not valid", () => {
     [{ status: 500, count: Number.MAX_SAFE_INTEGER }],
   ])("takes the limits themselves: %j", async (rule) => {
     expect((await agent.get("/_bexpr/faults", { method: "POST", body: JSON.stringify(rule) })).status).toBe(200);
+  });
+
+  it.each([
+    [{ Method: "PUT", Path: "/nowhere", Status: 500, LatencyMs: 1 }],
+    [{ method: "PUT", path: "/nowhere", status: 500, latencyMs: 1 }],
+    [{ METHOD: "PUT", pAtH: "/nowhere", STATUS: 500, latencyms: 1 }],
+  ])("reads the fields of a rule over HTTP in any case, as Go's encoding/json does: %j", async (rule) => {
+    const added = await addOverHttp(rule);
+    expect(added).toEqual({ Method: "PUT", Path: "/nowhere", Status: 500, LatencyMs: 1, ID: added.ID, Fired: 0, Spent: false });
   });
 });

@@ -206,17 +206,24 @@ describe("the lifecycle routes", () => {
   const agent = useAgent({ clock: "manual", placementDelayMs: PLACEMENT_MS });
   const patch = (name: string, body: unknown) => send(`${agent.url}/_bexpr/lifecycle/${name}`, { method: "PATCH", body: typeof body === "string" ? body : JSON.stringify(body) });
 
+  /** A step as the routes write it: PascalCase, as the reference writes its fields. */
+  const overHttp = (step: (typeof LIFECYCLE_DEFAULTS)[number]) => ({ Name: step.name, On: step.on, Select: step.select, After: step.after, Enabled: step.enabled, Does: step.does, Timing: step.timing });
+
   it("list, show, change and reset the steps", async () => {
-    expect((await agent.get("/_bexpr/lifecycle")).json()).toEqual(LIFECYCLE_DEFAULTS);
-    expect((await agent.get("/_bexpr/lifecycle/finish")).json()).toEqual(LIFECYCLE_DEFAULTS[2]);
-    const changed = await patch("run", { enabled: false });
-    expect([changed.status, (changed.json() as Item).enabled]).toEqual([200, false]);
+    expect((await agent.get("/_bexpr/lifecycle")).json()).toEqual(LIFECYCLE_DEFAULTS.map(overHttp));
+    expect((await agent.get("/_bexpr/lifecycle/finish")).json()).toEqual(overHttp(LIFECYCLE_DEFAULTS[2]!));
+    const changed = await patch("run", { Enabled: false });
+    expect([changed.status, (changed.json() as Item).Enabled]).toEqual([200, false]);
+    // Fields are read in any case, as Go's encoding/json reads them.
+    const after = await patch("finish", { after: "5m" });
+    expect([after.status, (after.json() as Item).After]).toEqual([200, "5m"]);
+    expect(agent.agent.scenarios.lifecycle()[2]).toMatchObject({ name: "finish", after: "5m" });
     await agent.register(job("routed", { Type: "batch" }));
     await send(`${agent.url}/_bexpr/clock/advance`, { method: "POST", body: JSON.stringify({ By: "1h" }) });
     const [alloc] = parseJson((await agent.get("/v1/job/routed/allocations")).text) as Item[];
     expect(alloc).toMatchObject({ ClientStatus: "pending" });
     const reset = await send(`${agent.url}/_bexpr/lifecycle`, { method: "DELETE" });
-    expect([reset.status, reset.json()]).toEqual([200, LIFECYCLE_DEFAULTS]);
+    expect([reset.status, reset.json()]).toEqual([200, LIFECYCLE_DEFAULTS.map(overHttp)]);
   });
 
   it.each([

@@ -32,20 +32,23 @@ describe("the simulation's control routes", () => {
   });
 
   it("adds, lists, shows and removes scenario rules, which act on the state", async () => {
-    const added = await post("/_bexpr/scenarios", { on: "allocation", select: 'JobID == "doomed"', after: "10s", set: { ClientStatus: "failed" } });
+    const added = await post("/_bexpr/scenarios", { On: "allocation", Select: 'JobID == "doomed"', After: "10s", Set: { ClientStatus: "failed" } });
     expect(added.status).toBe(200);
     const { ID } = added.json() as { ID: string };
     expect(((await agent.get("/_bexpr/scenarios")).json() as { ID: string }[]).map((rule) => rule.ID)).toContain(ID);
     await agent.register(job("doomed", { Type: "batch", Meta: { "bexpr.run_for": "1h" } }));
     await post("/_bexpr/clock/advance", { By: "11s" });
-    expect((await agent.get(`/_bexpr/scenarios/${ID}`)).json()).toMatchObject({ ID, Fired: 1, Rule: { on: "allocation", after: "10s" } });
+    expect((await agent.get(`/_bexpr/scenarios/${ID}`)).json()).toEqual({ ID, Fired: 1, Rule: { On: "allocation", Select: 'JobID == "doomed"', After: "10s", Set: { ClientStatus: "failed" } } });
+    // In JavaScript, the same rule in camelCase.
+    expect(agent.agent.scenarios.list().find((rule) => rule.id === ID)).toEqual({ id: ID, fired: 1, rule: { on: "allocation", select: 'JobID == "doomed"', after: "10s", set: { ClientStatus: "failed" } } });
     expect((await send(`${agent.url}/_bexpr/scenarios/${ID}`, { method: "DELETE" })).status).toBe(200);
     const gone = await agent.get(`/_bexpr/scenarios/${ID}`);
     expect([gone.status, gone.text]).toEqual([404, `scenario rule "${ID}" not found`]);
   });
 
   it("answers a rule that cannot be used with a 400 saying why", async () => {
-    const response = await post("/_bexpr/scenarios", { on: "allocation", set: { ClientStatus: "exploded" } });
+    // Fields are read in any case, as Go's encoding/json reads them.
+    const response = await post("/_bexpr/scenarios", { on: "allocation", SET: { ClientStatus: "exploded" } });
     expect(response.status).toBe(400);
     expect(response.text).toMatch(/^ClientStatus must be one of pending, running/);
   });

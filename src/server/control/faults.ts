@@ -124,7 +124,10 @@ export interface FaultRequest {
   describe(): JournalRequest;
 }
 
-const FIELDS: ReadonlySet<string> = new Set(["method", "path", "filter", "status", "body", "headers", "latencyMs", "probability", "count", "seed"]);
+/** The fields of a {@link FaultRule}. */
+export const FAULT_RULE_FIELDS = ["method", "path", "filter", "status", "body", "headers", "latencyMs", "probability", "count", "seed"] as const;
+
+const FIELDS: ReadonlySet<string> = new Set(FAULT_RULE_FIELDS);
 
 /** An HTTP token (RFC 9110): methods and header names. */
 const TOKEN = /^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/;

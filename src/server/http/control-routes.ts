@@ -10,7 +10,8 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
 import { FilterEvaluationError, FilterSyntaxError } from "../../errors.js";
 import { parseJson } from "../../json.js";
 import { isControlPath, requireControlAccess } from "../control/access.js";
-import { FaultRuleError, type FaultRule } from "../control/faults.js";
+import { FAULT_RULE_FIELDS, FaultRuleError, type Fault, type FaultRule } from "../control/faults.js";
+import { fieldsInAnyCase, pascalKeys } from "./control-casing.js";
 import type { ControlPlane } from "../control/plane.js";
 import { badRequest, notFound } from "./errors.js";
 import { bodyText, byMethod, EMPTY_BODY_HEADER, param, queryOf, type Handler, type Result, type RouteContext } from "./route.js";
@@ -79,12 +80,17 @@ function listRequests(control: ControlPlane, request: FastifyRequest, reply: Fas
 function addFault(control: ControlPlane, request: FastifyRequest): Result {
   let id: string;
   try {
-    id = control.faults.add(jsonBody(request) as FaultRule);
+    id = control.faults.add(fieldsInAnyCase(jsonBody(request), FAULT_RULE_FIELDS) as FaultRule);
   } catch (error) {
     if (error instanceof FaultRuleError) throw badRequest(error.message);
     throw error;
   }
-  return { body: control.faults.list().find((fault) => fault.id === id) };
+  return { body: faultBody(control.faults.list().find((fault) => fault.id === id)!) };
+}
+
+/** A fault as the routes show it: its fields in PascalCase (`ID`, `Status`, `Fired`, `Spent`). */
+function faultBody(fault: Fault): Record<string, unknown> {
+  return pascalKeys(fault);
 }
 
 /**
@@ -94,7 +100,7 @@ function addFault(control: ControlPlane, request: FastifyRequest): Result {
 export function singleFieldBody(request: FastifyRequest, field: string, example: string): unknown {
   const body = jsonBody(request);
   if (typeof body !== "object" || body === null || Array.isArray(body)) throw badRequest(`the body must be an object such as ${example}`);
-  const { [field]: value, ...rest } = body as Record<string, unknown>;
+  const { [field]: value, ...rest } = fieldsInAnyCase(body, [field]) as Record<string, unknown>;
   const unknown = Object.keys(rest)[0];
   if (unknown !== undefined) throw badRequest(`unknown field ${JSON.stringify(unknown)}: the body holds ${field} only`);
   return value;
@@ -120,7 +126,7 @@ export function controlRoutes(app: FastifyInstance, context: RouteContext, contr
     },
   });
   route(CONTROL_PATHS.faults, {
-    GET: async () => ({ body: control.faults.list() }),
+    GET: async () => ({ body: control.faults.list().map(faultBody) }),
     POST: async (request) => addFault(control, request),
     DELETE: async () => {
       control.faults.clear();
@@ -134,7 +140,7 @@ export function controlRoutes(app: FastifyInstance, context: RouteContext, contr
     return fault;
   };
   route(CONTROL_PATHS.fault, {
-    GET: async (request) => ({ body: oneFault(request) }),
+    GET: async (request) => ({ body: faultBody(oneFault(request)) }),
     DELETE: async (request) => {
       control.faults.remove(oneFault(request).id);
       return empty();

@@ -9,8 +9,10 @@
  * - `GET /_bexpr/scenarios`, `POST /_bexpr/scenarios` (a rule), `DELETE /_bexpr/scenarios`,
  *   `GET` and `DELETE /_bexpr/scenarios/<id>`;
  * - `GET /_bexpr/lifecycle` (the built-in lifecycle's steps), `DELETE /_bexpr/lifecycle` (puts
- *   them back as they were), `GET` and `PATCH /_bexpr/lifecycle/<name>` (`{"after": "5m"}`,
- *   `{"enabled": false}`, `{"select": "…"}`).
+ *   them back as they were), `GET` and `PATCH /_bexpr/lifecycle/<name>` (`{"After": "5m"}`,
+ *   `{"Enabled": false}`, `{"Select": "…"}`).
+ *
+ * Fields are written in PascalCase and read in any case (see `control-casing.ts`).
  *
  * @module
  */
@@ -18,6 +20,7 @@ import type { FastifyInstance, FastifyRequest } from "fastify";
 import type { ControlPlane } from "../control/plane.js";
 import { ManualClock, parseDuration } from "../domain/clock.js";
 import { noSuchStep, ScenarioRuleError } from "../scheduler/scenarios.js";
+import { fieldsInAnyCase, pascalKeys } from "./control-casing.js";
 import { controlRoute, jsonBody, singleFieldBody } from "./control-routes.js";
 import { badRequest, notFound } from "./errors.js";
 import { param, type Result, type RouteContext } from "./route.js";
@@ -61,10 +64,17 @@ function ruleOf(context: RouteContext, request: FastifyRequest) {
   return rule;
 }
 
-/** A rule as the routes show it. */
+/** The fields of a scenario rule, and of a change to a lifecycle step, as read in any case. */
+const RULE_FIELDS = ["on", "select", "after", "set", "name"] as const;
+const STEP_CHANGE_FIELDS = ["select", "after", "enabled"] as const;
+
+/** A rule as the routes show it: `{ID, Rule: {On, Select, After, Set, Name}, Fired, LastError}` (`Set` as given). */
 function ruleBody(rule: { readonly id: string; readonly rule: object; readonly fired: number; readonly lastError?: string | undefined }) {
-  return { ID: rule.id, Rule: rule.rule, Fired: rule.fired, ...(rule.lastError === undefined ? {} : { LastError: rule.lastError }) };
+  return { ID: rule.id, Rule: pascalKeys(rule.rule), Fired: rule.fired, ...(rule.lastError === undefined ? {} : { LastError: rule.lastError }) };
 }
+
+/** A lifecycle step as the routes show it: `{Name, On, Select, After, Enabled, Does, Timing, LastError}`. */
+const stepBody = (step: object) => pascalKeys(step);
 
 /** Registers the clock's and the scenario rules' control routes. */
 export function simulationRoutes(app: FastifyInstance, context: RouteContext, control: ControlPlane): void {
@@ -75,7 +85,7 @@ export function simulationRoutes(app: FastifyInstance, context: RouteContext, co
     GET: async () => ({ body: context.cluster.rules.map(ruleBody) }),
     POST: async (request) => {
       try {
-        return { body: ruleBody(context.cluster.addRule(jsonBody(request))) };
+        return { body: ruleBody(context.cluster.addRule(fieldsInAnyCase(jsonBody(request), RULE_FIELDS))) };
       } catch (error) {
         if (error instanceof ScenarioRuleError) throw badRequest(error.message);
         throw error;
@@ -87,10 +97,10 @@ export function simulationRoutes(app: FastifyInstance, context: RouteContext, co
     },
   });
   route(SIMULATION_PATHS.lifecycle, {
-    GET: async () => ({ body: context.cluster.lifecycle }),
+    GET: async () => ({ body: context.cluster.lifecycle.map(stepBody) }),
     DELETE: async () => {
       context.cluster.resetLifecycle();
-      return { body: context.cluster.lifecycle };
+      return { body: context.cluster.lifecycle.map(stepBody) };
     },
   });
   /** The step `<name>` names, or a 404. */
@@ -101,11 +111,11 @@ export function simulationRoutes(app: FastifyInstance, context: RouteContext, co
     return step;
   };
   route(SIMULATION_PATHS.step, {
-    GET: async (request) => ({ body: stepOf(request) }),
+    GET: async (request) => ({ body: stepBody(stepOf(request)) }),
     PATCH: async (request) => {
       const { name } = stepOf(request);
       try {
-        return { body: context.cluster.changeLifecycle(name, jsonBody(request)) };
+        return { body: stepBody(context.cluster.changeLifecycle(name, fieldsInAnyCase(jsonBody(request), STEP_CHANGE_FIELDS))) };
       } catch (error) {
         if (error instanceof ScenarioRuleError) throw badRequest(error.message);
         throw error;
