@@ -11,12 +11,13 @@
  * Plain JavaScript, as it runs before anything is compiled.
  */
 import { build } from "esbuild";
-import { readFileSync } from "node:fs";
+import { readFileSync, writeFileSync } from "node:fs";
 import { buildUi } from "./bundle-ui.mjs";
 
 const pkg = JSON.parse(readFileSync(new URL("../package.json", import.meta.url), "utf8"));
 
-await build({
+const result = await build({
+  metafile: true,
   entryPoints: ["src/index.ts", "src/server/index.ts", "src/sql/index.ts", "src/codemirror/index.ts", "src/cli.ts"],
   outdir: "dist",
   outbase: "src",
@@ -34,6 +35,28 @@ await build({
   legalComments: "eof",
   logLevel: "warning",
 });
+
+// bexpr/codemirror as Node loads it (the "node" condition of its export): the same module, loaded
+// so that a missing peer is named with the command that installs them all, rather than left to
+// Node's raw ERR_MODULE_NOT_FOUND. Browsers and bundlers take the module itself.
+const codemirrorExports = result.metafile.outputs["dist/codemirror/index.js"]?.exports;
+if (codemirrorExports === undefined || codemirrorExports.length === 0) throw new Error("bundle: dist/codemirror/index.js has no exports");
+const peers = Object.keys(pkg.peerDependencies ?? {});
+writeFileSync(
+  "dist/codemirror/node.js",
+  `// bexpr/codemirror in Node: the module itself, with its missing peer packages named (scripts/bundle.mjs).
+const PEERS = ${JSON.stringify(peers)};
+let extension;
+try {
+  extension = await import("./index.js");
+} catch (error) {
+  const missing = error?.code === "ERR_MODULE_NOT_FOUND" ? PEERS.find((peer) => String(error.message).includes(\`'\${peer}'\`)) : undefined;
+  if (missing === undefined) throw error;
+  throw new Error(\`bexpr/codemirror needs CodeMirror 6 beside it, and \${missing} is not installed: npm install \${PEERS.join(" ")}\`, { cause: error });
+}
+export const { ${codemirrorExports.join(", ")} } = extension;
+`,
+);
 
 // The agent's web UI, for browsers, into dist/ui/ (see bundle-ui.mjs).
 await buildUi();

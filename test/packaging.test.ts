@@ -21,7 +21,10 @@ interface PackageJson {
   version: string;
   license: string;
   engines: { node: string };
-  exports: Record<string, string | Record<string, string>>;
+  exports: Record<string, unknown>;
+  keywords?: string[];
+  sideEffects?: boolean;
+  peerDependencies: Record<string, string>;
   types: string;
   typesVersions?: Record<string, Record<string, string[]>>;
   bin: Record<string, string>;
@@ -58,8 +61,14 @@ function childEnv(): NodeJS.ProcessEnv {
   return env;
 }
 
+/**
+ * The longest a command here may run: `npm pack` builds the project (about 25 s alone on a 2-core
+ * machine, several times that with the rest of the suite beside it).
+ */
+const COMMAND_TIMEOUT_MS = 300_000;
+
 function run(command: string, args: readonly string[], cwd: string): SpawnSyncReturns<string> {
-  return spawnSync(command, args, { cwd, env: childEnv(), encoding: "utf8", timeout: 60_000 });
+  return spawnSync(command, args, { cwd, env: childEnv(), encoding: "utf8", timeout: COMMAND_TIMEOUT_MS });
 }
 
 /** Runs a command that must succeed; its output, or an error with everything it printed. */
@@ -106,7 +115,7 @@ beforeAll(() => {
   mkdirSync(consumer);
   writeConsumerProject(consumer, `file:../${tarball.filename}`, tarball.integrity);
   install = run("npm", ["ci", "--offline", "--engine-strict", "--no-audit", "--no-fund"], consumer);
-}, 120_000);
+}, 2 * COMMAND_TIMEOUT_MS);
 
 afterAll(() => {
   if (work !== undefined) rmSync(work, { recursive: true, force: true });
@@ -155,7 +164,9 @@ describe("npm pack", () => {
   });
 
   it("ships every file package.json points at: exports, types, typesVersions, bin", () => {
-    const conditions = Object.values(project.exports).flatMap((target) => (typeof target === "string" ? [target] : Object.values(target)));
+    type Target = string | { readonly [condition: string]: Target };
+    const targets = (target: Target): string[] => (typeof target === "string" ? [target] : Object.values(target).flatMap(targets));
+    const conditions = Object.values(project.exports as Record<string, Target>).flatMap(targets);
     const typesVersions = Object.values(project.typesVersions ?? {}).flatMap((paths) => Object.values(paths).flat());
     const pointedAt = [...conditions, project.types, ...typesVersions, ...Object.values(project.bin)];
     for (const path of pointedAt) expect(shipped, path).toContain(posix.normalize(path));
@@ -268,7 +279,26 @@ describe("a fresh consumer project that installs the tarball", () => {
     const agent = run(bin, ["agent", "--port", "0"], engineOnly);
     expect(agent.status).toBe(1);
     expect(agent.stderr).toMatch(/the agent needs its optional dependencies, and \S+ is not installed/);
-  }, 120_000);
+  }, 2 * COMMAND_TIMEOUT_MS);
+
+  it("names the packages to install when bexpr/codemirror is imported without CodeMirror (its optional peers)", () => {
+    const result = run(process.execPath, ["--input-type=module", "-e", 'await import("bexpr/codemirror")'], consumer);
+    expect(result.status).toBe(1);
+    const peers = Object.keys(project.peerDependencies);
+    const named = /^Error: bexpr\/codemirror needs CodeMirror 6 beside it, and (\S+) is not installed: npm install (.*)$/m.exec(result.stderr);
+    expect(named, result.stderr).not.toBeNull();
+    expect(peers).toContain(named![1]);
+    expect(named![2]).toBe(peers.join(" "));
+  });
+
+  it("says it has no side effects, so that a bundler keeps only what is used, and a bundle of it runs", async () => {
+    expect(project.sideEffects).toBe(false);
+    expect(project.keywords).toEqual(expect.arrayContaining(["filter", "nomad", "codemirror", "language-server"]));
+    const { build } = await import("esbuild");
+    writeFileSync(join(consumer, "app.mjs"), 'import { compileFilter } from "bexpr";\nconsole.log(compileFilter(\'Status == "running"\').test({ Status: "running" }));\n');
+    await build({ entryPoints: [join(consumer, "app.mjs")], bundle: true, platform: "node", format: "esm", outfile: join(consumer, "app.bundle.mjs"), logLevel: "silent", absWorkingDir: consumer });
+    expect(runOk(process.execPath, [join(consumer, "app.bundle.mjs")], consumer).stdout.trim()).toBe("true");
+  });
 
   it("runs the bexpr command it installs", () => {
     const result = runOk(join(consumer, "node_modules/.bin/bexpr"), ["fmt", 'Status=="running"'], consumer);
@@ -344,7 +374,7 @@ bexpr.compileFilter(42);
     const result = run(join(ROOT, "node_modules/.bin/tsc"), ["-p", directory], directory);
     expect(result.stdout + result.stderr).toBe("");
     expect(result.status).toBe(0);
-  }, 60_000);
+  }, COMMAND_TIMEOUT_MS);
 });
 
 describe("engines", () => {
