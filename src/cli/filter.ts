@@ -14,11 +14,11 @@ import type { FieldSchema } from "../evaluator/schema.js";
 import type { Filter } from "../evaluator/compile.js";
 import { compileFilter } from "../filter.js";
 import { stringifyJson } from "../json.js";
-import { schemas } from "../schemas.js";
+import { readSchema } from "../schema-file.js";
 import { readJsonValues, type InputForm } from "./json-stream.js";
 import { JsonArrayWriter, Output } from "./output.js";
 import { Progress } from "./progress.js";
-import { filterArgument, openInput, parseCommandLine, renderDiagnostic, stylesFor, UsageError, type Io, type Outcome } from "./terminal.js";
+import { coloursOn, filterArgument, openInput, parseCommandLine, renderDiagnostic, stylesFor, UsageError, type Io, type Outcome } from "./terminal.js";
 
 export const CHECK_USAGE = `Usage: bexpr check [options] EXPR
 
@@ -26,8 +26,10 @@ Checks a filter and prints every problem with a caret under its spot and a hint 
 Exits 0 when the filter is valid, 1 when it has errors. EXPR "-" reads the filter from stdin.
 
 Options:
-  --schema job|deployment  also check selectors against the fields of a job list item or a
-                           deployment (a misspelt field gets the nearest name)
+  --schema SCHEMA          also check selectors against the fields of a job list item (job), a
+                           deployment (deployment), or a JSON file holding a field schema, as
+                           the language server's bexpr.schema (a misspelt field gets the
+                           nearest name)
   --json                   print the diagnostics as a JSON array (code, severity, message,
                            span, line, column, suggestion, fixes)
   --fix                    apply the quick fixes (AND → and, = → ==, !Stop → Stop == false, a
@@ -48,8 +50,8 @@ the filter fails on a value (the message names its index; the matches before it 
 2 on a usage mistake, 141 when the output is closed (| head), as grep.
 
 Options:
-  --schema job|deployment  evaluate in typed mode against a job list item or a deployment, as
-                           the agent does
+  --schema SCHEMA          check the filter against job, deployment or a JSON schema file (as
+                           check does), then evaluate in typed mode, as the agent does
   --count                  print only the number of matches
   -h, --help               show this help
   -v, --version            print the version
@@ -63,12 +65,14 @@ one value, or JSON lines) matches EXPR or not, as a tree: every clause evaluated
 elements any/all visited, and "← decided" on the clauses that decided the result.
 Values are explained as they are read, in constant memory; on a terminal, a progress line on
 stderr follows inputs that take more than a second.
+Several values are each headed by their ID (or their index, when they have none) and line.
+On a terminal, matches are green, misses red (NO_COLOR turns colour off, FORCE_COLOR on).
 Exits 0 when every value was explained (matching or not), 1 when the filter is invalid or the
 input is not JSON, 2 on a usage mistake, 141 when the output is closed (| head), as grep.
 
 Options:
-  --schema job|deployment  evaluate in typed mode against a job list item or a deployment, as
-                           the agent does
+  --schema SCHEMA          check the filter against job, deployment or a JSON schema file (as
+                           check does), then evaluate in typed mode, as the agent does
   --json                   print the explanations as JSON (one per value, as an array)
   -h, --help               show this help
   -v, --version            print the version
@@ -92,7 +96,8 @@ filter accepts (put it after WHERE), then its parameters, and whether the select
 when it is not, re-check the rows with the compiled filter. EXPR "-" reads the filter from stdin.
 
 Options:
-  --schema job|deployment  typed mode: the documents are job list items or deployments
+  --schema SCHEMA          typed mode: the documents are job list items (job), deployments
+                           (deployment), or of the field schema of a JSON file
   --column NAME            the JSONB column (default doc)
   --param-offset N         number the placeholders from $N+1 (default 0)
   --json                   print {"sql", "params", "exact"} as JSON
@@ -113,10 +118,13 @@ function early(values: { help?: boolean | undefined; version?: boolean | undefin
   return values.help ? "help" : values.version ? "version" : undefined;
 }
 
+/** `--schema`: `job`, `deployment`, or a JSON file holding a field schema (as the language server's `bexpr.schema`). */
 function schemaOption(value: string | boolean | undefined): FieldSchema | undefined {
   if (value === undefined) return undefined;
-  if (value === "job" || value === "deployment") return schemas[value];
-  throw new UsageError(`--schema must be job or deployment, got ${JSON.stringify(value)}`);
+  if (typeof value !== "string" || value === "") throw new UsageError("--schema must be job, deployment or the path of a JSON file holding a field schema");
+  const read = readSchema(value, process.cwd());
+  if ("problem" in read) throw new UsageError(`--schema: ${read.problem}`);
+  return read.schema;
 }
 
 function extraArguments(positionals: readonly string[], allowed: number): void {
@@ -182,8 +190,19 @@ function filterAndInput(positionals: readonly string[]): { source: string; file:
   return { source: filterArgument(positionals[0]), file: positionals[1] ?? "-" };
 }
 
-/** The filter compiled, or undefined once its diagnostics are printed on stderr. */
+/**
+ * The filter compiled, or undefined once its diagnostics are printed on stderr. With a schema, the
+ * filter is checked against it first, as `check` checks it: a mistake is pointed at where it is
+ * (`Priority == high`: at `high`), before any value is read.
+ */
 function compileOrReport(source: string, options: { readonly schema?: FieldSchema }, io: Io): Filter | undefined {
+  if (options.schema !== undefined) {
+    const errors = validate(source, options).filter((diagnostic) => diagnostic.severity === "error");
+    if (errors.length > 0) {
+      printDiagnostics(source, errors, io.stderr);
+      return undefined;
+    }
+  }
   try {
     return compileFilter(source, options);
   } catch (error) {
@@ -298,6 +317,7 @@ export async function runExplain(args: readonly string[], io: Io): Promise<Outco
   // Values are headed by their index only when there are several: the first waits for the second.
   let first: { readonly text: string; readonly label: string } | undefined;
   let count = 0;
+  const styles = explainStylesFor(io.stdout);
   return forEachValue(
     file,
     "explain",
@@ -309,8 +329,8 @@ export async function runExplain(args: readonly string[], io: Io): Promise<Outco
         (array ??= new JsonArrayWriter(output)).add(explanation);
         return undefined;
       }
-      const text = formatExplanation(explanation);
-      const label = `value ${index}${line === undefined || form === "array" ? "" : ` (line ${line})`}: `;
+      const text = colourExplanation(formatExplanation(explanation), styles);
+      const label = `${valueLabel(value, index, line === undefined || form === "array" ? undefined : line)}: `;
       if (index === 0) first = { text, label };
       else {
         if (index === 1) output.write(first!.label + first!.text);
@@ -323,6 +343,53 @@ export async function runExplain(args: readonly string[], io: Io): Promise<Outco
       else if (count === 1) output.write(first!.text);
     },
   );
+}
+
+/**
+ * What heads a value's explanation: its `ID` when it has a short one (as the agent's objects do),
+ * else its index; then its line in JSON lines.
+ */
+export function valueLabel(value: unknown, index: number, line: number | undefined): string {
+  const id = typeof value === "object" && value !== null && !Array.isArray(value) ? (value as { ID?: unknown }).ID : undefined;
+  const where = line === undefined ? "" : `line ${line}`;
+  if (typeof id === "string" && id !== "" && id.length <= MAX_LABEL_ID) return `${JSON.stringify(id)} (value ${index}${where === "" ? "" : `, ${where}`})`;
+  return `value ${index}${where === "" ? "" : ` (${where})`}`;
+}
+
+/** IDs longer than this head a value by its index instead. */
+const MAX_LABEL_ID = 80;
+
+/** The colours of an explanation: a match and its true clauses green, a miss and its false clauses red, errors bold red. */
+interface ExplainStyles {
+  readonly yes: (text: string) => string;
+  readonly no: (text: string) => string;
+  readonly error: (text: string) => string;
+  readonly dim: (text: string) => string;
+}
+
+const ansi = (open: number, close: number) => (text: string) => `\u001b[${open}m${text}\u001b[${close}m`;
+
+/** The colours of an explanation on `stream`, or undefined where {@link coloursOn} says no. */
+function explainStylesFor(stream: NodeJS.WriteStream): ExplainStyles | undefined {
+  return coloursOn(stream) ? { yes: ansi(32, 39), no: ansi(31, 39), error: (text) => ansi(1, 22)(ansi(31, 39)(text)), dim: ansi(2, 22) } : undefined;
+}
+
+/** The text of {@link formatExplanation}, coloured line by line by its marks (unchanged without styles). */
+export function colourExplanation(text: string, styles: ExplainStyles | undefined): string {
+  if (styles === undefined) return text;
+  return text
+    .split("\n")
+    .map((line) => {
+      if (line.startsWith("match: ")) return styles.yes(line);
+      if (line.startsWith("no match: ")) return styles.no(line);
+      if (line.startsWith("error [")) return styles.error(line);
+      const mark = /^(\s*)([✓✗·!])( .*)$/u.exec(line);
+      if (mark === null) return line;
+      const [, indent, sign, rest] = mark;
+      const paint = sign === "✓" ? styles.yes : sign === "✗" ? styles.no : sign === "!" ? styles.error : styles.dim;
+      return `${indent}${paint(sign!)}${sign === "·" ? styles.dim(rest!) : rest}`;
+    })
+    .join("\n");
 }
 
 /** `bexpr sql`. */

@@ -86,9 +86,14 @@ const COLOURED: Styles = { error: (text) => ansi(1, 22)(ansi(31, 39)(text)), car
  * (other than `0`) turns them on anywhere.
  */
 export function stylesFor(stream: NodeJS.WriteStream, env: NodeJS.ProcessEnv = process.env): Styles {
-  if (env.NO_COLOR !== undefined && env.NO_COLOR !== "") return PLAIN;
-  if (env.FORCE_COLOR !== undefined) return env.FORCE_COLOR === "0" ? PLAIN : COLOURED;
-  return stream.isTTY ? COLOURED : PLAIN;
+  return coloursOn(stream, env) ? COLOURED : PLAIN;
+}
+
+/** Whether to colour what is written to `stream`: on a terminal, unless `NO_COLOR` is set; anywhere with `FORCE_COLOR` (other than `0`). */
+export function coloursOn(stream: NodeJS.WriteStream, env: NodeJS.ProcessEnv = process.env): boolean {
+  if (env.NO_COLOR !== undefined && env.NO_COLOR !== "") return false;
+  if (env.FORCE_COLOR !== undefined) return env.FORCE_COLOR !== "0";
+  return stream.isTTY === true;
 }
 
 /**

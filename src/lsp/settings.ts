@@ -7,18 +7,10 @@
  *
  * @module
  */
-import { readFileSync, statSync } from "node:fs";
-import { isAbsolute, resolve } from "node:path";
-import type { FieldSchema, ScalarKind } from "../evaluator/schema.js";
-import { parseJson } from "../json.js";
-import { schemas } from "../schemas.js";
+import type { FieldSchema } from "../evaluator/schema.js";
+import { describe, isObject, readJsonFile, readSchema } from "../schema-file.js";
 
-/**
- * The largest schema or samples file read, in bytes. A settings file is the user's own, but a
- * path pointing at a log or a dump by mistake should be a message, not a server holding a
- * gigabyte; sample objects only feed completion, a few thousand are plenty.
- */
-export const MAX_SETTINGS_FILE_SIZE = 16 * 1024 * 1024;
+export { fieldSchemaProblem, MAX_SETTINGS_FILE_SIZE } from "../schema-file.js";
 
 /** The settings as the client gives them (`initializationOptions`, or the `bexpr` settings section). */
 export interface ServerSettings {
@@ -37,8 +29,6 @@ export interface LoadedSettings {
   /** One sentence for each setting that could not be used (it is left out). */
   readonly problems: readonly string[];
 }
-
-const SCALAR_KINDS: readonly ScalarKind[] = ["string", "int", "uint", "float", "bool", "time", "any"];
 
 /**
  * The settings to apply: the later sources override the earlier ones, setting by setting, and a
@@ -70,15 +60,10 @@ export function loadSettings(settings: unknown, baseDirectory: string): LoadedSe
   let samples: readonly unknown[] | undefined;
   if (schemaSetting !== undefined && schemaSetting !== null && schemaSetting !== "") {
     if (typeof schemaSetting !== "string") problems.push(`bexpr.schema must be "job", "deployment" or the path of a JSON file, got ${describe(schemaSetting)}`);
-    else if (schemaSetting === "job" || schemaSetting === "deployment") schema = schemas[schemaSetting];
     else {
-      const read = readJsonFile(schemaSetting, baseDirectory);
+      const read = readSchema(schemaSetting, baseDirectory);
       if ("problem" in read) problems.push(`bexpr.schema: ${read.problem}`);
-      else {
-        const problem = fieldSchemaProblem(read.value, "the schema");
-        if (problem === undefined) schema = read.value as FieldSchema;
-        else problems.push(`bexpr.schema: ${read.path} does not hold a field schema: ${problem}`);
-      }
+      else schema = read.schema;
     }
   }
   if (samplesSetting !== undefined && samplesSetting !== null && samplesSetting !== "") {
@@ -93,55 +78,6 @@ export function loadSettings(settings: unknown, baseDirectory: string): LoadedSe
   return { ...(schema === undefined ? {} : { schema }), ...(samples === undefined ? {} : { samples }), problems };
 }
 
-/** A JSON file's value, or why it could not be read. */
-function readJsonFile(path: string, baseDirectory: string): { readonly value: unknown; readonly path: string } | { readonly problem: string } {
-  const absolute = isAbsolute(path) ? path : resolve(baseDirectory, path);
-  try {
-    const size = statSync(absolute).size;
-    if (size > MAX_SETTINGS_FILE_SIZE) return { problem: `${absolute} is ${size} bytes; the limit is ${MAX_SETTINGS_FILE_SIZE}` };
-    return { value: parseJson(readFileSync(absolute, "utf8")), path: absolute };
-  } catch (error) {
-    const reason = (error as NodeJS.ErrnoException).code === "ENOENT" ? "no such file" : (error as Error).message;
-    return { problem: `cannot read ${absolute}: ${reason}` };
-  }
-}
 
-/**
- * What is wrong with `value` as a {@link FieldSchema}, at the first place found (`the schema.fields.Meta.values`),
- * or undefined when it is one. Recursion follows the JSON's nesting, which `parseJson` bounds.
- */
-export function fieldSchemaProblem(value: unknown, at: string): string | undefined {
-  if (typeof value === "string") return SCALAR_KINDS.includes(value as ScalarKind) ? undefined : `${at} is ${JSON.stringify(value)}, not a kind (${SCALAR_KINDS.join(", ")})`;
-  if (!isObject(value)) return `${at} must be a kind name or an object with a "kind", not ${describe(value)}`;
-  switch (value.kind) {
-    case "array":
-      return fieldSchemaProblem(value.items, `${at}.items`);
-    case "map":
-      if (value.keys !== undefined && !(Array.isArray(value.keys) && value.keys.every((key) => typeof key === "string"))) return `${at}.keys must be a list of strings`;
-      return fieldSchemaProblem(value.values, `${at}.values`);
-    case "object": {
-      if (value.typeName !== undefined && typeof value.typeName !== "string") return `${at}.typeName must be a string`;
-      if (!isObject(value.fields)) return `${at}.fields must be an object of field schemas`;
-      for (const [name, field] of Object.entries(value.fields)) {
-        const problem = fieldSchemaProblem(field, `${at}.fields.${name}`);
-        if (problem !== undefined) return problem;
-      }
-      return undefined;
-    }
-    default:
-      return `${at}.kind must be "array", "map" or "object", not ${describe(value.kind)}`;
-  }
-}
 
-function isObject(value: unknown): value is Record<string, unknown> {
-  return typeof value === "object" && value !== null && !Array.isArray(value);
-}
 
-/** A value, shortly, for a message. */
-function describe(value: unknown): string {
-  if (Array.isArray(value)) return "a list";
-  if (value === null) return "null";
-  if (typeof value === "object") return "an object";
-  if (typeof value === "string") return JSON.stringify(value.length > 40 ? `${value.slice(0, 40)}…` : value);
-  return String(value);
-}

@@ -168,6 +168,28 @@ describe.concurrent("bexpr eval", SLOW, () => {
     expect(await runCli(["eval", 'ID != "web" and ID != "batch" and Score == 1'], { stdin: jsonLines })).toEqual({ code: 1, stdout: "", stderr: expected });
   });
 
+  it("checks the filter against the schema first, pointing at the mistake as check does", async () => {
+    const { code, stdout, stderr } = await runCli(["eval", "--schema", "job", "Priority == high"], { stdin: jsonLines });
+    expect([code, stdout]).toEqual([1, ""]);
+    const check = await runCli(["check", "--schema", "job", "Priority == high"]);
+    expect(check.code).toBe(1);
+    // The same diagnostic, its caret under `high` (columns 13 to 16), not under the whole filter.
+    expect(stderr.split("\n").slice(0, 3)).toEqual(check.stdout.split("\n").slice(0, 3));
+    expect(stderr.split("\n")[2]).toBe(`${" ".repeat(4 + 12)}^^^^`);
+  });
+
+  it("takes a schema from a JSON file, as the language server does", async () => {
+    const schema = file("schema.json", JSON.stringify({ kind: "object", fields: { ID: "string", Status: "string", Type: "string", Meta: { kind: "map", values: "string" } } }));
+    const { code, stdout } = await runCli(["eval", "--count", "--schema", schema, 'Meta.owner == "team-a"'], { stdin: jsonLines });
+    expect([code, stdout]).toEqual([0, "1\n"]);
+    const misspelt = await runCli(["check", "--schema", schema, 'Stauts == "running"']);
+    expect(misspelt.code).toBe(1);
+    expect(misspelt.stdout).toContain("Status");
+    const notSchema = await runCli(["check", "--schema", file("not-schema.json", '{"kind": "table"}'), "a == 1"]);
+    expect(notSchema.code).toBe(2);
+    expect(notSchema.stderr).toContain('does not hold a field schema: the schema.kind must be "array", "map" or "object", not "table"');
+  });
+
   it("evaluates in typed mode with --schema, where a missing map key or field is a zero value", async () => {
     const { code, stdout } = await runCli(["eval", "--count", "--schema", "job", 'Meta.owner == "team-a" or Stop == true'], { stdin: jsonLines });
     expect([code, stdout]).toEqual([0, "1\n"]);
@@ -186,7 +208,7 @@ describe.concurrent("bexpr eval", SLOW, () => {
     [["eval", "a == 1"], '[\n  {"a": 1},\n  {"a": 2},\n]\n', 1, "bexpr: stdin is not valid JSON: Array item expected but got ']' at line 4, column 1"],
     [["eval", "a == 1"], '{\n  "a": 1\n}\n{\n  "a": 2\n}\n', 1, "at line 4, column 1; write several values one per line (JSON lines, as jq -c does)"],
     [["eval", "-", "-"], "", 2, "the filter and the input cannot both come from stdin"],
-    [["eval", "--schema", "node", "a == 1"], "", 2, "--schema must be job or deployment"],
+    [["eval", "--schema", "node", "a == 1"], "", 2, "--schema: cannot read"],
     [["eval", "a", "==", "1"], "", 2, 'unexpected argument "1" (quote the filter as one argument)'],
     [["eval", "--bogus", "a == 1"], "", 2, "unknown option --bogus"],
   ])("refuses %j (stdin %j) with exit status %i", async (args, stdin, status, message) => {
@@ -247,11 +269,29 @@ describe.concurrent("bexpr explain", SLOW, () => {
   it("explains every value of JSON lines, each headed by its line, and prints JSON with --json", async () => {
     const { code, stdout } = await runCli(["explain", "--schema", "job", 'Type == "batch"'], { stdin: jsonLines });
     expect(code).toBe(0);
-    expect(stdout.split("\n").filter((line) => line.startsWith("value "))).toEqual(['value 0 (line 1): no match: Type == "batch"', 'value 1 (line 2): match: Type == "batch"', 'value 2 (line 3): no match: Type == "batch"']);
+    // Each value is headed by its ID, its index and its line.
+    expect(stdout.split("\n").filter((line) => line.startsWith('"'))).toEqual(['"web" (value 0, line 1): no match: Type == "batch"', '"batch" (value 1, line 2): match: Type == "batch"', '"api" (value 2, line 3): no match: Type == "batch"']);
     const json = await runCli(["explain", "--json", "Missing == 1", file("explain.json", jsonArray)]);
     expect(json.code).toBe(0);
     const explanations = JSON.parse(json.stdout) as { matched: boolean; error?: { code: string } }[];
     expect(explanations.map((explanation) => explanation.error?.code)).toEqual(["missing_key", "missing_key", "missing_key"]);
+  });
+
+  it("heads a value without an ID by its index, and one of an array without a line", async () => {
+    const { code, stdout } = await runCli(["explain", "a == 1", file("no-ids.json", '[{"a": 1}, {"a": 2, "ID": 7}]')]);
+    expect(code).toBe(0);
+    expect(stdout.split("\n").filter((line) => line.startsWith("value "))).toEqual(["value 0: match: a == 1", "value 1: no match: a == 1"]);
+  });
+
+  it("colours the tree on a terminal (FORCE_COLOR here): a match and true clauses green, a miss and false clauses red", async () => {
+    const { stdout } = await runCli(["explain", 'Status == "running" and Type == "batch"', file("colour.json", JSON.stringify(jobs[2]))], { env: { FORCE_COLOR: "1" } });
+    expect(stdout.split("\n").slice(0, 4)).toEqual([
+      `${ESC}31mno match: Status == "running" and Type == "batch"${ESC}39m`,
+      `${ESC}31m✗${ESC}39m and  ← decided`,
+      `  ${ESC}32m✓${ESC}39m Status == "running"  (Status is "running")`,
+      `  ${ESC}31m✗${ESC}39m Type == "batch"  (Type is "service")  ← decided`,
+    ]);
+    expect((await runCli(["explain", "Status == 1", file("plain.json", "{}")])).stdout).not.toContain(ESC);
   });
 
   it("exits 1 with the diagnostics for an invalid filter, before reading the input", async () => {
@@ -269,7 +309,7 @@ describe.concurrent("usage mistakes", SLOW, () => {
     [["eval", "--schema"], "bexpr eval: --schema needs a value", "run 'bexpr eval --help' for usage"],
     [["eval", "--schema", "--count", "a == 1"], 'bexpr eval: --schema needs a value (write --schema=--count for one that starts with "-")', "run 'bexpr eval --help' for usage"],
     [["eval", "--count=yes", "a == 1"], "bexpr eval: --count takes no value", "run 'bexpr eval --help' for usage"],
-    [["check", "--schema", "node", "a == 1"], 'bexpr check: --schema must be job or deployment, got "node"', "run 'bexpr check --help' for usage"],
+    [["check", "--schema", "/nonexistent/node.json", "a == 1"], "bexpr check: --schema: cannot read /nonexistent/node.json: no such file", "run 'bexpr check --help' for usage"],
     [["sql", "--param-offset", "x", "a == 1"], 'bexpr sql: --param-offset must be a whole number, got "x"', "run 'bexpr sql --help' for usage"],
     [["agent", "--bogus"], "bexpr agent: unknown option --bogus", "run 'bexpr agent --help' for usage"],
     [["frobnicate"], 'bexpr: unknown command "frobnicate"', "run 'bexpr help' for the commands"],
