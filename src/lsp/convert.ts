@@ -100,3 +100,21 @@ function filterTextOf(replaced: string, completion: Completion): string {
   if (replaced.startsWith(".")) return `.${completion.label}`;
   return completion.label;
 }
+
+/**
+ * Markdown as plain text, for a client that shows hover text as it is (Emacs 28's Eglot without
+ * markdown-mode lists only `plaintext`): emphasis and code marks dropped, a fenced block indented.
+ * Only the Markdown the hover texts use is read: `**bold**`, `` `code` ``, fences and lists.
+ */
+export function markdownToPlainText(markdown: string): string {
+  const lines: string[] = [];
+  let fenced = false;
+  for (const line of markdown.split("\n")) {
+    if (line.startsWith("```")) {
+      fenced = !fenced;
+      continue;
+    }
+    lines.push(fenced ? `    ${line}` : line.replace(/\*\*(.*?)\*\*/g, "$1").replace(/`([^`]*)`/g, "$1"));
+  }
+  return lines.join("\n");
+}

@@ -42,7 +42,7 @@ import { hover } from "../editor/hover.js";
 import { fixAll, validate } from "../editor/validate.js";
 import { FilterSyntaxError, type Diagnostic } from "../errors.js";
 import { VERSION } from "../version.js";
-import { FIX_ALL_KIND, rangeOf, toCompletionItem, toLspDiagnostic, toQuickFix, wholeDocument } from "./convert.js";
+import { FIX_ALL_KIND, markdownToPlainText, rangeOf, toCompletionItem, toLspDiagnostic, toQuickFix, wholeDocument } from "./convert.js";
 import { DiagnosticsSchedule, DIAGNOSTICS_DEBOUNCE_MS } from "./schedule.js";
 import { loadSettings, mergeSettings, type LoadedSettings, type ServerSettings } from "./settings.js";
 
@@ -95,6 +95,8 @@ class FilterLanguageServer {
   #settings: LoadedSettings = { problems: [] };
   /** The client answers `workspace/configuration` (otherwise settings come only with `didChangeConfiguration`). */
   #pullsConfiguration = false;
+  /** Whether hover text goes out as Markdown (else plain text), as the client's `hover.contentFormat` prefers. */
+  #hoverMarkdown = true;
   #registersConfiguration = false;
 
   constructor(private readonly connection: Connection) {}
@@ -125,6 +127,11 @@ class FilterLanguageServer {
     else if (typeof params.rootPath === "string") this.#base = params.rootPath;
     this.#initializationOptions = params.initializationOptions;
     this.#pullsConfiguration = params.capabilities.workspace?.configuration === true;
+    // Markdown unless the client prefers plain text (or lists no Markdown): the formats are in its order of preference.
+    const formats = params.capabilities.textDocument?.hover?.contentFormat;
+    const markdown = formats?.indexOf(MarkupKind.Markdown) ?? -1;
+    const plain = formats?.indexOf(MarkupKind.PlainText) ?? -1;
+    this.#hoverMarkdown = formats === undefined || formats.length === 0 || (markdown >= 0 && (plain < 0 || markdown < plain));
     this.#registersConfiguration = params.capabilities.workspace?.didChangeConfiguration?.dynamicRegistration === true;
     this.#settings = loadSettings(mergeSettings(this.#initializationOptions), this.#base);
     return {
@@ -207,7 +214,9 @@ class FilterLanguageServer {
     const document = this.#documents.get(params.textDocument.uri);
     if (document === undefined) return null;
     const info = hover(document.getText(), document.offsetAt(params.position), this.#schemaOption());
-    return info === undefined ? null : { contents: { kind: MarkupKind.Markdown, value: info.contents }, range: rangeOf(document, info.range) };
+    if (info === undefined) return null;
+    const contents = this.#hoverMarkdown ? { kind: MarkupKind.Markdown, value: info.contents } : { kind: MarkupKind.PlainText, value: markdownToPlainText(info.contents) };
+    return { contents, range: rangeOf(document, info.range) };
   }
 
   /**

@@ -41,6 +41,8 @@ export interface SessionOptions {
   readonly root?: string;
   /** `workspace/configuration`: the client answers with these settings for the `bexpr` section. */
   readonly configuration?: () => unknown;
+  /** The hover formats the client lists (`textDocument.hover.contentFormat`); `["markdown"]` by default. */
+  readonly hoverFormats?: readonly ("markdown" | "plaintext")[];
 }
 
 /** A server process and the client connected to it. */
@@ -77,7 +79,7 @@ export class Session {
     const connection = createProtocolConnection(new StreamMessageReader(child.stdout), new StreamMessageWriter(child.stdin));
     const session = new Session(child, connection);
     const capabilities: ClientCapabilities = {
-      textDocument: { publishDiagnostics: { versionSupport: true }, completion: { completionItem: { snippetSupport: false } }, hover: { contentFormat: ["markdown"] } },
+      textDocument: { publishDiagnostics: { versionSupport: true }, completion: { completionItem: { snippetSupport: false } }, hover: { contentFormat: [...(options.hoverFormats ?? ["markdown"])] } },
       workspace: { configuration: options.configuration !== undefined },
     };
     if (options.configuration !== undefined) {

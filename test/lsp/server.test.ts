@@ -236,6 +236,25 @@ describe("bexpr lsp --stdio", SLOW, () => {
     expect(await session.connection.sendRequest(HoverRequest.type, { textDocument: { uri: URI }, position: { line: 0, character: 21 } })).toBeNull();
   });
 
+  it.each([
+    [["plaintext"] as const, "plaintext"],
+    [["plaintext", "markdown"] as const, "plaintext"],
+    [["markdown", "plaintext"] as const, "markdown"],
+  ])("answers hover to a client whose formats are %j in %s", async (formats, kind) => {
+    const session = await start({ initializationOptions: { schema: "job" }, hoverFormats: formats });
+    await session.open(URI, '"dc1" in Datacenters and\nPriority == 50');
+    const field = await session.connection.sendRequest(HoverRequest.type, { textDocument: { uri: URI }, position: { line: 1, character: 3 } });
+    const operator = await session.connection.sendRequest(HoverRequest.type, { textDocument: { uri: URI }, position: { line: 0, character: 7 } });
+    expect((field?.contents as MarkupContent).kind).toBe(kind);
+    if (kind === "markdown") return;
+    // Emacs 28's Eglot without markdown-mode shows the text as it is: no ** nor backticks, the example indented.
+    expect((field?.contents as MarkupContent).value).toBe("Priority: int\n\nA field of structs.Job.");
+    const text = (operator?.contents as MarkupContent).value;
+    expect(text).toMatch(/^in \(operator\): value is an element, key or substring of the selector\n/);
+    expect(text).toContain('\n    "dc1" in Datacenters');
+    expect(text).not.toMatch(/\*\*|`/);
+  });
+
   it("formats a valid filter to its canonical form, keeping the final line break, and leaves an invalid one", async () => {
     const session = await start();
     await session.open(URI, '(Status=="running")  and\n  ((Stop==false))\n');
