@@ -6,7 +6,8 @@
  * optional dependencies) stay imports, loaded only by `bexpr/server` and `bexpr agent`. CodeMirror's
  * packages (the peer dependencies of `bexpr/codemirror`) stay imports too: the application that
  * uses the extension brings its own, and two copies of @codemirror/state in one editor break it.
- * tsc writes the declarations beside it (`npm run build`).
+ * tsc writes the declarations beside it, and rollup-types.mjs rolls them up, one file per entry
+ * point (`npm run build`).
  *
  * Plain JavaScript, as it runs before anything is compiled.
  */
@@ -27,8 +28,9 @@ const result = await build({
   format: "esm",
   platform: "node",
   target: "node20.19",
-  // The engine's dependencies are bundled; the agent's (the optional dependencies) stay imports.
-  // They stay dependencies all the same: the declarations name their types.
+  // The engine's dependencies are bundled (so they are devDependencies: a consumer never installs
+  // them, and rollup-types.mjs writes the few types of theirs the declarations name into the
+  // roll-ups); the agent's (the optional dependencies) stay imports.
   external: [...Object.keys(pkg.optionalDependencies ?? {}), "@codemirror/*", "@lezer/*"],
   define: { BEXPR_BUILD_VERSION: JSON.stringify(pkg.version) },
   // The licence headers of bundled code (Chevrotain, lodash-es, re2js) are kept at the end of each file.
