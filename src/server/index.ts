@@ -63,13 +63,12 @@ export type { PgliteLike, PgliteResults } from "./state/postgres/database.js";
 export { HEARTBEAT_MS, LEADER_LEASE_MS, MEMBER_FAILED_AFTER_MS } from "./state/postgres/membership.js";
 export { DEFAULT_SCHEMA, SCHEMA_VERSION } from "./state/postgres/store.js";
 export { DEFAULT_METRICS_OPTIONS, METRICS, RUNTIME_STATS_INTERVAL_MS, type MetricDefinition, type MetricsOptions, type MetricsSummary } from "./metrics/index.js";
-export { DEFAULT_WAIT_MS, JITTER_FRACTION, MAX_WAIT_MS } from "./list/blocking.js";
+export { DEFAULT_WAIT_MS, MAX_WAIT_MS } from "./list/blocking.js";
 export { MAX_BODY_BYTES, MAX_HEADER_BYTES, MAX_PATH_PARAM_LENGTH } from "./http/constants.js";
 export { LIST_LANE_BYTES } from "./http/constants.js";
-export { ASYNC_GZIP_BYTES } from "./list/pipeline.js";
 export { MAX_JSON_DEPTH } from "../go/json.js";
 export { MAX_JOB_ALLOCATIONS } from "./scheduler/job-spec.js";
-export { CLIENT_DESCRIPTIONS, META_EXIT_CODE, META_FAIL_DEPLOYMENT, META_RUN_FOR } from "./scheduler/cluster.js";
+export { META_EXIT_CODE, META_FAIL_DEPLOYMENT, META_RUN_FOR } from "./scheduler/cluster.js";
 export {
   LIFECYCLE_DEFAULTS,
   LIFECYCLE_STEPS,
@@ -88,11 +87,11 @@ export { MAX_POLICY_RULES_BYTES } from "./domain/acl-policy.js";
 export { EVENT_BUFFER_BYTES, EVENT_BUFFER_WRITES, EVENT_HEARTBEAT_MS, EVENT_QUEUE_BYTES, EVENT_STREAMS_MAX } from "./domain/events.js";
 export { LIST_CONNECTION_WAIT_MS, LIST_POOL_SIZE, LIST_STATEMENT_TIMEOUT_MS, STATEMENT_TIMEOUT_MS } from "./state/postgres/database.js";
 export { PUSHDOWN_MAX_COST, PUSHDOWN_MAX_SQL_BYTES } from "./state/postgres/pages.js";
-export { CONTROL_PREFIX, isLoopbackAddress } from "./control/access.js";
-export { ANY_HOST, type AllowedHosts } from "./control/browser-guard.js";
+export { CONTROL_PREFIX } from "./control/access.js";
+export type { AllowedHosts } from "./control/browser-guard.js";
 export { HEADER_NAMES, HEADER_STYLES, type HeaderNames, type HeaderStyle } from "./header-names.js";
 export { JOURNAL_BYTES, JOURNAL_ENTRY_OVERHEAD_BYTES, journalEntryBytes, MAX_JOURNAL_ENTRIES, REDACTED, SECRET_HEADERS, type JournalEntry, type JournalRequest } from "./control/journal.js";
-export { FaultRuleError, FRAMING_HEADERS, MAX_FAULT_BODY_BYTES, MAX_FAULT_LATENCY_MS, MAX_FAULT_SEED, MAX_FAULTS, type Fault, type FaultRule } from "./control/faults.js";
+export { FaultRuleError, MAX_FAULT_BODY_BYTES, MAX_FAULT_LATENCY_MS, MAX_FAULT_SEED, MAX_FAULTS, type Fault, type FaultRule } from "./control/faults.js";
 export { LEADERLESS_PATHS, NO_LEADER } from "./control/leader.js";
 export { JOURNAL_DROPPED_HEADER } from "./http/constants.js";
 export type { AclOptions, AclPolicyConfig, AclTokenConfig } from "./domain/acl.js";

@@ -45,7 +45,7 @@ const QUOTED_LENGTH = 100;
 /** `host[:port]` as RFC 9110 has it, with the names browsers send (letters, digits, `-`, `.`, and `_`). */
 const AUTHORITY = /^(?:\[([0-9A-Fa-f:.]+)\]|([A-Za-z0-9_.-]+))(?::([0-9]{1,5}))?$/;
 
-/** An entry of `allowedHosts`: a host name (a leading dot for its subdomains), an IP address, or {@link ANY_HOST}. */
+/** An entry of `allowedHosts`: a host name (a leading dot for its subdomains), an IP address, or `"*"` for any host. */
 const HOST_ENTRY = /^\.?[A-Za-z0-9_-]+(?:\.[A-Za-z0-9_-]+)*\.?$/;
 
 /** Why the guard refused a request: a stable code, its status, and the plain-text reason. */
