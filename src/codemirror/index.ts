@@ -72,6 +72,11 @@ export interface BexprOptions extends BexprContext {
   readonly lintDelay?: number;
   /** The limits of `parse` that `validate` and `complete` apply (length, nesting, clauses). */
   readonly limits?: Partial<Limits>;
+  /**
+   * Whether an empty (or blank) filter is marked as a mistake (`empty_expression`). Not by default:
+   * in a filter box, as in the reference's API, no filter means every row.
+   */
+  readonly markEmpty?: boolean;
 }
 
 /**
@@ -132,7 +137,7 @@ export function bexpr(options: BexprOptions = {}): Extension {
     new LanguageSupport(bexprLanguage, [bexprLanguage.data.of({ autocomplete: bexprCompletionSource(options) })]),
     contextField.init(() => ({ schema, samples })),
     syntaxHighlighting(defaultHighlightStyle, { fallback: true }),
-    linter((view) => bexprDiagnostics(view.state, limits), {
+    linter((view) => (options.markEmpty !== true && view.state.doc.toString().trim() === "" ? [] : bexprDiagnostics(view.state, limits)), {
       delay: options.lintDelay ?? DEFAULT_LINT_DELAY,
       needsRefresh: (update) => update.startState.field(contextField, false) !== update.state.field(contextField, false),
     }),
@@ -162,6 +167,9 @@ export function bexprCompletionSource(options: Pick<BexprOptions, "values" | "li
   const { values, limits } = options;
   return (context: CompletionContext): CompletionResult | null | Promise<CompletionResult | null> => {
     const source = context.state.doc.toString();
+    // Closing a string or a bracket finishes a token: no list pops up for what may follow (it would
+    // cover what is below the editor while the user reads the filter); Ctrl-Space still asks.
+    if (!context.explicit && justClosed(source, context.pos)) return null;
     const { schema, samples } = getBexprContext(context.state);
     const offered = complete(source, context.pos, { schema, samples, ...(limits === undefined ? {} : { limits }) });
     const slot = values === undefined ? undefined : findValueSlot(source, context.pos, limits);
@@ -174,6 +182,25 @@ export function bexprCompletionSource(options: Pick<BexprOptions, "values" | "li
       () => (context.aborted ? null : toCompletionResult(offered)),
     );
   };
+}
+
+/** Whether the character before `pos` closed a string (`"…"`, `` `…` ``) or a bracket, rather than opened one. */
+function justClosed(source: string, pos: number): boolean {
+  const previous = source.charAt(pos - 1);
+  if (previous === ")" || previous === "]" || previous === "}") return true;
+  if (previous !== '"' && previous !== "`") return false;
+  // Read the strings up to the quote: it closes one when a string of its kind was open.
+  let open: string | undefined;
+  for (let i = 0; i < pos - 1; i++) {
+    const ch = source.charAt(i);
+    if (open === undefined) {
+      if (ch === '"' || ch === "`") open = ch;
+    } else if (ch === "\\" && open === '"') {
+      // An escaped quote just before the cursor is text inside the string.
+      if (++i === pos - 1) return false;
+    } else if (ch === open) open = undefined;
+  }
+  return open === previous;
 }
 
 /**

@@ -13,12 +13,15 @@ import "./style.css";
 import { defaultKeymap, history as undoHistory, historyKeymap, indentWithTab } from "@codemirror/commands";
 import { lintGutter, lintKeymap } from "@codemirror/lint";
 import { completionKeymap } from "@codemirror/autocomplete";
+import { HighlightStyle, syntaxHighlighting } from "@codemirror/language";
 import { EditorState } from "@codemirror/state";
 import { EditorView, keymap, placeholder } from "@codemirror/view";
+import { tags } from "@lezer/highlight";
 import type { BinaryMatchOperator } from "../ast.js";
 import { bexpr, setBexprContext, type ValuesRequest } from "../codemirror/index.js";
 import type { Explanation } from "../editor/explain.js";
-import { validate } from "../editor/validate.js";
+import { format } from "../editor/format.js";
+import { fixAll, validate } from "../editor/validate.js";
 import type { FieldSchema } from "../evaluator/schema.js";
 import { schemas } from "../schemas.js";
 import { AgentError, followList, getJson, listPath, loadToken, saveToken, toJson, type ListName, type ListRow } from "./api.js";
@@ -37,14 +40,38 @@ const VALUES_CACHE_MS = 5_000;
 /** The most distinct values offered for one field (the extension keeps at most 100 completions anyway). */
 const MAX_LIVE_VALUES = 100;
 
-/** The editor's look; the page's style sheet does not reach into its shadow root. */
+/** How many recent filters the page remembers (in the browser's local storage). */
+const MAX_RECENT_FILTERS = 10;
+
+/** The local storage key of the recent filters. */
+const RECENT_STORAGE_KEY = "bexpr.recentFilters";
+
+/**
+ * The editor's look; the page's style sheet does not reach into its shadow root, but its custom
+ * properties do: the editor takes the page's colours, light or dark as the system prefers.
+ */
 const EDITOR_THEME = EditorView.theme({
-  "&": { minHeight: "64px", fontSize: "14px", backgroundColor: "#fff", borderRadius: "6px" },
-  "&.cm-focused": { outline: "2px solid #9db5ef" },
+  "&": { minHeight: "64px", fontSize: "14px", color: "var(--text)", backgroundColor: "var(--panel)", borderRadius: "6px" },
+  "&.cm-focused": { outline: "2px solid var(--accent)" },
+  ".cm-content": { caretColor: "var(--text)" },
+  ".cm-cursor, .cm-dropCursor": { borderLeftColor: "var(--text)" },
   ".cm-content, .cm-tooltip": { fontFamily: 'ui-monospace, "SFMono-Regular", "DejaVu Sans Mono", Menlo, Consolas, monospace' },
   ".cm-scroller": { minHeight: "64px" },
-  ".cm-tooltip": { maxWidth: "520px" },
+  ".cm-gutters": { backgroundColor: "var(--page)", color: "var(--muted)", borderRight: "1px solid var(--line)" },
+  ".cm-tooltip": { maxWidth: "520px", backgroundColor: "var(--panel)", color: "var(--text)", border: "1px solid var(--line)" },
+  ".cm-tooltip-autocomplete ul li[aria-selected]": { backgroundColor: "var(--selected-bg)", color: "var(--text)" },
+  ".cm-placeholder": { color: "var(--skip)" },
+  "&.cm-focused .cm-selectionBackground, .cm-selectionBackground, ::selection": { backgroundColor: "var(--selected-bg)" },
 });
+
+/** The filter's colours, from the page's custom properties (style.css), so that they follow its theme. */
+const EDITOR_HIGHLIGHT = HighlightStyle.define([
+  { tag: [tags.operatorKeyword, tags.controlKeyword, tags.definitionKeyword], color: "var(--syntax-keyword)" },
+  { tag: [tags.string], color: "var(--syntax-string)" },
+  { tag: [tags.number, tags.atom, tags.null, tags.bool], color: "var(--syntax-literal)" },
+  { tag: [tags.propertyName, tags.variableName], color: "var(--syntax-field)" },
+  { tag: [tags.compareOperator, tags.operator], color: "var(--syntax-operator)" },
+]);
 
 /** One column of the rows table. */
 interface Column {
@@ -158,6 +185,10 @@ class Page {
   readonly namespaceInput = byId<HTMLInputElement>("namespace");
   readonly tokenDialog = byId<HTMLDivElement>("token-dialog");
   readonly tokenInput = byId<HTMLInputElement>("token-input");
+  readonly recentSelect = byId<HTMLSelectElement>("recent");
+  readonly curlBox = byId<HTMLParagraphElement>("curl");
+  /** A note for the status line, shown once with the next status (a list switch that kept a filter aside). */
+  note = "";
 
   constructor() {
     // The address keeps the list, namespace and filter, so a view can be shared or reloaded.
@@ -186,6 +217,7 @@ class Page {
           placeholder('Status == "running"'),
           EditorView.lineWrapping,
           EDITOR_THEME,
+          syntaxHighlighting(EDITOR_HIGHLIGHT),
           keymap.of([...completionKeymap, ...lintKeymap, ...historyKeymap, ...defaultKeymap, indentWithTab]),
           EditorView.contentAttributes.of({ "aria-label": "Filter expression" }),
           EditorView.updateListener.of((update) => {
@@ -195,6 +227,7 @@ class Page {
       }),
     });
     this.wire();
+    this.renderRecent();
     this.restart();
   }
 
@@ -225,6 +258,93 @@ class Page {
     this.tokenDialog.addEventListener("keydown", (event) => {
       if (event.key === "Escape") this.tokenDialog.hidden = true;
     });
+    byId("format-button").addEventListener("click", () => this.formatFilter());
+    byId("fix-all-button").addEventListener("click", () => this.fixAllFilter());
+    byId("curl-button").addEventListener("click", () => void this.copyCurl());
+    this.recentSelect.addEventListener("change", () => {
+      const chosen = this.recentSelect.value;
+      this.recentSelect.value = "";
+      if (chosen !== "") this.replaceFilter(chosen);
+    });
+  }
+
+  /** Replaces the editor's text (one undoable change), and follows the new filter at once. */
+  replaceFilter(text: string): void {
+    this.view.dispatch({ changes: { from: 0, to: this.view.state.doc.length, insert: text } });
+    clearTimeout(this.filterTimer);
+    this.restart();
+    this.view.focus();
+  }
+
+  /** The Format button: the canonical form of a valid filter (the editor's text stays when it has errors). */
+  formatFilter(): void {
+    if (sendable(this.filter) === "") return;
+    try {
+      this.replaceFilter(format(this.filter));
+      this.setStatus("valid", "Formatted. The rows below follow this filter live.");
+    } catch {
+      this.setStatus("invalid", "The filter has errors (marked in the editor): fix them before formatting.");
+    }
+  }
+
+  /** The Fix all button: every quick fix the editor offers, applied as one change. */
+  fixAllFilter(): void {
+    const fixed = fixAll(this.filter, { schema: LISTS[this.list].schema });
+    if (fixed.applied.length === 0) {
+      this.setStatus(this.sent === undefined ? "invalid" : "valid", fixed.diagnostics.length === 0 ? "Nothing to fix." : "No quick fix applies to the problems left: they are marked in the editor.");
+      return;
+    }
+    this.note = `Applied ${fixed.applied.length} fix${fixed.applied.length === 1 ? "" : "es"}: ${fixed.applied.map((fix) => fix.title).join("; ")}.`;
+    this.replaceFilter(fixed.source);
+  }
+
+  /** The curl command of the rows shown: the list request with the filter, the token (if any) from $BEXPR_TOKEN. */
+  curlCommand(): string {
+    const quote = (text: string) => `'${text.replaceAll("'", "'\\''")}'`;
+    const url = `${location.origin}${listPath(this.list, this.namespace, this.sent ?? "")}`;
+    return ["curl", "-sS", ...(this.token === "" ? [] : ["-H", '"Authorization: Bearer $BEXPR_TOKEN"']), quote(url)].join(" ");
+  }
+
+  /** The Copy as curl button: to the clipboard, and shown under the status line (to copy by hand where the clipboard is refused). */
+  async copyCurl(): Promise<void> {
+    const command = this.curlCommand();
+    byId("curl-text").textContent = command;
+    this.curlBox.hidden = false;
+    const secret = this.token === "" ? "" : " The token is read from $BEXPR_TOKEN, not written in it.";
+    try {
+      await navigator.clipboard.writeText(command);
+      this.setStatus(this.sent === undefined ? "invalid" : "valid", `Copied the request as curl.${secret}`);
+    } catch {
+      this.setStatus(this.sent === undefined ? "invalid" : "valid", `The browser refused the clipboard: copy the command below.${secret}`);
+    }
+  }
+
+  /** The recent filters, most recent first. */
+  recent(): string[] {
+    try {
+      const stored = JSON.parse(localStorage.getItem(RECENT_STORAGE_KEY) ?? "[]") as unknown;
+      return Array.isArray(stored) ? stored.filter((item): item is string => typeof item === "string").slice(0, MAX_RECENT_FILTERS) : [];
+    } catch {
+      return [];
+    }
+  }
+
+  /** Remembers a filter the rows followed. */
+  rememberFilter(filter: string): void {
+    // A filter typed on from one remembered (a word added) takes its place rather than piling up.
+    const recent = [filter, ...this.recent().filter((item) => item !== filter && !filter.startsWith(item))].slice(0, MAX_RECENT_FILTERS);
+    try {
+      localStorage.setItem(RECENT_STORAGE_KEY, JSON.stringify(recent));
+    } catch {
+      // Storage refused (a private window's quota): the list stays as it is.
+    }
+    this.renderRecent();
+  }
+
+  renderRecent(): void {
+    const recent = this.recent();
+    this.recentSelect.replaceChildren(element("option", { value: "" }, recent.length === 0 ? "none yet" : "—"), ...recent.map((filter) => element("option", { value: filter }, filter)));
+    this.recentSelect.disabled = recent.length === 0;
   }
 
   /** The current editor text. */
@@ -239,7 +359,13 @@ class Page {
   }
 
   switchList(list: ListName): void {
-    this.filters[this.list] = this.filter;
+    const from = this.list;
+    this.filters[from] = this.filter;
+    // A filter the other list can use too goes with it when that list has none of its own;
+    // otherwise each list keeps its own, and the status line says where the other one went.
+    const carried = this.filters[list] === "" && sendable(this.filter) !== "" && validate(this.filter, { schema: LISTS[list].schema }).every((diagnostic) => diagnostic.severity !== "error");
+    if (carried) this.filters[list] = this.filter;
+    else if (sendable(this.filter) !== "") this.note = `The ${from} filter is kept for the ${from} list (it does not apply to ${list}): switch back to get it.`;
     this.list = list;
     this.selected = undefined;
     this.view.dispatch({
@@ -277,7 +403,9 @@ class Page {
       return;
     }
     this.sent = sendable(filter);
+    this.curlBox.hidden = true;
     this.setStatus("valid", this.sent === "" ? "No filter: every row is listed." : "The rows below follow this filter live.");
+    if (this.sent !== "") this.rememberFilter(this.sent);
     this.rowsError.hidden = true;
     const { signal } = this.following;
     const listener = {
@@ -302,7 +430,8 @@ class Page {
 
   setStatus(kind: "valid" | "invalid", message: string): void {
     this.status.className = `status ${kind}`;
-    this.status.textContent = message;
+    this.status.textContent = this.note === "" ? message : `${this.note} ${message}`;
+    this.note = "";
   }
 
   showRows(rows: readonly ListRow[], index: number): void {

@@ -41,6 +41,21 @@ function applied(source: string, completion: Completion): string {
 
 describe("completion", () => {
   it.each([
+    ['Status == "running"|', null],
+    ["Status == `running`|", null],
+    ['(Status == "running")|', null],
+    ['Status == "|', "offers"],
+    ['Status == "a\\"|', "offers"],
+    ["Sta|", "offers"],
+  ] as const)("while typing, at %j: %s", async (source, expected) => {
+    const { result } = await completeIn(source, { schema: schemas.job, samples }, false);
+    if (expected === null) expect(result).toBeNull();
+    else expect(result).not.toBeNull();
+    // Asked for (Ctrl-Space), it answers anywhere.
+    expect((await completeIn(source, { schema: schemas.job, samples }, true)).result).not.toBeNull();
+  });
+
+  it.each([
     ["", { schema: schemas.job }],
     ["Sta|", { schema: schemas.job }],
     ["Status |", {}],
