@@ -7,6 +7,10 @@ export default defineConfig({
   test: {
     // Agent tests open real sockets; keep runs predictable on a 2-core machine.
     pool: "forks",
+    // Two test files at a time: vitest's default on 2 cores is one (cores − 1), but most files
+    // spend their time waiting on sockets, child processes and the database, so a second
+    // keeps both cores busy. Every test holds on a loaded machine (a CPU-heavy process beside it).
+    maxWorkers: 2,
     testTimeout: 20_000,
     projects: [
       { extends: true, test: { name: "all", include: ["test/**/*.test.ts"] } },
