@@ -33,15 +33,21 @@ import {
   type HoverParams,
   type InitializeParams,
   type InitializeResult,
+  type SelectionRange,
+  type SelectionRangeParams,
+  type SemanticTokens,
+  type SemanticTokensParams,
   type TextDocumentPositionParams,
 } from "vscode-languageserver";
 import { TextDocument } from "vscode-languageserver-textdocument";
 import { complete } from "../editor/complete.js";
 import { format } from "../editor/format.js";
 import { hover } from "../editor/hover.js";
+import { classifyTokens, selectionSpans } from "../editor/structure.js";
 import { fixAll, validate } from "../editor/validate.js";
 import { FilterSyntaxError, type Diagnostic } from "../errors.js";
 import { VERSION } from "../version.js";
+import { encodeSemanticTokens, SEMANTIC_TOKENS_LEGEND } from "./semantic-tokens.js";
 import { FIX_ALL_KIND, markdownToPlainText, rangeOf, toCompletionItem, toLspDiagnostic, toQuickFix, wholeDocument } from "./convert.js";
 import { DiagnosticsSchedule, DIAGNOSTICS_DEBOUNCE_MS } from "./schedule.js";
 import { loadSettings, mergeSettings, type LoadedSettings, type ServerSettings } from "./settings.js";
@@ -110,6 +116,8 @@ class FilterLanguageServer {
     connection.onHover((params) => this.#guard("hover", null, () => this.#hover(params)));
     connection.onCodeAction((params) => this.#guard("code actions", [], () => this.#codeActions(params)));
     connection.onDocumentFormatting((params) => this.#guard("formatting", [], () => this.#format(params)));
+    connection.languages.semanticTokens.on((params) => this.#guard("semantic tokens", { data: [] }, () => this.#semanticTokens(params)));
+    connection.onSelectionRanges((params) => this.#guard("selection ranges", [], () => this.#selectionRanges(params)));
     this.#documents.onDidChangeContent(({ document }) => this.#schedule.schedule(document.uri));
     // A closed document's markers go with it, and so does a check still to come.
     this.#documents.onDidClose(({ document }) => {
@@ -141,6 +149,8 @@ class FilterLanguageServer {
         hoverProvider: true,
         codeActionProvider: { codeActionKinds: [CodeActionKind.QuickFix, FIX_ALL_KIND] },
         documentFormattingProvider: true,
+        semanticTokensProvider: { legend: SEMANTIC_TOKENS_LEGEND, full: true },
+        selectionRangeProvider: true,
       },
       serverInfo: { name: "bexpr", version: VERSION },
     };
@@ -208,6 +218,26 @@ class FilterLanguageServer {
     const { schema, samples } = this.#settings;
     const completions = complete(document.getText(), document.offsetAt(params.position), { ...(schema === undefined ? {} : { schema }), ...(samples === undefined ? {} : { samples }) });
     return completions.map((completion, index) => toCompletionItem(document, completion, index));
+  }
+
+  /** Every token of the filter classified (fields, bound variables, keywords…), for editors without a grammar. */
+  #semanticTokens(params: SemanticTokensParams): SemanticTokens {
+    const document = this.#documents.get(params.textDocument.uri);
+    if (document === undefined) return { data: [] };
+    return { data: encodeSemanticTokens(document, classifyTokens(document.getText())) };
+  }
+
+  /** For each position, the spans a selection grows through: value or selector, clause, enclosing clauses, the filter. */
+  #selectionRanges(params: SelectionRangeParams): SelectionRange[] {
+    const document = this.#documents.get(params.textDocument.uri);
+    if (document === undefined) return [];
+    const text = document.getText();
+    return params.positions.map((position) => {
+      const spans = selectionSpans(text, document.offsetAt(position));
+      let range: SelectionRange | undefined;
+      for (let i = spans.length - 1; i >= 0; i--) range = { range: rangeOf(document, spans[i]!), ...(range === undefined ? {} : { parent: range }) };
+      return range ?? { range: { start: position, end: position } };
+    });
   }
 
   #hover(params: HoverParams): Hover | null {
