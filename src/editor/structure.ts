@@ -8,7 +8,9 @@
  * @module
  */
 import type { IToken } from "chevrotain";
-import type { CollectionExpression, Expression, Span } from "../ast.js";
+import type { CollectionExpression, Expression, Selector, Span } from "../ast.js";
+import type { FieldSchema } from "../evaluator/schema.js";
+import { describeSchema } from "./complete.js";
 import { tokenEnd } from "../lexer/lexer.js";
 import { All, And, Any, As, Contains, Digits, DoubleString, Empty, Equal, Identifier, In, Is, Matches, Nil, Not, NotEqual, NumberLiteral, Or, RawString, Underscore, UnterminatedString } from "../lexer/tokens.js";
 import { analyze, type ParseOptions } from "../parser/parse.js";
@@ -146,4 +148,135 @@ export function selectionSpans(source: string, offset: number, options: ParseOpt
   // Innermost first: by size, then the distinct ones (a clause whose span is the filter's once).
   spans.sort((a, b) => a.end - a.start - (b.end - b.start));
   return spans.filter((span, i) => i === 0 || span.start !== spans[i - 1]!.start || span.end !== spans[i - 1]!.end);
+}
+
+/** A name an `any`/`all` binds, and where it is declared (after `as`). */
+interface Binding {
+  readonly name: string;
+  readonly declaration: Span;
+  /** Which of the collection's names it is: the element or key (`Default`), the index or key, or the value. */
+  readonly role: "default" | "index" | "value";
+  readonly collection: CollectionExpression;
+  /** The bindings in force where the collection stands (its selector may use them). */
+  readonly scope: ReadonlyMap<string, Binding>;
+}
+
+/** A selector of the filter, with the bindings in force where it stands. */
+interface PlacedSelector {
+  readonly selector: Selector;
+  readonly scope: ReadonlyMap<string, Binding>;
+}
+
+/** The selectors and bindings of an expression, each binding with the selectors bound to it. */
+function placeSelectors(expression: Expression, tokens: readonly IToken[]): { selectors: PlacedSelector[]; bindings: Binding[] } {
+  const selectors: PlacedSelector[] = [];
+  const bindings: Binding[] = [];
+  const stack: { node: Expression; scope: ReadonlyMap<string, Binding> }[] = [{ node: expression, scope: new Map() }];
+  while (stack.length > 0) {
+    const { node, scope } = stack.pop()!;
+    if (node.kind === "And" || node.kind === "Or") for (const operand of node.operands) stack.push({ node: operand, scope });
+    else if (node.kind === "Not") stack.push({ node: node.operand, scope });
+    else if (node.kind === "Match") selectors.push({ selector: node.selector, scope });
+    else {
+      selectors.push({ selector: node.selector, scope });
+      const roles: Binding["role"][] = node.binding.mode === "Default" ? ["default"] : node.binding.mode === "IndexAndValue" ? ["index", "value"] : node.binding.mode === "Index" ? ["index"] : ["value"];
+      const names = boundNames(node);
+      const declared: IToken[] = [];
+      for (let i = firstTokenFrom(tokens, node.selector.span.end); i < tokens.length && tokens[i]!.startOffset < node.body.span.start; i++) {
+        if (tokens[i]!.tokenType === Identifier) declared.push(tokens[i]!);
+      }
+      const inner = new Map(scope);
+      names.forEach((name, k) => {
+        const token = declared[k];
+        if (token === undefined) return;
+        const binding: Binding = { name, declaration: { start: token.startOffset, end: tokenEnd(token) }, role: roles[k]!, collection: node, scope };
+        bindings.push(binding);
+        inner.set(name, binding);
+      });
+      stack.push({ node: node.body, scope: inner });
+    }
+  }
+  return { selectors, bindings };
+}
+
+/** The span of the first segment of a selector written with dots or brackets (its head token). */
+function headSpan(selector: Selector, tokens: readonly IToken[]): Span {
+  const token = tokens[firstTokenFrom(tokens, selector.span.start)]!;
+  return { start: token.startOffset, end: tokenEnd(token) };
+}
+
+const inside = (span: Span, offset: number) => span.start <= offset && offset <= span.end;
+
+/**
+ * The occurrences of what is at `offset`: for a variable an `any`/`all` binds (its declaration
+ * after `as`, or a use in its body), the declaration and every use bound to it (a name bound
+ * again inside is another variable); for a field, every selector of the filter with the same path
+ * outside any binding. Undefined elsewhere, and when the filter cannot be read.
+ */
+export function occurrences(source: string, offset: number, options: ParseOptions = {}): { readonly kind: "variable"; readonly declaration: Span; readonly uses: readonly Span[] } | { readonly kind: "field"; readonly uses: readonly Span[] } | undefined {
+  const { tokens, expression } = analyze(source, { ...options, recover: true });
+  if (expression === undefined) return undefined;
+  const { selectors, bindings } = placeSelectors(expression, tokens);
+  let target = bindings.find((binding) => inside(binding.declaration, offset));
+  const at = selectors.find(({ selector }) => selector.form === "Bexpr" && inside(selector.span, offset));
+  if (target === undefined && at !== undefined && inside(headSpan(at.selector, tokens), offset)) target = at.scope.get(at.selector.path[0]!);
+  if (target !== undefined) {
+    const uses = selectors.filter(({ selector, scope }) => selector.form === "Bexpr" && scope.get(selector.path[0]!) === target).map(({ selector }) => headSpan(selector, tokens));
+    return { kind: "variable", declaration: target.declaration, uses };
+  }
+  if (at === undefined || at.scope.has(at.selector.path[0]!)) return undefined;
+  const key = JSON.stringify(at.selector.path);
+  return { kind: "field", uses: selectors.filter(({ selector, scope }) => !scope.has(selector.path[0]!) && JSON.stringify(selector.path) === key).map(({ selector }) => selector.span) };
+}
+
+/** The schema at `path` below `schema` (list indexes are digits), or undefined where the schema has nothing. */
+function schemaAt(schema: FieldSchema | undefined, path: readonly string[]): FieldSchema | undefined {
+  let at = schema;
+  for (const key of path) {
+    if (at === undefined || typeof at === "string") return undefined;
+    if (at.kind === "object") at = at.fields[key];
+    else if (at.kind === "map") at = at.values;
+    else at = /^\d+$/.test(key) ? at.items : undefined;
+  }
+  return at;
+}
+
+/** What a binding holds: the element or value of its collection, or its index (`int`) or key (`string`). */
+function bindingSchema(binding: Binding, root: FieldSchema, depth: number): FieldSchema | undefined {
+  const collection = selectorSchema(binding.collection.selector, root, binding.scope, depth + 1);
+  if (collection === undefined || typeof collection === "string" || collection.kind === "object") return undefined;
+  const isMap = collection.kind === "map";
+  if (binding.role === "index" || (binding.role === "default" && isMap)) return isMap ? "string" : "int";
+  return isMap ? collection.values : collection.items;
+}
+
+/** The schema a selector resolves to, through the binding of its head when it has one. */
+function selectorSchema(selector: Selector, root: FieldSchema, scope: ReadonlyMap<string, Binding>, depth = 0): FieldSchema | undefined {
+  // A binding's collection is resolved in the scope around it; nesting bounds the depth.
+  if (depth > 64) return undefined;
+  const binding = selector.form === "Bexpr" ? scope.get(selector.path[0]!) : undefined;
+  if (binding === undefined) return schemaAt(root, selector.path);
+  return schemaAt(bindingSchema(binding, root, depth), selector.path.slice(1));
+}
+
+/** A type hint: after the selector ending at `offset`, what the schema says it holds. */
+export interface TypeHint {
+  readonly offset: number;
+  readonly label: string;
+}
+
+/**
+ * The type hints of a filter in typed mode: after each selector, the kind its path resolves to in
+ * `schema` (`Priority: int`, `Meta.owner: string`, a bound variable's element type through its
+ * collection), none where the schema says nothing. For editors' inlay hints.
+ */
+export function typeHints(source: string, schema: FieldSchema, options: ParseOptions = {}): TypeHint[] {
+  const { tokens, expression } = analyze(source, { ...options, recover: true });
+  if (expression === undefined) return [];
+  const hints: TypeHint[] = [];
+  for (const { selector, scope } of placeSelectors(expression, tokens).selectors) {
+    const found = selectorSchema(selector, schema, scope);
+    if (found !== undefined) hints.push({ offset: selector.span.end, label: describeSchema(found) });
+  }
+  return hints.sort((a, b) => a.offset - b.offset);
 }

@@ -33,6 +33,20 @@ import {
   type HoverParams,
   type InitializeParams,
   type InitializeResult,
+  DocumentHighlightKind,
+  InlayHintKind,
+  ResponseError,
+  ErrorCodes,
+  type DefinitionParams,
+  type DocumentHighlight,
+  type DocumentHighlightParams,
+  type InlayHint,
+  type InlayHintParams,
+  type Location,
+  type PrepareRenameParams,
+  type Range,
+  type RenameParams,
+  type WorkspaceEdit,
   type SelectionRange,
   type SelectionRangeParams,
   type SemanticTokens,
@@ -43,7 +57,9 @@ import { TextDocument } from "vscode-languageserver-textdocument";
 import { complete } from "../editor/complete.js";
 import { format } from "../editor/format.js";
 import { hover } from "../editor/hover.js";
-import { classifyTokens, selectionSpans } from "../editor/structure.js";
+import { classifyTokens, occurrences, selectionSpans, typeHints } from "../editor/structure.js";
+import { Identifier } from "../lexer/tokens.js";
+import { tokenize } from "../lexer/lexer.js";
 import { fixAll, validate } from "../editor/validate.js";
 import { FilterSyntaxError, type Diagnostic } from "../errors.js";
 import { VERSION } from "../version.js";
@@ -118,6 +134,11 @@ class FilterLanguageServer {
     connection.onDocumentFormatting((params) => this.#guard("formatting", [], () => this.#format(params)));
     connection.languages.semanticTokens.on((params) => this.#guard("semantic tokens", { data: [] }, () => this.#semanticTokens(params)));
     connection.onSelectionRanges((params) => this.#guard("selection ranges", [], () => this.#selectionRanges(params)));
+    connection.onDocumentHighlight((params) => this.#guard("document highlight", [], () => this.#highlights(params)));
+    connection.onDefinition((params) => this.#guard("definition", null, () => this.#definition(params)));
+    connection.onPrepareRename((params) => this.#guard("prepare rename", null, () => this.#prepareRename(params)));
+    connection.onRenameRequest((params) => this.#guard("rename", null, () => this.#rename(params)));
+    connection.languages.inlayHint.on((params) => this.#guard("inlay hints", [], () => this.#inlayHints(params)));
     this.#documents.onDidChangeContent(({ document }) => this.#schedule.schedule(document.uri));
     // A closed document's markers go with it, and so does a check still to come.
     this.#documents.onDidClose(({ document }) => {
@@ -151,6 +172,10 @@ class FilterLanguageServer {
         documentFormattingProvider: true,
         semanticTokensProvider: { legend: SEMANTIC_TOKENS_LEGEND, full: true },
         selectionRangeProvider: true,
+        documentHighlightProvider: true,
+        definitionProvider: true,
+        renameProvider: { prepareProvider: true },
+        inlayHintProvider: true,
       },
       serverInfo: { name: "bexpr", version: VERSION },
     };
@@ -238,6 +263,66 @@ class FilterLanguageServer {
       for (let i = spans.length - 1; i >= 0; i--) range = { range: rangeOf(document, spans[i]!), ...(range === undefined ? {} : { parent: range }) };
       return range ?? { range: { start: position, end: position } };
     });
+  }
+
+  /** The occurrences of the variable or field under the cursor, with the document they are in. */
+  #occurrencesAt(params: TextDocumentPositionParams) {
+    const document = this.#documents.get(params.textDocument.uri);
+    if (document === undefined) return undefined;
+    const found = occurrences(document.getText(), document.offsetAt(params.position));
+    return found === undefined ? undefined : { document, found };
+  }
+
+  /** Every use of the bound variable (its declaration written) or of the field under the cursor. */
+  #highlights(params: DocumentHighlightParams): DocumentHighlight[] {
+    const at = this.#occurrencesAt(params);
+    if (at === undefined) return [];
+    const { document, found } = at;
+    const uses = found.uses.map((span) => ({ range: rangeOf(document, span), kind: DocumentHighlightKind.Read }));
+    return found.kind === "variable" ? [{ range: rangeOf(document, found.declaration), kind: DocumentHighlightKind.Write }, ...uses] : uses;
+  }
+
+  /** Where the variable under the cursor is bound (after `as`). */
+  #definition(params: DefinitionParams): Location | null {
+    const at = this.#occurrencesAt(params);
+    if (at === undefined || at.found.kind !== "variable") return null;
+    return { uri: params.textDocument.uri, range: rangeOf(at.document, at.found.declaration) };
+  }
+
+  /** The name that can be renamed under the cursor: a bound variable's, nothing else (fields belong to the data). */
+  #prepareRename(params: PrepareRenameParams): { range: Range; placeholder: string } | null {
+    const at = this.#occurrencesAt(params);
+    if (at === undefined || at.found.kind !== "variable") return null;
+    const offset = at.document.offsetAt(params.position);
+    const span = [at.found.declaration, ...at.found.uses].find((candidate) => candidate.start <= offset && offset <= candidate.end)!;
+    return { range: rangeOf(at.document, span), placeholder: at.document.getText().slice(span.start, span.end) };
+  }
+
+  /**
+   * Renames a bound variable: its declaration and every use bound to it. A refusal is answered
+   * with its reason, which the client shows.
+   */
+  #rename(params: RenameParams): WorkspaceEdit | ResponseError {
+    const at = this.#occurrencesAt(params);
+    if (at === undefined || at.found.kind !== "variable") return new ResponseError(ErrorCodes.InvalidRequest, "only a variable an any or all binds can be renamed");
+    const { tokens } = tokenize(params.newName);
+    if (tokens.length !== 1 || tokens[0]!.tokenType !== Identifier || tokens[0]!.image !== params.newName) {
+      return new ResponseError(ErrorCodes.InvalidParams, `${JSON.stringify(params.newName)} cannot name a variable: a name starts with a letter, then letters, digits and _, and is not a keyword`);
+    }
+    const spans = [at.found.declaration, ...at.found.uses];
+    return { changes: { [params.textDocument.uri]: spans.map((span) => TextEdit.replace(rangeOf(at.document, span), params.newName)) } };
+  }
+
+  /** In typed mode, what each selector holds (`: int`), after it. */
+  #inlayHints(params: InlayHintParams): InlayHint[] {
+    const document = this.#documents.get(params.textDocument.uri);
+    const { schema } = this.#settings;
+    if (document === undefined || schema === undefined) return [];
+    const from = document.offsetAt(params.range.start);
+    const to = document.offsetAt(params.range.end);
+    return typeHints(document.getText(), schema)
+      .filter((hint) => hint.offset >= from && hint.offset <= to)
+      .map((hint) => ({ position: document.positionAt(hint.offset), label: `: ${hint.label}`, kind: InlayHintKind.Type }));
   }
 
   #hover(params: HoverParams): Hover | null {

@@ -5,8 +5,22 @@
  * clause.
  */
 import { afterEach, describe, expect, it } from "vitest";
-import { SelectionRangeRequest, SemanticTokensRequest, type SelectionRange } from "vscode-languageserver-protocol/node";
-import { Session } from "./client.js";
+import {
+  DefinitionRequest,
+  DocumentHighlightKind,
+  DocumentHighlightRequest,
+  InlayHintRequest,
+  PrepareRenameRequest,
+  RenameRequest,
+  SelectionRangeRequest,
+  SemanticTokensRequest,
+  type DocumentHighlight,
+  type Location,
+  type SelectionRange,
+  type TextEdit,
+} from "vscode-languageserver-protocol/node";
+import { TextDocument } from "vscode-languageserver-textdocument";
+import { Session, type SessionOptions } from "./client.js";
 
 const URI = "file:///workspace/filter.bexpr";
 const sessions: Session[] = [];
@@ -14,8 +28,8 @@ afterEach(async () => {
   await Promise.all(sessions.splice(0).map((session) => session.stop()));
 });
 
-async function start(): Promise<Session> {
-  const session = await Session.start();
+async function start(options: SessionOptions = {}): Promise<Session> {
+  const session = await Session.start(options);
   sessions.push(session);
   return session;
 }
@@ -90,5 +104,93 @@ describe("selection ranges", () => {
 
   it("has only the filter to offer when it cannot be read", async () => {
     expect(await growths("Status ==| ==")).toEqual(["Status == =="]);
+  });
+});
+
+/** A document opened with the `|` of `marked` as the position asked about. */
+async function openAt(session: Session, marked: string) {
+  const text = marked.replace("|", "");
+  await session.open(URI, text);
+  const document = session.document(URI);
+  return { text, document, position: document.positionAt(marked.indexOf("|")) };
+}
+
+const TEXT = '(any TaskGroups as g { g.Count == 1 and (any g.Tasks as g { g.Name == "x" }) }) and Priority == 50 and Priority != 1';
+
+describe("document highlight, definition and rename", () => {
+  /** The texts and offsets of the highlights at the `|` of `marked`. */
+  async function highlights(marked: string): Promise<[string, number, string][]> {
+    const session = await start();
+    const { document, position } = await openAt(session, marked);
+    const found = (await session.connection.sendRequest(DocumentHighlightRequest.type, { textDocument: { uri: URI }, position })) as DocumentHighlight[];
+    return found
+      .map((highlight): [string, number, string] => [document.getText(highlight.range), document.offsetAt(highlight.range.start), highlight.kind === DocumentHighlightKind.Write ? "write" : "read"])
+      .sort((a, b) => a[1] - b[1]);
+  }
+
+  it("highlights a bound variable's declaration and its uses, not those of a name bound again inside", async () => {
+    const marked = TEXT.replace("g.Count", "g|.Count");
+    expect(await highlights(marked)).toEqual([
+      ["g", TEXT.indexOf("g {"), "write"],
+      ["g", TEXT.indexOf("g.Count"), "read"],
+      ["g", TEXT.indexOf("g.Tasks"), "read"],
+    ]);
+    const inner = TEXT.replace("g.Name", "|g.Name");
+    expect(await highlights(inner)).toEqual([
+      ["g", TEXT.lastIndexOf("g {"), "write"],
+      ["g", TEXT.indexOf("g.Name"), "read"],
+    ]);
+  });
+
+  it("highlights every use of a field", async () => {
+    expect(await highlights(TEXT.replace("Priority == 50", "Prio|rity == 50"))).toEqual([
+      ["Priority", TEXT.indexOf("Priority"), "read"],
+      ["Priority", TEXT.lastIndexOf("Priority"), "read"],
+    ]);
+  });
+
+  it("goes to a variable's definition, and has none for a field", async () => {
+    const session = await start();
+    const { document, position } = await openAt(session, TEXT.replace("g.Name", "|g.Name"));
+    const location = (await session.connection.sendRequest(DefinitionRequest.type, { textDocument: { uri: URI }, position })) as Location;
+    expect(document.offsetAt(location.range.start)).toBe(TEXT.lastIndexOf("g {"));
+    const field = await openAt(session, TEXT.replace("Priority == 50", "Prio|rity == 50"));
+    expect(await session.connection.sendRequest(DefinitionRequest.type, { textDocument: { uri: URI }, position: field.position })).toBeNull();
+  });
+
+  it("renames a variable where it is bound and used, and refuses a field or a keyword", async () => {
+    const session = await start();
+    const { text, document, position } = await openAt(session, TEXT.replace("g.Count", "|g.Count"));
+    const prepared = (await session.connection.sendRequest(PrepareRenameRequest.type, { textDocument: { uri: URI }, position })) as { placeholder: string };
+    expect(prepared.placeholder).toBe("g");
+    const edit = await session.connection.sendRequest(RenameRequest.type, { textDocument: { uri: URI }, position, newName: "group" });
+    const renamed = TextDocument.applyEdits(TextDocument.create(URI, "bexpr", 1, text), edit!.changes![URI] as TextEdit[]);
+    expect(renamed).toBe('(any TaskGroups as group { group.Count == 1 and (any group.Tasks as g { g.Name == "x" }) }) and Priority == 50 and Priority != 1');
+    expect(document.getText()).toBe(text);
+    await expect(session.connection.sendRequest(RenameRequest.type, { textDocument: { uri: URI }, position, newName: "and" })).rejects.toThrow(/"and" cannot name a variable/);
+    const field = await openAt(session, TEXT.replace("Priority == 50", "Prio|rity == 50"));
+    expect(await session.connection.sendRequest(PrepareRenameRequest.type, { textDocument: { uri: URI }, position: field.position })).toBeNull();
+  });
+});
+
+describe("inlay hints", () => {
+  it("show what each selector holds in typed mode, bound variables through their collections", async () => {
+    const session = await start({ initializationOptions: { schema: "job" } });
+    const text = '(any Meta as k, v { v == "x" }) and Priority == 50 and Datacenters contains "dc1"';
+    await session.open(URI, text);
+    const document = session.document(URI);
+    const hints = (await session.connection.sendRequest(InlayHintRequest.type, { textDocument: { uri: URI }, range: { start: { line: 0, character: 0 }, end: document.positionAt(text.length) } }))!;
+    expect(hints.map((hint) => [text.slice(0, document.offsetAt(hint.position)).split(/[ (]/).pop(), hint.label])).toEqual([
+      ["Meta", ": map of string"],
+      ["v", ": string"],
+      ["Priority", ": int"],
+      ["Datacenters", ": list of string"],
+    ]);
+  });
+
+  it("show nothing without a schema", async () => {
+    const session = await start();
+    await session.open(URI, "Priority == 50");
+    expect(await session.connection.sendRequest(InlayHintRequest.type, { textDocument: { uri: URI }, range: { start: { line: 0, character: 0 }, end: { line: 0, character: 14 } } })).toEqual([]);
   });
 });
