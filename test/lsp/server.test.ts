@@ -78,6 +78,15 @@ describe("bexpr lsp --stdio", SLOW, () => {
         hoverProvider: true,
         codeActionProvider: { codeActionKinds: ["quickfix", "source.fixAll.bexpr"] },
         documentFormattingProvider: true,
+        semanticTokensProvider: {
+          legend: { tokenTypes: ["property", "variable", "keyword", "operator", "string", "number", "enumMember", "regexp"], tokenModifiers: ["declaration"] },
+          full: true,
+        },
+        selectionRangeProvider: true,
+        documentHighlightProvider: true,
+        definitionProvider: true,
+        renameProvider: { prepareProvider: true },
+        inlayHintProvider: true,
       },
       serverInfo: { name: "bexpr", version: expect.any(String) },
     });
