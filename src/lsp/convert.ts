@@ -49,12 +49,16 @@ export function wholeDocument(document: TextDocument): Range {
   return rangeOf(document, { start: 0, end: document.getText().length });
 }
 
-/** A diagnostic of `validate` as the protocol's: its code kept, its hint after its message. */
+/** Where the error codes are explained, one section per code (docs/errors.md). */
+export const ERROR_CODES_URL = "https://github.com/bexpr/bexpr/blob/main/docs/errors.md";
+
+/** A diagnostic of `validate` as the protocol's: its code kept and linked to its section of the docs, its hint after its message. */
 export function toLspDiagnostic(document: TextDocument, diagnostic: Diagnostic): LspDiagnostic {
   return {
     range: rangeOf(document, diagnostic.span),
     severity: diagnostic.severity === "error" ? DiagnosticSeverity.Error : DiagnosticSeverity.Warning,
     code: diagnostic.code,
+    codeDescription: { href: `${ERROR_CODES_URL}#${diagnostic.code}` },
     source: DIAGNOSTIC_SOURCE,
     message: diagnostic.suggestion === undefined ? diagnostic.message : `${diagnostic.message}\nhint: ${diagnostic.suggestion}`,
   };

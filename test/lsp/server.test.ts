@@ -104,6 +104,8 @@ describe("bexpr lsp --stdio", SLOW, () => {
     ]);
     expect(diagnostics.every((d) => d.source === "bexpr")).toBe(true);
     expect(diagnostics[0]!.message).toBe('the object has no field "Stauts"\nhint: did you mean "Status"?');
+    // Each links to its code's section of docs/errors.md.
+    expect(diagnostics.map((d) => d.codeDescription?.href)).toEqual(diagnostics.map((d) => `https://github.com/bexpr/bexpr/blob/main/docs/errors.md#${String(d.code)}`));
   });
 
   it("publishes a warning as a warning", async () => {
