@@ -69,7 +69,9 @@ function firstTokenFrom(tokens: readonly IToken[], offset: number): number {
 
 /**
  * The tokens of `source`, classified: identifiers are fields (`property`) unless they name a
- * variable an `any`/`all` binds where they stand (`variable`, and a `declaration` after `as`);
+ * variable an `any`/`all` binds where they stand (`variable`, and a `declaration` after `as`;
+ * `_` is a `variable` too), or stand unquoted where a value goes (`string`: it is text); a list
+ * index in a path is part of it (`property`);
  * the words that act as operators and quantifiers are `keyword`s; `==` and `!=` are `operator`s;
  * a double-quoted selector in JSON-pointer form is a `pointer`, the pattern of `matches` a
  * `regexp`, `empty` and `nil` are `constant`s. Text the lexer cannot read is left out.
@@ -86,7 +88,9 @@ export function classifyTokens(source: string, options: ParseOptions = {}): Clas
     const type = token.tokenType;
     if (KEYWORDS.has(type)) return "keyword";
     if (type === Equal || type === NotEqual) return "operator";
-    if (type === Identifier || type === Underscore) return "property";
+    if (type === Identifier) return "property";
+    // `_` binds nothing: it stands where a variable would.
+    if (type === Underscore) return "variable";
     if (type === DoubleString || type === RawString || type === UnterminatedString) return "string";
     if (type === NumberLiteral || type === Digits) return "number";
     if (type === Empty || type === Nil) return "constant";
@@ -107,6 +111,12 @@ export function classifyTokens(source: string, options: ParseOptions = {}): Clas
       if (node.kind !== "Match" && node.kind !== "Collection") return;
       const { selector } = node;
       const first = firstTokenFrom(tokens, selector.span.start);
+      // A list index in a path (`Datacenters.1`) is a segment of it, not a number.
+      for (let i = first; i < tokens.length && tokens[i]!.startOffset < selector.span.end; i++) if (kinds[i] === "number") kinds[i] = "property";
+      // An unquoted value (`Status == running`) is text, whatever it looks like.
+      if (node.kind === "Match" && "value" in node) {
+        for (let i = firstTokenFrom(tokens, node.value.span.start); i < tokens.length && tokens[i]!.startOffset < node.value.span.end; i++) if (kinds[i] === "property") kinds[i] = "string";
+      }
       if (selector.form === "Pointer") kinds[first] = "pointer";
       else if (bound.has(selector.path[0]!) && tokens[first]?.tokenType === Identifier) kinds[first] = "variable";
       if (node.kind === "Match" && node.operator.startsWith("Matches") && "value" in node) {
