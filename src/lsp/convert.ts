@@ -95,7 +95,18 @@ export function toCompletionItem(document: TextDocument, completion: Completion,
     filterText: filterTextOf(replaced, completion),
     // `complete` orders its completions (fields in schema order, then keywords): keep that order.
     sortText: String(index).padStart(SORT_DIGITS, "0"),
+    // What `completionItem/resolve` needs to document the item: the edit, on this version.
+    data: { uri: document.uri, version: document.version, start: completion.range.start, end: completion.range.end, text: completion.text } satisfies CompletionData,
   };
+}
+
+/** The data a completion item carries for `completionItem/resolve`. */
+export interface CompletionData {
+  readonly uri: string;
+  readonly version: number;
+  readonly start: number;
+  readonly end: number;
+  readonly text: string;
 }
 
 function filterTextOf(replaced: string, completion: Completion): string {

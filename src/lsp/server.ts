@@ -64,7 +64,7 @@ import { fixAll, validate } from "../editor/validate.js";
 import { FilterSyntaxError, type Diagnostic } from "../errors.js";
 import { VERSION } from "../version.js";
 import { encodeSemanticTokens, SEMANTIC_TOKENS_LEGEND } from "./semantic-tokens.js";
-import { FIX_ALL_KIND, markdownToPlainText, rangeOf, toCompletionItem, toLspDiagnostic, toQuickFix, wholeDocument } from "./convert.js";
+import { FIX_ALL_KIND, markdownToPlainText, type CompletionData, rangeOf, toCompletionItem, toLspDiagnostic, toQuickFix, wholeDocument } from "./convert.js";
 import { DiagnosticsSchedule, DIAGNOSTICS_DEBOUNCE_MS } from "./schedule.js";
 import { loadSettings, mergeSettings, type LoadedSettings, type ServerSettings } from "./settings.js";
 
@@ -129,6 +129,7 @@ class FilterLanguageServer {
     connection.onInitialized(() => this.#settle("initialization", this.#initialized()));
     connection.onDidChangeConfiguration((params) => this.#settle("configuration", this.#configurationChanged(params)));
     connection.onCompletion((params) => this.#guard("completion", [], () => this.#complete(params)));
+    connection.onCompletionResolve((item) => this.#guard("completion documentation", item, () => this.#resolveCompletion(item)));
     connection.onHover((params) => this.#guard("hover", null, () => this.#hover(params)));
     connection.onCodeAction((params) => this.#guard("code actions", [], () => this.#codeActions(params)));
     connection.onDocumentFormatting((params) => this.#guard("formatting", [], () => this.#format(params)));
@@ -166,7 +167,7 @@ class FilterLanguageServer {
     return {
       capabilities: {
         textDocumentSync: TextDocumentSyncKind.Incremental,
-        completionProvider: { triggerCharacters: [...COMPLETION_TRIGGERS] },
+        completionProvider: { triggerCharacters: [...COMPLETION_TRIGGERS], resolveProvider: true },
         hoverProvider: true,
         codeActionProvider: { codeActionKinds: [CodeActionKind.QuickFix, FIX_ALL_KIND] },
         documentFormattingProvider: true,
@@ -323,6 +324,26 @@ class FilterLanguageServer {
     return typeHints(document.getText(), schema)
       .filter((hint) => hint.offset >= from && hint.offset <= to)
       .map((hint) => ({ position: document.positionAt(hint.offset), label: `: ${hint.label}`, kind: InlayHintKind.Type }));
+  }
+
+  /**
+   * A completion's documentation, asked for when the client shows the item: the hover of what it
+   * inserts, in the filter as it would then read (a field's type and struct, an operator's rule
+   * and example), in the format the client prefers. The item is left as it is when the document
+   * changed since.
+   */
+  #resolveCompletion(item: CompletionItem): CompletionItem {
+    const data = item.data as CompletionData | undefined;
+    const document = data === undefined ? undefined : this.#documents.get(data.uri);
+    if (data === undefined || document === undefined || document.version !== data.version) return item;
+    const text = document.getText();
+    const applied = text.slice(0, data.start) + data.text + text.slice(data.end);
+    // Hover the word it inserts, past a leading quote, dot or bracket.
+    const word = data.text.search(/[A-Za-z0-9_]/);
+    const info = hover(applied, data.start + Math.max(word, 0), this.#schemaOption());
+    if (info === undefined) return item;
+    const documentation = this.#hoverMarkdown ? { kind: MarkupKind.Markdown, value: info.contents } : { kind: MarkupKind.PlainText, value: markdownToPlainText(info.contents) };
+    return { ...item, documentation };
   }
 
   #hover(params: HoverParams): Hover | null {

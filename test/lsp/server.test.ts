@@ -74,7 +74,7 @@ describe("bexpr lsp --stdio", SLOW, () => {
     expect(session.capabilities).toEqual({
       capabilities: {
         textDocumentSync: 2,
-        completionProvider: { triggerCharacters: [".", "[", '"'] },
+        completionProvider: { triggerCharacters: [".", "[", '"'], resolveProvider: true },
         hoverProvider: true,
         codeActionProvider: { codeActionKinds: ["quickfix", "source.fixAll.bexpr"] },
         documentFormattingProvider: true,

@@ -6,6 +6,8 @@
  */
 import { afterEach, describe, expect, it } from "vitest";
 import {
+  CompletionRequest,
+  CompletionResolveRequest,
   DefinitionRequest,
   DocumentHighlightKind,
   DocumentHighlightRequest,
@@ -14,7 +16,9 @@ import {
   RenameRequest,
   SelectionRangeRequest,
   SemanticTokensRequest,
+  type CompletionItem,
   type DocumentHighlight,
+  type MarkupContent,
   type Location,
   type SelectionRange,
   type TextEdit,
@@ -192,5 +196,31 @@ describe("inlay hints", () => {
     const session = await start();
     await session.open(URI, "Priority == 50");
     expect(await session.connection.sendRequest(InlayHintRequest.type, { textDocument: { uri: URI }, range: { start: { line: 0, character: 0 }, end: { line: 0, character: 14 } } })).toEqual([]);
+  });
+});
+
+describe("completion documentation", () => {
+  it("documents the item the client shows: a field's type and struct, an operator's rule", async () => {
+    const session = await start({ initializationOptions: { schema: "job" } });
+    await session.open(URI, "Prio");
+    const items = (await session.connection.sendRequest(CompletionRequest.type, { textDocument: { uri: URI }, position: { line: 0, character: 4 } })) as CompletionItem[];
+    const priority = items.find((item) => item.label === "Priority")!;
+    expect(priority.documentation).toBeUndefined();
+    const resolved = await session.connection.sendRequest(CompletionResolveRequest.type, priority);
+    expect((resolved.documentation as MarkupContent).value).toBe("**`Priority`**: `int`\n\nA field of `structs.Job`.");
+
+    await session.change(URI, [{ text: 'Status == "running" ' }]);
+    const next = (await session.connection.sendRequest(CompletionRequest.type, { textDocument: { uri: URI }, position: { line: 0, character: 20 } })) as CompletionItem[];
+    const and = await session.connection.sendRequest(CompletionResolveRequest.type, next.find((item) => item.label === "and")!);
+    expect((and.documentation as MarkupContent).value).toMatch(/^\*\*`and`\*\* \(keyword\)/);
+  });
+
+  it("leaves an item of an older version of the document undocumented", async () => {
+    const session = await start({ initializationOptions: { schema: "job" } });
+    await session.open(URI, "Prio");
+    const items = (await session.connection.sendRequest(CompletionRequest.type, { textDocument: { uri: URI }, position: { line: 0, character: 4 } })) as CompletionItem[];
+    await session.change(URI, [{ text: "Stat" }]);
+    const stale = await session.connection.sendRequest(CompletionResolveRequest.type, items.find((item) => item.label === "Priority")!);
+    expect(stale.documentation).toBeUndefined();
   });
 });
