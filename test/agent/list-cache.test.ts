@@ -119,10 +119,13 @@ describe("a list answered from cached item JSON", () => {
   });
 
   it(`answers the same with the cache off (0), and defaults to ${RESPONSE_CACHE_BYTES} bytes`, async () => {
-    const off = await startTestAgent({ port: 0, demo: true, logLevel: "silent", limits: { responseCacheBytes: 0 } });
-    const on = await startTestAgent({ port: 0, demo: true, logLevel: "silent" });
+    // The demo's allocations would start running between two reads (at half the placement delay):
+    // a long delay keeps the state still once the scheduler has placed what it places at once.
+    const off = await startTestAgent({ port: 0, demo: true, logLevel: "silent", placementDelayMs: 600_000, limits: { responseCacheBytes: 0 } });
+    const on = await startTestAgent({ port: 0, demo: true, logLevel: "silent", placementDelayMs: 600_000 });
     try {
       expect(on.options.limits.responseCacheBytes).toBe(RESPONSE_CACHE_BYTES);
+      await Promise.all([settled(off.url), settled(on.url)]);
       const ids = (text: string) => (parseJson(text) as { ID: string }[]).map((item) => item.ID);
       const [a, b] = await Promise.all([send(`${off.url}/v1/jobs?namespace=*`), send(`${on.url}/v1/jobs?namespace=*`)]);
       expect(ids(a.text)).toEqual(ids(b.text));

@@ -50,6 +50,9 @@ async function typeFilter(page: Page, filter: string): Promise<void> {
   await page.keyboard.type(filter);
   // Typing may have opened a completion list; it is not wanted here.
   await page.keyboard.press("Escape");
+  // The page takes the filter up after a pause (and writes it into the address then): waiting
+  // for it keeps a late restart from landing in the middle of what the test does next.
+  await expect.poll(() => page.evaluate(() => new URLSearchParams(location.search).get("filter") ?? ""), { timeout: UI_TIMEOUT_MS }).toBe(filter.trim() === "" ? "" : filter);
 }
 
 /** The keys the agent's own list gives for a filter, to compare the page with. */
