@@ -11,7 +11,7 @@ import { openBrackets, tokenize, tokenEnd } from "../lexer/lexer.js";
 import { All, And, Any, Bang, Comma, Digits, Dot, Equal, Identifier, In, keywordTokens, LBrace, LBracket, LParen, Name, Not, NotEqual, NumberLiteral, Or, RBrace, RParen, QuotedString, RBracket } from "../lexer/tokens.js";
 import { resolveLimits, type Limits } from "../limits.js";
 import { fastRead } from "./fast-read.js";
-import { recoveringParser, strictParser, type ParseOutcome } from "./parser.js";
+import { recoveringParser, strictParser, type ParseOutcome, type SyntaxReason } from "./parser.js";
 
 /** Options of {@link parse}. */
 export interface ParseOptions {
@@ -99,7 +99,7 @@ export function analyze(source: string, options: ParseOptions & { readonly recov
   try {
     parsed = parser.parseTokens(source, tokens);
     const table = new TokenTable(tokens);
-    syntactic = parser.errors.map((error) => fromRecognitionException(source, table, error));
+    syntactic = parser.errors.map((error) => fromRecognitionException(source, table, { error, reason: parsed.reasons.get(error) ?? "expected" }));
   } catch (error) {
     // The nesting limit keeps the recursive phases well inside a normal stack; a caller already
     // deep in its own stack still gets a diagnostic rather than a RangeError.
@@ -266,28 +266,35 @@ function unknownProblem(source: string): Diagnostic {
 
 const KEYWORD_WORDS = new Set(keywordTokens.map((type) => (type.PATTERN as RegExp).source));
 
-/** Turns a Chevrotain recognition exception into a diagnostic with a code and, where known, a fix. */
-function fromRecognitionException(source: string, tokens: TokenTable, error: IRecognitionException): Diagnostic {
+/** Where and why the parser stopped: Chevrotain's exception, and the grammar's reason (see {@link SyntaxReason}). */
+interface Stop {
+  readonly error: IRecognitionException;
+  readonly reason: SyntaxReason;
+}
+
+/** Turns a Chevrotain recognition exception into a diagnostic with a code and, where known, a fix, chosen by the grammar's reason. */
+function fromRecognitionException(source: string, tokens: TokenTable, stop: Stop): Diagnostic {
+  const { error, reason } = stop;
   const token = error.token;
   const atEnd = token.tokenType === EOF || Number.isNaN(token.startOffset);
   const span: Span = atEnd ? { start: source.length, end: source.length } : { start: token.startOffset, end: tokenEnd(token) };
   const message = error.message;
 
-  if (message.startsWith('expected ")"')) {
+  if (reason === "close-group") {
     const open = tokens.innermostOpen(atEnd ? source.length : token.startOffset, LParen, RParen);
     const where = open === undefined ? span : { start: open.startOffset, end: tokenEnd(open) };
     // At the end, the ")" is missing; before a mistyped keyword (`AND`), the keyword is the mistake.
-    const fixes = atEnd ? [replaceFix('add the missing ")" at the end', { start: source.length, end: source.length }, ")")] : fixesFor(source, tokens, token, error, span);
+    const fixes = atEnd ? [replaceFix('add the missing ")" at the end', { start: source.length, end: source.length }, ")")] : fixesFor(source, tokens, token, stop, span);
     return createDiagnostic(source, "unmatched_parenthesis", atEnd ? "this ( is never closed" : message, where, 'add the missing ")"', "error", fixes);
   }
   if (error.name === "NotAllInputParsedException" && token.tokenType === RParen) {
     return createDiagnostic(source, "unmatched_parenthesis", "this ) has no matching (", span, 'remove it, or add the missing "("');
   }
-  if (message.startsWith("an index must be")) {
+  if (reason === "index-not-string") {
     return createDiagnostic(source, "invalid_index", message, span, 'write Meta["key"] or Meta.key, and Items.0 for a list index', "error", listIndexFix(source, tokens, token));
   }
 
-  if (message.startsWith('expected "]"')) {
+  if (reason === "close-index") {
     const open = atEnd ? tokens.innermostOpen(source.length, LBracket, RBracket) : undefined;
     const key = open === undefined ? undefined : tokens.next(open);
     if (open !== undefined) {
@@ -298,7 +305,7 @@ function fromRecognitionException(source: string, tokens: TokenTable, error: IRe
   }
 
   const code = atEnd ? "unexpected_end" : "unexpected_token";
-  return createDiagnostic(source, code, message, span, suggestFor(source, tokens, token, error), "error", fixesFor(source, tokens, token, error, span));
+  return createDiagnostic(source, code, message, span, suggestFor(source, tokens, token, stop), "error", fixesFor(source, tokens, token, stop, span));
 }
 
 /** `Items[0]`: a list index is written `Items.0`. */
@@ -312,17 +319,17 @@ function listIndexFix(source: string, tokens: TokenTable, token: IToken): Fix[] 
 }
 
 /** The repairs that are obvious from the token where parsing stopped: `AND` → `and`, `is null` → `is nil`. */
-function fixesFor(source: string, tokens: TokenTable, token: IToken, error: IRecognitionException, span: Span): Fix[] | undefined {
-  const keyword = capitalKeyword(tokens, token, error);
+function fixesFor(source: string, tokens: TokenTable, token: IToken, stop: Stop, span: Span): Fix[] | undefined {
+  const keyword = capitalKeyword(tokens, token, stop);
   if (keyword !== undefined) {
     return [replaceFix(`replace "${keyword.image}" with "${keyword.image.toLowerCase()}"`, { start: keyword.startOffset, end: tokenEnd(keyword) }, keyword.image.toLowerCase())];
   }
-  if (error.message.startsWith("expected an operator")) {
+  if (stop.reason === "expected-operator") {
     const alone = fieldAlone(source, tokens, token);
     if (alone !== undefined) return [alone.fix];
   }
   const lower = token.image.toLowerCase();
-  if (error.message.includes('after "is"') && NULL_SPELLINGS.has(lower)) return [replaceFix(`replace "${token.image}" with "nil"`, span, "nil")];
+  if (stop.reason === "after-is" && NULL_SPELLINGS.has(lower)) return [replaceFix(`replace "${token.image}" with "nil"`, span, "nil")];
   return undefined;
 }
 
@@ -331,11 +338,11 @@ function fixesFor(source: string, tokens: TokenTable, token: IToken, error: IRec
  * or, when the parser wanted an operator after a name, that name (`NOT Stop == true` stops at
  * `Stop`, after the "field" `NOT`).
  */
-function capitalKeyword(tokens: TokenTable, token: IToken, error: IRecognitionException): IToken | undefined {
+function capitalKeyword(tokens: TokenTable, token: IToken, stop: Stop): IToken | undefined {
   const isCapitalKeyword = (candidate: IToken | undefined) =>
     candidate !== undefined && candidate.tokenType === Identifier && candidate.image !== candidate.image.toLowerCase() && KEYWORD_WORDS.has(candidate.image.toLowerCase());
   if (isCapitalKeyword(token)) return token;
-  const previous = error.message.startsWith("expected an operator") ? tokens.previous(token) : undefined;
+  const previous = stop.reason === "expected-operator" ? tokens.previous(token) : undefined;
   return isCapitalKeyword(previous) ? previous : undefined;
 }
 
@@ -414,16 +421,17 @@ function valueList(source: string, tokens: TokenTable, bracket: IToken): string 
   return `the filter language has no lists: write ${values.length > 1 && !negated ? `(${clauses})` : clauses}`;
 }
 
-function suggestFor(source: string, tokens: TokenTable, token: IToken, error: IRecognitionException): string | undefined {
-  const keyword = capitalKeyword(tokens, token, error);
+function suggestFor(source: string, tokens: TokenTable, token: IToken, stop: Stop): string | undefined {
+  const { error, reason } = stop;
+  const keyword = capitalKeyword(tokens, token, stop);
   if (keyword !== undefined) return `keywords are lower-case: write "${keyword.image.toLowerCase()}", not "${keyword.image}"`;
-  if (error.message.startsWith("expected an operator")) {
+  if (reason === "expected-operator") {
     const alone = fieldAlone(source, tokens, token);
     if (alone !== undefined) return alone.text;
   }
   const lower = token.image.toLowerCase();
-  if (error.message.includes('after "is"') && NULL_SPELLINGS.has(lower)) {
-    return `nil is the filter language's null: write "${error.message.includes('"not nil"') && tokens.previous(token)?.tokenType === Not ? "is not nil" : "is nil"}"`;
+  if (reason === "after-is" && NULL_SPELLINGS.has(lower)) {
+    return `nil is the filter language's null: write "${tokens.previous(token)?.tokenType === Not ? "is not nil" : "is nil"}"`;
   }
   if (token.tokenType === NumberLiteral && token.image.startsWith("-")) {
     const previous = tokens.previous(token);

@@ -12,7 +12,7 @@
 import { MATCH_OPERATORS, operator } from "../operators.js";
 import type { CollectionBinding, CollectionExpression, Expression, MatchExpression } from "../ast.js";
 import type { Diagnostic } from "../errors.js";
-import { EmbeddedActionsParser, type IParserErrorMessageProvider, type IToken, type TokenType, EOF } from "chevrotain";
+import { EmbeddedActionsParser, type IParserErrorMessageProvider, type IRecognitionException, type IToken, type TokenType, EOF } from "chevrotain";
 import {
   All,
   allTokens,
@@ -55,28 +55,66 @@ const OPERATOR_EXAMPLES = MATCH_OPERATORS.flatMap((name) => operator(name).spell
   .map((text) => JSON.stringify(text))
   .join(", ");
 
+/**
+ * Why the parser stopped at a token, as the grammar knows it: the rule and the token it wanted.
+ * The diagnostics choose their code, fix and hint from it, never from the message's words.
+ */
+export type SyntaxReason =
+  /** A group's `)` was expected. */
+  | "close-group"
+  /** A collection body's `}` was expected. */
+  | "close-body"
+  /** An index's `]` was expected. */
+  | "close-index"
+  /** An index that is not a quoted string (`Meta[owner]`, `Items[0]`). */
+  | "index-not-string"
+  /** An operator was expected after a selector. */
+  | "expected-operator"
+  /** A selector, a value or `(` was expected. */
+  | "expected-operand"
+  /** `empty`, `not empty`, `nil` or `not nil` was expected after `is`. */
+  | "after-is"
+  /** A token after a complete expression. */
+  | "trailing"
+  /** Any other token the grammar wanted. */
+  | "expected";
+
+/**
+ * The reasons of the parse in progress, by message: Chevrotain asks the provider below for a
+ * message before it makes the exception, so the reason travels with the message's text (the same
+ * text always has the same reason) to {@link FilterParser.parseTokens}, which pairs it with the
+ * exception. Set for one parse only, so it holds that parse's messages and no more.
+ */
+let reasonsOfParse: Map<string, SyntaxReason> | undefined;
+
+/** Returns `message`, noting its reason for the parse in progress. */
+function because(reason: SyntaxReason, message: string): string {
+  reasonsOfParse?.set(message, reason);
+  return message;
+}
+
 const errorMessages: IParserErrorMessageProvider = {
   buildMismatchTokenMessage({ expected, actual, ruleName }) {
-    if (expected === RParen) return `expected ")" to close the group, but found ${describeToken(actual)}`;
-    if (expected === RBrace) return `expected "}" to close the collection body, but found ${describeToken(actual)}`;
-    if (expected === RBracket) return `expected "]" to close the index, but found ${describeToken(actual)}`;
-    if (expected === QuotedString && ruleName === "index") return `an index must be a quoted string, as in Meta["owner"], but found ${describeToken(actual)}`;
-    return `expected ${describeType(expected)}, but found ${describeToken(actual)}`;
+    if (expected === RParen) return because("close-group", `expected ")" to close the group, but found ${describeToken(actual)}`);
+    if (expected === RBrace) return because("close-body", `expected "}" to close the collection body, but found ${describeToken(actual)}`);
+    if (expected === RBracket) return because("close-index", `expected "]" to close the index, but found ${describeToken(actual)}`);
+    if (expected === QuotedString && ruleName === "index") return because("index-not-string", `an index must be a quoted string, as in Meta["owner"], but found ${describeToken(actual)}`);
+    return because("expected", `expected ${describeType(expected)}, but found ${describeToken(actual)}`);
   },
   buildNotAllInputParsedMessage({ firstRedundant }) {
-    return `unexpected ${describeToken(firstRedundant)} after a complete expression`;
+    return because("trailing", `unexpected ${describeToken(firstRedundant)} after a complete expression`);
   },
   buildNoViableAltMessage({ expectedPathsPerAlt, actual, ruleName }) {
     const expected = new Set<string>();
     for (const paths of expectedPathsPerAlt) for (const path of paths) if (path[0]) expected.add(describeType(path[0]));
     const found = describeToken(actual[0]);
-    if (ruleName === "match") return `expected an operator (${OPERATOR_EXAMPLES}…), but found ${found}`;
-    if (ruleName === "operand" || ruleName === "primary") return `expected a selector, a value or "(", but found ${found}`;
-    if (ruleName === "emptiness") return `expected "empty", "not empty", "nil" or "not nil" after "is", but found ${found}`;
-    return `expected ${[...expected].join(", ")}, but found ${found}`;
+    if (ruleName === "match") return because("expected-operator", `expected an operator (${OPERATOR_EXAMPLES}…), but found ${found}`);
+    if (ruleName === "operand" || ruleName === "primary") return because("expected-operand", `expected a selector, a value or "(", but found ${found}`);
+    if (ruleName === "emptiness") return because("after-is", `expected "empty", "not empty", "nil" or "not nil" after "is", but found ${found}`);
+    return because("expected", `expected ${[...expected].join(", ")}, but found ${found}`);
   },
   buildEarlyExitMessage({ actual }) {
-    return `unexpected ${describeToken(actual[0])}`;
+    return because("expected", `unexpected ${describeToken(actual[0])}`);
   },
 };
 
@@ -106,6 +144,8 @@ export interface ParseOutcome {
   readonly lookahead: Lookahead;
   /** Recovery stopped after more than {@link MAX_DIAGNOSTICS} syntax errors; the rest of the input was not read. */
   readonly stopped: boolean;
+  /** Why the parser stopped at each of its errors ({@link FilterParser.errors}), as the grammar knows it. */
+  readonly reasons: ReadonlyMap<IRecognitionException, SyntaxReason>;
 }
 
 /**
@@ -148,16 +188,21 @@ export class FilterParser extends EmbeddedActionsParser {
     this.input = tokens;
     let expression: Expression | undefined;
     let stopped = false;
+    const byMessage = new Map<string, SyntaxReason>();
+    reasonsOfParse = byMessage;
     try {
       expression = this.filter();
     } catch (error) {
       if (!(error instanceof TooManyErrors)) throw error;
       stopped = true;
+    } finally {
+      reasonsOfParse = undefined;
     }
+    const reasons = new Map(this.errors.map((error) => [error, byMessage.get(error.message) ?? "expected"] as const));
     const lookahead = this.lookahead;
     this.lookahead = new Lookahead("", []);
     this.builder = new AstBuilder("");
-    return { expression, diagnostics: builder.diagnostics, clauses: builder.clauses, lookahead, stopped };
+    return { expression, diagnostics: builder.diagnostics, clauses: builder.clauses, lookahead, stopped, reasons };
   }
 
   /**
