@@ -33,7 +33,8 @@ beforeAll(() => {
   writeFileSync(jsonLines, `${lines.join("\n")}\n`);
   jsonArray = join(directory, "jobs.json");
   writeFileSync(jsonArray, `[${lines.join(",\n")}]\n`);
-});
+  // Making 76 MB of JSON takes a few seconds alone, many times that on a loaded machine.
+}, SLOW.timeout);
 
 /** Runs `script` in bash; resolves with its exit status and what it printed. */
 function bash(script: string, args: readonly string[] = []): Promise<{ code: number | null; stdout: string; stderr: string }> {
