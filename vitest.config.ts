@@ -12,6 +12,9 @@ export default defineConfig({
     // keeps both cores busy. Every test holds on a loaded machine (a CPU-heavy process beside it).
     maxWorkers: 2,
     testTimeout: 20_000,
+    // Set-up hooks start agents, browsers and databases, or write large inputs: seconds alone,
+    // many times that on a loaded 2-core machine (vitest's default is 10 s).
+    hookTimeout: 60_000,
     projects: [
       { extends: true, test: { name: "all", include: ["test/**/*.test.ts"] } },
       {
