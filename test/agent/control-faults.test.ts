@@ -218,6 +218,7 @@ describe("a rule that is not valid", () => {
     ["an empty body", "", "Request body is empty"],
     ["text that is not JSON", "{", "the body is not JSON: "],
     ["an array", "[]", "a fault rule must be a JSON object, got []"],
+    ["a __proto__ field (kept a field, never the rule's prototype)", '{"__proto__": {"status": 503}}', 'unknown field "__proto__" in the fault rule;'],
     ["an unknown field", { status: 500, colour: "red" }, 'unknown field "colour" in the fault rule; known fields: method, path, filter, status, body, headers, latencyMs, probability, count, seed'],
     ["neither a status nor a latency", { path: "/v1/jobs" }, "a fault rule needs a status (to answer instead of the route), a latencyMs (to delay the answer), or both"],
     ["a body without a status", { latencyMs: 5, body: "x" }, "a fault rule with a body or headers needs a status"],

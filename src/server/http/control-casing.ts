@@ -30,6 +30,7 @@ export function fieldsInAnyCase(body: unknown, fields: readonly string[]): unkno
   if (typeof body !== "object" || body === null || Array.isArray(body)) return body;
   const byLowerCase = new Map(fields.map((field) => [field.toLowerCase(), field]));
   const out: Record<string, unknown> = {};
-  for (const [key, value] of Object.entries(body)) out[byLowerCase.get(key.toLowerCase()) ?? key] = value;
+  // Defined, not assigned: a `__proto__` key stays an own (unknown) field instead of becoming the prototype.
+  for (const [key, value] of Object.entries(body)) Object.defineProperty(out, byLowerCase.get(key.toLowerCase()) ?? key, { value, enumerable: true, writable: true, configurable: true });
   return out;
 }
