@@ -8,7 +8,7 @@
  * @module
  */
 import type { IToken } from "chevrotain";
-import type { CollectionExpression, Expression, Selector, Span } from "../ast.js";
+import type { CollectionExpression, Expression, MatchExpression, Selector, Span } from "../ast.js";
 import type { FieldSchema } from "../evaluator/schema.js";
 import { describeSchema } from "./complete.js";
 import { tokenEnd } from "../lexer/lexer.js";
@@ -28,30 +28,33 @@ export interface ClassifiedToken {
 
 const KEYWORDS = new Set([And, Or, Not, In, Contains, Matches, Is, Any, All, As]);
 
-/** The names a collection binds for its body (`_` binds nothing). */
-function boundNames(collection: CollectionExpression): string[] {
+/** The names a collection binds for its body (`_` binds nothing), each with which of its names it is. */
+function boundNames(collection: CollectionExpression): { readonly name: string; readonly role: Binding["role"] }[] {
   const { binding } = collection;
   switch (binding.mode) {
     case "Default":
-      return [binding.name];
+      return [{ name: binding.name, role: "default" }];
     case "IndexAndValue":
-      return [binding.index, binding.value];
+      return [
+        { name: binding.index, role: "index" },
+        { name: binding.value, role: "value" },
+      ];
     case "Index":
-      return [binding.index];
+      return [{ name: binding.index, role: "index" }];
     case "Value":
-      return [binding.value];
+      return [{ name: binding.value, role: "value" }];
   }
 }
 
-/** Every node of the expression (clauses, selectors, values), with the names bound where it stands. */
-function walk(expression: Expression, visit: (node: Expression, bound: ReadonlySet<string>) => void): void {
-  const stack: { node: Expression; bound: ReadonlySet<string> }[] = [{ node: expression, bound: new Set() }];
+/** Every node of the expression, clauses and the `and`/`or`/`not` around them. */
+function walk(expression: Expression, visit: (node: Expression) => void): void {
+  const stack: Expression[] = [expression];
   while (stack.length > 0) {
-    const { node, bound } = stack.pop()!;
-    visit(node, bound);
-    if (node.kind === "And" || node.kind === "Or") for (const operand of node.operands) stack.push({ node: operand, bound });
-    else if (node.kind === "Not") stack.push({ node: node.operand, bound });
-    else if (node.kind === "Collection") stack.push({ node: node.body, bound: new Set([...bound, ...boundNames(node)]) });
+    const node = stack.pop()!;
+    visit(node);
+    if (node.kind === "And" || node.kind === "Or") stack.push(...node.operands);
+    else if (node.kind === "Not") stack.push(node.operand);
+    else if (node.kind === "Collection") stack.push(node.body);
   }
 }
 
@@ -98,32 +101,28 @@ export function classifyTokens(source: string, options: ParseOptions = {}): Clas
   });
   const declarations = new Set<number>();
   if (expression !== undefined) {
-    walk(expression, (node, bound) => {
-      if (node.kind === "Collection") {
-        // The names after `as`, up to the body's brace: declarations.
-        for (let i = firstTokenFrom(tokens, node.selector.span.end); i < tokens.length && tokens[i]!.startOffset < node.body.span.start; i++) {
-          if (tokens[i]!.tokenType === Identifier) {
-            kinds[i] = "variable";
-            declarations.add(i);
-          }
-        }
-      }
-      if (node.kind !== "Match" && node.kind !== "Collection") return;
-      const { selector } = node;
+    const { clauses, bindings } = placeClauses(expression, tokens);
+    for (const { declaration } of bindings) {
+      const i = firstTokenFrom(tokens, declaration.start);
+      kinds[i] = "variable";
+      declarations.add(i);
+    }
+    for (const { clause, scope } of clauses) {
+      const { selector } = clause;
       const first = firstTokenFrom(tokens, selector.span.start);
       // A list index in a path (`Datacenters.1`) is a segment of it, not a number.
       for (let i = first; i < tokens.length && tokens[i]!.startOffset < selector.span.end; i++) if (kinds[i] === "number") kinds[i] = "property";
       // An unquoted value (`Status == running`) is text, whatever it looks like.
-      if (node.kind === "Match" && "value" in node) {
-        for (let i = firstTokenFrom(tokens, node.value.span.start); i < tokens.length && tokens[i]!.startOffset < node.value.span.end; i++) if (kinds[i] === "property") kinds[i] = "string";
+      if (clause.kind === "Match" && "value" in clause) {
+        for (let i = firstTokenFrom(tokens, clause.value.span.start); i < tokens.length && tokens[i]!.startOffset < clause.value.span.end; i++) if (kinds[i] === "property") kinds[i] = "string";
       }
       if (selector.form === "Pointer") kinds[first] = "pointer";
-      else if (bound.has(selector.path[0]!) && tokens[first]?.tokenType === Identifier) kinds[first] = "variable";
-      if (node.kind === "Match" && node.operator.startsWith("Matches") && "value" in node) {
-        const value = firstTokenFrom(tokens, node.value.span.start);
+      else if (scope.has(selector.path[0]!) && tokens[first]?.tokenType === Identifier) kinds[first] = "variable";
+      if (clause.kind === "Match" && clause.operator.startsWith("Matches") && "value" in clause) {
+        const value = firstTokenFrom(tokens, clause.value.span.start);
         if (kinds[value] === "string") kinds[value] = "regexp";
       }
-    });
+    }
   }
   const classified: ClassifiedToken[] = [];
   tokens.forEach((token, i) => {
@@ -171,42 +170,41 @@ interface Binding {
   readonly scope: ReadonlyMap<string, Binding>;
 }
 
-/** A selector of the filter, with the bindings in force where it stands. */
-interface PlacedSelector {
+/** A clause of the filter (a match, or an `any`/`all`), its selector, and the bindings in force where it stands. */
+interface PlacedClause {
+  readonly clause: MatchExpression | CollectionExpression;
   readonly selector: Selector;
   readonly scope: ReadonlyMap<string, Binding>;
 }
 
-/** The selectors and bindings of an expression, each binding with the selectors bound to it. */
-function placeSelectors(expression: Expression, tokens: readonly IToken[]): { selectors: PlacedSelector[]; bindings: Binding[] } {
-  const selectors: PlacedSelector[] = [];
+/** The clauses and bindings of an expression, each clause with the bindings in force where it stands. */
+function placeClauses(expression: Expression, tokens: readonly IToken[]): { clauses: PlacedClause[]; bindings: Binding[] } {
+  const clauses: PlacedClause[] = [];
   const bindings: Binding[] = [];
   const stack: { node: Expression; scope: ReadonlyMap<string, Binding> }[] = [{ node: expression, scope: new Map() }];
   while (stack.length > 0) {
     const { node, scope } = stack.pop()!;
     if (node.kind === "And" || node.kind === "Or") for (const operand of node.operands) stack.push({ node: operand, scope });
     else if (node.kind === "Not") stack.push({ node: node.operand, scope });
-    else if (node.kind === "Match") selectors.push({ selector: node.selector, scope });
+    else if (node.kind === "Match") clauses.push({ clause: node, selector: node.selector, scope });
     else {
-      selectors.push({ selector: node.selector, scope });
-      const roles: Binding["role"][] = node.binding.mode === "Default" ? ["default"] : node.binding.mode === "IndexAndValue" ? ["index", "value"] : node.binding.mode === "Index" ? ["index"] : ["value"];
-      const names = boundNames(node);
+      clauses.push({ clause: node, selector: node.selector, scope });
       const declared: IToken[] = [];
       for (let i = firstTokenFrom(tokens, node.selector.span.end); i < tokens.length && tokens[i]!.startOffset < node.body.span.start; i++) {
         if (tokens[i]!.tokenType === Identifier) declared.push(tokens[i]!);
       }
       const inner = new Map(scope);
-      names.forEach((name, k) => {
+      boundNames(node).forEach(({ name, role }, k) => {
         const token = declared[k];
         if (token === undefined) return;
-        const binding: Binding = { name, declaration: { start: token.startOffset, end: tokenEnd(token) }, role: roles[k]!, collection: node, scope };
+        const binding: Binding = { name, declaration: { start: token.startOffset, end: tokenEnd(token) }, role, collection: node, scope };
         bindings.push(binding);
         inner.set(name, binding);
       });
       stack.push({ node: node.body, scope: inner });
     }
   }
-  return { selectors, bindings };
+  return { clauses, bindings };
 }
 
 /** The span of the first segment of a selector written with dots or brackets (its head token). */
@@ -226,7 +224,7 @@ const inside = (span: Span, offset: number) => span.start <= offset && offset <=
 export function occurrences(source: string, offset: number, options: ParseOptions = {}): { readonly kind: "variable"; readonly declaration: Span; readonly uses: readonly Span[] } | { readonly kind: "field"; readonly uses: readonly Span[] } | undefined {
   const { tokens, expression } = analyze(source, { ...options, recover: true });
   if (expression === undefined) return undefined;
-  const { selectors, bindings } = placeSelectors(expression, tokens);
+  const { clauses: selectors, bindings } = placeClauses(expression, tokens);
   let target = bindings.find((binding) => inside(binding.declaration, offset));
   const at = selectors.find(({ selector }) => selector.form === "Bexpr" && inside(selector.span, offset));
   if (target === undefined && at !== undefined && inside(headSpan(at.selector, tokens), offset)) target = at.scope.get(at.selector.path[0]!);
@@ -284,7 +282,7 @@ export function typeHints(source: string, schema: FieldSchema, options: ParseOpt
   const { tokens, expression } = analyze(source, { ...options, recover: true });
   if (expression === undefined) return [];
   const hints: TypeHint[] = [];
-  for (const { selector, scope } of placeSelectors(expression, tokens).selectors) {
+  for (const { selector, scope } of placeClauses(expression, tokens).clauses) {
     const found = selectorSchema(selector, schema, scope);
     if (found !== undefined) hints.push({ offset: selector.span.end, label: describeSchema(found) });
   }
