@@ -6,9 +6,11 @@
  * (test/cluster/several-agents.test.ts proves the same with processes, and kills one.)
  */
 import { createServer } from "node:net";
+import pg from "pg";
 import type { AddressInfo } from "node:net";
 import { describe, expect, it } from "vitest";
 import { startAgent, type Agent, type AgentOptions } from "../../src/server/index.js";
+import { POSTGRES_URL_VARIABLE } from "../sql/databases.js";
 import { eventually, job, ON_POSTGRES, send, settled, testStore } from "./support.js";
 
 /** A port of 127.0.0.1 free a moment ago. */
@@ -36,6 +38,21 @@ async function withCluster(run: (start: (options?: AgentOptions) => Promise<Agen
     await Promise.all(agents.map((agent) => agent.close()));
     await drop();
   }
+}
+
+/** Runs one statement on the database of `store` (a server's URL, or the PGlite instance). */
+async function sql(store: AgentOptions["store"], text: string): Promise<Record<string, unknown>[]> {
+  if (typeof store !== "object" || store === null) throw new Error("not a PostgreSQL store");
+  if ("url" in store) {
+    const client = new pg.Client({ connectionString: store.url });
+    await client.connect();
+    try {
+      return (await client.query(text)).rows as Record<string, unknown>[];
+    } finally {
+      await client.end();
+    }
+  }
+  return (await (store as { pglite: { query(text: string): Promise<{ rows: Record<string, unknown>[] }> } }).pglite.query(text)).rows;
 }
 
 const register = async (agent: Agent, id: string, options: { query?: string; fields?: Record<string, unknown> } = {}) => {
@@ -66,6 +83,87 @@ describe.runIf(ON_POSTGRES)("agents sharing one PostgreSQL schema", () => {
       await eventually(async () => ((await send(`${beta.url}/v1/jobs?stale`)).headers["x-svc-lastcontact"] === "0" ? true : undefined));
       expect(woken.json<{ ID: string }[]>().map((item) => item.ID)).toContain("wake-up");
     });
+  });
+
+  it("written through at once, store every write once, each at its own index, and end with the same state", async () => {
+    await withCluster(async (start) => {
+      const [alpha, beta] = [await start({ placementDelayMs: 50 }), await start({ placementDelayMs: 50 })];
+      // Both write at once: each agent's batches are refused now and then (the other wrote first) and applied again.
+      const written = await Promise.all(Array.from({ length: 40 }, (_, i) => register(i % 2 === 0 ? alpha : beta, `both-${i}`, { fields: { TaskGroups: [{ Name: "g", Count: 2, Tasks: [{ Name: "t", Driver: "mock" }] }] } })));
+      expect(new Set(written.map((answer) => answer.Index)).size).toBe(40);
+      await settled(alpha.url);
+      await settled(beta.url);
+      for (const path of ["/v1/jobs?namespace=*", "/v1/allocations?namespace=*", "/v1/evaluations?namespace=*", "/v1/deployments?namespace=*"]) {
+        const [a, b] = [await send(`${alpha.url}${path}`), await send(`${beta.url}${path}`)];
+        expect(b.text, path).toBe(a.text);
+        expect(b.headers["x-svc-index"], path).toBe(a.headers["x-svc-index"]);
+      }
+      const jobs = (await send(`${alpha.url}/v1/jobs?namespace=*`)).json<{ ID: string }[]>();
+      expect(jobs.filter((item) => item.ID.startsWith("both-"))).toHaveLength(40);
+      // Every allocation once: two for each job, none written twice by a batch applied again.
+      const allocations = (await send(`${alpha.url}/v1/allocations?namespace=*`)).json<{ JobID: string }[]>();
+      expect(allocations.filter((alloc) => alloc.JobID.startsWith("both-"))).toHaveLength(80);
+    });
+  });
+
+  it("keep rows whose text PostgreSQL's JSON reader would refuse as it is (NUL, lone surrogates), and documents too deep for jsonb", async () => {
+    await withCluster(async (start) => {
+      const alpha = await start({ placementDelayMs: 600_000 });
+      const nested = (depth: number): unknown => (depth === 0 ? "leaf" : [nested(depth - 1)]);
+      const meta = { nul: "a\u0000b", lone: "x\ud800y", quotes: '"\\', plain: "p" };
+      await register(alpha, "odd-text", { fields: { Meta: meta } });
+      await register(alpha, "deep", { fields: { Meta: { plain: "p" }, Constraints: [{ LTarget: "a", RTarget: "b", Operand: "=", Deep: nested(100) }] } });
+      await settled(alpha.url);
+      // A second agent loads every row from the database: the same jobs, byte for byte.
+      const beta = await start({ placementDelayMs: 600_000 });
+      for (const id of ["odd-text", "deep"]) {
+        const [a, b] = [await send(`${alpha.url}/v1/job/${id}`), await send(`${beta.url}/v1/job/${id}`)];
+        expect(a.status).toBe(200);
+        expect(b.text).toBe(a.text);
+      }
+      const kept = (await send(`${beta.url}/v1/job/odd-text`)).json<{ Meta: Record<string, string> }>().Meta;
+      expect([kept.nul, kept.quotes, kept.plain]).toEqual([meta.nul, meta.quotes, meta.plain]);
+      // Filters PostgreSQL decides (a consistent read) select them as the agent's own copy does (a stale read); the deep
+      // job has no search document, and every pushed-down filter selects it for the agent to decide.
+      for (const filter of ['Meta.plain == "p"', 'Meta.nul contains "b"', 'Meta.quotes == `"\\`', 'ID == "deep"']) {
+        const path = `/v1/jobs?filter=${encodeURIComponent(filter)}`;
+        const [consistent, stale] = [await send(`${beta.url}${path}`), await send(`${beta.url}${path}&stale`)];
+        expect(consistent.status, filter).toBe(200);
+        expect(consistent.text, filter).toBe(stale.text);
+        expect(consistent.json<unknown[]>().length, filter).toBe(filter.startsWith("Meta.plain") ? 2 : 1);
+      }
+    });
+  });
+
+  it("store a row put again unchanged no more (a job whose status stays), and compress rows with lz4 where the server has it", async () => {
+    const { store, drop } = await testStore();
+    const agent = await startAgent({ port: 0, demo: false, logLevel: "silent", store, placementDelayMs: 50 });
+    try {
+      await register(agent, "steady", { fields: { TaskGroups: [{ Name: "g", Count: 3, Tasks: [{ Name: "t", Driver: "mock" }] }] } });
+      await eventually(async () => ((await send(`${agent.url}/v1/job/steady/allocations`)).json<{ ClientStatus: string }[]>().filter((a) => a.ClientStatus === "running").length === 3 ? true : undefined));
+      await settled(agent.url);
+      // A scenario rule sets each allocation's description: its writes put the job again as it was (its status stays).
+      const before = Number((await send(`${agent.url}/v1/jobs`)).headers["x-svc-index"]);
+      const rule = await send(`${agent.url}/_bexpr/scenarios`, { method: "POST", body: JSON.stringify({ On: "allocation", Select: 'JobID == "steady"', Set: { ClientDescription: "poked" } }) });
+      expect(rule.status, rule.text).toBe(200);
+      await eventually(async () => ((await send(`${agent.url}/_bexpr/scenarios`)).json<{ Fired: number }[]>()[0]?.Fired === 3 ? true : undefined));
+      await settled(agent.url);
+      expect(Number((await send(`${agent.url}/v1/jobs`)).headers["x-svc-index"])).toBeGreaterThan(before);
+      const job = (await send(`${agent.url}/v1/job/steady`)).json<{ ModifyIndex: number }>();
+      const schema = (store as { schema: string }).schema;
+      const [row] = await sql(store, `SELECT modify_index::text AS modified FROM "${schema}".rows WHERE tbl = 'jobs' AND id = 'steady'`);
+      expect(Number(row!.modified)).toBe(job.ModifyIndex);
+      const [compression] = await sql(
+        store,
+        `SELECT (SELECT 'lz4' = ANY (enumvals) FROM pg_settings WHERE name = 'default_toast_compression') AS available,
+          (SELECT bool_and(attcompression = 'l') FROM pg_attribute WHERE attrelid = '"${schema}".rows'::regclass AND attname IN ('doc', 'document')) AS used`,
+      );
+      expect(compression!.used).toBe(compression!.available);
+      if (process.env[POSTGRES_URL_VARIABLE]) expect(compression!.available).toBe(true);
+    } finally {
+      await agent.close();
+      await drop();
+    }
   });
 
   it("have one leader; when it leaves, another leads and finishes the deployment in flight", async () => {

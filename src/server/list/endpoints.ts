@@ -175,8 +175,17 @@ export function jobListItem(job: Job, summary: JobSummary, meta: boolean): Recor
  */
 const JOB_TARGET_ONLY_FIELDS: ReadonlySet<string> = new Set(["Periodic", "ParameterizedJob", "JobSummary"]);
 
+/**
+ * The fields of a job's filter target that are not the stored job's own (see
+ * {@link JOB_TARGET_ONLY_FIELDS}): the target is the stored job with these laid over it.
+ */
+export function jobTargetOverlay(job: Job, summary: JobSummary): Readonly<Record<string, unknown>> {
+  const item = jobListItem(job, summary, false);
+  return { Periodic: item.Periodic, ParameterizedJob: item.ParameterizedJob, JobSummary: item.JobSummary };
+}
+
 /** What the filter sees of a job: the stored job with its list item's fields laid over it (decisions table). */
-const jobTargets = new DerivedCache<Job, JobSummary, unknown>((job, summary) => ({ ...job, ...jobListItem(job, summary, false) }));
+const jobTargets = new DerivedCache<Job, JobSummary, unknown>((job, summary) => ({ ...job, ...jobTargetOverlay(job, summary) }));
 /** The JSON of a job's list item, without and with `Meta`. */
 const jobItemJson = new DerivedCache<Job, JobSummary, string>((job, summary) => stringifyJson(jobListItem(job, summary, false)));
 const jobItemMetaJson = new DerivedCache<Job, JobSummary, string>((job, summary) => stringifyJson(jobListItem(job, summary, true)));
@@ -469,9 +478,10 @@ export const nodesEndpoint: ListEndpoint<Node> = {
  */
 export const SEARCH_DOCUMENTS: SearchDocuments = {
   jobs: {
-    document: (job, tables) => jobsEndpoint.filterTarget(job, { tables } as Store),
+    overlay: (job, tables) => jobTargetOverlay(job, summaryOf(job, { tables } as Store)),
     follows: { table: "job_summary", key: (summary: Rows["job_summary"]) => namespacedKey(summary.Namespace, summary.JobID) },
   },
-  deployment: { document: (deployment) => deploymentsEndpoint.filterTarget(deployment, undefined as never) },
+  // A deployment's filter target is the deployment itself.
+  deployment: { overlay: () => ({}) },
   acl_token: { document: (token) => aclTokensEndpoint.filterTarget(token, undefined as never) },
 };

@@ -87,18 +87,21 @@ export class ScenarioRules {
   /** A rule's time for a row has come: if it still selects the row, its fields are set. */
   async #fire(rule: ScenarioRuleState, name: string, key: string): Promise<void> {
     if (!this.#rules.has(rule.id)) return;
-    await this.context.store.write(["allocs", "job_summary", "jobs", "deployment", "evals", "nodes"], (state) => {
+    // What `apply` does besides its transaction may be done twice (a store may apply a write again): the sets are
+    // idempotent, and the count of firings is taken from the result of the write that was stored.
+    const { result: fired } = await this.context.store.write(["allocs", "job_summary", "jobs", "deployment", "evals", "nodes"], (state) => {
       const table = SCENARIO_TABLES[rule.rule.on];
       const row = state[table].get(key) as Readonly<Record<string, unknown>> | undefined;
       // Not selected any more: its time starts again if it is selected again.
       this.#selectedAt.delete(name);
-      if (row === undefined || !selects(rule, row)) return;
+      if (row === undefined || !selects(rule, row)) return false;
       this.#fired.add(name);
       const changes = changesOf(rule, row);
-      if (Object.keys(changes).length === 0) return;
-      rule.fired++;
+      if (Object.keys(changes).length === 0) return false;
       applyRule(this.context, state, rule.rule.on, row, changes);
+      return true;
     });
+    if (fired) rule.fired++;
   }
 }
 

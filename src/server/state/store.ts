@@ -162,6 +162,8 @@ export interface Store {
    * index moves, the tables remember it, and the blocking queries watching them wake. The write
    * is atomic: when `apply` throws, nothing changes and the promise rejects with what it threw.
    * `apply` sees the latest state (a shared store first catches up with the other agents' writes).
+   * `apply` may run more than once (a shared store applies a write again when another agent wrote
+   * first): it must change nothing but its transaction, or only what may be done twice.
    */
   write<Names extends TableName, T>(tables: readonly Names[], apply: (transaction: Transaction<Names>) => T): Promise<{ index: number; result: T }>;
   /**
