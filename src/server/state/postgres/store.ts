@@ -106,6 +106,9 @@ export class PostgresStore implements Store {
   #announced = 0;
   /** The last index of the batch being stored optimistically (0 when none is). */
   #storing = 0;
+  /** The barrier of consistent reads under way, and the next one, which reads that came meanwhile wait for (see {@link PostgresStore.catchUp}). */
+  #barrier: Promise<void> | undefined;
+  #nextBarrier: Promise<void> | undefined;
   /** When the copy last took up another agent's write (`performance.now()`), or -Infinity. */
   #othersWroteAt = -Infinity;
 
@@ -521,8 +524,29 @@ export class PostgresStore implements Store {
    * Brings the copy up to the database's index as of now: the barrier of a consistent read, which
    * then sees every write committed before it, whichever agent made it. One query when the copy is
    * current (a notification may still be on its way).
+   *
+   * Reads share barriers: a read that comes while a barrier's query is under way (sent before the
+   * read came, so not one it may rely on) waits for the next query, which every read that came
+   * meanwhile shares. Under load one query so serves many reads, and none waits for more than two.
    */
-  async catchUp(): Promise<void> {
+  catchUp(): Promise<void> {
+    if (this.#barrier === undefined) return this.#startBarrier();
+    return (this.#nextBarrier ??= this.#barrier.then(
+      () => this.#startBarrier(),
+      () => this.#startBarrier(),
+    ));
+  }
+
+  #startBarrier(): Promise<void> {
+    this.#nextBarrier = undefined;
+    const barrier = this.#runBarrier().finally(() => {
+      if (this.#barrier === barrier) this.#barrier = undefined;
+    });
+    this.#barrier = barrier;
+    return barrier;
+  }
+
+  async #runBarrier(): Promise<void> {
     const [state] = await this.database.query(`SELECT index::text AS index FROM ${this.sqlSchema}.state`);
     const index = Number(state!.index);
     for (let attempt = 0; this.index < index; attempt++) {

@@ -1,0 +1,96 @@
+/**
+ * The barrier of consistent reads on a shared store (`PostgresStore.catchUp`), with the database's
+ * answers held back: reads share barrier queries, and a read never relies on a query sent before
+ * it came (which may not see a write committed in between).
+ */
+import { describe, expect, it } from "vitest";
+import { connectServer, fromPglite, type Database, type PgliteLike, type TextRow } from "../../src/server/state/postgres/database.js";
+import { PostgresStore } from "../../src/server/state/postgres/store.js";
+import { ON_POSTGRES, testStore } from "./support.js";
+
+/** The statement of a barrier. */
+const BARRIER = /^SELECT index::text AS index FROM "[a-z0-9_]+"\.state$/;
+
+/**
+ * A database whose barrier answers wait until the test releases them (each query is run at
+ * once: only its answer is held), and whose notifications the test may hold as well.
+ */
+function held(database: Database): { database: Database; barriers: () => number; release: () => void; quiet: (on: boolean) => void } {
+  let count = 0;
+  let waiting: (() => void)[] = [];
+  let gate: Promise<void> | undefined;
+  let silent = false;
+  const wrapped: Database = {
+    ...database,
+    get listening() {
+      return database.listening;
+    },
+    async query(sql: string, params?: readonly unknown[]): Promise<TextRow[]> {
+      if (!BARRIER.test(sql)) return database.query(sql, params);
+      count++;
+      const answer = await database.query(sql, params);
+      if (gate !== undefined) await gate;
+      return answer;
+    },
+    transaction: (work) => database.transaction(work),
+    listTransaction: (work) => database.listTransaction(work),
+    listen: (channel, onPayload, onReconnect) => database.listen(channel, (payload) => void (silent || onPayload(payload)), onReconnect),
+    close: () => database.close(),
+  };
+  return {
+    database: wrapped,
+    barriers: () => count,
+    release: () => {
+      const released = waiting;
+      waiting = [];
+      gate = undefined;
+      for (const go of released) go();
+    },
+    quiet: (on) => {
+      silent = on;
+      gate = on ? new Promise<void>((resolve) => waiting.push(resolve)) : gate;
+    },
+  };
+}
+
+async function openDatabase(store: Awaited<ReturnType<typeof testStore>>["store"]): Promise<Database> {
+  if (typeof store !== "object" || store === null) throw new Error("not a PostgreSQL store");
+  const { url, pglite } = store as { url?: string; pglite?: PgliteLike };
+  return url !== undefined ? connectServer(url) : fromPglite(pglite!);
+}
+
+const namespace = (name: string, index: number) => ({ Name: name, Description: "", Quota: "", Meta: null, CreateIndex: index, ModifyIndex: index });
+
+describe.runIf(ON_POSTGRES)("the barrier of consistent reads", () => {
+  it("is shared by the reads that come while one is under way, and never one sent before a read came", async () => {
+    const { store, drop } = await testStore();
+    const schema = (store as { schema: string }).schema;
+    const [readerDatabase, writerDatabase] = [await openDatabase(store), await openDatabase(store)];
+    const reader = held(readerDatabase);
+    const [readerStore, writerStore] = [await PostgresStore.open(reader.database, { schema }), await PostgresStore.open(writerDatabase, { schema })];
+    try {
+      await readerStore.catchUp();
+      // A barrier's query is answered, its answer held; meanwhile another agent writes, and the reader hears nothing of it.
+      reader.quiet(true);
+      const before = reader.barriers();
+      const first = readerStore.catchUp();
+      await expect.poll(() => reader.barriers()).toBe(before + 1);
+      const { index } = await writerStore.write(["namespaces"], (state) => state.namespaces.put(namespace("after-the-first-query", state.index)));
+      // Reads that come now wait for the next barrier, one query for all of them.
+      const later = Array.from({ length: 20 }, () => readerStore.catchUp());
+      reader.release();
+      reader.quiet(false);
+      await first;
+      await Promise.all(later);
+      expect(reader.barriers()).toBe(before + 2);
+      // The second query was sent after the write was committed: the reads that waited for it see the write.
+      expect(readerStore.index).toBeGreaterThanOrEqual(index);
+      expect(readerStore.tables.namespaces.get("after-the-first-query")).toBeDefined();
+    } finally {
+      readerStore.close();
+      writerStore.close();
+      await Promise.all([readerDatabase.close(), writerDatabase.close()]);
+      await drop();
+    }
+  });
+});
