@@ -223,6 +223,19 @@ export function readSpelling(text: string): { readonly operator: MatchOperator; 
   return found;
 }
 
+/** The words of the language besides the operators': the connectives, and the collection expressions' (`any X as v { … }`). */
+export const CONNECTIVE_WORDS = ["and", "or", "not", "any", "all", "as"] as const;
+
+/** The words the operator spellings are written with (`not` as well: it is also a connective). */
+export const OPERATOR_WORDS: readonly string[] = [...new Set([...SPELLINGS.keys()].flatMap((text) => text.split(" ")).filter((word) => /^[a-z]+$/.test(word)))];
+
+/**
+ * Every keyword of the language: a keyword where the grammar expects one, a plain name elsewhere
+ * (`Meta.in`). The lexer makes a token of each, and the fast reader leaves a name that is one to
+ * the full parser.
+ */
+export const KEYWORDS: readonly string[] = [...new Set<string>([...CONNECTIVE_WORDS, ...OPERATOR_WORDS])];
+
 /** Reports a case a `switch` over operators or tests did not handle (a compile error first). */
 export function unhandled(value: never): never {
   throw new Error(`unhandled operator or test: ${String(value)}`);

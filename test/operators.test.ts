@@ -9,7 +9,9 @@ import type { MatchExpression } from "../src/ast.js";
 import { complete } from "../src/editor/complete.js";
 import { compileFilter } from "../src/filter.js";
 import { DEFAULT_LIMITS } from "../src/limits.js";
-import { MATCH_OPERATORS, negationOf, operator, SPELLINGS } from "../src/operators.js";
+import { KEYWORDS, MATCH_OPERATORS, negationOf, operator, SPELLINGS } from "../src/operators.js";
+import { tokenize } from "../src/lexer/lexer.js";
+import { keywordTokens } from "../src/lexer/tokens.js";
 import { fastRead } from "../src/parser/fast-read.js";
 import { parse } from "../src/parser/parse.js";
 import { print } from "../src/parser/printer.js";
@@ -22,6 +24,15 @@ function written(text: string, order: "selector-first" | "value-first" | "unary"
 const rows = MATCH_OPERATORS.flatMap((name) => operator(name).spellings.map((spelling) => [name, spelling.text, spelling] as const));
 
 describe("the operator table", () => {
+  it("holds every keyword: the lexer has a token for each and no other, and each is read as a name where a name is expected", () => {
+    expect(keywordTokens.map((token) => (token.LABEL ?? "").replaceAll('"', "")).sort()).toEqual([...KEYWORDS].sort());
+    for (const word of [...SPELLINGS.keys()].flatMap((text) => text.split(" ")).filter((part) => /^[a-z]+$/.test(part))) expect(KEYWORDS).toContain(word);
+    for (const word of KEYWORDS) {
+      expect(tokenize(word).tokens.map((token) => token.image), word).toEqual([word]);
+      expect(parse(`Meta.${word} == "v"`), word).toMatchObject({ selector: { path: ["Meta", word] } });
+    }
+  });
+
   it.each(rows)("%s written %j parses to its row, by both parsers, and prints back as written", (name, text, spelling) => {
     const source = written(text, spelling.order);
     const full = parse(source) as MatchExpression;

@@ -9,6 +9,7 @@
  * @module
  */
 import { createToken, Lexer, type CustomPatternMatcherFunc, type TokenType } from "chevrotain";
+import { KEYWORDS, type CONNECTIVE_WORDS } from "../operators.js";
 
 /** Space, tab, CR and LF separate tokens; nothing else does (a no-break space is an error). */
 export const WhiteSpace = createToken({
@@ -32,7 +33,9 @@ export const Identifier = createToken({
   label: "a name",
 });
 
-function keyword(word: string): TokenType {
+/** A keyword's token; `word` must be one of the operator table's {@link KEYWORDS} (a test checks the lexer has a token for each). */
+function keyword(word: (typeof CONNECTIVE_WORDS)[number] | "in" | "contains" | "matches" | "is" | "empty" | "nil"): TokenType {
+  if (!KEYWORDS.includes(word)) throw new Error(`"${word}" is not a keyword of the operator table`);
   const name = word.charAt(0).toUpperCase() + word.slice(1);
   return createToken({
     name,

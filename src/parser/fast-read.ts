@@ -12,13 +12,13 @@
  *
  * @module
  */
-import { readSpelling } from "../operators.js";
+import { KEYWORDS as KEYWORD_LIST, readSpelling } from "../operators.js";
 import type { BinaryMatchOperator, Expression, MatchExpression, Selector, Span, UnaryMatchOperator, Value } from "../ast.js";
 import type { Limits } from "../limits.js";
 import { isPointerLiteral, unquoteDouble, unquoteRaw } from "../go/strings.js";
 
-/** Words that are keywords (never names) in the language. */
-const KEYWORDS: ReadonlySet<string> = new Set(["and", "or", "not", "in", "contains", "matches", "is", "empty", "nil", "any", "all", "as"]);
+/** Words that are keywords (never names) in the language: the operator table's. */
+const KEYWORDS: ReadonlySet<string> = new Set(KEYWORD_LIST);
 
 /** Thrown to give up; caught by {@link fastRead} alone. */
 class GiveUp extends Error {}
