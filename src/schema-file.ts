@@ -60,6 +60,7 @@ export function fieldSchemaProblem(value: unknown, at: string): string | undefin
     case "object": {
       if (value.typeName !== undefined && typeof value.typeName !== "string") return `${at}.typeName must be a string`;
       if (!isObject(value.fields)) return `${at}.fields must be an object of field schemas`;
+      if (value.docs !== undefined && !(isObject(value.docs) && Object.values(value.docs).every((doc) => typeof doc === "string"))) return `${at}.docs must be an object of strings (a line on each field)`;
       for (const [name, field] of Object.entries(value.fields)) {
         const problem = fieldSchemaProblem(field, `${at}.fields.${name}`);
         if (problem !== undefined) return problem;

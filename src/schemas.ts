@@ -38,6 +38,8 @@ export const jobFilterTarget: ObjectSchema = {
     ...jobListItem.fields,
     ...Object.fromEntries(Object.entries(schemaOf(JOB).fields).filter(([name]) => !Object.hasOwn(jobListItem.fields, name))),
   } satisfies { readonly [name: string]: FieldSchema },
+  // The job's own description of a field, or the list item's for the fields only it has (`JobSummary`).
+  docs: { ...jobListItem.docs, ...schemaOf(JOB).docs },
 };
 
 /**

@@ -78,6 +78,8 @@ export interface Completion {
   readonly range: Span;
   /** What a field holds (`string`, `list of string`, `map of string`), or what an operator does. */
   readonly detail?: string;
+  /** What a field is, in a line, where its schema says (the reference's description of the field for the built-in schemas). */
+  readonly documentation?: string;
 }
 
 /** Options of {@link complete}. */
@@ -330,7 +332,10 @@ class Completer {
     if (schema !== undefined && typeof schema !== "string" && schema.kind === "object") {
       return Object.entries(schema.fields)
         .filter(([, field]) => !collections || isCollectionSchema(field))
-        .map(([name, field]) => ({ label: name, kind: "field", text: name, range, detail: describeSchema(field) }));
+        .map(([name, field]) => {
+          const documentation = schema.docs?.[name];
+          return { label: name, kind: "field", text: name, range, detail: describeSchema(field), ...(documentation === undefined ? {} : { documentation }) };
+        });
     }
     if (schema !== undefined && schema !== "any" && (typeof schema === "string" || schema.kind === "array")) return [];
     const kind = schema !== undefined && typeof schema !== "string" && schema.kind === "map" ? "key" : "field";

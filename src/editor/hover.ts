@@ -439,7 +439,8 @@ class Hoverer {
     }
     const parentText = segments.length === 1 ? undefined : segments.at(-2)!.text;
     const what = place.schema === "any" ? `${code("any")} (untyped JSON: the kind of the value found decides how it compares)` : code(describeSchema(place.schema));
-    return { range, contents: `${title}: ${what}\n\n${memberOf(segments.at(-1)!.key, parent.schema, parentText)}.${boundNote}` };
+    const member = memberOf(segments.at(-1)!.key, parent.schema, parentText);
+    return { range, contents: `${title}: ${what}\n\n${member}${/[.…]$/.test(member) ? "" : "."}${boundNote}` };
   }
 
   /** The segments of the path starting at token `head`, each with the path written up to it. */
@@ -679,7 +680,11 @@ function notAFieldOf(parent: FieldSchema | undefined, parentText: string | undef
 function memberOf(key: string, parent: FieldSchema | undefined, parentText: string | undefined): string {
   const owner = parentText === undefined ? undefined : code(parentText);
   if (parent !== undefined && typeof parent !== "string") {
-    if (parent.kind === "object") return parent.typeName !== undefined ? `A field of ${code(parent.typeName)}` : owner === undefined ? "A field of the object" : `A field of ${owner}`;
+    if (parent.kind === "object") {
+      const of = parent.typeName !== undefined ? `A field of ${code(parent.typeName)}` : owner === undefined ? "A field of the object" : `A field of ${owner}`;
+      const doc = parent.docs?.[key];
+      return doc === undefined ? of : `${of}: ${doc.replace(/\.$/, "")}`;
+    }
     if (parent.kind === "map") {
       const map = `A key of the map ${owner ?? "at the root"}`;
       if (parent.keys === undefined) return map;

@@ -41,6 +41,11 @@ export interface ObjectSchema {
   readonly fields: { readonly [name: string]: FieldSchema };
   /** The Go type name used in error messages (for example `structs.JobSummary`). */
   readonly typeName?: string;
+  /**
+   * What each field is, in a line, by field name (the reference's description of the field, for
+   * the schemas of its structs): editors show it in completion and hover. Evaluation ignores it.
+   */
+  readonly docs?: { readonly [name: string]: string };
 }
 
 /** The schema of one field: a scalar kind's name, or a list, map or object schema. */

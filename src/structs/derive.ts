@@ -57,8 +57,12 @@ export function schemaOf(decl: StructDecl): ObjectSchema {
   let schema = schemaCache.get(decl);
   if (schema === undefined) {
     const fields: Record<string, FieldSchema> = {};
-    for (const each of decl.fields) fields[each.name] = fieldSchemaOf(each.type);
-    schema = { kind: "object", typeName: decl.name, fields };
+    const docs: Record<string, string> = {};
+    for (const each of decl.fields) {
+      fields[each.name] = fieldSchemaOf(each.type);
+      docs[each.name] = each.doc;
+    }
+    schema = { kind: "object", typeName: decl.name, fields, docs };
     schemaCache.set(decl, schema);
   }
   return schema;
@@ -68,8 +72,12 @@ export function schemaOf(decl: StructDecl): ObjectSchema {
 export function schemaWith(decl: StructDecl, extra: readonly FieldDecl[]): ObjectSchema {
   const base = schemaOf(decl);
   const fields: Record<string, FieldSchema> = { ...base.fields };
-  for (const each of extra) fields[each.name] = fieldSchemaOf(each.type);
-  return { kind: "object", typeName: base.typeName!, fields };
+  const docs: Record<string, string> = { ...base.docs };
+  for (const each of extra) {
+    fields[each.name] = fieldSchemaOf(each.type);
+    docs[each.name] = each.doc;
+  }
+  return { kind: "object", typeName: base.typeName!, fields, docs };
 }
 
 // ---------------------------------------------------------------------------------------------

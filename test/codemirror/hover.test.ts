@@ -79,7 +79,7 @@ describe("hover tooltips", () => {
     const state = stateOf("Status == 1");
     const typed = state.update({ effects: setBexprContext({ schema: schemas.job }) }).state;
     expect(shown(state, 1)!.dom.textContent).toContain("No schema is set");
-    expect(shown(typed, 1)!.dom.textContent).toBe("Status: stringA field of structs.Job.");
+    expect(shown(typed, 1)!.dom.textContent).toBe("Status: stringA field of structs.Job: pending, running or dead.");
   });
 
   it("render text from the filter as text, never as markup", () => {

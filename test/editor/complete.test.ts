@@ -27,9 +27,9 @@ describe("complete: where an expression starts", () => {
   it("offers the schema's fields in its order, with their types, then not, any and all", () => {
     const completions = at("", { schema: schemas.job });
     expect(completions.slice(0, 3)).toEqual([
-      { label: "ID", kind: "field", text: "ID", range: { start: 0, end: 0 }, detail: "string" },
-      { label: "ParentID", kind: "field", text: "ParentID", range: { start: 0, end: 0 }, detail: "string" },
-      { label: "Name", kind: "field", text: "Name", range: { start: 0, end: 0 }, detail: "string" },
+      { label: "ID", kind: "field", text: "ID", range: { start: 0, end: 0 }, detail: "string", documentation: "its ID, unique in its namespace" },
+      { label: "ParentID", kind: "field", text: "ParentID", range: { start: 0, end: 0 }, detail: "string", documentation: "the periodic or parameterized job that made it" },
+      { label: "Name", kind: "field", text: "Name", range: { start: 0, end: 0 }, detail: "string", documentation: "its name (its ID by default)" },
     ]);
     expect(completions.find((c) => c.label === "Datacenters")?.detail).toBe("list of string");
     expect(completions.find((c) => c.label === "Meta")?.detail).toBe("map of string");
@@ -134,10 +134,20 @@ describe("complete: values", () => {
 });
 
 describe("complete: paths", () => {
+  it("documents each field with the reference's description of it, and a field of a schema file with its own docs", () => {
+    const priority = at("Pri", job).find((completion) => completion.label === "Priority");
+    expect(priority?.documentation).toMatch(/priority/i);
+    const own = { kind: "object", fields: { Owner: "string", Size: "int" }, docs: { Owner: "who runs it" } } as const;
+    expect(at("", { schema: own }).filter((completion) => completion.kind === "field").map((completion) => [completion.label, completion.documentation])).toEqual([
+      ["Owner", "who runs it"],
+      ["Size", undefined],
+    ]);
+  });
+
   it("offers the fields of a nested object after a dot", () => {
     expect(at("JobSummary.", job).slice(0, 2)).toEqual([
-      { label: "JobID", kind: "field", text: "JobID", range: { start: 11, end: 11 }, detail: "string" },
-      { label: "Namespace", kind: "field", text: "Namespace", range: { start: 11, end: 11 }, detail: "string" },
+      { label: "JobID", kind: "field", text: "JobID", range: { start: 11, end: 11 }, detail: "string", documentation: "the job's ID" },
+      { label: "Namespace", kind: "field", text: "Namespace", range: { start: 11, end: 11 }, detail: "string", documentation: "the job's namespace" },
     ]);
     expect(labels(at("JobSummary.Children.R", job))).toEqual(["Running"]);
   });

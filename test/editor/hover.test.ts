@@ -21,7 +21,7 @@ function hovered(source: string, options: HoverOptions = {}): { text: string; co
 
 describe("hover over a selector", () => {
   it.each([
-    ["|Status == \"running\"", "Status", "**`Status`**: `string`", "A field of `structs.Job`"],
+    ["|Status == \"running\"", "Status", "**`Status`**: `string`", "A field of `structs.Job`: pending, running or dead."],
     ["Sta|tus == \"running\"", "Status", "**`Status`**: `string`", "A field of `structs.Job`"],
     ["Status| == \"running\"", "Status", "**`Status`**: `string`", "A field of `structs.Job`"],
     ["\"dc1\" in Data|centers", "Datacenters", "`list of string`", "A field of `structs.Job`"],
@@ -170,7 +170,7 @@ describe("hover over a bound name", () => {
   it("resolves a field through a name bound further out", () => {
     expect(hovered("any TaskGroups as g { any g.Tasks as t { t.Dri|ver == \"docker\" } }", job)).toEqual({
       text: "Driver",
-      contents: "**`t.Driver`**: `string`\n\nA field of `structs.Task`.\n\n`t` is each element of `g.Tasks`, by `any g.Tasks as t`.",
+      contents: "**`t.Driver`**: `string`\n\nA field of `structs.Task`: the driver that runs it: docker, exec, raw_exec…\n\n`t` is each element of `g.Tasks`, by `any g.Tasks as t`.",
     });
   });
 

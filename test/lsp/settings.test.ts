@@ -31,6 +31,7 @@ describe("the language server's settings", () => {
     ["a struct without fields", { kind: "object" }, "the schema.fields must be an object of field schemas"],
     ["a bad field deep down", { kind: "object", fields: { A: { kind: "map", values: { kind: "array", items: "nope" } } } }, 'the schema.fields.A.values.items is "nope"'],
     ["a type name that is not a string", { kind: "object", fields: {}, typeName: 3 }, "the schema.typeName must be a string"],
+    ["docs that are not lines", { kind: "object", fields: { a: "int" }, docs: { a: 3 } }, "the schema.docs must be an object of strings (a line on each field)"],
   ])("reports %s", (_what, schema, problem) => {
     expect(fieldSchemaProblem(schema, "the schema")).toContain(problem);
   });
