@@ -1,7 +1,8 @@
 /**
- * The barrier of consistent reads on a shared store (`PostgresStore.catchUp`), with the database's
- * answers held back: reads share barrier queries, and a read never relies on a query sent before
- * it came (which may not see a write committed in between).
+ * A shared store's reads and writes with the database's answers or notifications held back: reads
+ * share barrier queries (`PostgresStore.catchUp`), and a read never relies on a query sent before
+ * it came (which may not see a write committed in between); a batch stored optimistically on a copy
+ * that another agent's write has overtaken is refused, and applied again on the state as it is.
  */
 import { describe, expect, it } from "vitest";
 import { connectServer, fromPglite, type Database, type PgliteLike, type TextRow } from "../../src/server/state/postgres/database.js";
@@ -90,6 +91,47 @@ describe.runIf(ON_POSTGRES)("the barrier of consistent reads", () => {
       readerStore.close();
       writerStore.close();
       await Promise.all([readerDatabase.close(), writerDatabase.close()]);
+      await drop();
+    }
+  });
+
+  it("applies a write again when another agent wrote since the copy's index: nothing of the refused batch is stored", async () => {
+    const { store, drop } = await testStore();
+    const schema = (store as { schema: string }).schema;
+    const [aDatabase, bDatabase] = [await openDatabase(store), await openDatabase(store)];
+    const b = held(bDatabase);
+    const [alpha, beta] = [await PostgresStore.open(aDatabase, { schema }), await PostgresStore.open(b.database, { schema })];
+    try {
+      // Beta hears nothing of alpha's writes: its copy is behind, and it does not know.
+      b.quiet(true);
+      b.release();
+      const { index: first } = await alpha.write(["namespaces"], (state) => state.namespaces.put(namespace("first", state.index)));
+      expect(beta.index).toBeLessThan(first);
+      let applied = 0;
+      const seen: boolean[] = [];
+      const { index, result } = await beta.write(["namespaces"], (state) => {
+        applied++;
+        seen.push(state.namespaces.get("first") !== undefined);
+        state.namespaces.put(namespace("second", state.index));
+        return state.index;
+      });
+      // Applied on the stale copy (refused: the index had moved), then on the state brought up to date.
+      expect(applied).toBe(2);
+      expect(seen).toEqual([false, true]);
+      expect([index, result]).toEqual([first + 1, first + 1]);
+      b.quiet(false);
+      // One row of "second", at its one index: alpha reads it as beta wrote it.
+      await alpha.catchUp();
+      expect(alpha.tables.namespaces.get("second")).toMatchObject({ Name: "second", CreateIndex: first + 1 });
+      const rows = await aDatabase.query(`SELECT key, modify_index::text AS modified FROM "${schema}".rows WHERE tbl = 'namespaces' AND key IN ('"first"', '"second"') ORDER BY key`);
+      expect(rows).toEqual([
+        { key: '"first"', modified: String(first) },
+        { key: '"second"', modified: String(first + 1) },
+      ]);
+    } finally {
+      alpha.close();
+      beta.close();
+      await Promise.all([aDatabase.close(), bDatabase.close()]);
       await drop();
     }
   });
