@@ -259,7 +259,7 @@ describe("bexpr lsp --stdio", SLOW, () => {
     expect((field?.contents as MarkupContent).kind).toBe(kind);
     if (kind === "markdown") return;
     // Emacs 28's Eglot without markdown-mode shows the text as it is: no ** nor backticks, the example indented.
-    expect((field?.contents as MarkupContent).value).toBe("Priority: int\n\nA field of structs.Job.");
+    expect((field?.contents as MarkupContent).value).toBe("Priority: int\n\nA field of structs.Job: its scheduling priority, 1 to 100 (50 by default).");
     const text = (operator?.contents as MarkupContent).value;
     expect(text).toMatch(/^in \(operator\): value is an element, key or substring of the selector\n/);
     expect(text).toContain('\n    "dc1" in Datacenters');

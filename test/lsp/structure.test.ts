@@ -207,7 +207,7 @@ describe("completion documentation", () => {
     const priority = items.find((item) => item.label === "Priority")!;
     expect(priority.documentation).toBeUndefined();
     const resolved = await session.connection.sendRequest(CompletionResolveRequest.type, priority);
-    expect((resolved.documentation as MarkupContent).value).toBe("**`Priority`**: `int`\n\nA field of `structs.Job`.");
+    expect((resolved.documentation as MarkupContent).value).toBe("**`Priority`**: `int`\n\nA field of `structs.Job`: its scheduling priority, 1 to 100 (50 by default).");
 
     await session.change(URI, [{ text: 'Status == "running" ' }]);
     const next = (await session.connection.sendRequest(CompletionRequest.type, { textDocument: { uri: URI }, position: { line: 0, character: 20 } })) as CompletionItem[];
