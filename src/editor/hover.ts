@@ -440,6 +440,7 @@ class Hoverer {
     const parentText = segments.length === 1 ? undefined : segments.at(-2)!.text;
     const what = place.schema === "any" ? `${code("any")} (untyped JSON: the kind of the value found decides how it compares)` : code(describeSchema(place.schema));
     const member = memberOf(segments.at(-1)!.key, parent.schema, parentText);
+    // A sentence, whose field description may end it already (`…`).
     return { range, contents: `${title}: ${what}\n\n${member}${/[.…]$/.test(member) ? "" : "."}${boundNote}` };
   }
 
@@ -683,7 +684,7 @@ function memberOf(key: string, parent: FieldSchema | undefined, parentText: stri
     if (parent.kind === "object") {
       const of = parent.typeName !== undefined ? `A field of ${code(parent.typeName)}` : owner === undefined ? "A field of the object" : `A field of ${owner}`;
       const doc = parent.docs?.[key];
-      return doc === undefined ? of : `${of}: ${doc.replace(/\.$/, "")}`;
+      return doc === undefined ? of : `${of}: ${doc}`;
     }
     if (parent.kind === "map") {
       const map = `A key of the map ${owner ?? "at the root"}`;

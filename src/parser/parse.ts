@@ -8,8 +8,9 @@ import { EOF, tokenMatcher, type IRecognitionException, type IToken, type TokenT
 import type { Expression, Span } from "../ast.js";
 import { capDiagnostics, createDiagnostic, FilterSyntaxError, replaceFix, type Diagnostic, type Fix } from "../errors.js";
 import { openBrackets, tokenize, tokenEnd } from "../lexer/lexer.js";
-import { All, And, Any, Bang, Comma, Digits, Dot, Equal, Identifier, In, keywordTokens, LBrace, LBracket, LParen, Name, Not, NotEqual, NumberLiteral, Or, RBrace, RParen, QuotedString, RBracket } from "../lexer/tokens.js";
+import { All, And, Any, Bang, Comma, Digits, Dot, Equal, Identifier, In, LBrace, LBracket, LParen, Name, Not, NotEqual, NumberLiteral, Or, RBrace, RParen, QuotedString, RBracket } from "../lexer/tokens.js";
 import { resolveLimits, type Limits } from "../limits.js";
+import { KEYWORDS } from "../operators.js";
 import { fastRead } from "./fast-read.js";
 import { recoveringParser, strictParser, type ParseOutcome, type SyntaxReason } from "./parser.js";
 
@@ -264,7 +265,7 @@ function unknownProblem(source: string): Diagnostic {
   return createDiagnostic(source, "unexpected_token", "the filter could not be parsed", { start: 0, end: source.length });
 }
 
-const KEYWORD_WORDS = new Set(keywordTokens.map((type) => (type.PATTERN as RegExp).source));
+const KEYWORD_WORDS: ReadonlySet<string> = new Set(KEYWORDS);
 
 /** Where and why the parser stopped: Chevrotain's exception, and the grammar's reason (see {@link SyntaxReason}). */
 interface Stop {

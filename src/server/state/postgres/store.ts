@@ -307,25 +307,19 @@ export class PostgresStore implements Store {
   }
 
   /**
-   * One group commit. First optimistically: the writes applied to the copy as it is, and stored in
-   * one statement (its own transaction) on condition that the database's index is still the copy's,
-   * so that the counter's row is locked only while PostgreSQL stores the rows, and agents writing
-   * at once overlap their work. When another agent wrote meanwhile, nothing is stored, and the batch
-   * is applied again holding the counter's lock, on the state brought up to date (`apply` may
-   * therefore run twice: it changes nothing but its transaction).
+   * One group commit. While no other agent writes, optimistically: the writes applied to the copy as
+   * it is, and stored in one statement (its own transaction) on condition that the database's index
+   * is still the copy's, so that the counter's row is locked only while PostgreSQL stores the rows.
+   * Otherwise, or when another agent wrote meanwhile (nothing is then stored), the batch is applied
+   * holding the counter's lock, on the state brought up to date (`apply` may therefore run twice: it
+   * changes nothing but its transaction).
    */
   async #commit(batch: readonly QueuedWrite[]): Promise<void> {
-    let applied!: AppliedBatch;
+    let applied: AppliedBatch;
     try {
-      // A copy known to be behind (another agent's write was announced) would only be refused: it catches up first.
-      // While no other agent writes: applied to the copy as it is, and stored if no other agent wrote meanwhile.
-      let stored = false;
-      if (performance.now() - this.#othersWroteAt >= CONTENDED_MS && this.#announced <= this.#copy.index) {
-        applied = this.#apply(batch, this.#copy.index);
-        stored = applied.done.length === 0 || (await this.#storeOptimistically(applied));
-      }
-      if (!stored) {
-        applied = await this.database.transaction(async (session) => {
+      applied =
+        (await this.#commitOptimistically(batch)) ??
+        (await this.database.transaction(async (session) => {
           // The counter's row lock: from here until the commit, no other agent writes.
           const [state] = await session.query(`SELECT index::text AS index FROM ${this.sqlSchema}.state FOR UPDATE`);
           const index = Number(state!.index);
@@ -335,8 +329,7 @@ export class PostgresStore implements Store {
           const again = this.#apply(batch, index);
           if (again.done.length > 0) await this.#store(session, again.done, again.counter);
           return again;
-        });
-      }
+        }));
     } catch (error) {
       // The database refused the statement or the transaction (or is away): no write of the batch happened.
       for (const write of batch) write.reject(error);
@@ -352,13 +345,18 @@ export class PostgresStore implements Store {
   }
 
   /**
-   * Stores an optimistically applied batch; meanwhile, the notification of its own index is not
-   * taken for another agent's write (which would read the batch's rows back).
+   * The batch applied to the copy as it is and stored, when no other agent writes (none wrote in
+   * the last {@link CONTENDED_MS}, none is announced beyond the copy) and none wrote meanwhile;
+   * undefined, with nothing stored, otherwise. While it is stored, the notification of its own
+   * index is not taken for another agent's write (which would read the batch's rows back).
    */
-  async #storeOptimistically(applied: AppliedBatch): Promise<boolean> {
+  async #commitOptimistically(batch: readonly QueuedWrite[]): Promise<AppliedBatch | undefined> {
+    if (performance.now() - this.#othersWroteAt < CONTENDED_MS || this.#announced > this.#copy.index) return undefined;
+    const applied = this.#apply(batch, this.#copy.index);
+    if (applied.done.length === 0) return applied;
     this.#storing = applied.counter.index;
     try {
-      return await this.#store(this.database, applied.done, applied.counter);
+      return (await this.#store(this.database, applied.done, applied.counter)) ? applied : undefined;
     } finally {
       this.#storing = 0;
     }
