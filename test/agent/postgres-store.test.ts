@@ -5,9 +5,9 @@
  * that another agent's write has overtaken is refused, and applied again on the state as it is.
  */
 import { describe, expect, it } from "vitest";
-import { connectServer, fromPglite, type Database, type PgliteLike, type TextRow } from "../../src/server/state/postgres/database.js";
+import type { Database, TextRow } from "../../src/server/state/postgres/database.js";
 import { PostgresStore } from "../../src/server/state/postgres/store.js";
-import { ON_POSTGRES, testStore } from "./support.js";
+import { ON_POSTGRES, openTestDatabase, testStore } from "./support.js";
 
 /** The statement of a barrier. */
 const BARRIER = /^SELECT index::text AS index FROM "[a-z0-9_]+"\.state$/;
@@ -54,19 +54,13 @@ function held(database: Database): { database: Database; barriers: () => number;
   };
 }
 
-async function openDatabase(store: Awaited<ReturnType<typeof testStore>>["store"]): Promise<Database> {
-  if (typeof store !== "object" || store === null) throw new Error("not a PostgreSQL store");
-  const { url, pglite } = store as { url?: string; pglite?: PgliteLike };
-  return url !== undefined ? connectServer(url) : fromPglite(pglite!);
-}
-
 const namespace = (name: string, index: number) => ({ Name: name, Description: "", Quota: "", Meta: null, CreateIndex: index, ModifyIndex: index });
 
 describe.runIf(ON_POSTGRES)("the barrier of consistent reads", () => {
   it("is shared by the reads that come while one is under way, and never one sent before a read came", async () => {
     const { store, drop } = await testStore();
     const schema = (store as { schema: string }).schema;
-    const [readerDatabase, writerDatabase] = [await openDatabase(store), await openDatabase(store)];
+    const [readerDatabase, writerDatabase] = [await openTestDatabase(store), await openTestDatabase(store)];
     const reader = held(readerDatabase);
     const [readerStore, writerStore] = [await PostgresStore.open(reader.database, { schema }), await PostgresStore.open(writerDatabase, { schema })];
     try {
@@ -98,7 +92,7 @@ describe.runIf(ON_POSTGRES)("the barrier of consistent reads", () => {
   it("applies a write again when another agent wrote since the copy's index: nothing of the refused batch is stored", async () => {
     const { store, drop } = await testStore();
     const schema = (store as { schema: string }).schema;
-    const [aDatabase, bDatabase] = [await openDatabase(store), await openDatabase(store)];
+    const [aDatabase, bDatabase] = [await openTestDatabase(store), await openTestDatabase(store)];
     const b = held(bDatabase);
     const [alpha, beta] = [await PostgresStore.open(aDatabase, { schema }), await PostgresStore.open(b.database, { schema })];
     try {

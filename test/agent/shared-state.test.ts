@@ -6,12 +6,11 @@
  * (test/cluster/several-agents.test.ts proves the same with processes, and kills one.)
  */
 import { createServer } from "node:net";
-import pg from "pg";
 import type { AddressInfo } from "node:net";
 import { describe, expect, it } from "vitest";
 import { startAgent, type Agent, type AgentOptions } from "../../src/server/index.js";
 import { POSTGRES_URL_VARIABLE } from "../sql/databases.js";
-import { eventually, job, ON_POSTGRES, send, settled, testStore } from "./support.js";
+import { eventually, job, ON_POSTGRES, openTestDatabase, send, settled, testStore } from "./support.js";
 
 /** A port of 127.0.0.1 free a moment ago. */
 async function freePort(): Promise<number> {
@@ -38,21 +37,6 @@ async function withCluster(run: (start: (options?: AgentOptions) => Promise<Agen
     await Promise.all(agents.map((agent) => agent.close()));
     await drop();
   }
-}
-
-/** Runs one statement on the database of `store` (a server's URL, or the PGlite instance). */
-async function sql(store: AgentOptions["store"], text: string): Promise<Record<string, unknown>[]> {
-  if (typeof store !== "object" || store === null) throw new Error("not a PostgreSQL store");
-  if ("url" in store) {
-    const client = new pg.Client({ connectionString: store.url });
-    await client.connect();
-    try {
-      return (await client.query(text)).rows as Record<string, unknown>[];
-    } finally {
-      await client.end();
-    }
-  }
-  return (await (store as { pglite: { query(text: string): Promise<{ rows: Record<string, unknown>[] }> } }).pglite.query(text)).rows;
 }
 
 const register = async (agent: Agent, id: string, options: { query?: string; fields?: Record<string, unknown> } = {}) => {
@@ -151,15 +135,17 @@ describe.runIf(ON_POSTGRES)("agents sharing one PostgreSQL schema", () => {
       expect(Number((await send(`${agent.url}/v1/jobs`)).headers["x-svc-index"])).toBeGreaterThan(before);
       const job = (await send(`${agent.url}/v1/job/steady`)).json<{ ModifyIndex: number }>();
       const schema = (store as { schema: string }).schema;
-      const [row] = await sql(store, `SELECT modify_index::text AS modified FROM "${schema}".rows WHERE tbl = 'jobs' AND id = 'steady'`);
+      const database = await openTestDatabase(store);
+      const [[row], [compression]] = await Promise.all([
+        database.query(`SELECT modify_index::text AS modified FROM "${schema}".rows WHERE tbl = 'jobs' AND id = 'steady'`),
+        database.query(
+          `SELECT (SELECT 'lz4' = ANY (enumvals) FROM pg_settings WHERE name = 'default_toast_compression')::text AS available,
+            (SELECT bool_and(attcompression = 'l') FROM pg_attribute WHERE attrelid = '"${schema}".rows'::regclass AND attname IN ('doc', 'document'))::text AS used`,
+        ),
+      ]).finally(() => database.close());
       expect(Number(row!.modified)).toBe(job.ModifyIndex);
-      const [compression] = await sql(
-        store,
-        `SELECT (SELECT 'lz4' = ANY (enumvals) FROM pg_settings WHERE name = 'default_toast_compression') AS available,
-          (SELECT bool_and(attcompression = 'l') FROM pg_attribute WHERE attrelid = '"${schema}".rows'::regclass AND attname IN ('doc', 'document')) AS used`,
-      );
       expect(compression!.used).toBe(compression!.available);
-      if (process.env[POSTGRES_URL_VARIABLE]) expect(compression!.available).toBe(true);
+      if (process.env[POSTGRES_URL_VARIABLE]) expect(compression!.available).toBe("true");
     } finally {
       await agent.close();
       await drop();

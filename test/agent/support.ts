@@ -10,6 +10,7 @@ import pg from "pg";
 import { afterAll, beforeAll } from "vitest";
 import { parseJson } from "../../src/json.js";
 import { startAgent, type Agent, type AgentOptions } from "../../src/server/index.js";
+import { connectServer, fromPglite, type Database, type PgliteLike } from "../../src/server/state/postgres/database.js";
 import { POSTGRES_URL_VARIABLE } from "../sql/databases.js";
 
 /**
@@ -42,6 +43,18 @@ export async function testStore(): Promise<{ store: AgentOptions["store"]; drop:
   }
   pglite ??= PGlite.create();
   return { store: { pglite: await pglite, schema }, drop: async () => {} };
+}
+
+/**
+ * The database of a store {@link testStore} gave (the server's, through its own pools, or the
+ * PGlite instance), for a test that reads the tables or opens a `PostgresStore` itself; close it
+ * when done.
+ */
+export async function openTestDatabase(store: AgentOptions["store"]): Promise<Database> {
+  const { url, pglite } = (typeof store === "object" && store !== null ? store : {}) as { url?: string; pglite?: PgliteLike };
+  if (url !== undefined) return connectServer(url);
+  if (pglite !== undefined) return fromPglite(pglite);
+  throw new Error("not a PostgreSQL store");
 }
 
 /** Starts an agent on this run's store (see {@link ON_POSTGRES}); its schema is dropped when it closes. */
