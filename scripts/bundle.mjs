@@ -3,7 +3,7 @@
  * the `bexpr` command) bundled by esbuild, with the code they share in chunks, so that importing the engine reads a few files
  * instead of some 700 (Chevrotain alone pulls in 640 lodash-es modules). The engine's own
  * dependencies (chevrotain, re2js, lossless-json) are bundled in; the agent's (fastify and the rest, the package's
- * optional dependencies) stay imports, loaded only by `bexpr/server` and `bexpr agent`. CodeMirror's
+ * optional peer dependencies, see src/optional-packages.ts) stay imports, loaded only by `bexpr/server` and `bexpr agent`. CodeMirror's
  * packages (the peer dependencies of `bexpr/codemirror`) stay imports too: the application that
  * uses the extension brings its own, and two copies of @codemirror/state in one editor break it.
  * tsc writes the declarations beside it, and rollup-types.mjs rolls them up, one file per entry
@@ -30,9 +30,9 @@ const result = await build({
   target: "node20.19",
   // The engine's dependencies are bundled (so they are devDependencies: a consumer never installs
   // them, and rollup-types.mjs writes the few types of theirs the declarations name into the
-  // roll-ups); the agent's (the optional dependencies) stay imports.
-  external: [...Object.keys(pkg.optionalDependencies ?? {}), "@codemirror/*", "@lezer/*"],
-  define: { BEXPR_BUILD_VERSION: JSON.stringify(pkg.version) },
+  // roll-ups); the agent's and CodeMirror's (the optional peer dependencies) stay imports.
+  external: [...Object.keys(pkg.peerDependencies), "@codemirror/*", "@lezer/*"],
+  define: { BEXPR_BUILD_VERSION: JSON.stringify(pkg.version), BEXPR_BUILD_PEERS: JSON.stringify(pkg.peerDependencies) },
   // The licence headers of bundled code (Chevrotain, lodash-es, re2js) are kept at the end of each file.
   legalComments: "eof",
   logLevel: "warning",
@@ -43,7 +43,7 @@ const result = await build({
 // Node's raw ERR_MODULE_NOT_FOUND. Browsers and bundlers take the module itself.
 const codemirrorExports = result.metafile.outputs["dist/codemirror/index.js"]?.exports;
 if (codemirrorExports === undefined || codemirrorExports.length === 0) throw new Error("bundle: dist/codemirror/index.js has no exports");
-const peers = Object.keys(pkg.peerDependencies ?? {});
+const peers = Object.keys(pkg.peerDependencies).filter((name) => /^@(codemirror|lezer)\//.test(name));
 writeFileSync(
   "dist/codemirror/node.js",
   `// bexpr/codemirror in Node: the module itself, with its missing peer packages named (scripts/bundle.mjs).

@@ -7,6 +7,7 @@
  */
 import { CHECK_USAGE, EVAL_USAGE, EXPLAIN_USAGE, FMT_USAGE, runCheck, runEval, runExplain, runFmt, runSql, SQL_USAGE } from "./cli/filter.js";
 import { CommandError, describeUnexpectedError, endOnClosedOutput, UsageError, type Io, type Outcome } from "./cli/terminal.js";
+import { loadOptional, MissingPackageError, OPTIONAL_PACKAGES, type OptionalPart } from "./optional-packages.js";
 import { VERSION } from "./version.js";
 
 const USAGE = `Usage: bexpr <command> [options]
@@ -40,24 +41,24 @@ interface Command {
 }
 
 /**
- * A command whose packages are optional dependencies (an install with --omit=optional has the
- * engine only), loaded when it is asked for; without them it fails saying what is missing.
+ * A command whose packages are optional peers of bexpr (installed by the project beside it),
+ * loaded when it is asked for; without them it fails naming what is missing and the command that
+ * installs it.
  */
-async function optionalCommand(what: string, load: () => Promise<Command>): Promise<Command> {
+async function optionalCommand(part: OptionalPart, load: () => Promise<Command>): Promise<Command> {
   try {
-    return await load();
+    return await loadOptional(part, load);
   } catch (error) {
-    if ((error as NodeJS.ErrnoException).code !== "ERR_MODULE_NOT_FOUND") throw error;
-    const missing = /Cannot find package '([^']+)'/.exec((error as Error).message)?.[1] ?? "a package";
+    if (!(error instanceof MissingPackageError)) throw error;
     const fail = () => {
-      throw new CommandError(`${what} needs its optional dependencies, and ${missing} is not installed: run npm install bexpr without --omit=optional`);
+      throw new CommandError(error.message);
     };
     return { run: fail, usage: "" };
   }
 }
 
-/** The optional packages the agent loads as it starts (its HTTP layer and Prometheus's client). */
-const AGENT_PACKAGES = ["fastify", "@fastify/compress", "prom-client"];
+/** The packages the agent imports as it starts (its HTTP layer and Prometheus's client; light-my-request is fastify's). */
+const AGENT_IMPORTS = OPTIONAL_PACKAGES["the agent"].filter((name) => name !== "light-my-request");
 
 /**
  * The commands; the agent (fastify, prom-client) and the language server (vscode-languageserver)
@@ -74,7 +75,7 @@ const COMMANDS: Readonly<Record<string, () => Promise<Command>>> = {
       const { AGENT_USAGE, runAgent } = await import("./cli/agent.js");
       // bexpr/server loads its HTTP layer and Prometheus's client when an agent starts: found
       // (not loaded) here, a missing optional dependency is named before anything starts.
-      for (const name of AGENT_PACKAGES) import.meta.resolve(name);
+      for (const name of AGENT_IMPORTS) import.meta.resolve(name);
       return { run: runAgent, usage: AGENT_USAGE };
     }),
   lsp: () =>

@@ -11,6 +11,7 @@ import { tmpdir } from "node:os";
 import { join, posix, relative, resolve, sep } from "node:path";
 import semver from "semver";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { installCommand, OPTIONAL_PACKAGES, type OptionalPart } from "../src/optional-packages.js";
 
 const ROOT = resolve(import.meta.dirname, "..");
 const project = JSON.parse(readFileSync(join(ROOT, "package.json"), "utf8")) as PackageJson;
@@ -25,18 +26,28 @@ interface PackageJson {
   keywords?: string[];
   sideEffects?: boolean;
   peerDependencies: Record<string, string>;
+  peerDependenciesMeta: Record<string, { optional?: boolean }>;
   types: string;
   typesVersions?: Record<string, Record<string, string[]>>;
   bin: Record<string, string>;
   scripts?: Record<string, string>;
   dependencies?: Record<string, string>;
   devDependencies: Record<string, string>;
-  optionalDependencies: Record<string, string>;
+  optionalDependencies?: Record<string, string>;
   overrides?: unknown;
 }
 
+interface LockEntry {
+  dev?: boolean;
+  peer?: boolean;
+  devOptional?: boolean;
+  dependencies?: Record<string, string>;
+  optionalDependencies?: Record<string, string>;
+  [field: string]: unknown;
+}
+
 interface PackageLock {
-  packages: Record<string, { dev?: boolean } & Record<string, unknown>>;
+  packages: Record<string, LockEntry>;
 }
 
 /** What `npm pack --json` reports of one tarball. */
@@ -44,6 +55,12 @@ interface PackResult {
   filename: string;
   integrity: string;
 }
+
+/** Every package an optional part of bexpr runs with (the agent, its stores, the language server). */
+const EVERY_OPTIONAL_PACKAGE = Object.values(OPTIONAL_PACKAGES).flat();
+
+/** The peers of bexpr/codemirror: CodeMirror's packages, which the page brings. */
+const CODEMIRROR_PEERS = Object.keys(project.peerDependencies).filter((name) => /^@(codemirror|lezer)\//.test(name));
 
 /** Top-level paths not copied into the staging copy: installed, built or generated. */
 const NOT_STAGED = new Set(["node_modules", ".git", "dist", "dist-tools", "coverage", "scratch", join("docs", "api")]);
@@ -114,7 +131,8 @@ beforeAll(() => {
 
   consumer = join(work, "consumer");
   mkdirSync(consumer);
-  writeConsumerProject(consumer, `file:../${tarball.filename}`, tarball.integrity);
+  // The consumer of the README's recipe for everything: bexpr and the packages of every optional part.
+  writeConsumerProject(consumer, `file:../${tarball.filename}`, tarball.integrity, EVERY_OPTIONAL_PACKAGE);
   install = run("npm", ["ci", "--offline", "--engine-strict", "--no-audit", "--no-fund"], consumer);
 }, 2 * COMMAND_TIMEOUT_MS);
 
@@ -123,14 +141,15 @@ afterAll(() => {
 });
 
 /**
- * A consumer that depends on the tarball alone. `npm install` of a new dependency reads full
- * package documents from the registry, which `npm ci` does not cache; so the consumer gets a
- * lockfile, made of the project's production entries (the tree npm resolved for bexpr's
- * dependencies, as it would for a consumer while package.json has no overrides), which `npm ci`
+ * A consumer that depends on the tarball and on `peers` (packages bexpr runs with, which a project
+ * installs beside it, at the versions this project pins). `npm install` of a new dependency reads
+ * full package documents from the registry, which `npm ci` does not cache; so the consumer gets a
+ * lockfile, made of the entries of this project's tree that the peers need (the tree npm resolved
+ * for them, as it would for a consumer while package.json has no overrides), which `npm ci`
  * installs from the cache alone.
  */
-function writeConsumerProject(directory: string, spec: string, integrity: string): void {
-  const manifest = { name: "consumer", version: "1.0.0", private: true, dependencies: { bexpr: spec } };
+function writeConsumerProject(directory: string, spec: string, integrity: string, peers: readonly string[] = []): void {
+  const manifest = { name: "consumer", version: "1.0.0", private: true, dependencies: { bexpr: spec, ...Object.fromEntries(peers.map((name) => [name, project.devDependencies[name]!])) } };
   const packages: PackageLock["packages"] = {
     "": manifest,
     "node_modules/bexpr": {
@@ -139,16 +158,46 @@ function writeConsumerProject(directory: string, spec: string, integrity: string
       integrity,
       license: project.license,
       dependencies: project.dependencies,
-      optionalDependencies: project.optionalDependencies,
+      peerDependencies: project.peerDependencies,
+      peerDependenciesMeta: project.peerDependenciesMeta,
       bin: project.bin,
       engines: project.engines,
     },
   };
-  for (const [path, entry] of Object.entries(projectLock.packages)) {
-    if (path !== "" && entry.dev !== true) packages[path] = entry;
+  for (const path of lockClosure(peers)) {
+    const { dev, peer, devOptional, ...entry } = projectLock.packages[path]!;
+    packages[path] = devOptional === true ? { ...entry, optional: true } : entry;
   }
   writeFileSync(join(directory, "package.json"), JSON.stringify(manifest, null, 2));
   writeFileSync(join(directory, "package-lock.json"), JSON.stringify({ name: "consumer", version: "1.0.0", lockfileVersion: 3, requires: true, packages }, null, 2));
+}
+
+/** The paths in this project's lockfile of `names` and of everything they depend on, found as Node finds them (nested first, then up). */
+function lockClosure(names: readonly string[]): Set<string> {
+  const found = new Set<string>();
+  const locate = (from: string, name: string): string | undefined => {
+    for (let at = from; ; at = at.slice(0, Math.max(0, at.lastIndexOf("/node_modules/")))) {
+      const path = at === "" ? `node_modules/${name}` : `${at}/node_modules/${name}`;
+      if (projectLock.packages[path] !== undefined) return path;
+      if (at === "") return undefined;
+    }
+  };
+  const visit = (from: string, name: string, optional: boolean) => {
+    const path = locate(from, name);
+    if (path === undefined) {
+      if (optional) return;
+      throw new Error(`${name} (needed from ${from || "the root"}) is not in package-lock.json`);
+    }
+    if (found.has(path)) return;
+    found.add(path);
+    const entry = projectLock.packages[path]!;
+    for (const dependency of Object.keys(entry.dependencies ?? {})) visit(path, dependency, false);
+    for (const dependency of Object.keys(entry.optionalDependencies ?? {})) visit(path, dependency, true);
+    const peerMeta = (entry.peerDependenciesMeta ?? {}) as Record<string, { optional?: boolean }>;
+    for (const dependency of Object.keys((entry.peerDependencies ?? {}) as Record<string, string>)) visit(path, dependency, peerMeta[dependency]?.optional === true);
+  };
+  for (const name of names) visit("", name, false);
+  return found;
 }
 
 describe("npm pack", () => {
@@ -207,7 +256,7 @@ describe("npm pack", () => {
   it("ships one rolled-up declaration file per entry point, naming no package a consumer does not install", () => {
     const declarations = [...shipped].filter((path) => path.endsWith(".d.ts")).sort();
     expect(declarations).toEqual(["dist/codemirror/index.d.ts", "dist/index.d.ts", "dist/server/index.d.ts", "dist/sql/index.d.ts"]);
-    const installable = new Set([...Object.keys(project.optionalDependencies), ...Object.keys(project.peerDependencies)]);
+    const installable = new Set(Object.keys(project.peerDependencies));
     for (const path of declarations) {
       const imported = [...readFileSync(join(unpacked, path), "utf8").matchAll(/^import .* from ['"]([^'"]+)['"];?$/gm)].map((match) => match[1]!);
       const packages = imported.map((specifier) => (specifier.startsWith("@") ? specifier.split("/").slice(0, 2).join("/") : specifier.split("/")[0]!));
@@ -273,11 +322,16 @@ describe("a fresh consumer project that installs the tarball", () => {
     expect(result.stderr).toContain("ERR_REQUIRE_ESM");
   });
 
-  it("installs the engine alone with --omit=optional: the agent's packages are optional dependencies", () => {
+  it("installs bexpr alone by default, and names the command that adds an optional part's packages when that part is asked for", () => {
+    // Nothing to leave out with --omit=optional (which would drop other packages' optional builds too):
+    // the packages of the agent and the language server are optional peers, installed by the project that uses them.
+    expect(project.optionalDependencies).toBeUndefined();
+    expect(Object.keys(project.peerDependencies).sort()).toEqual([...EVERY_OPTIONAL_PACKAGE, ...CODEMIRROR_PEERS].sort());
+    for (const name of Object.keys(project.peerDependencies)) expect(project.peerDependenciesMeta[name], name).toEqual({ optional: true });
     const engineOnly = join(work, "engine-only");
     mkdirSync(engineOnly);
     writeConsumerProject(engineOnly, `file:../${tarball.filename}`, tarball.integrity);
-    runOk("npm", ["ci", "--offline", "--omit=optional", "--no-audit", "--no-fund"], engineOnly);
+    runOk("npm", ["ci", "--offline", "--no-audit", "--no-fund"], engineOnly);
     const installed = readdirSync(join(engineOnly, "node_modules"), { withFileTypes: true })
       .filter((entry) => entry.isDirectory() && !entry.name.startsWith("."))
       .flatMap((entry) => (entry.name.startsWith("@") ? readdirSync(join(engineOnly, "node_modules", entry.name)).map((name) => `${entry.name}/${name}`) : [entry.name]));
@@ -287,15 +341,26 @@ describe("a fresh consumer project that installs the tarball", () => {
     expect(runOk(process.execPath, ["-e", script], engineOnly).stdout.trim()).toBe("true");
     const bin = join(engineOnly, "node_modules/.bin/bexpr");
     expect(runOk(bin, ["check", 'Status == "running"'], engineOnly).stdout).toBe("ok\n");
+    const missing = (part: OptionalPart, name: string) => `${part} needs ${name} beside bexpr, and it is not installed: ${installCommand([part])}`;
     const agent = run(bin, ["agent", "--port", "0"], engineOnly);
     expect(agent.status).toBe(1);
-    expect(agent.stderr).toMatch(/the agent needs its optional dependencies, and \S+ is not installed/);
+    expect(agent.stderr).toContain(missing("the agent", "fastify"));
+    const lsp = run(bin, ["lsp", "--stdio"], engineOnly);
+    expect(lsp.status).toBe(1);
+    expect(lsp.stderr).toContain(missing("the language server", "vscode-languageserver"));
+    const started = run(process.execPath, ["--input-type=module", "-e", 'const { startAgent } = await import("bexpr/server"); await startAgent({ port: 0, logLevel: "silent" });'], engineOnly);
+    expect(started.status).toBe(1);
+    // The first of the agent's packages it loads is named; the command installs them all.
+    const named = /^MissingPackageError: the agent needs (\S+) beside bexpr, and it is not installed: (.*)$/m.exec(started.stderr);
+    expect(named, started.stderr).not.toBeNull();
+    expect(OPTIONAL_PACKAGES["the agent"]).toContain(named![1]);
+    expect(named![2]).toBe(installCommand(["the agent"]));
   }, 2 * COMMAND_TIMEOUT_MS);
 
   it("names the packages to install when bexpr/codemirror is imported without CodeMirror (its optional peers)", () => {
     const result = run(process.execPath, ["--input-type=module", "-e", 'await import("bexpr/codemirror")'], consumer);
     expect(result.status).toBe(1);
-    const peers = Object.keys(project.peerDependencies);
+    const peers = CODEMIRROR_PEERS;
     const named = /^Error: bexpr\/codemirror needs CodeMirror 6 beside it, and (\S+) is not installed: npm install (.*)$/m.exec(result.stderr);
     expect(named, result.stderr).not.toBeNull();
     expect(peers).toContain(named![1]);

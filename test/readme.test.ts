@@ -1,6 +1,7 @@
 import { readFileSync } from "node:fs";
 import { describe, expect, it } from "vitest";
 import { compileFilter } from "../src/index.js";
+import { installCommand, OPTIONAL_PACKAGES, type OptionalPart } from "../src/optional-packages.js";
 
 const readme = readFileSync("README.md", "utf8");
 const section = readme.slice(readme.indexOf("## The language by example"), readme.indexOf("### Selectors"));
@@ -41,5 +42,22 @@ describe("the README's cost model", () => {
   it.each(claims.map((claim) => [claim[1]!, claim[2]!, claim[3], claim[4], Number(claim[5])] as const))("%s: %s is %s", (source, call, length, textLength, units) => {
     const filter = compileFilter(source);
     expect(call.startsWith("cost") ? filter.cost(job) : filter.worstCaseCost({ length: Number(length), textLength: Number(textLength) })).toBe(units);
+  });
+});
+
+describe("the install commands the docs give", () => {
+  const parts = Object.keys(OPTIONAL_PACKAGES) as OptionalPart[];
+  const table = readme.slice(readme.indexOf("| To use | Install beside bexpr |"));
+  const installRows = table.slice(0, table.indexOf("\n\n")).split("\n").slice(2);
+
+  it("lists, in the README, one row per optional part with the command bexpr itself names when that part is missing", () => {
+    const commands = installRows.map((row) => /`(npm install [^`]+)`/.exec(row)?.[1]).filter((command) => command !== undefined);
+    expect(commands).toEqual(parts.map((part) => installCommand([part])));
+  });
+
+  it.each(["docs/editors.md", "editors/vscode/README.md"])("gives, in %s, the language server's packages as bexpr names them", (path) => {
+    const text = readFileSync(path, "utf8").replace(/\n/g, " ");
+    const packages = installCommand(["the language server"]).replace(/^npm install /, "");
+    expect(text).toContain(`npm install -g ./bexpr-0.1.0.tgz ${packages}`);
   });
 });

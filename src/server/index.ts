@@ -38,6 +38,7 @@ import { loadDemo } from "./domain/demo.js";
 import { Metrics } from "./metrics/index.js";
 import { OptionsError, resolveOptions, type AgentOptions, type ResolvedOptions } from "./options.js";
 import { HEADER_NAMES } from "./header-names.js";
+import { loadOptional } from "../optional-packages.js";
 
 export {
   DEFAULT_LIMITS,
@@ -100,6 +101,7 @@ export { AgentDataError, MAX_RESTORE_INDEX_GAP, SNAPSHOT_FORMAT, SNAPSHOT_VERSIO
 export { FIXTURE_DEPLOYMENT_STATUSES, FIXTURE_JOB_STATUSES, MAX_FIXTURE_ENTRIES, type AgentFixture, type FixtureAcl, type FixtureDeployment, type FixtureJob, type FixtureJobStatus, type FixtureNamespace, type FixtureNode } from "./domain/fixture.js";
 export { MAX_DATA_FILE_BYTES, MAX_NAMED_SNAPSHOTS, NAMED_SNAPSHOTS_BYTES, SNAPSHOT_NAME, type AgentDataSource, type NamedSnapshotInfo } from "./domain/state-control.js";
 export { TEST_AGENT_DEFAULTS, testAgent, type UseFixture } from "./test-fixture.js";
+export { MissingPackageError, OPTIONAL_PACKAGES, type OptionalPart } from "../optional-packages.js";
 export type { MetricType } from "./metrics/catalogue.js";
 export type { GaugeValue, SampledValue } from "./metrics/sink.js";
 
@@ -470,7 +472,7 @@ export async function startAgent(options: AgentOptions = {}): Promise<Agent> {
     };
     const part: ClusterPart = shared === undefined ? { peers } : { peers, shared };
     // The HTTP layer (fastify) is loaded by the first agent started, not by importing this module.
-    const { buildApp } = await import("./http/app.js");
+    const { buildApp } = await loadOptional("the agent", () => import("./http/app.js"));
     const server = await buildApp(store, cluster, acl, settings, metrics, part, events, control, state);
     started = { app: server.app };
     log = (error) => server.app.log.error({ err: error }, "a step of the scheduler failed; the leader takes it up again");

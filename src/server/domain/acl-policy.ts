@@ -12,6 +12,7 @@
  *
  * @module
  */
+import { loadOptional } from "../../optional-packages.js";
 
 /** The capabilities of a namespace `policy` value, as the reference expands them. */
 export const NAMESPACE_POLICY_CAPABILITIES: Readonly<Record<string, readonly string[]>> = (() => {
@@ -128,7 +129,7 @@ async function decode(rules: string): Promise<Record<string, unknown>> {
     if (trimmed.startsWith("{")) return JSON.parse(trimmed) as Record<string, unknown>;
     // Loaded with the first HCL policy: it unpacks WebAssembly and starts a Go runtime (about
     // 300 ms and 60 MB), which an agent without ACLs or with JSON policies never needs.
-    const { parse: parseHcl } = await import("@cdktf/hcl2json");
+    const { parse: parseHcl } = await loadOptional("HCL policies", () => import("@cdktf/hcl2json"));
     return (await parseHcl("policy.hcl", rules)) as Record<string, unknown>;
   } catch (error) {
     throw new PolicyError(`Failed to parse ACL Policy: ${(error as Error).message}`);

@@ -12,6 +12,7 @@ import type { Store } from "../state/store.js";
 import { HOST_LABEL, labelNames, METRICS, type MetricDefinition } from "./catalogue.js";
 import type { PrometheusSink } from "./prometheus.js";
 import { InmemSink, type Labels, type MetricsSummary } from "./sink.js";
+import { loadOptional } from "../../optional-packages.js";
 
 export { METRICS, type MetricDefinition } from "./catalogue.js";
 export type { MetricsSummary } from "./sink.js";
@@ -55,7 +56,7 @@ const JOB_STATUS_GAUGES = [
 export class Metrics implements BlockingObserver {
   /** The metrics of an agent, with prom-client loaded when Prometheus is on (importing the server does not load it). */
   static async create(options: Required<MetricsOptions>, identity: MetricsIdentity, store: Store): Promise<Metrics> {
-    const prometheus = options.prometheus ? new (await import("./prometheus.js")).PrometheusSink() : undefined;
+    const prometheus = options.prometheus ? new (await loadOptional("the agent", () => import("./prometheus.js"))).PrometheusSink() : undefined;
     return new Metrics(options, identity, store, prometheus);
   }
 

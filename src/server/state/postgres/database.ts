@@ -17,6 +17,7 @@
  * @module
  */
 import type pg from "pg";
+import { loadOptional } from "../../../optional-packages.js";
 
 /** A row as the agent reads it: every column as text (or null). */
 export type TextRow = Record<string, string | null>;
@@ -116,7 +117,7 @@ export interface ServerOptions {
 /** A database served by PostgreSQL at `url` (`postgres://user:password@host:port/database`). */
 export async function connectServer(url: string, options: ServerOptions = {}): Promise<Database> {
   // Loaded only by agents that use a server: the others start without it.
-  const { default: pg } = await import("pg");
+  const { default: pg } = await loadOptional("the PostgreSQL store", () => import("pg"));
   const pool = new pg.Pool({
     connectionString: url,
     max: options.poolSize ?? 8,
