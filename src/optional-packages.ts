@@ -54,6 +54,7 @@ export function installCommand(parts: readonly OptionalPart[], global = false): 
 
 /** A part of bexpr was asked for without the packages it runs with. */
 export class MissingPackageError extends Error {
+  /** `"MissingPackageError"`, set here so that bundling cannot rename it. */
   override readonly name = "MissingPackageError";
   /** The package that could not be found. */
   readonly package: string;
