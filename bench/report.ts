@@ -96,7 +96,10 @@ export function renderEditorFigures(editor: EditorFigures): string {
   return [
     `On a ${editor.filterBytes.toLocaleString("en")}-character filter, \`validate\` takes ${ms("validate")} (${ms("validateWithMistakes")} with three`,
     `mistakes), \`complete\` ${ms("completeAtEnd")} at the end and ${ms("completeInMiddle")} in the middle, \`hover\` ${ms("hover")} and`,
-    `\`explain\` ${ms("explain")} (medians; \`fixAll\`, on demand, ${ms("fixAll")}). Bundled for browsers by esbuild and`,
+    `\`explain\` ${ms("explain")} (medians, each call on a text no call read before; \`fixAll\`, on demand, ${ms("fixAll")}).`,
+    `On a text already analysed (an editor asks for diagnostics, hover and completion of one text in a`,
+    `row, and the functions share one cached analysis), \`validate\` takes ${ms("validateSameText")}, \`complete\``,
+    `${ms("completeSameText")} and \`hover\` ${ms("hoverSameText")}. Bundled for browsers by esbuild and`,
     `minified, the engine is ${size("engine")}; the engine with the extension, what an application`,
     `that already has CodeMirror adds, ${size("engineAndExtension")}; the same with the CodeMirror`,
     `packages it uses ${size("withCodeMirror")}; the agent's whole page ${size("ui")}.`,

@@ -10,86 +10,50 @@
 import { defineLanguageFacet, Language, languageDataProp } from "@codemirror/language";
 import { NodeProp, NodeSet, NodeType, Parser, Tree, type Input, type PartialParse, type TreeFragment } from "@lezer/common";
 import { styleTags, tags, type Tag } from "@lezer/highlight";
-import type { TokenType } from "chevrotain";
-import { tokenEnd, tokenize } from "../lexer/lexer.js";
-import {
-  All,
-  And,
-  AndAnd,
-  Any,
-  As,
-  Bang,
-  Comma,
-  Contains,
-  Digits,
-  Dot,
-  DoubleString,
-  Empty,
-  Equal,
-  Identifier,
-  In,
-  Is,
-  LBrace,
-  LBracket,
-  LParen,
-  Matches,
-  Nil,
-  Not,
-  NotEqual,
-  NumberLiteral,
-  Or,
-  Ordering,
-  OrOr,
-  RawString,
-  RBrace,
-  RBracket,
-  RParen,
-  SingleEqual,
-  Underscore,
-  UnterminatedString,
-} from "../lexer/tokens.js";
+import { lexicalWords } from "../parser/analysis.js";
 
 /**
- * The highlighting tag of every token type the lexer emits (the categories `Name` and
- * `QuotedString` and skipped whitespace never reach the token list). Standard tags, so any
+ * The highlighting tag of every token type the lexer emits, by its name (`WORD_TYPES` of
+ * `parser/analysis.ts`: the categories `Name` and `QuotedString` and skipped whitespace never
+ * reach the token list). Standard tags, so any
  * CodeMirror theme colours them. Keywords are words that act as operators, hence the operator
  * keyword tag; the operators the language lacks (`&&`, `>=`, `!`…) are tagged invalid.
  */
-export const TOKEN_TAGS: ReadonlyMap<TokenType, Tag> = new Map<TokenType, Tag>([
-  [Identifier, tags.propertyName],
-  [Underscore, tags.variableName],
-  [And, tags.operatorKeyword],
-  [Or, tags.operatorKeyword],
-  [Not, tags.operatorKeyword],
-  [In, tags.operatorKeyword],
-  [Contains, tags.operatorKeyword],
-  [Matches, tags.operatorKeyword],
-  [Is, tags.operatorKeyword],
-  [Empty, tags.atom],
-  [Nil, tags.null],
-  [Any, tags.controlKeyword],
-  [All, tags.controlKeyword],
-  [As, tags.definitionKeyword],
-  [DoubleString, tags.string],
-  [RawString, tags.string],
-  [UnterminatedString, tags.string],
-  [NumberLiteral, tags.number],
-  [Digits, tags.number],
-  [Equal, tags.compareOperator],
-  [NotEqual, tags.compareOperator],
-  [AndAnd, tags.invalid],
-  [OrOr, tags.invalid],
-  [Ordering, tags.invalid],
-  [SingleEqual, tags.invalid],
-  [Bang, tags.invalid],
-  [LParen, tags.paren],
-  [RParen, tags.paren],
-  [LBracket, tags.squareBracket],
-  [RBracket, tags.squareBracket],
-  [LBrace, tags.brace],
-  [RBrace, tags.brace],
-  [Comma, tags.separator],
-  [Dot, tags.derefOperator],
+export const TOKEN_TAGS: ReadonlyMap<string, Tag> = new Map<string, Tag>([
+  ["Identifier", tags.propertyName],
+  ["Underscore", tags.variableName],
+  ["And", tags.operatorKeyword],
+  ["Or", tags.operatorKeyword],
+  ["Not", tags.operatorKeyword],
+  ["In", tags.operatorKeyword],
+  ["Contains", tags.operatorKeyword],
+  ["Matches", tags.operatorKeyword],
+  ["Is", tags.operatorKeyword],
+  ["Empty", tags.atom],
+  ["Nil", tags.null],
+  ["Any", tags.controlKeyword],
+  ["All", tags.controlKeyword],
+  ["As", tags.definitionKeyword],
+  ["DoubleString", tags.string],
+  ["RawString", tags.string],
+  ["UnterminatedString", tags.string],
+  ["NumberLiteral", tags.number],
+  ["Digits", tags.number],
+  ["Equal", tags.compareOperator],
+  ["NotEqual", tags.compareOperator],
+  ["AndAnd", tags.invalid],
+  ["OrOr", tags.invalid],
+  ["Ordering", tags.invalid],
+  ["SingleEqual", tags.invalid],
+  ["Bang", tags.invalid],
+  ["LParen", tags.paren],
+  ["RParen", tags.paren],
+  ["LBracket", tags.squareBracket],
+  ["RBracket", tags.squareBracket],
+  ["LBrace", tags.brace],
+  ["RBrace", tags.brace],
+  ["Comma", tags.separator],
+  ["Dot", tags.derefOperator],
 ]);
 
 /** The node of the whole filter. */
@@ -98,10 +62,10 @@ const TOP_NODE = "Filter";
 export const INVALID_NODE = "Invalid";
 
 /** The pairs bracket matching follows, by node name (opener, closer). */
-const BRACKET_PAIRS: readonly (readonly [TokenType, TokenType])[] = [
-  [LParen, RParen],
-  [LBracket, RBracket],
-  [LBrace, RBrace],
+const BRACKET_PAIRS: readonly (readonly [opener: string, closer: string])[] = [
+  ["LParen", "RParen"],
+  ["LBracket", "RBracket"],
+  ["LBrace", "RBrace"],
 ];
 
 const data = defineLanguageFacet({
@@ -113,15 +77,15 @@ const tokenTypes = [...TOKEN_TAGS.keys()];
 const nodeTypes = [
   NodeType.define({ id: 0, name: TOP_NODE, top: true, props: [[languageDataProp, data]] }),
   NodeType.define({ id: 1, name: INVALID_NODE }),
-  ...tokenTypes.map((type, i) => NodeType.define({ id: i + 2, name: type.name })),
+  ...tokenTypes.map((type, i) => NodeType.define({ id: i + 2, name: type })),
 ];
-const nodeIds = new Map<TokenType, number>(tokenTypes.map((type, i) => [type, i + 2]));
+const nodeIds = new Map<string, number>(tokenTypes.map((type, i) => [type, i + 2]));
 const INVALID_ID = 1;
 
 const nodeSet = new NodeSet(nodeTypes).extend(
-  styleTags({ [INVALID_NODE]: tags.invalid, ...Object.fromEntries(tokenTypes.map((type) => [type.name, TOKEN_TAGS.get(type)!])) }),
-  NodeProp.closedBy.add(Object.fromEntries(BRACKET_PAIRS.map(([open, close]) => [open.name, [close.name]]))),
-  NodeProp.openedBy.add(Object.fromEntries(BRACKET_PAIRS.map(([open, close]) => [close.name, [open.name]]))),
+  styleTags({ [INVALID_NODE]: tags.invalid, ...Object.fromEntries(tokenTypes.map((type) => [type, TOKEN_TAGS.get(type)!])) }),
+  NodeProp.closedBy.add(Object.fromEntries(BRACKET_PAIRS.map(([open, close]) => [open, [close]]))),
+  NodeProp.openedBy.add(Object.fromEntries(BRACKET_PAIRS.map(([open, close]) => [close, [open]]))),
 );
 
 /** Runs of characters the lexer neither skips (space, tab, CR, LF: nothing else) nor reads. */
@@ -138,12 +102,12 @@ export function buildFilterTree(text: string, start = 0): Tree {
   const gap = (to: number) => {
     for (const run of text.slice(end, to).matchAll(UNREAD)) buffer.push(INVALID_ID, start + end + run.index, start + end + run.index + run[0].length, 4);
   };
-  for (const token of tokenize(text).tokens) {
-    gap(token.startOffset);
+  for (const word of lexicalWords(text)) {
+    gap(word.start);
     // Every emitted token type is in TOKEN_TAGS (test/codemirror/language.test.ts checks it); an
     // unknown one would be shown as unreadable rather than break the editor.
-    buffer.push(nodeIds.get(token.tokenType) ?? INVALID_ID, start + token.startOffset, start + tokenEnd(token), 4);
-    end = tokenEnd(token);
+    buffer.push(nodeIds.get(word.type) ?? INVALID_ID, start + word.start, start + word.end, 4);
+    end = word.end;
   }
   gap(text.length);
   return Tree.build({ buffer, nodeSet, topID: 0, start, length: text.length });

@@ -9,15 +9,13 @@
 import { insertCompletionText, pickedCompletion, type Completion as CodeMirrorCompletion, type CompletionResult } from "@codemirror/autocomplete";
 import type { Diagnostic as LintDiagnostic } from "@codemirror/lint";
 import type { ChangeSpec } from "@codemirror/state";
-import { tokenMatcher, type IToken, type TokenType } from "chevrotain";
 import type { BinaryMatchOperator, Selector, Span } from "../ast.js";
 import { forEachClause } from "../ast-walk.js";
 import { MAX_VALUE_COMPLETIONS, type Completion, type CompletionKind } from "../editor/complete.js";
 import type { Diagnostic, Fix } from "../errors.js";
 import { quoteDouble } from "../go/strings.js";
-import { openBrackets, tokenEnd, tokenize } from "../lexer/lexer.js";
-import { Digits, LBrace, LBracket, LParen, Name, NumberLiteral, QuotedString, RBrace, RBracket, RParen, UnterminatedString } from "../lexer/tokens.js";
 import type { Limits } from "../limits.js";
+import { analysisOf } from "../parser/analysis.js";
 import { analyze } from "../parser/parse.js";
 
 /** The `source` of every lint diagnostic, with the diagnostic's code: `bexpr(unknown_field)`. */
@@ -118,11 +116,7 @@ export interface ValueSlot {
 const PLACEHOLDER = '""';
 
 /** The closer of each opener, to close what is open before the cursor. */
-const CLOSERS: readonly (readonly [opener: TokenType, closer: TokenType, text: string])[] = [
-  [LParen, RParen, ")"],
-  [LBrace, RBrace, "}"],
-  [LBracket, RBracket, "]"],
-];
+const CLOSERS = { "(": ")", "{": "}", "[": "]" } as const;
 
 /**
  * Whether the cursor is where a value goes (`Status == |`, `Status == "ru|`, `"|" in
@@ -135,14 +129,13 @@ const CLOSERS: readonly (readonly [opener: TokenType, closer: TokenType, text: s
  * `"v" in X`, which the first parse finds).
  */
 export function findValueSlot(source: string, cursor: number, limits?: Partial<Limits>): ValueSlot | undefined {
-  const { tokens } = tokenize(source);
-  const token = tokens.find((candidate) => isValueTokenAt(candidate, cursor));
-  const range = token === undefined ? { start: cursor, end: cursor } : { start: token.startOffset, end: tokenEnd(token) };
-  const typed = token === undefined ? "" : source.slice(token.startOffset + (tokenMatcher(token, QuotedString) ? 1 : 0), cursor);
+  const analysis = analysisOf(source, limits);
+  const { range, typed } = analysis.valueTokenAt(cursor);
   const head = source.slice(0, range.start) + PLACEHOLDER;
-  const closers = openBrackets(tokens, range.start, CLOSERS.map(([opener, closer]) => [opener, closer] as const))
+  const closers = analysis
+    .openBrackets(range.start, ["(", "{", "["])
     .reverse()
-    .map((opener) => CLOSERS.find(([type]) => type === opener.tokenType)![2])
+    .map(({ bracket }) => CLOSERS[bracket])
     .join(" ");
   for (const probe of [head + source.slice(range.end), `${head} ${closers}`]) {
     const { expression } = analyze(probe, { recover: true, ...(limits === undefined ? {} : { limits }) });
@@ -156,17 +149,6 @@ export function findValueSlot(source: string, cursor: number, limits?: Partial<L
     if (slot !== undefined) return slot;
   }
   return undefined;
-}
-
-/**
- * The token a value completion would replace, as `complete` takes it: a string the cursor is
- * inside of (or at the end of, when it is never closed), or a word or number the cursor is in
- * or just after.
- */
-function isValueTokenAt(token: IToken, cursor: number): boolean {
-  if (token.startOffset >= cursor) return false;
-  if (tokenMatcher(token, QuotedString)) return cursor < tokenEnd(token) || (token.tokenType === UnterminatedString && cursor === tokenEnd(token));
-  return (tokenMatcher(token, Name) || token.tokenType === NumberLiteral || token.tokenType === Digits) && cursor <= tokenEnd(token);
 }
 
 /**

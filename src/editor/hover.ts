@@ -6,62 +6,16 @@
  *
  * @module
  */
-import { tokenMatcher, type IToken, type TokenType } from "chevrotain";
 import type { Span } from "../ast.js";
 import { createLiteral, type Literal } from "../evaluator/literal.js";
 import { explainConversion } from "../evaluator/operators.js";
 import { schemaType, type FieldSchema, type ValueKind as TypeKind } from "../evaluator/schema.js";
 import type { Parsed } from "../go/strconv.js";
-import { decodePointerLiteral, isPointerLiteral, unquoteDouble, unquoteRaw } from "../go/strings.js";
-import { tokenEnd, tokenize } from "../lexer/lexer.js";
-import {
-  All,
-  And,
-  Any,
-  As,
-  Comma,
-  Contains,
-  Digits,
-  Dot,
-  DoubleString,
-  Empty,
-  Equal,
-  In,
-  Is,
-  keywordTokens,
-  LBrace,
-  LBracket,
-  Matches,
-  Name,
-  Nil,
-  Not,
-  NotEqual,
-  NumberLiteral,
-  Or,
-  RawString,
-  RBracket,
-  Underscore,
-  UnterminatedString,
-} from "../lexer/tokens.js";
-import { resolveLimits, type Limits } from "../limits.js";
+import type { Limits } from "../limits.js";
 import { negationOf, operator, SPELLINGS, spellingOf, type MatchOperator, type Spelling, type Test, type ValueKind } from "../operators.js";
-import { Lookahead } from "../parser/lookahead.js";
-import { findExcessiveNesting, requireSource } from "../parser/parse.js";
-import {
-  bindingsOpenIn,
-  collectionBindings,
-  describeSchema,
-  equivalentPrefix,
-  isString,
-  nextTokenTypes,
-  openGroups,
-  placeOf,
-  targetPlace,
-  trailingPath,
-  walk,
-  type Binding,
-  type Place,
-} from "./complete.js";
+import { analysisOf, type Binding, type BindingSite, type HoverTarget, type LiteralClause, type LiteralForm, type Segment } from "../parser/analysis.js";
+import { requireSource } from "../parser/parse.js";
+import { describeSchema, placeOf, targetPlace, walk, type Place } from "./complete.js";
 
 /** Options of {@link hover}. */
 export interface HoverOptions {
@@ -174,174 +128,56 @@ export function hover(source: string, offset: number, options: HoverOptions = {}
 
 /** @internal {@link hover} without its safety net, so tests see any exception. */
 export function hoverOrThrow(source: string, offset: number, options: HoverOptions = {}): HoverInfo | undefined {
-  const limits = resolveLimits(options.limits);
-  if (source.length > limits.maxSourceLength || !Number.isInteger(offset) || offset < 0 || offset > source.length) return undefined;
-  const { tokens } = tokenize(source);
-  // As `complete`: the grammar is asked about the tokens before the word, which must nest within the limit.
-  if (findExcessiveNesting(source, tokens, limits.maxNestingDepth) !== undefined) return undefined;
-  const index = tokenAt(tokens, offset);
-  return index === undefined ? undefined : new Hoverer(source, tokens, options.schema).describe(index);
+  const target = analysisOf(source, options.limits).hoverTarget(offset);
+  return target === undefined ? undefined : new Hoverer(options.schema).describe(target);
 }
 
-/** The token under `offset`, or the one ending there (the pointer just after a word); by binary search. */
-function tokenAt(tokens: readonly IToken[], offset: number): number | undefined {
-  let low = 0;
-  let high = tokens.length - 1;
-  let last = -1;
-  while (low <= high) {
-    const middle = (low + high) >> 1;
-    if (tokens[middle]!.startOffset <= offset) {
-      last = middle;
-      low = middle + 1;
-    } else high = middle - 1;
-  }
-  if (last < 0) return undefined;
-  return offset <= tokenEnd(tokens[last]!) ? last : undefined;
-}
+/** How each literal form is named. */
+const LITERAL_FORMS: Readonly<Record<LiteralForm, string>> = {
+  unquoted: "an unquoted name, read as text",
+  number: "a number",
+  pointer: "a string in JSON-pointer form, read as the path",
+  string: "a string",
+  raw: "a raw string",
+  unterminated: "a string that is never closed",
+};
 
-/** Where a match clause's selector is, seen from its literal. */
-interface Clause {
-  readonly operator: MatchOperator;
-  readonly path: readonly string[];
-  /** The index of the selector's first token. */
-  readonly head: number;
-  /** The selector as written. */
-  readonly text: string;
-}
-
-/** One segment of a selector: its key, and the selector written up to it (for messages). */
-interface Segment {
-  readonly key: string;
-  readonly text: string;
-}
-
-/** Describes the tokens of one source. */
+/** Describes what the analysis found under the pointer, given a schema. */
 class Hoverer {
-  readonly #lookahead: Lookahead;
-  /** Whether the token at an index is a keyword (rather than a name), once asked. */
-  readonly #keywords = new Map<number, boolean>();
   readonly #root: Place;
 
-  constructor(
-    private readonly source: string,
-    private readonly tokens: readonly IToken[],
-    private readonly schema: FieldSchema | undefined,
-  ) {
-    this.#lookahead = new Lookahead(source, tokens);
+  constructor(private readonly schema: FieldSchema | undefined) {
     this.#root = { schema, values: [] };
   }
 
-  describe(i: number): HoverInfo | undefined {
-    const token = this.tokens[i]!;
-    const type = token.tokenType;
-    if (type === Equal || type === NotEqual) return this.#operator(i, i);
-    if (keywordTokens.includes(type) && this.#isKeyword(i)) return this.#keyword(i);
-    if (type === Underscore) return this.#blank(i);
-    const segmentEnd = this.#segmentEnd(i);
-    if (segmentEnd !== undefined) return this.#path(segmentEnd, i);
-    if (isString(token) || type === NumberLiteral) return this.#operand(i);
-    return undefined;
-  }
-
-  /**
-   * Whether the keyword token at `i` is used as a keyword: the grammar allows its keyword there,
-   * and not a name, or the reference's two decisions between them say so (`not` as an operator,
-   * `any`/`all` starting a collection). After a mistake the grammar cannot tell; then the word is
-   * a keyword unless a selector's `.`, `[` or a comparison follows it.
-   */
-  #isKeyword(i: number): boolean {
-    const known = this.#keywords.get(i);
-    if (known !== undefined) return known;
-    const token = this.tokens[i]!;
-    const type = token.tokenType;
-    let answer: boolean;
-    if (!keywordTokens.includes(type)) answer = false;
-    else if ((type === In || type === Contains || type === Matches) && this.tokens[i - 1]?.tokenType === Not && this.#isOperatorNot(i - 1)) {
-      // Content assist follows one reading of a `not` after an operand (`not contains`), not the
-      // other (`not in`): the word after such a `not` is an operator word whichever it is.
-      answer = true;
-    } else {
-      const allowed = this.#allowed(i);
-      if (allowed.size === 0) {
-        const next = this.tokens[i + 1];
-        answer = next === undefined || !(next.tokenType === Equal || next.tokenType === NotEqual || ((next.tokenType === Dot || next.tokenType === LBracket) && this.#adjacent(i + 1)));
-      } else if (!allowed.has(type)) answer = false;
-      else if (!allowed.has(Name)) answer = true;
-      else if (type === Not) answer = this.#lookahead.isUnaryNot(i);
-      else if (type === Any || type === All) answer = this.#lookahead.isCollectionStart(i);
-      else answer = true;
-    }
-    this.#keywords.set(i, answer);
-    return answer;
-  }
-
-  /** Whether the `not` at `i` follows an operand (the start of `not in`, `not contains`, `not matches`). */
-  #isOperatorNot(i: number): boolean {
-    const allowed = this.#allowed(i);
-    return allowed.has(Not) && !allowed.has(Name);
-  }
-
-  /** The token types the grammar allows at token `i`, after the tokens before it (empty after a mistake). */
-  #allowed(i: number): Set<TokenType> {
-    return nextTokenTypes(equivalentPrefix(this.tokens.slice(0, i)));
-  }
-
-  /** A keyword: one of the joining keywords, or a word of an operator (`not in`, `is not empty`). */
-  #keyword(i: number): HoverInfo | undefined {
-    const { tokens } = this;
-    const type = tokens[i]!.tokenType;
-    const exactly = (k: number, ...types: readonly unknown[]) => tokens[k] !== undefined && types.includes(tokens[k]!.tokenType) && this.#isKeyword(k);
-    switch (type) {
-      case And:
-        return this.#joining(i, KEYWORDS.and, "and");
-      case Or:
-        return this.#joining(i, KEYWORDS.or, "or");
-      case Any:
-        return this.#joining(i, KEYWORDS.any, "any");
-      case All:
-        return this.#joining(i, KEYWORDS.all, "all");
-      case As:
-        return this.#joining(i, KEYWORDS.as, "as");
-      case Not:
-        if (exactly(i + 1, In, Contains, Matches)) return this.#operator(i, i + 1);
-        if (exactly(i - 1, Is)) return this.#emptiness(i - 1);
-        return this.#joining(i, KEYWORDS.not, "not");
-      case In:
-      case Contains:
-      case Matches:
-        return exactly(i - 1, Not) ? this.#operator(i - 1, i) : this.#operator(i, i);
-      case Is:
-        return this.#emptiness(i);
-      case Empty:
-      case Nil:
-        if (exactly(i - 1, Is)) return this.#emptiness(i - 1);
-        if (exactly(i - 1, Not) && exactly(i - 2, Is)) return this.#emptiness(i - 2);
-        return undefined;
-      default:
-        return undefined;
+  describe(target: HoverTarget): HoverInfo | undefined {
+    const { range } = target;
+    switch (target.kind) {
+      case "operator":
+        return this.#operator(target.words, range);
+      case "keyword": {
+        const help = KEYWORDS[target.word];
+        return { range, contents: `**${code(target.word)}** (keyword): ${help.summary}.\n\n${help.detail}\n\n${example(help.example)}` };
+      }
+      case "blank":
+        return {
+          range,
+          contents:
+            target.unbound === "key"
+              ? `**${code("_")}**: the index or key is not bound; the name after the comma is bound to each element or value.`
+              : `**${code("_")}**: the element or value is not bound; the name before the comma is bound to each index or key.`,
+        };
+      case "binding":
+        return this.#binding(target.site, range);
+      case "selector":
+        return this.#selector(target.segments, target.scope, target.bound, range);
+      case "literal":
+        return this.#literal(target.written, target.form, target.raw, target.clause, range);
     }
   }
 
-  #joining(i: number, help: KeywordHelp, word: string): HoverInfo {
-    return { range: this.#span(i, i), contents: `**${code(word)}** (keyword): ${help.summary}.\n\n${help.detail}\n\n${example(help.example)}` };
-  }
-
-  /** `is`, `is not`, and the `empty` or `nil` that ends them. */
-  #emptiness(is: number): HoverInfo | undefined {
-    let last = is;
-    if (this.tokens[last + 1]?.tokenType === Not) last++;
-    const end = this.tokens[last + 1]?.tokenType;
-    if (end === Empty || end === Nil) last++;
-    return this.#operator(is, last);
-  }
-
-  /** The match operator written by tokens `first` to `last`; words that only start one (`is`) list the operators they start. */
-  #operator(first: number, last: number): HoverInfo | undefined {
-    const words = this.tokens
-      .slice(first, last + 1)
-      .map((token) => token.image)
-      .join(" ");
-    const range = this.#span(first, last);
+  /** The match operator written with `words`; words that only start one (`is`) list the operators they start. */
+  #operator(words: string, range: Span): HoverInfo | undefined {
     const found = SPELLINGS.get(words);
     if (found !== undefined) return { range, contents: describeOperator(found.operator, found.spelling) };
     const started = [...SPELLINGS.values()].filter(({ spelling }) => spelling.text.startsWith(`${words} `));
@@ -349,82 +185,15 @@ class Hoverer {
     return { range, contents: `**${code(words)}** starts an operator:\n\n${started.map(({ spelling }) => `- ${code(spelling.text)}: ${spelling.description}`).join("\n")}` };
   }
 
-  /** `_` in a binding: what it leaves unbound. */
-  #blank(i: number): HoverInfo | undefined {
-    const { tokens } = this;
-    if (tokens[i - 1]?.tokenType === As && tokens[i + 1]?.tokenType === Comma) {
-      return { range: this.#span(i, i), contents: `**${code("_")}**: the index or key is not bound; the name after the comma is bound to each element or value.` };
-    }
-    if (tokens[i - 1]?.tokenType === Comma && tokens[i - 3]?.tokenType === As) {
-      return { range: this.#span(i, i), contents: `**${code("_")}**: the element or value is not bound; the name before the comma is bound to each index or key.` };
-    }
-    return undefined;
-  }
-
-  /** The index of the last token of the path segment token `i` is part of (a head, `.name`, `.0` or `["key"]`), if it is one. */
-  #segmentEnd(i: number): number | undefined {
-    const token = this.tokens[i]!;
-    if (tokenMatcher(token, Name) || token.tokenType === Digits) return i;
-    if (token.tokenType === Dot) return this.#isWord(i + 1) && this.#adjacent(i + 1) ? i + 1 : undefined;
-    if (token.tokenType === LBracket) return this.#isIndex(i) ? i + 2 : undefined;
-    if (token.tokenType === RBracket) return this.#isIndex(i - 2) ? i : undefined;
-    if (isString(token)) return this.#isIndex(i - 1) ? i + 1 : undefined;
-    return undefined;
-  }
-
-  /** A segment of a path, ending at token `end` (token `at` is hovered): a selector's field, a bound name, or part of an unquoted value. */
-  #path(end: number, at: number): HoverInfo | undefined {
-    const found = trailingPath(this.tokens, end, true);
-    if (found === undefined) return undefined;
-    const { path, start: head } = found;
-    if (path.length === 1 && this.#isBindingName(head)) return this.#declaredBinding(head);
-    const last = this.#operandEnd(head);
-    const role = this.#operandRole(head, last);
-    if (role === "value") return this.#literal(head, last);
-    // The segment's name or index, and the `.` before it when that is what is hovered.
-    const range = this.tokens[end]!.tokenType === RBracket ? this.#span(end - 2, end) : this.#span(Math.min(at, end), end);
-    const bound = this.#bindingNamed(head);
-    if (bound !== undefined && end === head) return this.#describeBinding(path[0]!, bound.binding, bound.brace, range);
-    return this.#selector(this.#segments(head, path), head, range, bound);
-  }
-
-  /** A string or number outside a path: a literal, or a selector in JSON-pointer form. */
-  #operand(i: number): HoverInfo | undefined {
-    const token = this.tokens[i]!;
-    if (this.#operandRole(i, i) === "value") return this.#literal(i, i);
-    if (token.tokenType !== DoubleString || !isPointerLiteral(token.image)) return undefined;
-    const path = decodePointerLiteral(token.image);
-    const segments = path.map((key, k) => ({ key, text: `"/${path.slice(0, k + 1).join("/")}"` }));
-    return this.#selector(segments, i, this.#span(i, i), this.#bindingNamed(i, path[0]));
-  }
-
-  /**
-   * What an operand running from token `start` to `end` is: the value of a match (after `==`,
-   * `!=`, `contains`, `matches`; before `in`), the list or map of an `any`/`all`, or a selector.
-   */
-  #operandRole(start: number, end: number): "value" | "target" | "selector" {
-    const before = this.tokens[start - 1];
-    const after = this.tokens[end + 1];
-    if (before !== undefined) {
-      if (tokenMatcher(before, Equal) || before.tokenType === NotEqual) return "value";
-      if ((before.tokenType === Contains || before.tokenType === Matches) && this.#isKeyword(start - 1)) return "value";
-      if ((before.tokenType === Any || before.tokenType === All) && this.#isKeyword(start - 1)) return "target";
-    }
-    if (after?.tokenType === In && this.#isKeyword(end + 1)) return "value";
-    if (after?.tokenType === Not && this.tokens[end + 2]?.tokenType === In && this.#isKeyword(end + 1)) return "value";
-    return "selector";
-  }
-
   /** A selector, up to the segment hovered: what the schema says it holds, or where it leaves the schema. */
-  #selector(segments: readonly Segment[], head: number, range: Span, bound: { binding: Binding; brace: number } | undefined): HoverInfo {
+  #selector(segments: readonly Segment[], scope: readonly Binding[], bound: BindingSite | undefined, range: Span): HoverInfo {
     const written = segments.at(-1)!.text;
     const title = `**${code(written)}**`;
-    const boundNote = bound === undefined ? "" : `\n\n${code(segments[0]!.key)} is ${this.#bindingPhrase(bound.binding, bound.brace)}.`;
+    const boundNote = bound === undefined ? "" : `\n\n${code(segments[0]!.key)} is ${this.#bindingPhrase(bound)}.`;
     if (this.schema === undefined) return { range, contents: `${title}: a field\n\nNo schema is set: any JSON value may be there.${boundNote}` };
-    const bindings = bindingsOpenIn(this.tokens.slice(0, head));
     // A bound head is resolved through its binding; the rest is walked one segment at a time.
     let k = bound === undefined ? 0 : 1;
-    let place = bound === undefined ? this.#root : placeOf(this.#root, bindings, [segments[0]!.key]);
+    let place = bound === undefined ? this.#root : placeOf(this.#root, scope, [segments[0]!.key]);
     let parent = place;
     for (; k < segments.length; k++) {
       parent = place;
@@ -444,58 +213,19 @@ class Hoverer {
     return { range, contents: `${title}: ${what}\n\n${member}${/[.…]$/.test(member) ? "" : "."}${boundNote}` };
   }
 
-  /** The segments of the path starting at token `head`, each with the path written up to it. */
-  #segments(head: number, path: readonly string[]): Segment[] {
-    const start = this.tokens[head]!.startOffset;
-    const segments: Segment[] = [];
-    let j = head;
-    for (const key of path) {
-      segments.push({ key, text: this.source.slice(start, tokenEnd(this.tokens[j]!)) });
-      // The next segment ends two tokens on (`.name`) or three (`["key"]`).
-      j += this.tokens[j + 1]?.tokenType === Dot ? 2 : 3;
-    }
-    return segments;
-  }
-
-  /** A literal from token `first` to `last`: its text, and, given a schema, what it is compared as. */
-  #literal(first: number, last: number): HoverInfo {
-    const range = this.#span(first, last);
-    const token = this.tokens[first]!;
-    const written = this.source.slice(range.start, range.end);
-    let raw: string;
-    let form: string;
-    if (first !== last || tokenMatcher(token, Name)) {
-      raw = trailingPath(this.tokens, last)?.join(".") ?? written;
-      form = "an unquoted name, read as text";
-    } else if (token.tokenType === NumberLiteral) {
-      raw = token.image;
-      form = "a number";
-    } else if (token.tokenType === DoubleString && isPointerLiteral(token.image)) {
-      raw = decodePointerLiteral(token.image).join("/");
-      form = "a string in JSON-pointer form, read as the path";
-    } else if (token.tokenType === DoubleString) {
-      const decoded = unquoteDouble(token.image.slice(1, -1));
-      raw = decoded.ok ? decoded.value : token.image.slice(1, -1);
-      form = "a string";
-    } else if (token.tokenType === RawString) {
-      raw = unquoteRaw(token.image.slice(1, -1));
-      form = "a raw string";
-    } else {
-      raw = token.tokenType === UnterminatedString ? token.image.slice(1) : token.image;
-      form = "a string that is never closed";
-    }
-    const lines = [`**${code(written)}**: ${form}${raw === written ? "" : `, the text ${code(raw)}`}`];
-    const clause = this.#clauseOf(first, last);
+  /** A literal: its text, and, given a schema, what it is compared as. */
+  #literal(written: string, form: LiteralForm, raw: string, clause: LiteralClause | undefined, range: Span): HoverInfo {
+    const lines = [`**${code(written)}**: ${LITERAL_FORMS[form]}${raw === written ? "" : `, the text ${code(raw)}`}`];
     if (clause !== undefined) lines.push(this.#comparison(clause, raw));
     return { range, contents: lines.join("\n\n") };
   }
 
   /** What the literal is compared as, from the kind the schema gives its selector. */
-  #comparison(clause: Clause, raw: string): string {
+  #comparison(clause: LiteralClause, raw: string): string {
     const selector = code(clause.text);
     const test = operator(clause.operator).test;
     if (test === "matches") return `A regular expression (Go's RE2 syntax), looked for anywhere in ${selector}.`;
-    const place = this.schema === undefined ? undefined : placeOf(this.#root, bindingsOpenIn(this.tokens.slice(0, clause.head)), clause.path);
+    const place = this.schema === undefined ? undefined : placeOf(this.#root, clause.scope, clause.path);
     if (place?.schema === undefined) return `Compared with the value at ${selector}, read as that value's kind when the filter runs.`;
     const holds = `${selector} holds ${code(describeSchema(place.schema))}`;
     const type = schemaType(place.schema);
@@ -521,83 +251,20 @@ class Hoverer {
     }
   }
 
-  /** The operator and selector of the match whose literal runs from token `first` to `last`. */
-  #clauseOf(first: number, last: number): Clause | undefined {
-    const { tokens } = this;
-    const before = tokens[first - 1];
-    if (before !== undefined && (tokenMatcher(before, Equal) || before.tokenType === NotEqual || before.tokenType === Contains || before.tokenType === Matches)) {
-      const negated = (before.tokenType === Contains || before.tokenType === Matches) && tokens[first - 2]?.tokenType === Not && this.#isKeyword(first - 2);
-      const words = negated ? `not ${before.image}` : before.image;
-      // `=` and `>=` are mistakes already reported; the clause is read as `==`, as the parser reads it.
-      const name = SPELLINGS.get(words)?.operator ?? "Equal";
-      const selectorEnd = first - (negated ? 3 : 2);
-      const selector = this.#selectorEndingAt(selectorEnd);
-      return selector === undefined ? undefined : { operator: name, ...selector };
-    }
-    const negated = tokens[last + 1]?.tokenType === Not;
-    const selectorStart = last + (negated ? 3 : 2);
-    const name = negated ? "NotIn" : "In";
-    const start = tokens[selectorStart];
-    if (start === undefined) return undefined;
-    const selector = this.#selectorEndingAt(tokenMatcher(start, Name) ? this.#operandEnd(selectorStart) : selectorStart);
-    return selector === undefined || selector.head !== selectorStart ? undefined : { operator: name, ...selector };
-  }
-
-  /** The selector (a path or a JSON pointer) whose last token is at `end`. */
-  #selectorEndingAt(end: number): Omit<Clause, "operator"> | undefined {
-    const token = this.tokens[end];
-    if (token === undefined) return undefined;
-    if (token.tokenType === DoubleString && isPointerLiteral(token.image)) return { path: decodePointerLiteral(token.image), head: end, text: token.image };
-    const found = trailingPath(this.tokens, end, true);
-    if (found === undefined) return undefined;
-    return { path: found.path, head: found.start, text: this.source.slice(this.tokens[found.start]!.startOffset, tokenEnd(token)) };
-  }
-
-  /** Whether the name at `i` is declared by `as` (`as x`, `as i, v`, `as _, v`). */
-  #isBindingName(i: number): boolean {
-    const { tokens } = this;
-    return tokens[i - 1]?.tokenType === As || (tokens[i - 1]?.tokenType === Comma && tokens[i - 3]?.tokenType === As);
-  }
-
-  /** A name where `as` declares it. */
-  #declaredBinding(i: number): HoverInfo | undefined {
-    const { tokens } = this;
-    const as = tokens[i - 1]?.tokenType === As ? i - 1 : i - 3;
-    // The body's `{` comes after one name, or after two and a comma; it need not be typed yet.
-    const brace = tokens[as + 2]?.tokenType === Comma ? as + 4 : as + 2;
-    const first = i === as + 1;
-    const binding = collectionBindings(tokens, brace)?.find((candidate) => candidate.name === tokens[i]!.image && (candidate.role === "auto" || (candidate.role === "key") === first));
-    return binding === undefined ? undefined : this.#describeBinding(binding.name, binding, brace, this.#span(i, i));
-  }
-
-  /** The innermost binding of `name` (by default, the name at `i`) open at token `i`, and the index of its body's `{`. */
-  #bindingNamed(i: number, name = this.tokens[i]!.image): { binding: Binding; brace: number } | undefined {
-    const open = openGroups(this.tokens.slice(0, i));
-    for (let k = open.length - 1; k >= 0; k--) {
-      const brace = open[k]!;
-      if (this.tokens[brace]!.tokenType !== LBrace) continue;
-      // With one name for both (`as x, x`), the value, bound last, wins, as in the evaluator.
-      const binding = collectionBindings(this.tokens, brace)?.findLast((candidate) => candidate.name === name);
-      if (binding !== undefined) return { binding, brace };
-    }
-    return undefined;
-  }
-
-  #describeBinding(name: string, binding: Binding, brace: number, range: Span): HoverInfo {
-    const bound = this.schema === undefined ? undefined : placeOf(this.#root, [...this.#outerBindings(brace), binding], [name]).schema;
+  /** A bound name: what it holds, given a schema, and what it is bound to. */
+  #binding(site: BindingSite, range: Span): HoverInfo {
+    const { name } = site.binding;
+    const bound = this.schema === undefined ? undefined : placeOf(this.#root, [...site.outer, site.binding], [name]).schema;
     const holds = bound === undefined ? "" : `: ${code(describeSchema(bound))}`;
-    return { range, contents: `**${code(name)}**${holds}\n\nBound to ${this.#bindingPhrase(binding, brace)}.` };
+    return { range, contents: `**${code(name)}**${holds}\n\nBound to ${this.#bindingPhrase(site)}.` };
   }
 
   /** What a binding ranges over, in words: `each element of TaskGroups (bound by any TaskGroups as g)`. */
-  #bindingPhrase(binding: Binding, brace: number): string {
-    const { tokens } = this;
-    const as = tokens[brace - 2]?.tokenType === As ? brace - 2 : brace - 4;
-    const target = trailingPath(tokens, as - 1, true)!;
-    const quantifier = target.start - 1;
-    const targetText = code(this.source.slice(tokens[target.start]!.startOffset, tokenEnd(tokens[as - 1]!)));
-    const declaration = code(this.source.slice(tokens[quantifier]!.startOffset, tokenEnd(tokens[brace - 1]!)));
-    const over = this.schema === undefined ? undefined : targetPlace(this.#root, this.#outerBindings(brace), binding).schema;
+  #bindingPhrase(site: BindingSite): string {
+    const { binding } = site;
+    const targetText = code(site.targetText);
+    const declaration = code(site.declarationText);
+    const over = this.schema === undefined ? undefined : targetPlace(this.#root, site.outer, binding).schema;
     const collection = over !== undefined && typeof over !== "string" ? over.kind : undefined;
     const role = binding.role === "auto" ? (collection === "map" ? "key" : collection === "array" ? "element" : "auto") : binding.role;
     let phrase: string;
@@ -605,44 +272,6 @@ class Hoverer {
     else if (role === "element") phrase = collection === "map" ? `the value of each entry of ${targetText}` : collection === "array" ? `each element of ${targetText}` : `each element (of a list) or value (of a map) of ${targetText}`;
     else phrase = `each element of ${targetText} if it is a list, or each key if it is a map`;
     return `${phrase}, by ${declaration}`;
-  }
-
-  /** The bindings in scope where the collection whose body opens at `brace` is written. */
-  #outerBindings(brace: number): Binding[] {
-    return bindingsOpenIn(this.tokens.slice(0, brace));
-  }
-
-  /** The index of the last token of the operand starting at `head`: the path's last segment, or `head` itself. */
-  #operandEnd(head: number): number {
-    let j = head;
-    if (!tokenMatcher(this.tokens[head]!, Name)) return head;
-    for (;;) {
-      if (this.tokens[j + 1]?.tokenType === Dot && this.#adjacent(j + 1) && this.#isWord(j + 2) && this.#adjacent(j + 2)) j += 2;
-      else if (this.#isIndex(j + 1) && this.#adjacent(j + 1)) j += 3;
-      else return j;
-    }
-  }
-
-  /** `[`, a closed string and `]` from `open` on. */
-  #isIndex(open: number): boolean {
-    const key = this.tokens[open + 1];
-    return this.tokens[open]?.tokenType === LBracket && key !== undefined && isString(key) && key.tokenType !== UnterminatedString && this.tokens[open + 2]?.tokenType === RBracket;
-  }
-
-  #isWord(i: number): boolean {
-    const token = this.tokens[i];
-    return token !== undefined && (tokenMatcher(token, Name) || token.tokenType === Digits);
-  }
-
-  /** Token `i` starts where token `i - 1` ends. */
-  #adjacent(i: number): boolean {
-    const token = this.tokens[i];
-    const previous = this.tokens[i - 1];
-    return token !== undefined && previous !== undefined && token.startOffset === tokenEnd(previous);
-  }
-
-  #span(first: number, last: number): Span {
-    return { start: this.tokens[first]!.startOffset, end: tokenEnd(this.tokens[last]!) };
   }
 }
 

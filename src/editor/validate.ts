@@ -3,14 +3,12 @@
  *
  * @module
  */
-import type { IToken } from "chevrotain";
 import type { Span } from "../ast.js";
 import { applyFix, capDiagnostics, createDiagnostic, FilterSyntaxError, replaceFix, type Diagnostic, type Fix } from "../errors.js";
 import { compileExpression } from "../evaluator/compile.js";
 import type { FieldSchema } from "../evaluator/schema.js";
-import { openBrackets, tokenEnd } from "../lexer/lexer.js";
-import { LBracket, LParen, RBracket, RParen } from "../lexer/tokens.js";
-import { analyze, isStackOverflow, requireSource, stackDiagnostic, type ParseOptions } from "../parser/parse.js";
+import { analysisOf, type FilterAnalysis } from "../parser/analysis.js";
+import { isStackOverflow, requireSource, stackDiagnostic, type ParseOptions } from "../parser/parse.js";
 
 /** Options of {@link validate}. */
 export interface ValidateOptions extends ParseOptions {
@@ -42,7 +40,8 @@ export interface ValidateOptions extends ParseOptions {
  */
 export function validate(source: string, options: ValidateOptions = {}): Diagnostic[] {
   requireSource(source);
-  const analysis = analyze(source, { recover: true, ...(options.limits === undefined ? {} : { limits: options.limits }) });
+  const filter = analysisOf(source, options.limits);
+  const analysis = filter.recovered;
   const diagnostics = [...analysis.diagnostics];
   if (analysis.expression !== undefined && !diagnostics.some(isStructural)) {
     // Checks that need the tree: regular expressions, and selectors against the schema.
@@ -54,7 +53,7 @@ export function validate(source: string, options: ValidateOptions = {}): Diagnos
       else throw error;
     }
   }
-  diagnostics.push(...unclosedBrackets(source, analysis.tokens, diagnostics));
+  diagnostics.push(...unclosedBrackets(filter, diagnostics));
   diagnostics.sort((a, b) => a.span.start - b.span.start || a.span.end - b.span.end);
   return capDiagnostics(source, diagnostics);
 }
@@ -123,21 +122,18 @@ function isStructural(diagnostic: Diagnostic): boolean {
  * which says what is missing next but not which bracket is open; this names it, unless a
  * diagnostic already points at it.
  */
-function unclosedBrackets(source: string, tokens: readonly IToken[], found: readonly Diagnostic[]): Diagnostic[] {
+function unclosedBrackets(filter: FilterAnalysis, found: readonly Diagnostic[]): Diagnostic[] {
   if (found.some(isStructural)) return [];
-  const open = openBrackets(tokens, source.length, [
-    [LParen, RParen],
-    [LBracket, RBracket],
-  ]);
+  const { source } = filter;
+  const open = filter.openBrackets(source.length, ["(", "["]);
   // The parser reports an unclosed index where the `]` should be, and an unclosed group at its `(`:
   // a bracket is reported when a diagnostic of its code starts at it or after it.
   const lastStart = new Map<Diagnostic["code"], number>();
   for (const d of found) lastStart.set(d.code, Math.max(lastStart.get(d.code) ?? -1, d.span.start));
   const reported = (code: Diagnostic["code"], span: Span) => (lastStart.get(code) ?? -1) >= span.start;
-  return open.flatMap((token) => {
-    const span = { start: token.startOffset, end: tokenEnd(token) };
-    if (reported(token.tokenType === LParen ? "unmatched_parenthesis" : "unclosed_index", span)) return [];
-    return token.tokenType === LParen
+  return open.flatMap(({ bracket, span }) => {
+    if (reported(bracket === "(" ? "unmatched_parenthesis" : "unclosed_index", span)) return [];
+    return bracket === "("
       ? [createDiagnostic(source, "unmatched_parenthesis", "this ( is never closed", span, 'add the missing ")"', "error", [replaceFix('add the missing ")" at the end', { start: source.length, end: source.length }, ")")])]
       : [createDiagnostic(source, "unclosed_index", "this [ is never closed", span, 'close the index: Meta["key"]')];
   });

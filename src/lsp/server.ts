@@ -58,8 +58,7 @@ import { complete } from "../editor/complete.js";
 import { format } from "../editor/format.js";
 import { hover } from "../editor/hover.js";
 import { classifyTokens, occurrences, selectionSpans, typeHints } from "../editor/structure.js";
-import { Identifier } from "../lexer/tokens.js";
-import { tokenize } from "../lexer/lexer.js";
+import { isBindableName } from "../parser/analysis.js";
 import { fixAll, validate } from "../editor/validate.js";
 import { FilterSyntaxError, type Diagnostic } from "../errors.js";
 import { VERSION } from "../version.js";
@@ -306,8 +305,7 @@ class FilterLanguageServer {
   #rename(params: RenameParams): WorkspaceEdit | ResponseError {
     const at = this.#occurrencesAt(params);
     if (at === undefined || at.found.kind !== "variable") return new ResponseError(ErrorCodes.InvalidRequest, "only a variable an any or all binds can be renamed");
-    const { tokens } = tokenize(params.newName);
-    if (tokens.length !== 1 || tokens[0]!.tokenType !== Identifier || tokens[0]!.image !== params.newName) {
+    if (!isBindableName(params.newName)) {
       return new ResponseError(ErrorCodes.InvalidParams, `${JSON.stringify(params.newName)} cannot name a variable: a name starts with a letter, then letters, digits and _, and is not a keyword`);
     }
     const spans = [at.found.declaration, ...at.found.uses];

@@ -7,7 +7,7 @@
 import { EOF, tokenMatcher, type IRecognitionException, type IToken, type TokenType } from "chevrotain";
 import type { Expression, Span } from "../ast.js";
 import { capDiagnostics, createDiagnostic, FilterSyntaxError, replaceFix, type Diagnostic, type Fix } from "../errors.js";
-import { openBrackets, tokenize, tokenEnd } from "../lexer/lexer.js";
+import { openBrackets, tokenize, tokenEnd, type LexResult } from "../lexer/lexer.js";
 import { All, And, Any, Bang, Comma, Digits, Dot, Equal, Identifier, In, LBrace, LBracket, LParen, Name, Not, NotEqual, NumberLiteral, Or, RBrace, RParen, QuotedString, RBracket } from "../lexer/tokens.js";
 import { resolveLimits, type Limits } from "../limits.js";
 import { KEYWORDS } from "../operators.js";
@@ -60,6 +60,15 @@ export function parse(source: string, options: ParseOptions = {}): Expression {
  * report as many problems as it can (for editors); without, it stops at the first syntax error.
  */
 export function analyze(source: string, options: ParseOptions & { readonly recover: boolean }): Analysis {
+  return analyzeLexed(source, undefined, options);
+}
+
+/**
+ * @internal {@link analyze}, with what the caller found already (the shared analysis of the editor
+ * features lexes once): `lexed` must be `tokenize(source)`, and `tooDeep` what
+ * {@link findExcessiveNesting} gives for it under the same limit.
+ */
+export function analyzeLexed(source: string, lexed: { readonly result: LexResult; readonly tooDeep: Diagnostic | undefined } | undefined, options: ParseOptions & { readonly recover: boolean }): Analysis {
   const limits = resolveLimits(options.limits);
   const fail = (diagnostic: Diagnostic, tokens: readonly IToken[] = []): Analysis => ({
     expression: undefined,
@@ -80,14 +89,14 @@ export function analyze(source: string, options: ParseOptions & { readonly recov
     );
   }
 
-  const { tokens, diagnostics: lexical } = tokenize(source);
+  const { tokens, diagnostics: lexical } = lexed?.result ?? tokenize(source);
   if (tokens.length === 0 && lexical.length === 0) {
     return fail(
       createDiagnostic(source, "empty_expression", "the filter is empty", { start: 0, end: source.length }, 'write an expression such as Status == "running"'),
     );
   }
 
-  const tooDeep = findExcessiveNesting(source, tokens, limits.maxNestingDepth);
+  const tooDeep = lexed === undefined ? findExcessiveNesting(source, tokens, limits.maxNestingDepth) : lexed.tooDeep;
   if (tooDeep !== undefined) return fail(tooDeep, tokens);
 
   const parser = options.recover ? recoveringParser() : strictParser();

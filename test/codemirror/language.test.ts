@@ -7,6 +7,7 @@ import { describe, expect, it } from "vitest";
 import { bexprLanguage } from "../../src/codemirror/index.js";
 import { INVALID_NODE, TOKEN_TAGS } from "../../src/codemirror/language.js";
 import { tokenEnd, tokenize } from "../../src/lexer/lexer.js";
+import { WORD_TYPES } from "../../src/parser/analysis.js";
 import { allTokens, Name, QuotedString, WhiteSpace } from "../../src/lexer/tokens.js";
 import { sourceArb } from "../support/arbitraries.js";
 import { stateOf } from "./support.js";
@@ -44,8 +45,9 @@ function tokenClasses(doc: string): string[] {
 
 describe("highlighting", () => {
   it("has a tag for every token type the lexer emits (all but whitespace and the two categories)", () => {
-    const emitted = allTokens.filter((type) => type !== WhiteSpace && type !== Name && type !== QuotedString);
-    expect(emitted.filter((type) => !TOKEN_TAGS.has(type)).map((type) => type.name)).toEqual([]);
+    const emitted = allTokens.filter((type) => type !== WhiteSpace && type !== Name && type !== QuotedString).map((type) => type.name);
+    expect(WORD_TYPES).toEqual(emitted);
+    expect(emitted.filter((type) => !TOKEN_TAGS.has(type))).toEqual([]);
   });
 
   it.each([
@@ -84,7 +86,7 @@ describe("highlighting", () => {
         const tokens = lexed(doc);
         expect(nodesOf(doc).filter((node) => node.name !== INVALID_NODE)).toEqual(tokens);
         const expected: string[] = Array.from(doc, (ch) => (/[ \t\r\n]/.test(ch) ? "" : "tok-invalid"));
-        for (const token of tokenize(doc).tokens) expected.fill(classHighlighter.style([TOKEN_TAGS.get(token.tokenType)!])!, token.startOffset, tokenEnd(token));
+        for (const token of tokenize(doc).tokens) expected.fill(classHighlighter.style([TOKEN_TAGS.get(token.tokenType.name)!])!, token.startOffset, tokenEnd(token));
         // Array.from splits by code point; the classes are by UTF-16 unit, as offsets are.
         expect(classes).toEqual(Array.from({ length: doc.length }, (_, i) => expected[codePointIndex(doc, i)]));
       }),

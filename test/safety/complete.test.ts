@@ -5,7 +5,7 @@
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { complete, MAX_NESTING_DEPTH, MAX_SOURCE_LENGTH, print } from "../../src/index.js";
-import { equivalentPrefix, nextTokenTypes } from "../../src/editor/complete.js";
+import { equivalentPrefix, nextTokenTypes } from "../../src/parser/analysis.js";
 import { tokenize } from "../../src/lexer/lexer.js";
 import { expressionArb, sourceArb } from "../support/arbitraries.js";
 
