@@ -1,7 +1,7 @@
 /**
- * `complete`: what may be typed at a point of a filter, for editors. The grammar says which kind
- * of thing comes next (Chevrotain's content assist); a schema and sample objects say which fields,
- * map keys and values there are.
+ * `complete`: what may be typed at a point of a filter, for editors. The filter's one analysis
+ * (`parser/analysis.ts`) says which kinds of thing the grammar allows at the cursor (Chevrotain's
+ * content assist); a schema and sample objects say which fields, map keys and values there are.
  *
  * @module
  */
@@ -12,8 +12,6 @@ import type { Limits } from "../limits.js";
 import { MATCH_OPERATORS, negationOf, operator } from "../operators.js";
 import { analysisOf, type Binding, type CompletionContext, type CompletionSlot, type Step } from "../parser/analysis.js";
 import { requireSource } from "../parser/parse.js";
-
-export type { Binding, Step } from "../parser/analysis.js";
 
 /** The most values offered for one field (distinct values seen in the samples). */
 export const MAX_VALUE_COMPLETIONS = 100;

@@ -1,8 +1,9 @@
 /**
  * `hover`: what the word under the pointer is, for editors. A field: its path and what it holds;
  * an operator or keyword: what it does (operators from the operator table); a name bound by
- * `any`/`all`: what it ranges over; a literal: what it is compared as. Like `complete`, it reads
- * the tokens and asks the grammar what each one is, so it answers on a filter still being typed.
+ * `any`/`all`: what it ranges over; a literal: what it is compared as. The filter's one analysis
+ * (`parser/analysis.ts`) says what is under the pointer, as the grammar reads it, so it answers on
+ * a filter still being typed; this module says it in words, from the schema and the operator table.
  *
  * @module
  */

@@ -1,7 +1,7 @@
 /**
  * One analysis of a filter, shared by every editor feature: the tokens, the grammar's answers
  * about them (which word is a keyword, what may follow), and the recovered AST, made once per
- * source and kept in a small cache, then read at a position as contexts that name no token:
+ * source and kept until another source is analysed, then read at a position as contexts that name no token:
  * what is under the pointer ({@link FilterAnalysis.hoverTarget}), what may be typed at the
  * cursor ({@link FilterAnalysis.completionContext}), how each word is coloured
  * ({@link FilterAnalysis.classify}), which brackets are left open. Hover, completion, semantic
@@ -204,7 +204,7 @@ export class FilterAnalysis {
   #recovered: Analysis | undefined;
   readonly #beyondLimits: boolean;
 
-  /** Use {@link analysisOf}, which caches. */
+  /** Use {@link analysisOf}, which keeps the last analysis for the next call on the same text. */
   constructor(
     readonly source: string,
     limits: Limits,
