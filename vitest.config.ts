@@ -13,7 +13,9 @@ const ENGINE_TESTS = [
   "test/semantics/**/*.test.ts",
   "test/evaluator/**/*.test.ts",
   "test/properties/**/*.test.ts",
-  "test/sql/**/*.test.ts",
+  // (test/sql/semantics.test.ts imports the semantics tables' files to declare their rows and tests
+  // again: it needs a module graph of its own, and stays in "all".)
+  "test/sql/{databases,size,to-sql,unicode}.test.ts",
   "test/safety/{complete,cost,engine-inputs,json-memory,patterns}.test.ts",
   "test/{golden,operators,json,limits,errors-doc,grammar-files,readme,readme-editor,bench-table}.test.ts",
 ];
