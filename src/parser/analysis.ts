@@ -267,21 +267,10 @@ export class FilterAnalysis {
     return undefined;
   }
 
-  /** The token under `offset`, or the one ending there (the pointer just after a word); by binary search. */
+  /** The token under `offset`, or the one ending there (the pointer just after a word): the last one starting at or before it. */
   #tokenAt(offset: number): number | undefined {
-    const tokens = this.#tokens;
-    let low = 0;
-    let high = tokens.length - 1;
-    let last = -1;
-    while (low <= high) {
-      const middle = (low + high) >> 1;
-      if (tokens[middle]!.startOffset <= offset) {
-        last = middle;
-        low = middle + 1;
-      } else high = middle - 1;
-    }
-    if (last < 0) return undefined;
-    return offset <= tokenEnd(tokens[last]!) ? last : undefined;
+    const last = this.#firstTokenFrom(offset + 1) - 1;
+    return last >= 0 && offset <= tokenEnd(this.#tokens[last]!) ? last : undefined;
   }
 
   /**
@@ -611,11 +600,10 @@ export class FilterAnalysis {
   completionContext(cursor: number): CompletionContext {
     const tokens = this.#tokens;
     const at = Math.max(0, Math.min(Number.isInteger(cursor) ? cursor : this.source.length, this.source.length));
-    const string = tokens.find((token) => isString(token) && token.startOffset < at && (at < tokenEnd(token) || (token.tokenType === UnterminatedString && at === tokenEnd(token))));
-    const word = string === undefined ? tokens.find((token) => isWord(token) && token.startOffset < at && at <= tokenEnd(token)) : undefined;
-    const current = string ?? word;
-    const range = current === undefined ? { start: at, end: at } : { start: current.startOffset, end: tokenEnd(current) };
-    const typed = word !== undefined ? this.source.slice(word.startOffset, at) : string !== undefined ? this.source.slice(string.startOffset + 1, at) : "";
+    const edited = this.#editedAt(at, false);
+    const string = edited !== undefined && isString(edited) ? edited : undefined;
+    const word = edited !== undefined && string === undefined ? edited : undefined;
+    const { range, typed } = this.#replaced(edited, at);
     const before = tokens.filter((token) => tokenEnd(token) <= range.start);
     const open = openGroups(before);
     const context = (slots: CompletionSlot[]): CompletionContext => ({ range, typed, inString: string !== undefined, scope: bindingsOpenIn(before, open), slots });
@@ -674,13 +662,26 @@ export class FilterAnalysis {
    * or number the cursor is in or just after), and what has been typed of it.
    */
   valueTokenAt(cursor: number): { readonly range: Span; readonly typed: string } {
-    const token = this.#tokens.find((candidate) => {
-      if (candidate.startOffset >= cursor) return false;
-      if (isString(candidate)) return cursor < tokenEnd(candidate) || (candidate.tokenType === UnterminatedString && cursor === tokenEnd(candidate));
-      return (isWord(candidate) || candidate.tokenType === NumberLiteral) && cursor <= tokenEnd(candidate);
+    return this.#replaced(this.#editedAt(cursor, true), cursor);
+  }
+
+  /**
+   * The token being typed at `at`: a string the cursor is inside of (or at the end of, when it is
+   * never closed), else a name or list index (with `numbers`, a number too) the cursor is in or
+   * just after. (Tokens do not overlap, so at most one is either.)
+   */
+  #editedAt(at: number, numbers: boolean): IToken | undefined {
+    return this.#tokens.find((token) => {
+      if (token.startOffset >= at) return false;
+      if (isString(token)) return at < tokenEnd(token) || (token.tokenType === UnterminatedString && at === tokenEnd(token));
+      return (isWord(token) || (numbers && token.tokenType === NumberLiteral)) && at <= tokenEnd(token);
     });
-    if (token === undefined) return { range: { start: cursor, end: cursor }, typed: "" };
-    return { range: { start: token.startOffset, end: tokenEnd(token) }, typed: this.source.slice(token.startOffset + (isString(token) ? 1 : 0), cursor) };
+  }
+
+  /** The range a completion at `at` replaces (the token being typed, or `at` itself), and what has been typed of it (without a string's quote). */
+  #replaced(token: IToken | undefined, at: number): { readonly range: Span; readonly typed: string } {
+    if (token === undefined) return { range: { start: at, end: at }, typed: "" };
+    return { range: { start: token.startOffset, end: tokenEnd(token) }, typed: this.source.slice(token.startOffset + (isString(token) ? 1 : 0), at) };
   }
 
   // ---- Brackets ------------------------------------------------------------------------------
