@@ -1,4 +1,5 @@
 import { defineConfig } from "vitest/config";
+import { ExpectedDurationSequencer } from "./test/support/sequencer.js";
 
 /**
  * The tests of the engine alone: no sockets, processes, timers or global state, so they run
@@ -20,13 +21,23 @@ const ENGINE_TESTS = [
   "test/{golden,operators,json,limits,errors-doc,grammar-files,readme,readme-editor,bench-table}.test.ts",
 ];
 
-/** The tests of the agent over a real socket: run twice, on its own store and on PostgreSQL. */
+/**
+ * The tests of the agent over a real socket: run twice, on its own store and on PostgreSQL. They
+ * run without isolation too: the agent keeps no module state but prom-client's one process
+ * registry (made once, on purpose), each file starts and closes its own agents on free ports, and
+ * none mocks a module or the clock. Loading fastify and the agent again for each of the 77 files,
+ * twice, was most of the suite's remaining import time (205 s of a 514 s run on a quiet 2-core
+ * machine; the PostgreSQL project alone went from 188 s to 98 s), and the files of a worker share
+ * one PGlite instance where each had its own.
+ */
 const AGENT_TESTS = ["test/agent/**/*.test.ts", "test/safety/agent-*.test.ts", "test/nomad-api/**/*.test.ts"];
 
 export default defineConfig({
   test: {
     // Agent tests open real sockets; keep runs predictable on a 2-core machine.
     pool: "forks",
+    // Longest first, in a clean clone too (test/durations.json): see test/support/sequencer.ts.
+    sequence: { sequencer: ExpectedDurationSequencer },
     // Two test files at a time: vitest's default on 2 cores is one (cores − 1), but most files
     // spend their time waiting on sockets, child processes and the database, so a second
     // keeps both cores busy. Every test holds on a loaded machine (a CPU-heavy process beside it).
@@ -37,13 +48,14 @@ export default defineConfig({
     hookTimeout: 60_000,
     projects: [
       { extends: true, test: { name: "engine", include: ENGINE_TESTS, isolate: false } },
-      { extends: true, test: { name: "all", include: ["test/**/*.test.ts"], exclude: ENGINE_TESTS } },
+      { extends: true, test: { name: "agent", include: AGENT_TESTS, isolate: false } },
+      { extends: true, test: { name: "all", include: ["test/**/*.test.ts"], exclude: [...ENGINE_TESTS, ...AGENT_TESTS] } },
       {
         extends: true,
         // The same agent tests with the state in PostgreSQL: the server BEXPR_TEST_POSTGRES_URL
         // names (.ci/run starts one), or PGlite when none is named (see test/agent/support.ts).
         // PGlite runs every statement on the test's own thread: a test does several times the work it does in memory.
-        test: { name: "agent on postgres", include: AGENT_TESTS, env: { BEXPR_TEST_AGENT_STORE: "postgres" }, hookTimeout: 60_000, testTimeout: 60_000 },
+        test: { name: "agent on postgres", include: AGENT_TESTS, isolate: false, env: { BEXPR_TEST_AGENT_STORE: "postgres" }, hookTimeout: 60_000, testTimeout: 60_000 },
       },
     ],
   },

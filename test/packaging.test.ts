@@ -1,12 +1,11 @@
 /**
- * The published package, tested from outside with the real tools: `npm pack` of a copy of the
- * project (its prepack script builds it there, so the tests running beside this one keep their
- * dist/), the tarball's contents, and a fresh consumer project that installs the tarball from the
+ * The published package, tested from outside with the real tools: `npm pack` of the project (the
+ * dist/ that `npm test`'s own build made: prepack is that build), the tarball's contents, and a fresh consumer project that installs the tarball from the
  * npm cache `npm ci` filled (no network), requires and imports it, runs its command, and
  * type-checks against it under each `moduleResolution`.
  */
 import { spawnSync, type SpawnSyncReturns } from "node:child_process";
-import { cpSync, existsSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, symlinkSync, unlinkSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, posix, relative, resolve, sep } from "node:path";
 import semver from "semver";
@@ -62,9 +61,6 @@ const EVERY_OPTIONAL_PACKAGE = Object.values(OPTIONAL_PACKAGES).flat();
 /** The peers of bexpr/codemirror: CodeMirror's packages, which the page brings. */
 const CODEMIRROR_PEERS = Object.keys(project.peerDependencies).filter((name) => /^@(codemirror|lezer)\//.test(name));
 
-/** Top-level paths not copied into the staging copy: installed, built or generated. */
-const NOT_STAGED = new Set(["node_modules", ".git", "dist", "dist-tools", "coverage", "scratch", join("docs", "api")]);
-
 /**
  * The environment of the npm and node commands run here: without the variables npm sets for the
  * script running these tests (npm_config_local_prefix would point them back at this project), but
@@ -80,8 +76,8 @@ function childEnv(): NodeJS.ProcessEnv {
 }
 
 /**
- * The longest a command here may run: `npm pack` builds the project (about 25 s alone on a 2-core
- * machine, several times that with the rest of the suite beside it).
+ * The longest a command here may run: `npm ci` of the consumer and tsc take several seconds alone
+ * on a 2-core machine, several times that with the rest of the suite beside it.
  */
 const COMMAND_TIMEOUT_MS = 300_000;
 
@@ -112,16 +108,11 @@ let install: SpawnSyncReturns<string>;
 
 beforeAll(() => {
   work = mkdtempSync(join(tmpdir(), "bexpr-packaging-"));
-  const stage = join(work, "project");
-  cpSync(ROOT, stage, { recursive: true, filter: (path) => !NOT_STAGED.has(relative(ROOT, path)) });
-  // The build in prepack needs tsc and the type packages: the project's own, linked from outside it.
-  symlinkSync(join(ROOT, "node_modules"), join(stage, "node_modules"), "dir");
-  try {
-    const pack = runOk("npm", ["pack", "--json", "--pack-destination", work], stage);
-    [tarball] = JSON.parse(pack.stdout) as [PackResult];
-  } finally {
-    unlinkSync(join(stage, "node_modules"));
-  }
+  // Without the prepack script: it is `npm run build`, which `npm test` ran before these tests
+  // (pretest), from a clean dist/; building again here cost 25 s of CPU, and would remove the
+  // dist/ the tests beside this one read. npm only reads the project to pack it.
+  const pack = runOk("npm", ["pack", "--json", "--ignore-scripts", "--pack-destination", work], ROOT);
+  [tarball] = JSON.parse(pack.stdout) as [PackResult];
 
   unpacked = join(work, "unpacked");
   mkdirSync(unpacked);
@@ -222,7 +213,9 @@ describe("npm pack", () => {
     for (const path of pointedAt) expect(shipped, path).toContain(posix.normalize(path));
   });
 
-  it("ships its build, made by prepack from a copy without dist/", () => {
+  it("ships its build: dist/, made by the prepack script, which is the build npm test runs first", () => {
+    expect(project.scripts?.prepack).toBe("npm run build");
+    expect(project.scripts?.pretest).toBe("npm run build");
     expect([...shipped].filter((path) => path.startsWith("dist/")).length).toBeGreaterThan(20);
     expect(shipped).toContain("dist/index.js");
   });
