@@ -68,15 +68,21 @@ export function tokenize(source: string): LexResult {
  * pairs. A closer closes the innermost opener of its kind, and any opened after it.
  */
 export function openBrackets(tokens: readonly IToken[], before: number, pairs: readonly (readonly [opener: TokenType, closer: TokenType])[]): IToken[] {
-  const open: IToken[] = [];
-  for (const token of tokens) {
+  return openBracketIndexes(tokens, before, pairs).map((index) => tokens[index]!);
+}
+
+/** {@link openBrackets}, as the indexes of the open brackets in `tokens`. */
+export function openBracketIndexes(tokens: readonly IToken[], before: number, pairs: readonly (readonly [opener: TokenType, closer: TokenType])[]): number[] {
+  const open: number[] = [];
+  for (let i = 0; i < tokens.length; i++) {
+    const token = tokens[i]!;
     if (token.startOffset >= before) break;
     const pair = pairs.find(([opener, closer]) => token.tokenType === opener || token.tokenType === closer);
     if (pair === undefined) continue;
-    if (token.tokenType === pair[0]) open.push(token);
+    if (token.tokenType === pair[0]) open.push(i);
     else {
-      const index = open.findLastIndex((candidate) => candidate.tokenType === pair[0]);
-      if (index >= 0) open.splice(index);
+      const at = open.findLastIndex((index) => tokens[index]!.tokenType === pair[0]);
+      if (at >= 0) open.length = at;
     }
   }
   return open;

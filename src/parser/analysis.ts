@@ -15,7 +15,7 @@ import { createTokenInstance, tokenMatcher, type IToken, type TokenType } from "
 import type { CollectionExpression, Expression, Selector, Span } from "../ast.js";
 import type { Diagnostic } from "../errors.js";
 import { decodePointerLiteral, isPointerLiteral, unquoteDouble, unquoteRaw } from "../go/strings.js";
-import { openBrackets, tokenEnd, tokenize, type LexResult } from "../lexer/lexer.js";
+import { openBracketIndexes, openBrackets, tokenEnd, tokenize, type LexResult } from "../lexer/lexer.js";
 import {
   All,
   And,
@@ -888,21 +888,15 @@ function bindingsOpenIn(tokens: readonly IToken[], open: readonly number[] = ope
   return open.flatMap((i) => (tokens[i]!.tokenType === LBrace ? (collectionBindings(tokens, i) ?? []) : []));
 }
 
-/**
- * The `(` and `{` still open after `tokens`, outermost first, as indexes. A closer closes the
- * innermost opener of its kind and any opened after it.
- */
+/** The groups content assist reads: `(` and `{`. */
+const GROUP_PAIRS = [
+  [LParen, RParen],
+  [LBrace, RBrace],
+] as const;
+
+/** The `(` and `{` still open after `tokens`, outermost first, as indexes. */
 function openGroups(tokens: readonly IToken[]): number[] {
-  const open: number[] = [];
-  tokens.forEach((token, i) => {
-    if (token.tokenType === LParen || token.tokenType === LBrace) open.push(i);
-    else if (token.tokenType === RParen || token.tokenType === RBrace) {
-      const opener = token.tokenType === RParen ? LParen : LBrace;
-      const at = open.findLastIndex((index) => tokens[index]!.tokenType === opener);
-      if (at >= 0) open.length = at;
-    }
-  });
-  return open;
+  return openBracketIndexes(tokens, Infinity, GROUP_PAIRS);
 }
 
 /** The token types the grammar allows after `tokens` (Chevrotain's content assist). */
