@@ -7,7 +7,7 @@
  */
 import { CHECK_USAGE, EVAL_USAGE, EXPLAIN_USAGE, FMT_USAGE, runCheck, runEval, runExplain, runFmt, runSql, SQL_USAGE } from "./cli/filter.js";
 import { CommandError, describeUnexpectedError, endOnClosedOutput, UsageError, type Io, type Outcome } from "./cli/terminal.js";
-import { loadOptional, MissingPackageError, OPTIONAL_PACKAGES, type OptionalPart } from "./optional-packages.js";
+import { importedBy, loadOptional, MissingPackageError, type OptionalPart } from "./optional-packages.js";
 import { VERSION } from "./version.js";
 
 const USAGE = `Usage: bexpr <command> [options]
@@ -57,8 +57,6 @@ async function optionalCommand(part: OptionalPart, load: () => Promise<Command>)
   }
 }
 
-/** The packages the agent imports as it starts (its HTTP layer and Prometheus's client; light-my-request is fastify's). */
-const AGENT_IMPORTS = OPTIONAL_PACKAGES["the agent"].filter((name) => name !== "light-my-request");
 
 /**
  * The commands; the agent (fastify, prom-client) and the language server (vscode-languageserver)
@@ -75,7 +73,7 @@ const COMMANDS: Readonly<Record<string, () => Promise<Command>>> = {
       const { AGENT_USAGE, runAgent } = await import("./cli/agent.js");
       // bexpr/server loads its HTTP layer and Prometheus's client when an agent starts: found
       // (not loaded) here, a missing optional dependency is named before anything starts.
-      for (const name of AGENT_IMPORTS) import.meta.resolve(name);
+      for (const name of importedBy("the agent")) import.meta.resolve(name);
       return { run: runAgent, usage: AGENT_USAGE };
     }),
   lsp: () =>
