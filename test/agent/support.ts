@@ -23,7 +23,7 @@ export const AGENT_STORE_VARIABLE = "BEXPR_TEST_AGENT_STORE";
 /** Whether this run's agents keep their state in PostgreSQL. */
 export const ON_POSTGRES = process.env[AGENT_STORE_VARIABLE] === "postgres";
 
-/** The PGlite instance the agents of this test file share (each in its own schema): an instance costs seconds. */
+/** The PGlite instance the agents of this worker's test files share (each in its own schema; the agent's projects run without isolation): an instance costs seconds. */
 let pglite: Promise<PGlite> | undefined;
 
 /** A store for one test agent: memory, or a fresh PostgreSQL schema (and how to drop it afterwards). */
