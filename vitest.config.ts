@@ -55,7 +55,7 @@ export default defineConfig({
         // The same agent tests with the state in PostgreSQL: the server BEXPR_TEST_POSTGRES_URL
         // names (.ci/run starts one), or PGlite when none is named (see test/agent/support.ts).
         // PGlite runs every statement on the test's own thread: a test does several times the work it does in memory.
-        test: { name: "agent on postgres", include: AGENT_TESTS, isolate: false, env: { BEXPR_TEST_AGENT_STORE: "postgres" }, hookTimeout: 60_000, testTimeout: 60_000 },
+        test: { name: "agent on postgres", include: AGENT_TESTS, isolate: false, env: { BEXPR_TEST_AGENT_STORE: "postgres" }, testTimeout: 60_000 },
       },
     ],
   },

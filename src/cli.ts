@@ -57,7 +57,6 @@ async function optionalCommand(part: OptionalPart, load: () => Promise<Command>)
   }
 }
 
-
 /**
  * The commands; the agent (fastify, prom-client) and the language server (vscode-languageserver)
  * are loaded only when they are asked for, so the others start fast.

@@ -40,10 +40,8 @@ export const OPTIONAL_PACKAGES = {
  * The packages of {@link OPTIONAL_PACKAGES} that bexpr does not import: named in a part's install
  * command only to pin a version another package takes (light-my-request, fastify's, whose later
  * releases need Node 22).
- *
- * @internal
  */
-export const PINNED_ONLY: ReadonlySet<string> = new Set(["light-my-request"]);
+const PINNED_ONLY: ReadonlySet<string> = new Set(["light-my-request"]);
 
 /** The packages `part` imports: its {@link OPTIONAL_PACKAGES} but the {@link PINNED_ONLY} ones. @internal */
 export function importedBy(part: OptionalPart): string[] {
