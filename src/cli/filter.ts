@@ -15,10 +15,13 @@ import type { Filter } from "../evaluator/compile.js";
 import { compileFilter } from "../filter.js";
 import { stringifyJson } from "../json.js";
 import { readSchema } from "../schema-file.js";
-import { readJsonValues, type InputForm } from "./json-stream.js";
+import { MAX_JSON_VALUE_LENGTH, readJsonValues, type InputForm } from "./json-stream.js";
 import { JsonArrayWriter, Output } from "./output.js";
 import { Progress } from "./progress.js";
 import { coloursOn, filterArgument, openInput, parseCommandLine, renderDiagnostic, stylesFor, UsageError, type Io, type Outcome } from "./terminal.js";
+
+/** {@link MAX_JSON_VALUE_LENGTH} in MiB, for the help. */
+const MAX_VALUE_MIB = MAX_JSON_VALUE_LENGTH / 2 ** 20;
 
 export const CHECK_USAGE = `Usage: bexpr check [options] EXPR
 
@@ -43,11 +46,13 @@ export const EVAL_USAGE = `Usage: bexpr eval [options] EXPR [FILE|-]
 Filters JSON values with EXPR and prints the ones that match. The input (FILE, or stdin when it
 is "-" or absent) is a JSON array, a single JSON value, or JSON lines (one value per line); the
 matches are printed the same way (an array indented, or one value per line), as the input is
-read: memory stays the same whatever its size. On a terminal, a progress line on stderr follows
-inputs that take more than a second.
-Exits 0 on success (even with no match), 1 when the filter is invalid, the input is not JSON, or
-the filter fails on a value (the message names its index; the matches before it are printed),
-2 on a usage mistake, 141 when the output is closed (| head), as grep.
+read: memory holds one value at a time, so it stays the same for any number of values, and a
+single value (a line, an array element, or a whole document) is held whole, at most ${MAX_VALUE_MIB} MiB.
+On a terminal, a progress line on stderr follows inputs that take more than a second.
+Exits 0 on success (even with no match), 1 when the filter is invalid, the input is not JSON or
+holds a value over ${MAX_VALUE_MIB} MiB, or the filter fails on a value (the message names its index; the
+matches before it are printed), 2 on a usage mistake, 141 when the output is closed (| head), as
+grep.
 
 Options:
   --schema SCHEMA          check the filter against job, deployment or a JSON schema file (as
@@ -63,12 +68,14 @@ Explains why each JSON value of the input (FILE, or stdin when it is "-" or abse
 one value, or JSON lines) matches EXPR or not, as a tree: every clause evaluated with its truth
 (✓ true, ✗ false, · skipped, ! error), what each selector found or that its key was missing, the
 elements any/all visited, and "← decided" on the clauses that decided the result.
-Values are explained as they are read, in constant memory; on a terminal, a progress line on
-stderr follows inputs that take more than a second.
+Values are explained as they are read, one at a time (memory stays the same for any number of
+values; a single value is held whole, at most ${MAX_VALUE_MIB} MiB); on a terminal, a progress line on stderr
+follows inputs that take more than a second.
 Several values are each headed by their ID (or their index, when they have none) and line.
 On a terminal, matches are green, misses red (NO_COLOR turns colour off, FORCE_COLOR on).
 Exits 0 when every value was explained (matching or not), 1 when the filter is invalid or the
-input is not JSON, 2 on a usage mistake, 141 when the output is closed (| head), as grep.
+input is not JSON or holds a value over ${MAX_VALUE_MIB} MiB, 2 on a usage mistake, 141 when the output is
+closed (| head), as grep.
 
 Options:
   --schema SCHEMA          check the filter against job, deployment or a JSON schema file (as

@@ -1,5 +1,5 @@
 /**
- * The JSON input of `eval` and `explain`, read as it arrives and in constant memory: a top-level
+ * The JSON input of `eval` and `explain`, read as it arrives, one value at a time: a top-level
  * array element by element, JSON lines line by line. Each element or line is parsed on its own by
  * `parseJson`, so big integers stay exact as they do for a whole document.
  *
@@ -7,8 +7,15 @@
  */
 import { StringDecoder } from "node:string_decoder";
 import { MAX_JSON_DEPTH, parseJson } from "../json.js";
-import { locate } from "../source.js";
 import { CommandError } from "./terminal.js";
+
+/**
+ * The longest JSON value read, in UTF-16 code units (256 MiB of ASCII): a line of JSON lines, an
+ * element of an array, or a document over several lines. Each is held whole while it is parsed,
+ * as its text and then as its value (about three times its size at the peak); V8 makes no string
+ * longer than about 512 Mi characters, so a longer value would stop on the engine's own error.
+ */
+export const MAX_JSON_VALUE_LENGTH = 256 * 1024 * 1024;
 
 /** How the input was written: the matches are printed the same way. */
 export type InputForm = "array" | "lines";
@@ -54,9 +61,14 @@ function splitPosition(error: unknown): { readonly message: string; readonly pos
   return at === null ? { message, position: undefined } : { message: at[1]!, position: Number(at[2]) };
 }
 
-/** The place `offset` characters into `text`, which starts at `start`. */
+/**
+ * The place `offset` characters into `text`, which starts at `start`: counted up to the offset,
+ * with no index of the text (a value can be hundreds of megabytes).
+ */
 function placeIn(text: string, offset: number, start: Place): Place {
-  const { line, column } = locate(text, offset);
+  const counter = new PlaceCounter();
+  counter.next(text);
+  const { line, column } = counter.to(Math.max(0, Math.min(offset, text.length)));
   return line === 1 ? { line: start.line, column: start.column + column - 1 } : { line: start.line + line - 1, column };
 }
 
@@ -65,14 +77,21 @@ function notJson(name: string, what: string, message: string, place: Place | und
   return new CommandError(`${name} is not valid ${what}: ${message}${place === undefined ? "" : ` at line ${place.line}, column ${place.column}`}${hint}`);
 }
 
+/** Why the input is not read: `what` (a line, the value from a line, an array element) is longer than `most` characters. */
+function tooLong(name: string, what: string, most: number): CommandError {
+  const bound = most % 2 ** 20 === 0 ? `${most / 2 ** 20} MiB` : `${most} characters`;
+  return new CommandError(`${name}: ${what} is longer than ${bound}, the most bexpr reads as one JSON value`);
+}
+
 const SEVERAL_VALUES = "; write several values one per line (JSON lines, as jq -c does)";
 
-/** Counts lines and columns (in code points, as `locate` does) through the input, forwards only. */
+/** Counts lines and columns (in code points, as `locate` counts them) through the input, forwards only. */
 class PlaceCounter {
   #line = 1;
-  /** Code units since the line started, and the low surrogates among them (a pair is one column). */
-  #units = 0;
-  #lows = 0;
+  /** Code points since the line started. */
+  #column = 0;
+  /** Whether the last character counted is the high half of a surrogate pair (its low half adds no column). */
+  #high = false;
   #text = "";
   #index = 0;
 
@@ -88,14 +107,12 @@ class PlaceCounter {
     const text = this.#text;
     for (let i = this.#index; i < index; i++) {
       const code = text.charCodeAt(i);
-      if (code === NEWLINE) [this.#line, this.#units, this.#lows] = [this.#line + 1, 0, 0];
-      else {
-        this.#units++;
-        if (code >= 0xdc00 && code <= 0xdfff) this.#lows++;
-      }
+      if (code === NEWLINE) [this.#line, this.#column, this.#high] = [this.#line + 1, 0, false];
+      else if (this.#high && code >= 0xdc00 && code <= 0xdfff) this.#high = false;
+      else [this.#column, this.#high] = [this.#column + 1, code >= 0xd800 && code <= 0xdbff];
     }
     this.#index = Math.max(this.#index, index);
-    return { line: this.#line, column: this.#units - this.#lows + 1 };
+    return { line: this.#line, column: this.#column + 1 };
   }
 }
 
@@ -112,6 +129,7 @@ class PlaceCounter {
  */
 export class JsonValueSplitter {
   readonly #name: string;
+  readonly #most: number;
   #form: InputForm | "document" | undefined;
   #values: unknown[] = [];
   #lines: number[] = [];
@@ -125,6 +143,8 @@ export class JsonValueSplitter {
   #blank = "";
   #valuesSeen = 0;
   #document = "";
+  /** The line the document over several lines starts on. */
+  #documentLine = 1;
   // An array: where the scan is, the element read so far, where it started, and its nesting.
   #state: "start" | "open" | "item" | "value" | "after" | "closed" = "start";
   #places = new PlaceCounter();
@@ -135,9 +155,18 @@ export class JsonValueSplitter {
   #escaped = false;
   #scalar = false;
 
-  /** `name` is how messages call the input (`stdin`, or the file's path). */
-  constructor(name: string) {
+  /**
+   * `name` is how messages call the input (`stdin`, or the file's path); `most` the longest value
+   * read, in UTF-16 code units.
+   */
+  constructor(name: string, most = MAX_JSON_VALUE_LENGTH) {
     this.#name = name;
+    this.#most = most;
+  }
+
+  /** Refuses to hold `length` characters of one value, `what`, when that is more than the most read. */
+  #hold(length: number, what: () => string): void {
+    if (length > this.#most) throw tooLong(this.#name, what(), this.#most);
   }
 
   /** The values completed since the last call, with their lines (not for array elements). */
@@ -158,6 +187,7 @@ export class JsonValueSplitter {
     if (this.#form === undefined) {
       const first = firstNonWhitespace(text);
       if (first === -1) {
+        this.#hold(this.#head.length + text.length, () => "the whitespace before the first value");
         this.#head += text;
         return;
       }
@@ -182,12 +212,15 @@ export class JsonValueSplitter {
   #splitLines(text: string): void {
     let from = 0;
     for (let newline = text.indexOf("\n"); newline !== -1; newline = text.indexOf("\n", from)) {
+      this.#hold(this.#partial.length + newline - from, () => `line ${this.#line}`);
       const line = this.#partial + text.slice(from, newline);
       this.#partial = "";
       this.#takeLine(line, true);
       this.#line++;
       from = newline + 1;
     }
+    // Refused as it comes, before more of it is read.
+    this.#hold(this.#partial.length + text.length - from, () => `line ${this.#line}`);
     this.#partial += text.slice(from);
   }
 
@@ -195,11 +228,14 @@ export class JsonValueSplitter {
   #takeLine(line: string, newline: boolean): void {
     const ending = newline ? "\n" : "";
     if (this.#form === "document") {
+      this.#hold(this.#document.length + line.length + ending.length, () => `the JSON value from line ${this.#documentLine}`);
       this.#document += line + ending;
       return;
     }
     if (line.trim() === "") {
-      if (this.#valuesSeen === 0) this.#blank += line + ending;
+      if (this.#valuesSeen > 0) return;
+      this.#hold(this.#blank.length + line.length + ending.length, () => "the whitespace before the first value");
+      this.#blank += line + ending;
       return;
     }
     try {
@@ -213,6 +249,8 @@ export class JsonValueSplitter {
       }
       // The first line is not a value on its own: a document over several lines, or a mistake.
       this.#form = "document";
+      this.#documentLine = this.#line;
+      this.#hold(this.#blank.length + line.length + ending.length, () => `the JSON value from line ${this.#line}`);
       this.#document = this.#blank + line + ending;
       this.#blank = "";
     }
@@ -222,7 +260,7 @@ export class JsonValueSplitter {
     const source = this.#document;
     try {
       this.#values.push(parseJson(source));
-      this.#lines.push(locate(source, source.search(/\S/)).line);
+      this.#lines.push(placeIn(source, firstNonWhitespace(source), { line: 1, column: 1 }).line);
     } catch (error) {
       const { message, position } = splitPosition(error);
       throw notJson(this.#name, "JSON", message, position === undefined ? undefined : placeIn(source, position, { line: 1, column: 1 }), message.startsWith("Expected end of input") ? SEVERAL_VALUES : "");
@@ -319,11 +357,20 @@ export class JsonValueSplitter {
       }
       i++;
     }
-    if (this.#state === "value") this.#element += text.slice(from);
+    if (this.#state === "value") {
+      this.#holdElement(this.#element.length + length - from);
+      this.#element += text.slice(from);
+    }
+  }
+
+  /** Refuses to hold `length` characters of the array element being read, when that is more than the most read. */
+  #holdElement(length: number): void {
+    this.#hold(length, () => `the array element at line ${this.#elementPlace.line}, column ${this.#elementPlace.column}`);
   }
 
   /** An element ends at `end` of `text`: parse it alone, and report a mistake at its place. */
   #finishElement(text: string, from: number, end: number): void {
+    this.#holdElement(this.#element.length + end - from);
     const element = this.#element + text.slice(from, end);
     this.#element = "";
     this.#state = "after";

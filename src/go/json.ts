@@ -20,7 +20,7 @@
 import { isInteger, isSafeNumber, LosslessNumber } from "lossless-json";
 import type { FieldSchema } from "../evaluator/schema.js";
 import { parseGoFloat, parseGoInt, parseGoUint } from "./strconv.js";
-import { MAX_JSON_DEPTH } from "../json.js";
+import { jsonStringAt, MAX_JSON_DEPTH } from "../json.js";
 import { invalid } from "../server/domain/errors.js";
 
 /**
@@ -53,9 +53,6 @@ const isHex = (code: number) => isDigit(code) || (code >= 0x41 && code <= 0x46) 
 /** The escapes Go accepts after a backslash, besides `\u`: `"`, `\`, `/`, `b`, `f`, `n`, `r`, `t`. */
 const SIMPLE_ESCAPES = new Set([0x22, 0x5c, 0x2f, 0x62, 0x66, 0x6e, 0x72, 0x74]);
 
-/** The longest string (quotes included) taken as a slice of the body: V8 copies slices shorter than 13 characters. */
-const SHORT_SLICE = 12;
-
 /** A container being read: its value, and for an object the key awaiting its value. */
 interface OpenContainer {
   readonly value: Record<string, unknown> | unknown[];
@@ -72,9 +69,9 @@ export function goJsonSyntaxError(text: string, maxDepth = MAX_JSON_DEPTH): Scan
 /**
  * Reads the first JSON value of `text` in one pass without recursion: Go's error for the first
  * invalid byte, or (when `build`) the value, with numbers as {@link LosslessNumber}s and the last
- * of duplicate keys winning. Strings are decoded one by one by `JSON.parse`, so each is a flat
- * string of its own: a decoder that builds them character by character leaves chains of
- * one-character pieces, about 32 bytes a character (a 4 MiB string kept 128 MiB).
+ * of duplicate keys winning. Each string is decoded by `jsonStringAt` as a flat string of its own:
+ * a decoder that builds them character by character leaves chains of one-character pieces, about
+ * 32 bytes a character (a 4 MiB string kept 128 MiB).
  */
 function readJson(text: string, maxDepth: number, build: boolean): ScanResult & { readonly value?: unknown } {
   let i = 0;
@@ -102,9 +99,7 @@ function readJson(text: string, maxDepth: number, build: boolean): ScanResult & 
       const code = text.charCodeAt(i);
       if (code === 0x22) {
         i++;
-        if (!build) return "";
-        // V8 copies a short slice; a longer one would keep the whole body alive, so it is copied by JSON.parse.
-        return escaped || i - start > SHORT_SLICE ? (JSON.parse(text.slice(start, i)) as string) : text.slice(start + 1, i - 1);
+        return build ? jsonStringAt(text, start, i, escaped) : "";
       }
       if (code === 0x5c) {
         escaped = true;

@@ -4,7 +4,7 @@
  *
  * @module
  */
-import { isInteger, parse } from "lossless-json";
+import { parseJson } from "../json.js";
 import { HEADER_NAMES, HEADER_STYLES } from "../server/header-names.js";
 
 /** The lists the page shows. */
@@ -50,18 +50,6 @@ export function loadToken(): string {
 export function saveToken(token: string): void {
   if (token === "") sessionStorage.removeItem(TOKEN_STORAGE_KEY);
   else sessionStorage.setItem(TOKEN_STORAGE_KEY, token);
-}
-
-/** JSON with integers beyond 2^53 as bigints (`SubmitTime` is in nanoseconds), as the agent writes them. */
-export function parseJson(text: string): unknown {
-  return parse(text, null, (value: string) => {
-    if (isInteger(value)) {
-      const number = Number(value);
-      if (!Number.isSafeInteger(number)) return BigInt(value);
-      return number;
-    }
-    return Number(value);
-  });
 }
 
 /** JSON text of a value that may hold bigints (written as their digits), for display and comparison. */

@@ -3,6 +3,7 @@ import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
+import { parseJson, stringifyJson } from "../../src/json.js";
 import { MAX_BODY_BYTES } from "../../src/server/index.js";
 import { runCli } from "../support/cli.js";
 import { agentOptions } from "../../src/cli/agent.js";
@@ -174,5 +175,64 @@ describe("request bodies", () => {
     const response = await agent.put("/v1/jobs", `{"Job": {"ID": "${"x".repeat(MAX_BODY_BYTES)}"}}`);
     expect(response.status).toBe(413);
     expect(response.text).toBe(`Request body is larger than ${MAX_BODY_BYTES} bytes`);
+  });
+});
+
+/**
+ * JSON the agent reads besides job bodies (`--data` files, control bodies, named snapshots), in a
+ * heap of a few times its size: read a character at a time (V8 then kept chains of one-character
+ * pieces, about 32 bytes a character), a 62 MB snapshot kept 2.1 GB and eight control bodies of
+ * 3.9 MB added up to 556 MB. The agent runs in a heap too small for that, so the old way ends in
+ * V8's "heap out of memory".
+ */
+describe("JSON read by the agent", () => {
+  const MiB = 2 ** 20;
+  /** Node's options for a process whose heap is at most `mb` megabytes. */
+  const heapOf = (mb: number) => ({ NODE_OPTIONS: `${process.env["NODE_OPTIONS"] ?? ""} --max-old-space-size=${mb}` });
+  interface Snapshot {
+    Tables: { jobs: { Namespace: string; ID: string; Meta: Record<string, string> | null }[] };
+  }
+
+  /** The agent's snapshot (its text, from `GET /_bexpr/snapshots/<name>`), its first job's Meta given a string of `length` characters. */
+  function withBlob(text: string, length: number): { text: string; job: { Namespace: string; ID: string } } {
+    const snapshot = parseJson(text) as Snapshot;
+    const job = snapshot.Tables.jobs[0]!;
+    job.Meta = { ...job.Meta, blob: "x".repeat(length) };
+    return { text: stringifyJson(snapshot), job };
+  }
+
+  /** The demo agent's snapshot, as `GET /_bexpr/snapshots/<name>` gives it. */
+  async function demoSnapshot(url: string): Promise<string> {
+    expect((await send(`${url}/_bexpr/snapshots/demo`, { method: "PUT" })).status).toBe(200);
+    return (await send(`${url}/_bexpr/snapshots/demo`)).text;
+  }
+
+  it("starts from a --data snapshot holding a string of 32 MiB in a heap of 256 MB", async () => {
+    const demo = await startCli(["--port", "0", "--log-level", "silent"]);
+    const { text, job } = withBlob(await demoSnapshot(demo.url), 32 * MiB);
+    await demo.stop();
+    const file = join(temporaryDirectory(), "snapshot.json");
+    writeFileSync(file, text);
+    // Its integers beyond 2^53 (times in nanoseconds) are read exactly, as before.
+    expect(text).toMatch(/"SubmitTime":\d{19}/);
+    const agent = await startCli(["--port", "0", "--log-level", "silent", "--data", file], heapOf(256));
+    const answer = await send(`${agent.url}/v1/job/${encodeURIComponent(job.ID)}?namespace=${job.Namespace}`);
+    expect(answer.json<{ Meta: { blob: string } }>().Meta.blob).toHaveLength(32 * MiB);
+    expect((await agent.stop()).code).toBe(0);
+  });
+
+  it("keeps eight snapshots sent at once in bodies of 4 MiB, and restores one, in a heap of 128 MB", async () => {
+    const agent = await startCli(["--port", "0", "--log-level", "silent"], heapOf(128));
+    const base = await demoSnapshot(agent.url);
+    const length = MAX_BODY_BYTES - base.length - 200;
+    const { text, job } = withBlob(base, length);
+    expect(Buffer.byteLength(text)).toBeLessThanOrEqual(MAX_BODY_BYTES);
+    const names = Array.from({ length: 8 }, (_, k) => `large-${k}`);
+    const kept = await Promise.all(names.map((name) => send(`${agent.url}/_bexpr/snapshots/${name}`, { method: "PUT", body: text })));
+    expect(kept.map((response) => response.status)).toEqual(names.map(() => 200));
+    expect((await send(`${agent.url}/_bexpr/snapshots/large-3/restore`, { method: "POST" })).status).toBe(200);
+    const answer = await send(`${agent.url}/v1/job/${encodeURIComponent(job.ID)}?namespace=${job.Namespace}`);
+    expect(answer.json<{ Meta: { blob: string } }>().Meta.blob).toHaveLength(length);
+    expect((await agent.stop()).code).toBe(0);
   });
 });

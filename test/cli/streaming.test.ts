@@ -10,6 +10,7 @@ import { join, resolve } from "node:path";
 import { pathToFileURL } from "node:url";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { jobListItem } from "../../bench/data.js";
+import { MAX_JSON_VALUE_LENGTH } from "../../src/cli/json-stream.js";
 import { stringifyJson } from "../../src/json.js";
 
 const directory = mkdtempSync(join(tmpdir(), "bexpr-stream-"));
@@ -105,6 +106,46 @@ describe("reading a big input", SLOW, () => {
     const baseline = peakMemory([command, filter, one]);
     const big = peakMemory([command, filter, input()]);
     expect(big - baseline).toBeLessThan(BOUND_KIB);
+  });
+});
+
+describe("reading one long value", SLOW, () => {
+  const MiB = 2 ** 20;
+
+  // Read a character at a time (V8 kept chains of one-character pieces, about 32 bytes a
+  // character), a line of 32 MiB took 1,150 MB more; now its text, its flat copy and its value,
+  // about three times its size (3.4 to 3.6 here, for 16 to 64 MiB).
+  it.each([
+    ["integers that fit a double", "1717000000"],
+    ["an integer beyond 2^53", "1717000000123456789"],
+  ])("bexpr eval reads a line of 32 MiB with %s in a few times its size", (_name, time) => {
+    const one = join(directory, "one-job.json");
+    writeFileSync(one, `{"ID":"x","SubmitTime":${time},"Meta":{"blob":"x"}}\n`);
+    const long = join(directory, "long-line.json");
+    writeFileSync(long, `{"ID":"x","SubmitTime":${time},"Meta":{"blob":"${"x".repeat(32 * MiB)}"}}\n`);
+    const baseline = peakMemory(["eval", "--count", 'ID == "x"', one]);
+    const big = peakMemory(["eval", "--count", 'ID == "x"', long]);
+    expect((big - baseline) * 1024).toBeLessThan(5 * 32 * MiB);
+  });
+
+  it(`refuses a line over ${MAX_JSON_VALUE_LENGTH / MiB} MiB in one line naming the bound, exit status 1, as it arrives`, async () => {
+    // The real bound, sent through a pipe: 257 MiB on one line, then more (1 GB ended in V8's
+    // "Invalid string length" and a stack trace; 128 MiB ran out of a 4 GB heap). A heap of 1 GB
+    // is room enough for the text held before the refusal.
+    const child = spawn(process.execPath, ["--max-old-space-size=1024", CLI, "eval", "--count", 'a == ""'], { stdio: ["pipe", "pipe", "pipe"] });
+    let stderr = "";
+    child.stderr.on("data", (chunk: Buffer) => (stderr += chunk.toString()));
+    const closed = new Promise<number | null>((done) => child.on("close", done));
+    // The command stops reading once it refuses: the rest of the input goes nowhere.
+    child.stdin.on("error", () => {});
+    const piece = Buffer.alloc(MiB, "x");
+    child.stdin.write('{"a":"');
+    for (let k = 0; k < MAX_JSON_VALUE_LENGTH / MiB + 64 && child.exitCode === null && child.stdin.writable; k++) {
+      if (!child.stdin.write(piece)) await new Promise((drained) => child.stdin.once("drain", drained).once("close", drained));
+    }
+    child.stdin.end('"}\n');
+    expect(await closed).toBe(1);
+    expect(stderr).toBe(`bexpr: stdin: line 1 is longer than ${MAX_JSON_VALUE_LENGTH / MiB} MiB, the most bexpr reads as one JSON value\n`);
   });
 });
 
