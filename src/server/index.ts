@@ -24,7 +24,7 @@ import { Cluster } from "./scheduler/cluster.js";
 import { AgentDataError, type AgentSnapshot } from "./domain/snapshot.js";
 import { readAgentData, StateControl, type AgentData, type AgentDataSource } from "./domain/state-control.js";
 import type { LifecycleChange, LifecycleStep, LifecycleStepName, ScenarioRule, ScenarioRuleError } from "./scheduler/scenarios.js";
-import { ManualClock, parseDuration, RealClock, type Clock } from "./domain/clock.js";
+import { ManualClock, parseDurationNs, RealClock, type Clock } from "./domain/clock.js";
 import { MemoryStore } from "./state/memory.js";
 import { connectServer, fromPglite } from "./state/postgres/database.js";
 import { MemberNameTaken, Membership } from "./state/postgres/membership.js";
@@ -227,7 +227,10 @@ export interface AgentClock {
    * Moves a manual clock forward (milliseconds, or a duration such as `"10m"` or `"1h30m"`),
    * running every scheduler step that falls due on the way, in order: placements, allocations
    * that run and finish, deployments that complete or miss their progress deadline. Resolves once
-   * they are written. Throws on the real clock, which nobody moves.
+   * they are written. Throws on the real clock, which nobody moves; a RangeError for a duration
+   * longer than Go's longest (`2562047h47m16.854775807s`), and one named `ClockLimitError` (the
+   * clock unmoved) for a move past 2262-04-11T23:47:16.854775807Z, the latest time the reference's
+   * int64 nanosecond timestamps hold.
    */
   advance(duration: number | string): Promise<void>;
 }
@@ -305,9 +308,9 @@ function agentClock(clock: Clock): AgentClock {
     kind: clock.kind,
     now: () => new Date(clock.nowMs()),
     advance: async (duration) => {
-      const ms = parseDuration(duration);
+      const ns = parseDurationNs(duration);
       if (!(clock instanceof ManualClock)) throw new Error('the agent runs on the real clock: start it with clock: "manual" to move its time');
-      await clock.advance(ms);
+      await clock.advanceNs(ns);
     },
   };
 }

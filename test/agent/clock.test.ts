@@ -2,8 +2,9 @@
  * The agent's manual clock: it stands still until the test moves it, and moving it runs the
  * scheduler's steps due on the way, in order; the timestamps follow it.
  */
-import { describe, expect, it } from "vitest";
+import { describe, expect, it, vi } from "vitest";
 import { parseJson } from "../../src/json.js";
+import { ClockLimitError, LATEST_CLOCK_NS, LATEST_CLOCK_TEXT, ManualClock, RealClock } from "../../src/server/domain/clock.js";
 import { job, startTestAgent, useAgent } from "./support.js";
 
 /** The list item of one job. */
@@ -81,8 +82,82 @@ describe("an agent on the manual clock", () => {
     expect(deployments.find((deployment) => deployment.JobID === "web")?.Status).toBe("successful");
   });
 
-  it.each([-1, "soon", "10", Number.NaN])("refuses to move by %s", async (duration) => {
+  // Past Go's longest duration (int64 nanoseconds), as a string and as milliseconds; past the latest time from 2030.
+  it.each([-1, "soon", "10", Number.NaN, "9223372036854775808ns", 9_223_372_036_855, "2200000h"])("refuses to move by %s", async (duration) => {
+    const before = agent.agent.clock.now().getTime();
     await expect(agent.agent.clock.advance(duration as number | string)).rejects.toThrow(RangeError);
+    expect(agent.agent.clock.now().getTime()).toBe(before);
+  });
+});
+
+describe("the manual clock's bounds", () => {
+  /** The last whole millisecond before the latest time: 775807 ns are left. */
+  const LATEST_MS = Number(LATEST_CLOCK_NS / 1_000_000n);
+
+  it("moves to 2262-04-11T23:47:16.854775807Z, the latest int64 nanoseconds since the epoch, and not a nanosecond further", async () => {
+    expect(LATEST_CLOCK_TEXT).toBe("2262-04-11T23:47:16.854775807Z");
+    const clock = new ManualClock(LATEST_MS);
+    await expect(clock.advanceNs(775_808n)).rejects.toThrow(ClockLimitError);
+    expect(clock.nowNs()).toBe(9_223_372_036_854_000_000n);
+    await clock.advanceNs(775_807n);
+    expect([clock.nowNs(), clock.nowMs()]).toEqual([LATEST_CLOCK_NS, LATEST_MS]);
+    await expect(clock.advanceNs(1n)).rejects.toMatchObject({ code: "past_latest_time", nowNs: LATEST_CLOCK_NS, byNs: 1n });
+    await expect(clock.advance(1)).rejects.toThrow(ClockLimitError);
+    await clock.advance(0);
+    expect(clock.nowNs()).toBe(LATEST_CLOCK_NS);
+  });
+
+  it("runs a step due at the latest time, and never one due after it", async () => {
+    const clock = new ManualClock(LATEST_MS);
+    const ran: string[] = [];
+    clock.setTimer(0.775807, () => void ran.push("at the latest time"));
+    clock.setTimer(0.775808, () => void ran.push("after it"));
+    clock.setTimer(Infinity, () => void ran.push("never"));
+    await clock.advanceNs(775_807n);
+    expect(ran).toEqual(["at the latest time"]);
+    expect(clock.pending).toHaveLength(2);
+  });
+
+  it("refuses to start after the latest time", () => {
+    expect(() => new ManualClock(LATEST_MS + 1)).toThrow(RangeError);
+  });
+
+  it("adds up moves and delays of less than a millisecond, to the nanosecond", async () => {
+    const clock = new ManualClock(1000);
+    const ran: bigint[] = [];
+    clock.setTimer(0.0015, () => void ran.push(clock.nowNs()));
+    await clock.advanceNs(1_000n);
+    expect([ran, clock.nowNs(), clock.nowMs()]).toEqual([[], 1_000_001_000n, 1000]);
+    await clock.advance(0.0006);
+    expect([ran, clock.nowNs(), clock.nowMs()]).toEqual([[1_000_001_500n], 1_000_001_600n, 1000]);
+    await clock.advance(0.9984);
+    expect([clock.nowNs(), clock.nowMs()]).toEqual([1_001_000_000n, 1001]);
+  });
+});
+
+describe("the real clock's timers", () => {
+  /** The longest delay Node's setTimeout holds; it runs a longer one after 1 ms. */
+  const LONGEST_TIMEOUT_MS = 2 ** 31 - 1;
+
+  it("wait for a step due later than setTimeout can hold, instead of running it at once", async () => {
+    // Fake timers (restored below) stand in for the 24.8 days; they run long delays after 1 ms, as Node does.
+    vi.useFakeTimers({ toFake: ["setTimeout", "clearTimeout", "Date"] });
+    try {
+      const clock = new RealClock();
+      const ran: string[] = [];
+      clock.setTimer(LONGEST_TIMEOUT_MS + 1001, () => void ran.push("due"));
+      const cleared = clock.setTimer(LONGEST_TIMEOUT_MS + 2000, () => void ran.push("cleared"));
+      await vi.advanceTimersByTimeAsync(LONGEST_TIMEOUT_MS);
+      clock.clearTimer(cleared);
+      await vi.advanceTimersByTimeAsync(1000);
+      expect(ran).toEqual([]);
+      await vi.advanceTimersByTimeAsync(1);
+      expect(ran).toEqual(["due"]);
+      await vi.advanceTimersByTimeAsync(LONGEST_TIMEOUT_MS);
+      expect(ran).toEqual(["due"]);
+    } finally {
+      vi.useRealTimers();
+    }
   });
 });
 

@@ -5,7 +5,8 @@
  *
  * - `GET /_bexpr/clock`: `{"Kind": "manual", "Now": "2030-01-01T00:00:00.000Z"}`;
  * - `POST /_bexpr/clock/advance` with `{"By": "10m"}` (or milliseconds): moves a manual clock,
- *   running the scheduler's steps due on the way, and answers once they are written;
+ *   running the scheduler's steps due on the way, and answers once they are written; a 400 for a
+ *   duration longer than Go's longest, or a move past `LATEST_CLOCK_NS` (the clock stays put);
  * - `GET /_bexpr/scenarios`, `POST /_bexpr/scenarios` (a rule), `DELETE /_bexpr/scenarios`,
  *   `GET` and `DELETE /_bexpr/scenarios/<id>`;
  * - `GET /_bexpr/lifecycle` (the built-in lifecycle's steps), `DELETE /_bexpr/lifecycle` (puts
@@ -18,7 +19,7 @@
  */
 import type { FastifyInstance, FastifyRequest } from "fastify";
 import type { ControlPlane } from "../control/plane.js";
-import { ManualClock, parseDuration } from "../domain/clock.js";
+import { ClockLimitError, ManualClock, parseDurationNs } from "../domain/clock.js";
 import { noSuchStep, ScenarioRuleError } from "../scheduler/scenarios.js";
 import { fieldsInAnyCase, pascalKeys } from "./control-casing.js";
 import { controlRoute, jsonBody, singleFieldBody } from "./control-routes.js";
@@ -46,13 +47,19 @@ async function advance(context: RouteContext, request: FastifyRequest): Promise<
   if (!(clock instanceof ManualClock)) throw badRequest('the agent runs on the real clock: start it with --clock manual (clock: "manual") to move its time');
   const by = singleFieldBody(request, "By", '{"By": "10m"}');
   if (typeof by !== "string" && typeof by !== "number") throw badRequest('By must be a duration such as "10m", or milliseconds');
-  let ms: number;
+  let ns: bigint;
   try {
-    ms = parseDuration(by);
+    ns = parseDurationNs(by);
   } catch (error) {
     throw badRequest((error as Error).message);
   }
-  await clock.advance(ms);
+  try {
+    await clock.advanceNs(ns);
+  } catch (error) {
+    // Refused before the clock moved: past the latest time the reference's timestamps hold.
+    if (error instanceof ClockLimitError) throw badRequest(error.message);
+    throw error;
+  }
   return { body: clockBody(context) };
 }
 
