@@ -37,6 +37,7 @@ import {
   InlayHintKind,
   ResponseError,
   ErrorCodes,
+  LSPErrorCodes,
   type DefinitionParams,
   type DocumentHighlight,
   type DocumentHighlightParams,
@@ -57,8 +58,7 @@ import { TextDocument } from "vscode-languageserver-textdocument";
 import { complete } from "../editor/complete.js";
 import { format } from "../editor/format.js";
 import { hover } from "../editor/hover.js";
-import { classifyTokens, occurrences, selectionSpans, typeHints } from "../editor/structure.js";
-import { isBindableName } from "../parser/analysis.js";
+import { classifyTokens, occurrences, renameVariable, selectionSpans, typeHints, type RenameRefusalCode } from "../editor/structure.js";
 import { fixAll, validate } from "../editor/validate.js";
 import { FilterSyntaxError, type Diagnostic } from "../errors.js";
 import { VERSION } from "../version.js";
@@ -92,6 +92,20 @@ export const SETTINGS_SECTION = "bexpr";
 export function startLanguageServer(connection: Connection): void {
   new FilterLanguageServer(connection).listen();
 }
+
+/**
+ * The LSP error of each refused rename: nothing to rename is a request that does not apply, a
+ * name that cannot be one is a bad parameter, and a rename that would change the filter's meaning
+ * a request that was valid but failed (the code the protocol reserves for that, with the reason).
+ */
+const RENAME_ERROR_CODES: Readonly<Record<RenameRefusalCode, number>> = {
+  not_a_variable: ErrorCodes.InvalidRequest,
+  invalid_name: ErrorCodes.InvalidParams,
+  captured_reference: LSPErrorCodes.RequestFailed,
+  shadowed_use: LSPErrorCodes.RequestFailed,
+  bound_twice: LSPErrorCodes.RequestFailed,
+  pointer_use: LSPErrorCodes.RequestFailed,
+};
 
 /**
  * The diagnostics of a text under one set of settings. They are kept by text, not by version: a
@@ -299,17 +313,16 @@ class FilterLanguageServer {
   }
 
   /**
-   * Renames a bound variable: its declaration and every use bound to it. A refusal is answered
-   * with its reason, which the client shows.
+   * Renames a bound variable: its declaration and every use bound to it (see `renameVariable`). A
+   * refusal is answered with its reason, which the client shows: a rename that would change what
+   * the filter reads (a captured or shadowed reference) fails as gopls' does, with `RequestFailed`.
    */
   #rename(params: RenameParams): WorkspaceEdit | ResponseError {
-    const at = this.#occurrencesAt(params);
-    if (at === undefined || at.found.kind !== "variable") return new ResponseError(ErrorCodes.InvalidRequest, "only a variable an any or all binds can be renamed");
-    if (!isBindableName(params.newName)) {
-      return new ResponseError(ErrorCodes.InvalidParams, `${JSON.stringify(params.newName)} cannot name a variable: a name starts with a letter, then letters, digits and _, and is not a keyword`);
-    }
-    const spans = [at.found.declaration, ...at.found.uses];
-    return { changes: { [params.textDocument.uri]: spans.map((span) => TextEdit.replace(rangeOf(at.document, span), params.newName)) } };
+    // A document the client has not opened has nothing to rename, as an empty one.
+    const document = this.#documents.get(params.textDocument.uri) ?? TextDocument.create(params.textDocument.uri, "bexpr", 0, "");
+    const rename = renameVariable(document.getText(), document.offsetAt(params.position), params.newName);
+    if (rename.kind === "refused") return new ResponseError(RENAME_ERROR_CODES[rename.code], rename.message);
+    return { changes: { [params.textDocument.uri]: rename.spans.map((span) => TextEdit.replace(rangeOf(document, span), params.newName)) } };
   }
 
   /** In typed mode, what each selector holds (`: int`), after it. */

@@ -12,6 +12,7 @@ import {
   DocumentHighlightKind,
   DocumentHighlightRequest,
   InlayHintRequest,
+  LSPErrorCodes,
   PrepareRenameRequest,
   RenameRequest,
   SelectionRangeRequest,
@@ -174,6 +175,17 @@ describe("document highlight, definition and rename", () => {
     await expect(session.connection.sendRequest(RenameRequest.type, { textDocument: { uri: URI }, position, newName: "and" })).rejects.toThrow(/"and" cannot name a variable/);
     const field = await openAt(session, TEXT.replace("Priority == 50", "Prio|rity == 50"));
     expect(await session.connection.sendRequest(PrepareRenameRequest.type, { textDocument: { uri: URI }, position: field.position })).toBeNull();
+  });
+
+  it("refuses a rename that would capture a field, with the reference and where it is", async () => {
+    const session = await start();
+    // The example: renaming tg to Name would make the body's own Name read the element.
+    const { position } = await openAt(session, 'any TaskGroups as |tg { tg.Name == "y" and Name == "x" }');
+    const rename = session.connection.sendRequest(RenameRequest.type, { textDocument: { uri: URI }, position, newName: "Name" });
+    await expect(rename).rejects.toMatchObject({
+      code: LSPErrorCodes.RequestFailed,
+      message: 'renaming "tg" to "Name" would capture the reference Name at 1:43: it reads the field "Name" of the object, and would read the renamed variable instead',
+    });
   });
 });
 

@@ -122,6 +122,63 @@ export const expressionArb: fc.Arbitrary<Expression> = fc.letrec<{ expression: E
   body: fc.oneof({ depthSize: "small" }, bodyMatchArb, tie("expression")),
 })).expression;
 
+/**
+ * Names that are variables and fields at once (`x`, `v` are only variables; `Name`, `Tags`,
+ * `Meta` are fields of {@link datumArb} too), so that generated scopes nest, shadow each other
+ * and capture fields: the shapes a rename has to get right.
+ */
+const SCOPE_NAMES = ["x", "v", "Name", "Tags", "Meta"] as const;
+
+/** The words {@link scopedExpressionArb} compares with, and that {@link scopedDatumArb} holds. */
+const SCOPED_WORDS = ["dc1", "owner", "team-a", "web", "0"] as const;
+
+/** A selector whose head is one of {@link SCOPE_NAMES}, in either form, sometimes with a key after it. */
+const scopedSelectorArb: fc.Arbitrary<Selector> = fc
+  .tuple(fc.constantFrom(...SCOPE_NAMES), fc.array(fc.constantFrom("owner", "0", "web-api"), { maxLength: 1 }), fc.constantFrom<Selector["form"]>("Bexpr", "Bexpr", "Bexpr", "Bexpr", "Bexpr", "Pointer"))
+  .map(([head, rest, form]): Selector => ({ kind: "Selector", form, path: [head, ...rest], span: SPAN }));
+
+/** Matches that suit the values the names hold (strings, lists and maps of strings), over scoped selectors. */
+const scopedMatchArb: fc.Arbitrary<MatchExpression> = fc.oneof(
+  fc.tuple(fc.constantFrom("Equal", "NotEqual"), scopedSelectorArb, fc.constantFrom(...SCOPED_WORDS)).map(([operator, selector, raw]): MatchExpression => ({ kind: "Match", operator, selector, value: literal(raw), spelling: "in", span: SPAN })),
+  fc.tuple(fc.constantFrom("In", "NotIn"), scopedSelectorArb, fc.constantFrom("dc1", "owner", "web")).map(([operator, selector, raw]): MatchExpression => ({ kind: "Match", operator, selector, value: literal(raw), spelling: "in", span: SPAN })),
+  fc.tuple(fc.constantFrom("IsEmpty", "IsNil"), scopedSelectorArb).map(([operator, selector]): MatchExpression => ({ kind: "Match", operator, selector, span: SPAN })),
+);
+
+const scopedBindingArb: fc.Arbitrary<CollectionBinding> = fc.oneof(
+  { arbitrary: fc.constantFrom(...SCOPE_NAMES).map((name): CollectionBinding => ({ mode: "Default", name })), weight: 3 },
+  fc.tuple(fc.constantFrom(...SCOPE_NAMES), fc.constantFrom(...SCOPE_NAMES)).map(([index, value]): CollectionBinding => ({ mode: "IndexAndValue", index, value })),
+  fc.constantFrom(...SCOPE_NAMES).map((value): CollectionBinding => ({ mode: "Value", value })),
+);
+
+/**
+ * An `any`/`all` over a list or map field, holding nested ones over those fields and over what
+ * outer variables hold, whose selectors start with names that are bound in some scopes and fields
+ * in others (see {@link SCOPE_NAMES}), in the parser's normal form.
+ */
+export const scopedExpressionArb: fc.Arbitrary<Expression> = fc.letrec<{ expression: Expression; collection: Expression }>((tie) => ({
+  expression: fc.oneof(
+    { depthSize: "small", withCrossShrink: true },
+    { arbitrary: scopedMatchArb, weight: 3 },
+    fc.array(tie("expression"), { minLength: 2, maxLength: 3 }).map((operands) => chain("And", operands)),
+    fc.array(tie("expression"), { minLength: 2, maxLength: 3 }).map((operands) => chain("Or", operands)),
+    tie("expression").map(negate),
+    { arbitrary: tie("collection"), weight: 2 },
+  ),
+  collection: fc
+    .tuple(fc.constantFrom("Any", "All"), fc.constantFrom("Tags", "Meta", "x", "v"), scopedBindingArb, tie("expression"))
+    .map(([quantifier, head, binding, body]): Expression => ({ kind: "Collection", quantifier, selector: bexpr(head), binding, body, span: SPAN })),
+})).collection;
+
+/**
+ * Objects for {@link scopedExpressionArb}: its list and map fields hold its words (keys too), so
+ * that a selector reading another variable than before usually changes the result.
+ */
+export const scopedDatumArb: fc.Arbitrary<Record<string, unknown>> = fc.record({
+  Name: fc.constantFrom(...SCOPED_WORDS),
+  Tags: fc.oneof(fc.subarray([...SCOPED_WORDS]), fc.array(fc.dictionary(fc.constantFrom(...SCOPED_WORDS), fc.constantFrom(...SCOPED_WORDS)), { maxLength: 3 })),
+  Meta: fc.dictionary(fc.constantFrom(...SCOPED_WORDS), fc.oneof(fc.constantFrom(...SCOPED_WORDS), fc.subarray([...SCOPED_WORDS])), { maxKeys: 4 }),
+});
+
 /** JSON-like values of every kind the evaluator distinguishes. */
 export const jsonValueArb: fc.Arbitrary<unknown> = fc.letrec<{ value: unknown }>((tie) => ({
   value: fc.oneof(
