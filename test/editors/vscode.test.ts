@@ -2,7 +2,8 @@
  * The VS Code extension (editors/vscode/): its TextMate grammar colours every golden filter as the
  * language server's semantic tokens classify it (vscode-textmate with vscode-oniguruma, the
  * engine VS Code runs), and `npm run build:vscode` makes a .vsix whose manifest declares the
- * language, its grammar, its bracket rules and the bundled client.
+ * language, its grammar, its bracket rules and the bundled client, and keeps the program it starts
+ * out of a workspace's hands.
  */
 import { execFile } from "node:child_process";
 import { readdirSync, readFileSync } from "node:fs";
@@ -68,7 +69,17 @@ describe("the VS Code extension's TextMate grammar", () => {
 
 describe("npm run build:vscode", () => {
   let listing: string;
-  let manifest: { name: string; publisher: string; main: string; contributes: { languages: { id: string; extensions: string[]; configuration: string }[]; grammars: { path: string; scopeName: string }[] } };
+  let manifest: {
+    name: string;
+    publisher: string;
+    main: string;
+    capabilities?: { untrustedWorkspaces?: { supported: boolean | "limited"; restrictedConfigurations?: string[]; description?: string } };
+    contributes: {
+      languages: { id: string; extensions: string[]; configuration: string }[];
+      grammars: { path: string; scopeName: string }[];
+      configuration: { properties: Record<string, { scope?: string; description: string }> };
+    };
+  };
   let vsix: string;
 
   beforeAll(async () => {
@@ -95,6 +106,18 @@ describe("npm run build:vscode", () => {
   it("has a VSIX manifest naming the extension and its publisher", async () => {
     const xml = (await run("unzip", ["-p", vsix, "extension.vsixmanifest"], { encoding: "utf8" })).stdout;
     expect(xml).toMatch(new RegExp(`<Identity [^>]*Id="${manifest.name}"[^>]*Publisher="${manifest.publisher}"`));
+  });
+
+  it("lets only the user's settings name the program it starts, and stays off in a folder not trusted", () => {
+    const { properties } = manifest.contributes.configuration;
+    // A workspace's .vscode/settings.json cannot set a machine setting. The other two are data
+    // files the server reads (JSON, size-limited), relative to the workspace: the workspace's to set.
+    expect(Object.keys(properties).sort()).toEqual(["bexpr.command", "bexpr.samples", "bexpr.schema"]);
+    expect(Object.entries(properties).flatMap(([name, property]) => (property.scope === "machine" ? [name] : []))).toEqual(["bexpr.command"]);
+    expect(properties["bexpr.schema"]!.scope).toBeUndefined();
+    expect(properties["bexpr.samples"]!.scope).toBeUndefined();
+    // The program may be the workspace's own (npx bexpr, or Windows finding bexpr.exe in the folder): not in Restricted Mode.
+    expect(manifest.capabilities?.untrustedWorkspaces).toEqual({ supported: false, description: expect.stringContaining("bexpr.command") });
   });
 
   it("closes quotes and backticks, and matches brackets", () => {
