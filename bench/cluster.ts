@@ -24,10 +24,8 @@
  * Figures are printed and returned (bench/run.ts writes them to bench/results.json under
  * `cluster`; run alone, this module writes that key itself), never asserted.
  */
-import { spawnSync } from "node:child_process";
-import { accessSync, chownSync, constants, existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
-import { createServer } from "node:net";
-import { cpus, tmpdir } from "node:os";
+import { readFileSync, writeFileSync } from "node:fs";
+import { cpus } from "node:os";
 import { join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 import type pg from "pg";
@@ -40,6 +38,7 @@ import { ask, FanOut, jobsIndex, jobSpec, MIXED_FILTER, openFilesLimit, register
 import type { ClusterChildMessage, ClusterParentMessage } from "./cluster-child.js";
 import { DEFAULT_CONNECTIONS, DEFAULT_DURATION_MS, DEFAULT_WARMUP_MS, LoadClient, type LoadFigures, type LoadRequest } from "./load.js";
 import { median } from "./stats.js";
+import { postgresBinDir, ThrowawayPostgres } from "../scripts/postgres-server.js";
 
 /** Scales the counts (and, below 1, the load windows): `BEXPR_BENCH_CLUSTER_SCALE=0.05` tries the section in a minute. */
 const SCALE = Number(process.env["BEXPR_BENCH_CLUSTER_SCALE"] ?? "1");
@@ -84,8 +83,6 @@ const WAKE_TIMEOUT_MS = 90_000;
 const POLL_MS = 50;
 /** How long a child may take to start listening (an agent joining a shared store loads the whole state first). */
 const START_TIMEOUT_MS = 180_000;
-/** How long a throw-away PostgreSQL server may take to start. */
-const POSTGRES_START_SECONDS = 60;
 /** The file bench/run.ts writes; run alone, this module sets its `cluster` key. */
 const RESULTS_PATH = "bench/results.json";
 
@@ -221,81 +218,6 @@ export interface ClusterBenchResults {
 // ---------------------------------------------------------------------------------------------
 // The PostgreSQL server.
 
-/** Debian's directory of initdb and pg_ctl (/usr/lib/postgresql/<version>/bin, the newest), as .ci/run finds it. */
-function postgresBinDir(): string | undefined {
-  const root = "/usr/lib/postgresql";
-  if (!existsSync(root)) return undefined;
-  const versions = readdirSync(root).sort((a, b) => b.localeCompare(a, "en", { numeric: true }));
-  for (const version of versions) {
-    const bin = join(root, version, "bin");
-    try {
-      accessSync(join(bin, "initdb"), constants.X_OK);
-      accessSync(join(bin, "pg_ctl"), constants.X_OK);
-      return bin;
-    } catch {
-      // Not this version.
-    }
-  }
-  return undefined;
-}
-
-/** A TCP port the kernel reports free on loopback. */
-function freePort(): Promise<number> {
-  return new Promise((resolvePromise, reject) => {
-    const server = createServer();
-    server.once("error", reject);
-    server.listen(0, "127.0.0.1", () => {
-      const { port } = server.address() as { port: number };
-      server.close(() => resolvePromise(port));
-    });
-  });
-}
-
-/**
- * Starts a throw-away PostgreSQL cluster in a temporary directory (data, log, unix socket), on a
- * free loopback port, with trust authentication and fsync off, as .ci/run does; as root, it runs
- * as the `postgres` user (PostgreSQL refuses root).
- */
-async function startThrowawayPostgres(bin: string): Promise<PostgresServer> {
-  const root = process.getuid?.() === 0;
-  if (root && spawnSync("id", ["-u", "postgres"]).status !== 0) throw new Error("running as root and there is no postgres user");
-  const dir = mkdtempSync(join(tmpdir(), "bexpr-bench-postgres-"));
-  const run = (program: string, args: readonly string[]) => {
-    const command = root ? ["runuser", "-u", "postgres", "--", join(bin, program), ...args] : [join(bin, program), ...args];
-    return spawnSync(command[0]!, command.slice(1), { cwd: dir, encoding: "utf8", stdio: ["ignore", "pipe", "pipe"] });
-  };
-  let started = false;
-  const stop = () => {
-    if (started) run("pg_ctl", ["-D", join(dir, "data"), "stop", "-m", "immediate"]);
-    started = false;
-    rmSync(dir, { recursive: true, force: true });
-  };
-  try {
-    if (root) {
-      const id = (flag: string) => Number(spawnSync("id", [flag, "postgres"], { encoding: "utf8" }).stdout.trim());
-      chownSync(dir, id("-u"), id("-g"));
-    }
-    const initdb = run("initdb", ["-D", join(dir, "data"), "-U", "postgres", "--auth=trust", "--encoding=UTF8", "--locale=C", "--no-sync"]);
-    if (initdb.status !== 0) throw new Error(`initdb failed:\n${initdb.stdout}${initdb.stderr}`);
-    // Another process may take the port between the check and the server's start: then another.
-    for (let attempt = 1; attempt <= 3; attempt++) {
-      const port = await freePort();
-      const options = `-c listen_addresses=127.0.0.1 -p ${port} -c unix_socket_directories=${dir} -c fsync=off`;
-      const start = run("pg_ctl", ["-D", join(dir, "data"), "-l", join(dir, "server.log"), "-w", "-t", String(POSTGRES_START_SECONDS), "-o", options, "start"]);
-      if (start.status === 0) {
-        started = true;
-        return { url: `postgres://postgres@127.0.0.1:${port}/postgres`, source: `a throw-away cluster of ${bin} (fsync off)`, stop };
-      }
-      const log = existsSync(join(dir, "server.log")) ? readFileSync(join(dir, "server.log"), "utf8").split("\n").slice(-6).join("\n") : start.stderr;
-      console.log(`PostgreSQL did not start on port ${port} (attempt ${attempt}):\n${log}`);
-    }
-    throw new Error("PostgreSQL did not start");
-  } catch (error) {
-    stop();
-    throw error;
-  }
-}
-
 /** The server of the environment, or a throw-away one; a string saying why not when there is none. */
 async function postgresServer(): Promise<PostgresServer | string> {
   for (const name of ["BEXPR_BENCH_POSTGRES_URL", "BEXPR_TEST_POSTGRES_URL"]) {
@@ -305,7 +227,8 @@ async function postgresServer(): Promise<PostgresServer | string> {
   const bin = postgresBinDir();
   if (bin === undefined) return "neither BEXPR_BENCH_POSTGRES_URL nor BEXPR_TEST_POSTGRES_URL is set, and there is no /usr/lib/postgresql/*/bin/initdb and pg_ctl";
   try {
-    return await startThrowawayPostgres(bin);
+    const server = await ThrowawayPostgres.start({}, bin);
+    return { url: server.url(), source: `a throw-away cluster of ${bin} (fsync off)`, stop: () => server.remove() };
   } catch (error) {
     return `a throw-away PostgreSQL cluster could not be started: ${(error as Error).message}`;
   }
