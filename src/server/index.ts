@@ -86,7 +86,19 @@ export {
 export type { ClientStatus, DesiredStatus } from "./state/model.js";
 export { MAX_POLICY_RULES_BYTES } from "./domain/acl-policy.js";
 export { EVENT_BUFFER_BYTES, EVENT_BUFFER_WRITES, EVENT_HEARTBEAT_MS, EVENT_QUEUE_BYTES, EVENT_STREAMS_MAX } from "./domain/events.js";
-export { LIST_CONNECTION_WAIT_MS, LIST_POOL_SIZE, LIST_STATEMENT_TIMEOUT_MS, STATEMENT_TIMEOUT_MS } from "./state/postgres/database.js";
+export {
+  CONNECTION_LIFETIME_MS,
+  DATABASE_HOLD_MS,
+  DatabaseUnavailableError,
+  LIST_CONNECTION_WAIT_MS,
+  LIST_POOL_SIZE,
+  LIST_STATEMENT_TIMEOUT_MS,
+  POOL_SIZE,
+  RECONNECT_MAX_DELAY_MS,
+  RECONNECT_MIN_DELAY_MS,
+  STATEMENT_TIMEOUT_MS,
+} from "./state/postgres/database.js";
+export { LEADERSHIP_LOST } from "./http/errors.js";
 export { PUSHDOWN_MAX_COST, PUSHDOWN_MAX_SQL_BYTES } from "./state/postgres/pages.js";
 export { CONTROL_PREFIX } from "./control/access.js";
 export type { AllowedHosts } from "./control/browser-guard.js";
@@ -323,11 +335,17 @@ interface OpenedStore {
   readonly disconnect: () => Promise<void>;
 }
 
-async function openStore(option: ResolvedOptions["store"]): Promise<OpenedStore> {
+/**
+ * Opens the agent's state; `onListening` is told when the connection to a PostgreSQL server is
+ * lost and when it is back.
+ */
+async function openStore(option: ResolvedOptions["store"], onListening: (listening: boolean, error?: Error) => void): Promise<OpenedStore> {
   if (option === "memory") return { store: new MemoryStore(), disconnect: async () => {} };
   const config = typeof option === "string" ? { url: option } : option;
   const database =
-    config.url !== undefined ? await connectServer(config.url, config.listStatementTimeoutMs === undefined ? {} : { listStatementTimeoutMs: config.listStatementTimeoutMs }) : fromPglite(config.pglite!);
+    config.url !== undefined
+      ? await connectServer(config.url, { onListening, ...(config.listStatementTimeoutMs === undefined ? {} : { listStatementTimeoutMs: config.listStatementTimeoutMs }) })
+      : fromPglite(config.pglite!);
   try {
     const shared = await PostgresStore.open(database, { ...(config.schema === undefined ? {} : { schema: config.schema }), documents: SEARCH_DOCUMENTS });
     return { store: shared, shared, disconnect: () => database.close() };
@@ -350,7 +368,8 @@ export async function startAgent(options: AgentOptions = {}): Promise<Agent> {
   const resolved = resolveOptions(options);
   // Read (and a fixture checked) before anything starts: a bad data file is a quick error.
   const data = resolved.data === undefined ? undefined : readData(resolved.data, resolved.region);
-  const { store, shared, disconnect } = await openStore(resolved.store);
+  let databaseLog: ((listening: boolean, error?: Error) => void) | undefined;
+  const { store, shared, disconnect } = await openStore(resolved.store, (listening, error) => databaseLog?.(listening, error));
   let log: ((error: unknown) => void) | undefined;
   const clock = resolved.clock === "manual" ? new ManualClock() : new RealClock();
   const cluster = new Cluster(store, { region: resolved.region, placementDelayMs: resolved.placementDelayMs, clock, rulesCostPerWrite: resolved.limits.rulesCostPerWrite, onError: (error) => log?.(error) });
@@ -479,6 +498,12 @@ export async function startAgent(options: AgentOptions = {}): Promise<Agent> {
     const server = await buildApp(store, cluster, acl, settings, metrics, part, events, control, state);
     started = { app: server.app };
     log = (error) => server.app.log.error({ err: error }, "a step of the scheduler failed; the leader takes it up again");
+    let databaseLostAt = 0;
+    databaseLog = (listening, error) => {
+      if (!listening) databaseLostAt = performance.now();
+      if (listening) server.app.log.info(`connected to the database again after ${Math.round(performance.now() - databaseLostAt)} ms`);
+      else server.app.log.warn({ err: error }, "lost the connection to the database; connecting again (requests that need it wait for it, then answer 500 No cluster leader)");
+    };
     await server.app.listen({ host: resolved.bind, port: resolved.port });
     const { address, port } = server.app.server.address() as AddressInfo;
     if (membership !== undefined && shared !== undefined) {

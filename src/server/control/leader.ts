@@ -25,9 +25,14 @@ export const NO_LEADER = "No cluster leader";
 /** Paths (exact, or prefixes ending in `/`) a server answers without its leader. */
 export const LEADERLESS_PATHS: readonly string[] = ["/v1/agent/", "/v1/metrics", "/v1/regions", "/v1/event/stream"];
 
+/** Whether `path` (or a route's pattern) is one a server answers without its leader ({@link LEADERLESS_PATHS}). */
+export function answeredWithoutLeader(path: string): boolean {
+  return LEADERLESS_PATHS.some((local) => (local.endsWith("/") ? path.startsWith(local) : path === local));
+}
+
 /** Whether the reference forwards a request for `path` (or a route's pattern) to the leader, unless it is a stale read. */
 export function forwardedToLeader(path: string): boolean {
-  return path.startsWith("/v1/") && !LEADERLESS_PATHS.some((local) => (local.endsWith("/") ? path.startsWith(local) : path === local));
+  return path.startsWith("/v1/") && !answeredWithoutLeader(path);
 }
 
 /** The request facts the switch decides on. */

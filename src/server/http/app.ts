@@ -35,6 +35,7 @@ import { simulationRoutes } from "./simulation-routes.js";
 import type { ControlPlane } from "../control/plane.js";
 import { fixtureRoutes } from "./fixture-routes.js";
 import { BrowserGuard, type BrowserRefusal } from "../control/browser-guard.js";
+import { answeredWithoutLeader } from "../control/leader.js";
 import type { StateControl } from "../domain/state-control.js";
 import { MAX_BODY_BYTES, MAX_PATH_PARAM_LENGTH, MAX_HEADER_BYTES } from "./constants.js";
 
@@ -175,9 +176,10 @@ export async function buildApp(
   if (shared !== undefined) {
     // A consistent read sees every write committed before it arrived, whichever agent made it
     // (as the reference's leader answers reads): the agent's copy catches up first. `?stale` reads
-    // are answered from the copy as it is.
+    // are answered from the copy as it is, as is what a server answers on its own (`/v1/agent/…`,
+    // `/v1/metrics`: the reference does not forward them to its leader), also while the database is away.
     app.addHook("preHandler", async (request) => {
-      if (request.method === "GET" && !staleRead(request)) await shared.catchUp();
+      if (request.method === "GET" && !answeredWithoutLeader(request.routeOptions.url ?? request.url) && !staleRead(request)) await shared.catchUp();
     });
   }
   useAgentMeta(app, { peers: part.peers, headerNames: settings.headerNames, leader: control.leader });

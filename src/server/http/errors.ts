@@ -6,7 +6,9 @@
  * @module
  */
 
+import { NO_LEADER } from "../control/leader.js";
 import { denied, invalid, missing, Refusal, type RefusalKind } from "../domain/errors.js";
+import { DatabaseUnavailableError } from "../state/postgres/database.js";
 
 /** A request the agent refuses or cannot serve: `status` and a plain-text `message` body. */
 export class HttpError extends Error {
@@ -23,10 +25,18 @@ export class HttpError extends Error {
 /** The status of each kind of refusal by the domain: the one place that maps them. */
 export const REFUSAL_STATUS: Readonly<Record<RefusalKind, number>> = { invalid: 400, denied: 403, not_found: 404, unreachable: 500, busy: 429 };
 
+/**
+ * The reference's error (raft's `ErrLeadershipLost`) for a write whose commit was interrupted by
+ * the loss of the leadership: it may have been applied, or not.
+ */
+export const LEADERSHIP_LOST = "leadership lost while committing log";
+
 /** The status and body of an error that becomes a response, or undefined for any other error. */
 export function responseOf(error: unknown): { readonly status: number; readonly message: string } | undefined {
   if (error instanceof HttpError) return { status: error.status, message: error.message };
   if (error instanceof Refusal) return { status: REFUSAL_STATUS[error.kind], message: error.message };
+  // The shared database away: the cluster has no leader, as the reference's servers without one answer.
+  if (error instanceof DatabaseUnavailableError) return { status: REFUSAL_STATUS.unreachable, message: error.outcomeUnknown ? LEADERSHIP_LOST : NO_LEADER };
   return undefined;
 }
 

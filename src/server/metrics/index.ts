@@ -7,6 +7,7 @@
  * @module
  */
 import { monitorEventLoopDelay, type IntervalHistogram } from "node:perf_hooks";
+import { getHeapStatistics } from "node:v8";
 import type { BlockingObserver, WakeReason } from "../list/blocking.js";
 import type { Store } from "../state/store.js";
 import { HOST_LABEL, labelNames, METRICS, type MetricDefinition } from "./catalogue.js";
@@ -181,10 +182,16 @@ export class Metrics implements BlockingObserver {
   /** Collects the runtime and job-status gauges, and those given to {@link Metrics.onCollect} (every second, and at start). */
   collect(): void {
     for (const collector of this.#collectors) collector();
-    const memory = process.memoryUsage();
-    this.gauge(METRICS.heapUsed, memory.heapUsed);
-    this.gauge(METRICS.heapTotal, memory.heapTotal);
-    this.gauge(METRICS.rss, memory.rss);
+    // The heap from V8; the resident size reads a file of /proc, which fails when the process is out
+    // of descriptors: a gauge left as it was then, not an error that ends the agent (from a timer).
+    const heap = getHeapStatistics();
+    this.gauge(METRICS.heapUsed, heap.used_heap_size);
+    this.gauge(METRICS.heapTotal, heap.total_heap_size);
+    try {
+      this.gauge(METRICS.rss, process.memoryUsage.rss());
+    } catch {
+      // Kept from the last collection.
+    }
     const delay = this.#eventLoop.count > 0 ? this.#eventLoop.mean / 1e6 : 0;
     this.#eventLoop.reset();
     this.gauge(METRICS.eventLoopDelay, delay);

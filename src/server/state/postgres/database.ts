@@ -14,6 +14,11 @@
  * Every value the agent selects is cast to text in its SQL, and parameters are strings or arrays of
  * strings: both engines then pass values through unchanged, so int64 values stay exact.
  *
+ * A server may go away (stopped, restarting, full, its backends terminated): nothing it does ends
+ * the agent, the connections stay bounded, one loop brings the listening connection back, and a
+ * statement that cannot reach the server waits for it up to {@link DATABASE_HOLD_MS}, then fails
+ * with {@link DatabaseUnavailableError} (docs/agent.md, "When the database is away").
+ *
  * @module
  */
 import type pg from "pg";
@@ -30,11 +35,26 @@ export interface SqlSession {
 
 /** A PostgreSQL database as the agent's store uses it. */
 export interface Database extends SqlSession {
-  /** Runs `work` in a transaction: committed when it resolves, rolled back when it rejects. */
-  transaction<T>(work: (session: SqlSession) => Promise<T>): Promise<T>;
   /**
-   * Runs `work` in a transaction on the connections kept for list pages (each statement cancelled
-   * by the server after {@link LIST_STATEMENT_TIMEOUT_MS}).
+   * Runs one statement that changes data as a transaction of its own. When the connection is lost
+   * while it runs, whether it was committed is unknown: the {@link DatabaseUnavailableError} says so.
+   */
+  write(sql: string, params?: readonly unknown[], since?: number): Promise<TextRow[]>;
+  /** {@link SqlSession.query}; `since` as for {@link Database.transaction}. */
+  query(sql: string, params?: readonly unknown[], since?: number): Promise<TextRow[]>;
+  /**
+   * Runs `work` in a transaction: committed when it resolves, rolled back when it rejects. On a
+   * server, a statement or transaction that cannot reach the database waits for it
+   * ({@link DATABASE_HOLD_MS}), then fails with {@link DatabaseUnavailableError}, as does one whose
+   * connection is lost. The hold ends {@link DATABASE_HOLD_MS} after `since` (a `performance.now()`
+   * time: when the request that needs the transaction arrived; now by default), so that a request
+   * queued behind another's hold waits no longer than its own.
+   */
+  transaction<T>(work: (session: SqlSession) => Promise<T>, since?: number): Promise<T>;
+  /**
+   * Runs `work`, which only reads, in a transaction on the connections kept for list pages (each
+   * statement cancelled by the server after {@link LIST_STATEMENT_TIMEOUT_MS}); held as
+   * {@link Database.transaction} is, from now.
    *
    * @throws {@link DatabaseBusyError} when no such connection came free within
    * {@link LIST_CONNECTION_WAIT_MS}.
@@ -45,7 +65,7 @@ export interface Database extends SqlSession {
    * after the connection was lost and came back (notifications sent meanwhile are lost).
    */
   listen(channel: string, onPayload: (payload: string) => void, onReconnect: () => void): Promise<void>;
-  /** True while the listening connection is up (notifications arrive). */
+  /** True while the listening connection is up (notifications arrive, and the database is there). */
   readonly listening: boolean;
   /** Closes every connection. */
   close(): Promise<void>;
@@ -94,15 +114,66 @@ export class DatabaseBusyError extends Error {
   override readonly name = "DatabaseBusyError";
 }
 
-/** The longest wait between two attempts to bring the listening connection back. */
-const MAX_RECONNECT_DELAY_MS = 2000;
+/**
+ * The database cannot be reached: the server is stopped or restarting, refuses new connections
+ * (too many clients, shutting down), or dropped the connection while a statement ran. A statement
+ * that could not reach it waited {@link DATABASE_HOLD_MS} for it first. The agent answers a
+ * request that needed it with the reference's `500 No cluster leader`, or `500 leadership lost
+ * while committing log` when {@link DatabaseUnavailableError.outcomeUnknown} (docs/agent.md, "When
+ * the database is away").
+ */
+export class DatabaseUnavailableError extends Error {
+  /** `"DatabaseUnavailableError"`, set here so that bundling cannot rename it. */
+  override readonly name = "DatabaseUnavailableError";
+
+  constructor(
+    message: string,
+    /**
+     * True when the connection was lost while a commit was on its way (a `COMMIT`, or a statement
+     * that is its own transaction): the write may have been committed, or not. False when nothing
+     * was committed.
+     */
+    readonly outcomeUnknown: boolean,
+    options?: ErrorOptions,
+  ) {
+    super(message, options);
+  }
+}
+
+/**
+ * How long a statement that cannot reach the database waits for it to come back before it fails
+ * with {@link DatabaseUnavailableError}: the reference's `RPCHoldTimeout` (5 s), for which a
+ * server holds a request while its cluster has no leader, "so that the caller experiences a slow
+ * response rather than an error" (`nomad/rpc.go`, `forward`).
+ */
+export const DATABASE_HOLD_MS = 5_000;
+
+/**
+ * The first wait of the one loop that connects again after the database dropped the listening
+ * connection; each failed attempt doubles it, up to {@link RECONNECT_MAX_DELAY_MS}, and each wait
+ * is drawn between half of it and all of it (jitter, so that the agents of a cluster do not come
+ * back in step). Statements held meanwhile wait for that loop rather than trying on their own.
+ */
+export const RECONNECT_MIN_DELAY_MS = 100;
+
+/**
+ * The longest wait between two attempts to connect again: once the database is back, the agent is
+ * too within about this long (and so are the statements it held).
+ */
+export const RECONNECT_MAX_DELAY_MS = 1_000;
 
 /** How long a connection attempt to the server may take. */
 const CONNECT_TIMEOUT_MS = 10_000;
 
+/**
+ * TCP keepalive on every connection, from this long idle: a server that vanished without closing
+ * its connections (a host or network gone) is noticed in seconds rather than hours.
+ */
+const KEEPALIVE_IDLE_MS = 10_000;
+
 /** The sizes and timeouts of {@link connectServer}'s pools; each defaults to its constant. */
 export interface ServerOptions {
-  /** Connections for writes, heartbeats and catching up (default 8). */
+  /** Connections for writes, heartbeats and catching up (default {@link POOL_SIZE}). */
   readonly poolSize?: number;
   /** {@link LIST_POOL_SIZE} by default. */
   readonly listPoolSize?: number;
@@ -112,114 +183,351 @@ export interface ServerOptions {
   readonly listStatementTimeoutMs?: number;
   /** {@link LIST_CONNECTION_WAIT_MS} by default. */
   readonly listConnectionWaitMs?: number;
+  /** {@link DATABASE_HOLD_MS} by default. */
+  readonly holdMs?: number;
+  /** Told when the listening connection is lost (false, with the error) and when it is back (true): the agent logs both. */
+  readonly onListening?: (listening: boolean, error?: Error) => void;
 }
 
-/** A database served by PostgreSQL at `url` (`postgres://user:password@host:port/database`). */
+/** The connections kept for writes, heartbeats and catching up. */
+export const POOL_SIZE = 8;
+
+/**
+ * How long a pooled connection is used before it is replaced (when idle): so that the agent learns
+ * of a smart shutdown (which refuses new connections and waits for the open ones to close) within
+ * about this long, and lets go of its connections (see `connectServer`).
+ */
+export const CONNECTION_LIFETIME_MS = 10_000;
+
+/**
+ * The SQLSTATEs of a server that cannot serve the connection rather than the statement: class 08
+ * (connection exception), 57P01–57P03 (shut down by an administrator, after a crash, or not yet
+ * accepting connections) and 53300 (too many connections).
+ */
+const UNAVAILABLE_SQLSTATE = /^(08|57P0[1-3]$|53300$)/;
+
+/** The SQLSTATE of a server that refuses new connections as it starts up or shuts down (`cannot_connect_now`). */
+const CANNOT_CONNECT_NOW = "57P03";
+
+/**
+ * A database served by PostgreSQL at `url` (`postgres://user:password@host:port/database`).
+ *
+ * At most {@link POOL_SIZE} + {@link LIST_POOL_SIZE} + 2 connections are open or being opened at
+ * any moment (the pools, the listening connection, and the one attempt of its reconnect loop),
+ * whatever the database does; while pools a shutdown made the agent let go of finish their work,
+ * their connections count too.
+ */
 export async function connectServer(url: string, options: ServerOptions = {}): Promise<Database> {
   // Loaded only by agents that use a server: the others start without it.
   const { default: pg } = await loadOptional("the PostgreSQL store", () => import("pg"));
-  const pool = new pg.Pool({
-    connectionString: url,
-    max: options.poolSize ?? 8,
-    connectionTimeoutMillis: CONNECT_TIMEOUT_MS,
-    statement_timeout: options.statementTimeoutMs ?? STATEMENT_TIMEOUT_MS,
-  });
-  const listPool = new pg.Pool({
-    connectionString: url,
-    max: options.listPoolSize ?? LIST_POOL_SIZE,
-    connectionTimeoutMillis: options.listConnectionWaitMs ?? LIST_CONNECTION_WAIT_MS,
-    statement_timeout: options.listStatementTimeoutMs ?? LIST_STATEMENT_TIMEOUT_MS,
-    // No JIT: its compile time grows with the filter's SQL, not the rows (an `and` of 1,000
-    // clauses over two rows took 31 s with it, 0.8 s without), and a client writes the filter.
-    options: "-c jit=off",
-  });
-  // An idle connection the server drops is replaced on the next query; the error must not go unheard.
-  pool.on("error", () => {});
-  listPool.on("error", () => {});
-  let listener: pg.Client | undefined;
-  let listening = false;
-  let closed = false;
-  const run = async (client: pg.Pool | pg.PoolClient, sql: string, params?: readonly unknown[]) => (await client.query<TextRow>(sql, params as unknown[] | undefined)).rows;
-  const transaction = async <T>(client: pg.PoolClient, work: (session: SqlSession) => Promise<T>): Promise<T> => {
-    try {
-      await client.query("BEGIN");
-      const result = await work({ query: (sql, params) => run(client, sql, params) });
-      await client.query("COMMIT");
-      return result;
-    } catch (error) {
-      await client.query("ROLLBACK").catch(() => {});
-      throw error;
-    } finally {
-      client.release();
+  const common = { connectionString: url, keepAlive: true, keepAliveInitialDelayMillis: KEEPALIVE_IDLE_MS };
+  const newPools = () => {
+    const pools = {
+      main: new pg.Pool({
+        ...common,
+        max: options.poolSize ?? POOL_SIZE,
+        connectionTimeoutMillis: CONNECT_TIMEOUT_MS,
+        maxLifetimeSeconds: CONNECTION_LIFETIME_MS / 1000,
+        statement_timeout: options.statementTimeoutMs ?? STATEMENT_TIMEOUT_MS,
+      }),
+      list: new pg.Pool({
+        ...common,
+        max: options.listPoolSize ?? LIST_POOL_SIZE,
+        connectionTimeoutMillis: options.listConnectionWaitMs ?? LIST_CONNECTION_WAIT_MS,
+        maxLifetimeSeconds: CONNECTION_LIFETIME_MS / 1000,
+        statement_timeout: options.listStatementTimeoutMs ?? LIST_STATEMENT_TIMEOUT_MS,
+        // No JIT: its compile time grows with the filter's SQL, not the rows (an `and` of 1,000
+        // clauses over two rows took 31 s with it, 0.8 s without), and a client writes the filter.
+        options: "-c jit=off",
+      }),
+    };
+    // An idle connection the server drops is replaced on the next query; the error must not go unheard.
+    pools.main.on("error", () => {});
+    pools.list.on("error", () => {});
+    return pools;
+  };
+  let pools = newPools();
+  /** Pools let go of (see `yieldConnections`), ending as their connections come back. */
+  const ending = new Set<Promise<void>>();
+  const holdMs = options.holdMs ?? DATABASE_HOLD_MS;
+  const listener = new Listener(() => new pg.Client({ ...common, connectionTimeoutMillis: CONNECT_TIMEOUT_MS }), (channel) => pg.escapeIdentifier(channel), options.onListening);
+
+  /**
+   * Whether `error`, from a statement, says that the connection failed rather than the statement:
+   * any error but the server's answer to the statement, and the server's answers about the connection.
+   */
+  const connectionFailed = (error: unknown): boolean => (error instanceof pg.DatabaseError ? UNAVAILABLE_SQLSTATE.test(error.code ?? "") : error instanceof Error);
+  const unavailable = (error: unknown, outcomeUnknown: boolean) => new DatabaseUnavailableError(`the database cannot be reached: ${(error as Error).message}`, outcomeUnknown, { cause: error });
+
+  /**
+   * The server refuses new connections as it shuts down: a smart shutdown waits for every session
+   * to end, so the agent lets go of its connections (the listening one, and the pools' as their
+   * work ends) rather than keep the server from stopping; it connects again once the server is
+   * back. The agent learns of the shutdown at its next new connection: a pool's connections are
+   * replaced every {@link CONNECTION_LIFETIME_MS}, and the heartbeat needs one every second.
+   */
+  const yieldConnections = () => {
+    if (!listener.up) return;
+    const old = pools;
+    pools = newPools();
+    const ended = Promise.all([old.main.end(), old.list.end()]).then(() => {});
+    ending.add(ended);
+    void ended.finally(() => ending.delete(ended));
+    listener.drop(new Error("the database is shutting down: it refuses new connections, and the agent lets go of its own so that the shutdown can end"));
+  };
+
+  /** Whether a connection was ever made: before that, a failure to connect is the agent's start failing, at once. */
+  let reached = false;
+
+  /**
+   * A connection of a pool, for one statement or transaction: when the database cannot be reached,
+   * held until it is back, or until {@link DATABASE_HOLD_MS} after `since`. While the listening
+   * connection is down no attempt is made here (its reconnect loop finds when the database is
+   * back); while it is up, attempts back off as that loop does. Whatever makes a connection fail
+   * (the server away, refusing clients, shutting down, or not accepting this database now) is the
+   * database being unreachable for the agent.
+   */
+  const acquire = async (kind: "main" | "list", since: number): Promise<pg.PoolClient> => {
+    const deadline = since + holdMs;
+    for (let delay = RECONNECT_MIN_DELAY_MS; ; delay = Math.min(delay * 2, RECONNECT_MAX_DELAY_MS)) {
+      if (listener.closed) throw new DatabaseUnavailableError("the agent is closing its connections to the database", false);
+      let failure: unknown;
+      if (listener.up) {
+        const pool = pools[kind];
+        try {
+          const client = await pool.connect();
+          reached = true;
+          return client;
+        } catch (error) {
+          if (kind === "list" && isPoolTimeout(pool, error)) {
+            // Every connection of the pool is taken and none came free in time.
+            throw new DatabaseBusyError(`no connection for a list page came free within ${options.listConnectionWaitMs ?? LIST_CONNECTION_WAIT_MS} ms: all ${pool.options.max} are reading other pages`);
+          }
+          if (!reached) throw unavailable(error, false);
+          if (error instanceof pg.DatabaseError && error.code === CANNOT_CONNECT_NOW) yieldConnections();
+          failure = error;
+        }
+      }
+      const left = deadline - performance.now();
+      if (left <= 0) throw failure === undefined ? new DatabaseUnavailableError(`the database was unreachable for ${holdMs} ms (the agent is connecting again)`, false) : unavailable(failure, false);
+      // Down: until the reconnect loop is back (or the hold is over). Up, but this attempt failed: a while.
+      await listener.whenUp(failure === undefined ? left : Math.min(left, jittered(delay)));
     }
   };
-  return {
-    query: (sql, params) => run(pool, sql, params),
-    transaction: async (work) => transaction(await pool.connect(), work),
-    async listTransaction(work) {
-      let client: pg.PoolClient;
+
+  /**
+   * Runs `sql` on a checked-out connection. A failure of the connection becomes a
+   * {@link DatabaseUnavailableError}; `outcomeUnknown` when the statement was a commit.
+   */
+  const statement = async (client: pg.PoolClient, sql: string, params: readonly unknown[] | undefined, outcomeUnknown: boolean): Promise<TextRow[]> => {
+    try {
+      return (await client.query<TextRow>(sql, params as unknown[] | undefined)).rows;
+    } catch (error) {
+      throw connectionFailed(error) ? unavailable(error, outcomeUnknown) : error;
+    }
+  };
+
+  /**
+   * Checks out a connection for `use`, watched while it is out, and gives it back (or drops it,
+   * when broken): `pg` raises `error` on a checked-out client whose connection breaks, and the
+   * pool listens on idle clients only (an unheard `error` ends the process).
+   */
+  const withClient = async <T>(kind: "main" | "list", since: number | undefined, use: (client: pg.PoolClient) => Promise<T>): Promise<T> => {
+    const client = await acquire(kind, since ?? performance.now());
+    let broken: Error | undefined;
+    const onError = (error: Error) => void (broken ??= error);
+    client.on("error", onError);
+    try {
+      return await use(client);
+    } catch (error) {
+      if (error instanceof DatabaseUnavailableError) broken ??= error;
+      throw error;
+    } finally {
+      client.removeListener("error", onError);
+      client.release(broken);
+    }
+  };
+
+  /** A transaction on a connection of `kind`: the list pool's only read, so a commit lost on its way leaves nothing unknown. */
+  const transaction = <T>(kind: "main" | "list", work: (session: SqlSession) => Promise<T>, since?: number): Promise<T> =>
+    withClient(kind, since, async (client) => {
+      await statement(client, "BEGIN", undefined, false);
       try {
-        client = await listPool.connect();
+        const result = await work({ query: (sql, params) => statement(client, sql, params, false) });
+        await statement(client, "COMMIT", undefined, kind === "main");
+        return result;
       } catch (error) {
-        // Every connection of the pool is taken and none came free in time (pg says so in words only).
-        if (listPool.totalCount >= listPool.options.max && /timeout/i.test((error as Error).message)) {
-          throw new DatabaseBusyError(`no connection for a list page came free within ${options.listConnectionWaitMs ?? LIST_CONNECTION_WAIT_MS} ms: all ${listPool.options.max} are reading other pages`);
-        }
+        if (!(error instanceof DatabaseUnavailableError)) await client.query("ROLLBACK").catch(() => {});
         throw error;
       }
-      return transaction(client, work);
-    },
-    async listen(channel, onPayload, onReconnect) {
-      const connect = async (): Promise<void> => {
-        const client = new pg.Client({ connectionString: url, connectionTimeoutMillis: CONNECT_TIMEOUT_MS });
-        let lost = false;
-        const reconnect = () => {
-          if (lost || closed) return;
-          lost = true;
-          listening = false;
-          void client.end().catch(() => {});
-          void (async () => {
-            for (let delay = 50; !closed; delay = Math.min(delay * 2, MAX_RECONNECT_DELAY_MS)) {
-              await new Promise((resolve) => setTimeout(resolve, delay));
-              try {
-                await connect();
-                onReconnect();
-                return;
-              } catch {
-                // The server is still away: try again, a little later.
-              }
-            }
-          })();
-        };
-        client.on("error", reconnect);
-        client.on("end", reconnect);
-        client.on("notification", (message) => onPayload(message.payload ?? ""));
-        await client.connect();
-        await client.query(`LISTEN ${pg.escapeIdentifier(channel)}`);
-        listener = client;
-        listening = true;
-      };
-      await connect();
-    },
+    });
+
+  return {
+    query: (sql, params, since) => withClient("main", since, (client) => statement(client, sql, params, false)),
+    write: (sql, params, since) => withClient("main", since, (client) => statement(client, sql, params, true)),
+    transaction: (work, since) => transaction("main", work, since),
+    listTransaction: (work) => transaction("list", work),
+    listen: (channel, onPayload, onReconnect) => listener.start(channel, onPayload, onReconnect),
     get listening() {
-      return listening;
+      return listener.up;
     },
     async close() {
-      closed = true;
-      listening = false;
-      await listener?.end().catch(() => {});
-      await Promise.all([pool.end(), listPool.end()]);
+      await listener.close();
+      await Promise.all([pools.main.end(), pools.list.end(), ...ending]);
     },
   };
+}
+
+/**
+ * Whether `error` is the pool's own timeout waiting for one of its connections while every one is
+ * out (pg says so in words only: its error has no code).
+ */
+function isPoolTimeout(pool: pg.Pool, error: unknown): boolean {
+  return pool.totalCount >= (pool.options.max ?? 0) && /timeout exceeded when trying to connect/i.test((error as Error).message);
+}
+
+/** A wait drawn between half of `delay` and all of it. */
+function jittered(delay: number): number {
+  return delay / 2 + Math.random() * (delay / 2);
+}
+
+/**
+ * The connection that listens for the other agents' notifications, and the agent's one probe of
+ * the database while it is away. When the server drops it, one loop (never more: the handlers of a
+ * connection that failed or was replaced do nothing) connects again, with exponential backoff and
+ * jitter from {@link RECONNECT_MIN_DELAY_MS} to {@link RECONNECT_MAX_DELAY_MS}, as lib/pq's
+ * `Listener` keeps one loop between a minimum and a maximum interval; statements that cannot reach
+ * the database wait for it ({@link Listener.whenUp}).
+ */
+class Listener {
+  #client: pg.Client | undefined;
+  #subscription: { readonly channel: string; readonly onPayload: (payload: string) => void; readonly onReconnect: () => void } | undefined;
+  #reconnecting: Promise<void> | undefined;
+  #closed = false;
+  /** Resolvers of {@link Listener.whenUp} waits, called when the connection is back or the listener closes. */
+  readonly #waiters = new Set<() => void>();
+
+  constructor(
+    private readonly newClient: () => pg.Client,
+    private readonly quote: (channel: string) => string,
+    private readonly onListening: (listening: boolean, error?: Error) => void = () => {},
+  ) {}
+
+  /** False while the listening connection is down (the database is away), or after {@link Listener.close}; true otherwise (before any listen too). */
+  get up(): boolean {
+    return !this.#closed && (this.#subscription === undefined || this.#client !== undefined);
+  }
+
+  get closed(): boolean {
+    return this.#closed;
+  }
+
+  /** Listens on `channel` (once per database): resolves once listening, rejects when the first connection fails. */
+  async start(channel: string, onPayload: (payload: string) => void, onReconnect: () => void): Promise<void> {
+    if (this.#subscription !== undefined) throw new Error("the database listens on one channel only");
+    this.#subscription = { channel, onPayload, onReconnect };
+    await this.#connect();
+  }
+
+  /** Resolves when the listening connection is up, or after `ms`, or when the listener closes, whichever comes first. */
+  whenUp(ms: number): Promise<void> {
+    if (this.up || this.#closed) return new Promise((resolve) => setTimeout(resolve, this.up ? ms : 0));
+    return new Promise((resolve) => {
+      const done = () => {
+        clearTimeout(timer);
+        this.#waiters.delete(done);
+        resolve();
+      };
+      const timer = setTimeout(done, ms);
+      this.#waiters.add(done);
+    });
+  }
+
+  /** One attempt: a new connection, listening; it becomes the current one only once it listens. */
+  async #connect(): Promise<void> {
+    const { channel, onPayload } = this.#subscription!;
+    const client = this.newClient();
+    let gone = false;
+    // Whatever this connection raises from now on: only the loss of the current one starts the loop.
+    const lost = (error?: Error) => {
+      if (gone) return;
+      gone = true;
+      void client.end().catch(() => {});
+      if (client === this.#client) this.#lost(error);
+    };
+    client.on("error", lost);
+    client.on("end", () => lost());
+    client.on("notification", (message) => {
+      if (!gone) onPayload(message.payload ?? "");
+    });
+    try {
+      await client.connect();
+      await client.query(`LISTEN ${this.quote(channel)}`);
+    } catch (error) {
+      lost(error as Error);
+      throw error;
+    }
+    if (this.#closed || gone) {
+      lost();
+      if (!this.#closed) throw new Error("the listening connection was lost as it started");
+      return;
+    }
+    this.#client = client;
+    for (const wake of [...this.#waiters]) wake();
+  }
+
+  /** Lets go of the listening connection, for `reason`: the loop connects again once it can. */
+  drop(reason: Error): void {
+    const client = this.#client;
+    if (client === undefined) return;
+    this.#lost(reason);
+    void client.end().catch(() => {});
+  }
+
+  /** The current connection is gone: the loop starts, unless it runs already. */
+  #lost(error: Error | undefined): void {
+    this.#client = undefined;
+    if (this.#closed || this.#reconnecting !== undefined) return;
+    this.onListening(false, error);
+    this.#reconnecting = this.#reconnect().finally(() => (this.#reconnecting = undefined));
+  }
+
+  /** The one reconnect loop: attempts with backoff until one listens, then the owner catches up (notifications sent meanwhile are lost). */
+  async #reconnect(): Promise<void> {
+    for (let delay = RECONNECT_MIN_DELAY_MS; !this.#closed && this.#client === undefined; delay = Math.min(delay * 2, RECONNECT_MAX_DELAY_MS)) {
+      await new Promise((resolve) => setTimeout(resolve, jittered(delay)));
+      if (this.#closed) return;
+      try {
+        await this.#connect();
+      } catch {
+        // Still away: try again, a little later.
+        continue;
+      }
+      if (this.#client === undefined) continue;
+      this.onListening(true);
+      this.#subscription!.onReconnect();
+    }
+  }
+
+  /** Stops listening and the loop; wakes every wait. */
+  async close(): Promise<void> {
+    this.#closed = true;
+    for (const wake of [...this.#waiters]) wake();
+    const client = this.#client;
+    this.#client = undefined;
+    await client?.end().catch(() => {});
+  }
 }
 
 /** A database served by a PGlite instance the caller opened (and closes). */
 export function fromPglite(instance: PgliteLike): Database {
   const unlisten: ((...args: never[]) => Promise<void>)[] = [];
+  const query: Database["query"] = async (sql, params) => (await instance.query<TextRow>(sql, params === undefined ? undefined : [...params])).rows;
   const transaction: Database["transaction"] = (work) =>
     instance.transaction((tx) => work({ query: async (sql, params) => (await tx.query<TextRow>(sql, params === undefined ? undefined : [...params])).rows }));
   return {
-    query: async (sql, params) => (await instance.query<TextRow>(sql, params === undefined ? undefined : [...params])).rows,
+    query,
+    write: query,
     transaction,
     // One engine, one statement at a time: there is no other connection to keep for list pages.
     listTransaction: transaction,

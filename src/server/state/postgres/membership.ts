@@ -18,6 +18,7 @@
  *
  * @module
  */
+import { DatabaseUnavailableError } from "./database.js";
 import type { PostgresStore } from "./store.js";
 
 /** How often each agent heartbeats, renews or seeks the lease, and reads the database's index. */
@@ -63,6 +64,8 @@ export class Membership {
   /** Whether this agent holds its name's member row (another agent's must not be marked left). */
   #claimed = false;
   #self: Omit<MemberRecord, "status">;
+  /** The members as last read from the database. */
+  #members: MemberRecord[] | undefined;
 
   constructor(
     private readonly store: PostgresStore,
@@ -210,15 +213,27 @@ export class Membership {
     this.onLeadership(leading);
   }
 
-  /** Every member, with its status as of now. */
+  /**
+   * Every member, with its status as of now. While the database is away, the members as last read,
+   * as the reference's agent answers from its own gossip: this agent alive, and the others `failed`
+   * once it has heard nothing from the database for {@link MEMBER_FAILED_AFTER_MS} (their
+   * heartbeats are out of its sight).
+   */
   async members(): Promise<MemberRecord[]> {
-    const rows = await this.store.database.query(
-      `SELECT name, address, port::text AS port, datacenter, node_id, version,
-         CASE WHEN status = 'alive' AND heartbeat < now() - $1::interval THEN 'failed' ELSE status END AS status
-       FROM ${this.store.sqlSchema}.members ORDER BY name COLLATE "C"`,
-      [`${MEMBER_FAILED_AFTER_MS} milliseconds`],
-    );
-    return rows.map((row) => ({
+    if (!this.store.database.listening && this.#members !== undefined) return this.#lastKnownMembers();
+    let rows;
+    try {
+      rows = await this.store.database.query(
+        `SELECT name, address, port::text AS port, datacenter, node_id, version,
+           CASE WHEN status = 'alive' AND heartbeat < now() - $1::interval THEN 'failed' ELSE status END AS status
+         FROM ${this.store.sqlSchema}.members ORDER BY name COLLATE "C"`,
+        [`${MEMBER_FAILED_AFTER_MS} milliseconds`],
+      );
+    } catch (error) {
+      if (error instanceof DatabaseUnavailableError && this.#members !== undefined) return this.#lastKnownMembers();
+      throw error;
+    }
+    this.#members = rows.map((row) => ({
       name: row.name!,
       address: row.address!,
       port: Number(row.port),
@@ -227,6 +242,15 @@ export class Membership {
       version: row.version!,
       status: row.status as MemberRecord["status"],
     }));
+    return this.#members;
+  }
+
+  /** The members as last read, while the database is away (see {@link Membership.members}). */
+  #lastKnownMembers(): MemberRecord[] {
+    const unseen = Date.now() - this.#contactAt >= MEMBER_FAILED_AFTER_MS;
+    return this.#members!.map((member) =>
+      member.name === this.#self.name ? { ...member, status: "alive" } : unseen && member.status === "alive" ? { ...member, status: "failed" } : member,
+    );
   }
 
   /** Stops heartbeating; a clean shutdown (`leave`) marks the member `left` and gives up the lease. */

@@ -24,7 +24,7 @@ import { nestingDepth, stringifyJson } from "../../../json.js";
 import { MemoryStore } from "../memory.js";
 import { mergeChanges, runTransaction, withChanges, type Changes } from "../overlay.js";
 import { TABLE_NAMES, type AppliedWrite, type Queries, type Store, type TableName, type Tables, type Transaction } from "../store.js";
-import type { Database, SqlSession, TextRow } from "./database.js";
+import { DatabaseUnavailableError, type Database, type SqlSession, type TextRow } from "./database.js";
 import { sqlPage, type SqlListing, type SqlPage, type SqlPageRequest } from "./pages.js";
 import { decodeRow, encodeRow, rowColumns, type SearchDocument, type SearchDocuments } from "./rows.js";
 
@@ -70,6 +70,8 @@ interface QueuedWrite {
   readonly apply: (transaction: Transaction<TableName>) => unknown;
   readonly resolve: (done: { index: number; result: unknown }) => void;
   readonly reject: (error: unknown) => void;
+  /** When it was queued (`performance.now()`): the database's hold for it counts from then. */
+  readonly since: number;
 }
 
 /** Options of a {@link PostgresStore}. */
@@ -99,6 +101,8 @@ export class PostgresStore implements Store {
   /** A catch-up running, and whether another must follow it (a notification came meanwhile). */
   #syncing: Promise<void> | undefined;
   #syncAgain = false;
+  /** Why the last catch-up failed, if it did. */
+  #syncError: unknown;
   /** The writes waiting for the next group commit, and whether one is under way. */
   readonly #queue: QueuedWrite[] = [];
   #flushing = false;
@@ -109,6 +113,8 @@ export class PostgresStore implements Store {
   /** The barrier of consistent reads under way, and the next one, which reads that came meanwhile wait for (see {@link PostgresStore.catchUp}). */
   #barrier: Promise<void> | undefined;
   #nextBarrier: Promise<void> | undefined;
+  /** When the first read waiting for the next barrier came (`performance.now()`). */
+  #nextSince: number | undefined;
   /** When the copy last took up another agent's write (`performance.now()`), or -Infinity. */
   #othersWroteAt = -Infinity;
 
@@ -291,7 +297,7 @@ export class PostgresStore implements Store {
    */
   write<Names extends TableName, T>(tables: readonly Names[], apply: (transaction: Transaction<Names>) => T): Promise<{ index: number; result: T }> {
     return new Promise((resolve, reject) => {
-      this.#queue.push({ tables, apply: apply as (transaction: Transaction<TableName>) => unknown, resolve: resolve as (done: { index: number; result: unknown }) => void, reject });
+      this.#queue.push({ tables, apply: apply as (transaction: Transaction<TableName>) => unknown, resolve: resolve as (done: { index: number; result: unknown }) => void, reject, since: performance.now() });
       if (!this.#flushing) void this.#flush();
     });
   }
@@ -315,10 +321,12 @@ export class PostgresStore implements Store {
    * changes nothing but its transaction).
    */
   async #commit(batch: readonly QueuedWrite[]): Promise<void> {
+    // While the database is away, a batch waits for it as long as its first write may (see `Database.transaction`).
+    const since = Math.min(...batch.map((write) => write.since));
     let applied: AppliedBatch;
     try {
       applied =
-        (await this.#commitOptimistically(batch)) ??
+        (await this.#commitOptimistically(batch, since)) ??
         (await this.database.transaction(async (session) => {
           // The counter's row lock: from here until the commit, no other agent writes.
           const [state] = await session.query(`SELECT index::text AS index FROM ${this.sqlSchema}.state FOR UPDATE`);
@@ -329,7 +337,7 @@ export class PostgresStore implements Store {
           const again = this.#apply(batch, index);
           if (again.done.length > 0) await this.#store(session, again.done, again.counter);
           return again;
-        }));
+        }, since));
     } catch (error) {
       // The database refused the statement or the transaction (or is away): no write of the batch happened.
       for (const write of batch) write.reject(error);
@@ -350,13 +358,14 @@ export class PostgresStore implements Store {
    * undefined, with nothing stored, otherwise. While it is stored, the notification of its own
    * index is not taken for another agent's write (which would read the batch's rows back).
    */
-  async #commitOptimistically(batch: readonly QueuedWrite[]): Promise<AppliedBatch | undefined> {
+  async #commitOptimistically(batch: readonly QueuedWrite[], since: number): Promise<AppliedBatch | undefined> {
     if (performance.now() - this.#othersWroteAt < CONTENDED_MS || this.#announced > this.#copy.index) return undefined;
     const applied = this.#apply(batch, this.#copy.index);
     if (applied.done.length === 0) return applied;
     this.#storing = applied.counter.index;
     try {
-      return (await this.#store(this.database, applied.done, applied.counter)) ? applied : undefined;
+      // One statement, its own transaction: lost on its way, it may have been committed or not.
+      return (await this.#store({ query: (sql, params) => this.database.write(sql, params, since) }, applied.done, applied.counter)) ? applied : undefined;
     } finally {
       this.#storing = 0;
     }
@@ -528,27 +537,32 @@ export class PostgresStore implements Store {
    * meanwhile shares. Under load one query so serves many reads, and none waits for more than two.
    */
   catchUp(): Promise<void> {
-    if (this.#barrier === undefined) return this.#startBarrier();
+    const since = performance.now();
+    if (this.#barrier === undefined) return this.#startBarrier(since);
+    // The next barrier's hold, while the database is away, counts from the first read waiting for it.
+    this.#nextSince ??= since;
     return (this.#nextBarrier ??= this.#barrier.then(
-      () => this.#startBarrier(),
-      () => this.#startBarrier(),
+      () => this.#startBarrier(this.#nextSince!),
+      () => this.#startBarrier(this.#nextSince!),
     ));
   }
 
-  #startBarrier(): Promise<void> {
+  #startBarrier(since: number): Promise<void> {
     this.#nextBarrier = undefined;
-    const barrier = this.#runBarrier().finally(() => {
+    this.#nextSince = undefined;
+    const barrier = this.#runBarrier(since).finally(() => {
       if (this.#barrier === barrier) this.#barrier = undefined;
     });
     this.#barrier = barrier;
     return barrier;
   }
 
-  async #runBarrier(): Promise<void> {
-    const [state] = await this.database.query(`SELECT index::text AS index FROM ${this.sqlSchema}.state`);
+  async #runBarrier(since: number): Promise<void> {
+    const [state] = await this.database.query(`SELECT index::text AS index FROM ${this.sqlSchema}.state`, undefined, since);
     const index = Number(state!.index);
     for (let attempt = 0; this.index < index; attempt++) {
-      if (attempt === 2) throw new Error(`the agent's copy of the state could not catch up with the database (index ${this.index} of ${index})`);
+      // The database went away meanwhile: the read fails as one that could not reach it.
+      if (attempt === 2) throw this.#syncError instanceof DatabaseUnavailableError ? this.#syncError : new Error(`the agent's copy of the state could not catch up with the database (index ${this.index} of ${index})`);
       await this.sync();
     }
   }
@@ -568,8 +582,10 @@ export class PostgresStore implements Store {
           this.#syncAgain = false;
           await this.#readChanges(this.database);
         } while (this.#syncAgain);
-      } catch {
+        this.#syncError = undefined;
+      } catch (error) {
         // The database is away: the next notification, reconnection or heartbeat tries again.
+        this.#syncError = error;
       } finally {
         this.#syncing = undefined;
       }
