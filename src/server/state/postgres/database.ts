@@ -143,8 +143,8 @@ export class DatabaseUnavailableError extends Error {
 /**
  * How long a statement that cannot reach the database waits for it to come back before it fails
  * with {@link DatabaseUnavailableError}: the reference's `RPCHoldTimeout` (5 s), for which a
- * server holds a request while its cluster has no leader, "so that the caller experiences a slow
- * response rather than an error" (`nomad/rpc.go`, `forward`).
+ * server holds a request while its cluster has no leader before it answers `No cluster leader`
+ * (`nomad/rpc.go`, `forward`): a short outage is a slow answer rather than an error.
  */
 export const DATABASE_HOLD_MS = 5_000;
 
