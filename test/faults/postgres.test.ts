@@ -314,9 +314,10 @@ describe.skipIf(BIN === undefined && !required)("agents while their PostgreSQL s
       agents: 2,
       writers: 4,
       fault: async (server) => {
-        for (let round = 0; round < 5; round++) {
+        // Often, so that some connections die as they are handed out (see terminated-connection.test.ts).
+        for (let round = 0; round < 15; round++) {
           await admin(server, "SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE application_name IN ('alpha', 'beta')");
-          await sleep(300);
+          await sleep(150);
         }
       },
     });

@@ -221,6 +221,9 @@ export async function connectServer(url: string, options: ServerOptions = {}): P
   // Loaded only by agents that use a server: the others start without it.
   const { default: pg } = await loadOptional("the PostgreSQL store", () => import("pg"));
   const common = { connectionString: url, keepAlive: true, keepAliveInitialDelayMillis: KEEPALIVE_IDLE_MS };
+  /** The error each pooled connection raised, if it did. */
+  const broken = new WeakMap<pg.Client, Error>();
+  const watch = (client: pg.Client) => client.on("error", (error: Error) => void (broken.has(client) || broken.set(client, error)));
   const newPools = () => {
     const pools = {
       main: new pg.Pool({
@@ -244,6 +247,11 @@ export async function connectServer(url: string, options: ServerOptions = {}): P
     // An idle connection the server drops is replaced on the next query; the error must not go unheard.
     pools.main.on("error", () => {});
     pools.list.on("error", () => {});
+    // Every connection is heard for its whole life: the pool listens on idle ones only, and a broken
+    // connection's error may come as it is handed out, before its taker can listen (the server's
+    // last answer and its termination read in one chunk), and an unheard error ends the process.
+    pools.main.on("connect", watch);
+    pools.list.on("connect", watch);
     return pools;
   };
   let pools = newPools();
@@ -297,7 +305,11 @@ export async function connectServer(url: string, options: ServerOptions = {}): P
         try {
           const client = await pool.connect();
           reached = true;
-          return client;
+          const lost = broken.get(client);
+          if (lost === undefined) return client;
+          // Broken as it was handed out: dropped, and counted as a failed attempt.
+          client.release(lost);
+          throw lost;
         } catch (error) {
           if (kind === "list" && isPoolTimeout(pool, error)) {
             // Every connection of the pool is taken and none came free in time.
@@ -327,24 +339,17 @@ export async function connectServer(url: string, options: ServerOptions = {}): P
     }
   };
 
-  /**
-   * Checks out a connection for `use`, watched while it is out, and gives it back (or drops it,
-   * when broken): `pg` raises `error` on a checked-out client whose connection breaks, and the
-   * pool listens on idle clients only (an unheard `error` ends the process).
-   */
+  /** Checks out a connection for `use`, and gives it back, or drops it when broken (see `watch`). */
   const withClient = async <T>(kind: "main" | "list", since: number | undefined, use: (client: pg.PoolClient) => Promise<T>): Promise<T> => {
     const client = await acquire(kind, since ?? performance.now());
-    let broken: Error | undefined;
-    const onError = (error: Error) => void (broken ??= error);
-    client.on("error", onError);
+    let failure: Error | undefined;
     try {
       return await use(client);
     } catch (error) {
-      if (error instanceof DatabaseUnavailableError) broken ??= error;
+      if (error instanceof DatabaseUnavailableError) failure = error;
       throw error;
     } finally {
-      client.removeListener("error", onError);
-      client.release(broken);
+      client.release(broken.get(client) ?? failure);
     }
   };
 
