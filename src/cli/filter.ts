@@ -5,7 +5,6 @@
  * @module
  */
 import { toSql, type SqlFilter } from "../sql/index.js";
-import { parseArgs } from "node:util";
 import { explain, formatExplanation } from "../editor/explain.js";
 import { format } from "../editor/format.js";
 import { fixAll, validate } from "../editor/validate.js";

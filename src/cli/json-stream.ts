@@ -39,7 +39,6 @@ const TAB = 0x09;
 const NEWLINE = 0x0a;
 const RETURN = 0x0d;
 const QUOTE = 0x22;
-const BACKSLASH = 0x5c;
 const COMMA = 0x2c;
 const OPEN_BRACKET = 0x5b;
 const CLOSE_BRACKET = 0x5d;

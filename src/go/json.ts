@@ -18,10 +18,20 @@
  * @module
  */
 import { isInteger, isSafeNumber, LosslessNumber } from "lossless-json";
-import type { FieldSchema } from "../evaluator/schema.js";
+import type { FieldSchema } from "./types.js";
 import { parseGoFloat, parseGoInt, parseGoUint } from "./strconv.js";
 import { jsonStringAt, MAX_JSON_DEPTH } from "../json.js";
-import { invalid } from "../server/domain/errors.js";
+
+
+/**
+ * A body Go's `encoding/json` refuses, with its text (`invalid character 'x' looking for beginning
+ * of value`, `json: cannot unmarshal string into Go struct field Job.Priority of type int`): the
+ * reference answers it `400` with that text.
+ */
+export class GoJsonError extends Error {
+  /** `"GoJsonError"`, set here so that bundling cannot rename it. */
+  override readonly name = "GoJsonError";
+}
 
 /**
  * The deepest nesting of objects and arrays accepted in a body (`src/json.ts`). Go's decoder
@@ -58,12 +68,6 @@ interface OpenContainer {
   readonly value: Record<string, unknown> | unknown[];
   readonly isObject: boolean;
   key: string;
-}
-
-/** Scans the first JSON value of `text` as Go's decoder does, without recursion. */
-export function goJsonSyntaxError(text: string, maxDepth = MAX_JSON_DEPTH): ScanResult {
-  const { error, end } = readJson(text, maxDepth, false);
-  return { error, end };
 }
 
 /**
@@ -238,9 +242,9 @@ function readJson(text: string, maxDepth: number, build: boolean): ScanResult & 
  * @throws a 400 HttpError with the reference's text.
  */
 export function decodeJsonBody(body: string): unknown {
-  if (body.length === 0) throw invalid("Request body is empty");
+  if (body.length === 0) throw new GoJsonError("Request body is empty");
   const { error, value } = readJson(body, MAX_JSON_DEPTH, true);
-  if (error !== undefined) throw invalid(error);
+  if (error !== undefined) throw new GoJsonError(error);
   return value;
 }
 
@@ -294,7 +298,7 @@ function foldedFields(schema: { readonly fields: Readonly<Record<string, FieldSc
  */
 export function decodeAs(value: unknown, schema: FieldSchema, path: string): unknown {
   if (value === null) return null;
-  const mismatch = (withText = false) => invalid(`json: cannot unmarshal ${jsonKind(value, withText)} into Go struct field ${path} of type ${goType(schema)}`);
+  const mismatch = (withText = false) => new GoJsonError(`json: cannot unmarshal ${jsonKind(value, withText)} into Go struct field ${path} of type ${goType(schema)}`);
   if (schema === "any") return plainJson(value, path);
   if (typeof schema === "string") {
     switch (schema) {
@@ -303,7 +307,7 @@ export function decodeAs(value: unknown, schema: FieldSchema, path: string): unk
         return value;
       case "time":
         if (typeof value !== "string") throw mismatch();
-        if (!RFC3339.test(value)) throw invalid(`parsing time ${JSON.stringify(JSON.stringify(value))} as "\\"2006-01-02T15:04:05Z07:00\\"": cannot parse ${JSON.stringify(`${value}"`)} as "2006"`);
+        if (!RFC3339.test(value)) throw new GoJsonError(`parsing time ${JSON.stringify(JSON.stringify(value))} as "\\"2006-01-02T15:04:05Z07:00\\"": cannot parse ${JSON.stringify(`${value}"`)} as "2006"`);
         return value;
       case "bool":
         if (typeof value !== "boolean") throw mismatch();
@@ -345,7 +349,7 @@ export function plainJson(value: unknown, path: string): unknown {
   if (value instanceof LosslessNumber) {
     const converted = jsNumber(value.value);
     if (typeof converted === "number" && !Number.isFinite(converted)) {
-      throw invalid(`json: cannot unmarshal number ${value.value} into Go struct field ${path} of type float64`);
+      throw new GoJsonError(`json: cannot unmarshal number ${value.value} into Go struct field ${path} of type float64`);
     }
     return converted;
   }
@@ -361,7 +365,13 @@ export function decodeBody(body: string, schema: FieldSchema & { readonly kind: 
   const value = decodeJsonBody(body);
   if (value === null) return {};
   if (typeof value !== "object" || Array.isArray(value) || value instanceof LosslessNumber) {
-    throw invalid(`json: cannot unmarshal ${jsonKind(value)} into Go value of type ${typeName}`);
+    throw new GoJsonError(`json: cannot unmarshal ${jsonKind(value)} into Go value of type ${typeName}`);
   }
   return decodeAs(value, schema, typeName.replace(/^api\.|^structs\./, "")) as Record<string, unknown>;
+}
+
+/** A float64 as the reference's JSON codec writes it: integral values keep a `.0` (`56.0`). */
+export function goFloat(value: number): LosslessNumber {
+  const text = String(value);
+  return new LosslessNumber(Number.isInteger(value) && !text.includes("e") ? `${text}.0` : text);
 }

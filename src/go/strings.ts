@@ -273,3 +273,10 @@ export function quoteDouble(value: string): string {
 export function goQuote(value: string): string {
   return `"${escapeGo(value, '\\"', "replace")}"`;
 }
+
+/** A byte as Go's `%#U` prints it (`U+0067 'g'`; the code alone for a character Go does not print). */
+export function goRune(byte: number): string {
+  const code = `U+${byte.toString(16).toUpperCase().padStart(4, "0")}`;
+  const char = String.fromCharCode(byte);
+  return char === " " || /^[\p{L}\p{M}\p{N}\p{P}\p{S}]$/u.test(char) ? `${code} '${char}'` : code;
+}

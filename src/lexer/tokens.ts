@@ -150,9 +150,6 @@ export const Digits = createToken({
 /** Every keyword token type. */
 export const keywordTokens: readonly TokenType[] = [And, Or, Not, In, Contains, Matches, Is, Empty, Nil, Any, All, As];
 
-/** Token types that stand in for an operator the language lacks. */
-export const unsupportedOperatorTokens: readonly TokenType[] = [AndAnd, OrOr, Ordering, SingleEqual, Bang];
-
 /** All token types, in lexing order. */
 export const allTokens: readonly TokenType[] = [
   WhiteSpace,

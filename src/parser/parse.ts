@@ -7,7 +7,7 @@
 import { EOF, tokenMatcher, type IRecognitionException, type IToken, type TokenType } from "chevrotain";
 import type { Expression, Span } from "../ast.js";
 import { capDiagnostics, createDiagnostic, FilterSyntaxError, replaceFix, type Diagnostic, type Fix } from "../errors.js";
-import { openBrackets, tokenize, tokenEnd, type LexResult } from "../lexer/lexer.js";
+import { tokenize, tokenEnd, type LexResult } from "../lexer/lexer.js";
 import { All, And, Any, Bang, Comma, Digits, Dot, Equal, Identifier, In, LBrace, LBracket, LParen, Name, Not, NotEqual, NumberLiteral, Or, RBrace, RParen, QuotedString, RBracket } from "../lexer/tokens.js";
 import { resolveLimits, type Limits } from "../limits.js";
 import { KEYWORDS } from "../operators.js";

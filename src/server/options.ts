@@ -7,15 +7,15 @@ import { readFileSync } from "node:fs";
 import { hostname } from "node:os";
 import { stringifyJson } from "../json.js";
 import type { AclOptions } from "./domain/acl.js";
-import type { AgentFixture } from "./domain/fixture.js";
-import type { AgentDataSource } from "./domain/state-control.js";
+import type { AgentFixture } from "./control/fixture.js";
+import type { AgentDataSource } from "./control/state-control.js";
 import { EVENT_HEARTBEAT_MS, EVENT_STREAMS_MAX } from "./domain/events.js";
 import { controlEnabled } from "./control/access.js";
 import { isAllowedHostEntry, type AllowedHosts } from "./control/browser-guard.js";
 import { RULES_COST_PER_WRITE } from "./scheduler/scenarios.js";
 import type { LIST_STATEMENT_TIMEOUT_MS, PgliteLike } from "./state/postgres/database.js";
 import { DEFAULT_METRICS_OPTIONS, type MetricsOptions } from "./metrics/index.js";
-import { HEADER_STYLES, type HeaderStyle } from "./header-names.js";
+import { HEADER_STYLES, type HeaderStyle } from "./base/header-names.js";
 
 /** The shortest metrics interval accepted (`metrics.intervalMs`). */
 export const MIN_METRICS_INTERVAL_MS = 10;

@@ -5,7 +5,7 @@
  * @module
  */
 import { parseJson } from "../json.js";
-import { HEADER_NAMES, HEADER_STYLES } from "../server/header-names.js";
+import { HEADER_NAMES, HEADER_STYLES } from "../server/base/header-names.js";
 
 /** The lists the page shows. */
 export type ListName = "jobs" | "deployments";

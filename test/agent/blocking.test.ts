@@ -1,5 +1,6 @@
 import { describe, expect, it } from "vitest";
-import { blockingQuery, blockingWait, DEFAULT_WAIT_MS, JITTER_FRACTION, MAX_WAIT_MS, type BlockingObserver } from "../../src/server/list/blocking.js";
+import { blockingQuery, blockingWait, DEFAULT_WAIT_MS, JITTER_FRACTION, MAX_WAIT_MS } from "../../src/server/list/blocking.js";
+import type { BlockingObserver } from "../../src/server/metrics/index.js";
 import { MemoryStore } from "../../src/server/state/memory.js";
 import { startAgent } from "../../src/server/index.js";
 import { eventually, job, send, settled, startTestAgent, useAgent } from "./support.js";

@@ -4,7 +4,7 @@
  */
 import { describe, expect, it, vi } from "vitest";
 import { parseJson } from "../../src/json.js";
-import { ClockLimitError, LATEST_CLOCK_NS, LATEST_CLOCK_TEXT, ManualClock, RealClock } from "../../src/server/domain/clock.js";
+import { ClockLimitError, LATEST_CLOCK_NS, LATEST_CLOCK_TEXT, ManualClock, RealClock } from "../../src/server/base/clock.js";
 import { job, startTestAgent, useAgent } from "./support.js";
 
 /** The list item of one job. */

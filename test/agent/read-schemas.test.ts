@@ -6,7 +6,7 @@
  */
 import { describe, expect, it } from "vitest";
 import { Cluster } from "../../src/server/scheduler/cluster.js";
-import { loadDemo } from "../../src/server/domain/demo.js";
+import { loadDemo } from "../../src/server/control/demo.js";
 import { decodeRegisterRequest } from "../../src/server/scheduler/job-spec.js";
 import { allocationsEndpoint, evaluationsEndpoint, nodesEndpoint, type ListEndpoint } from "../../src/server/list/endpoints.js";
 import { MemoryStore } from "../../src/server/state/memory.js";

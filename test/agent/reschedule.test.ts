@@ -7,7 +7,7 @@
  */
 import { describe, expect, it } from "vitest";
 import { parseJson } from "../../src/json.js";
-import { goTime } from "../../src/server/domain/present.js";
+import { goTime } from "../../src/go/time.js";
 import { job, useAgent, type TestAgent } from "./support.js";
 
 type Item = Record<string, any>;

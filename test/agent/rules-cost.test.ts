@@ -6,7 +6,7 @@
  */
 import { describe, expect, it } from "vitest";
 import { Cluster } from "../../src/server/scheduler/cluster.js";
-import { ManualClock, parseDuration } from "../../src/server/domain/clock.js";
+import { ManualClock, parseDuration } from "../../src/server/base/clock.js";
 import { decodeRegisterRequest } from "../../src/server/scheduler/job-spec.js";
 import { RULES_COST_PER_WRITE, type ScenarioRule } from "../../src/server/scheduler/scenarios.js";
 import { MemoryStore } from "../../src/server/state/memory.js";

@@ -9,7 +9,7 @@ import type { RowRange } from "../../src/server/state/store.js";
 import { describe, expect, it } from "vitest";
 import { compileFilter, schemas, type FieldSchema } from "../../src/index.js";
 import { Cluster } from "../../src/server/scheduler/cluster.js";
-import { loadDemo } from "../../src/server/domain/demo.js";
+import { loadDemo } from "../../src/server/control/demo.js";
 import { deploymentsEndpoint, jobsEndpoint } from "../../src/server/list/endpoints.js";
 import { decodeRegisterRequest } from "../../src/server/scheduler/job-spec.js";
 import { useAgent } from "./support.js";

@@ -6,7 +6,7 @@
 import { readdirSync, readFileSync } from "node:fs";
 import { dirname, join, relative } from "node:path";
 import { describe, expect, it } from "vitest";
-import { denied, invalid, missing, Refusal } from "../../src/server/domain/errors.js";
+import { denied, invalid, missing, Refusal } from "../../src/server/base/errors.js";
 import { HttpError, REFUSAL_STATUS, responseOf } from "../../src/server/http/errors.js";
 
 const SRC = join(import.meta.dirname, "../../src");

@@ -3,7 +3,7 @@
  */
 import { describe, expect, it } from "vitest";
 import { parseJson } from "../../src/json.js";
-import { LATEST_CLOCK_NS } from "../../src/server/domain/clock.js";
+import { LATEST_CLOCK_NS } from "../../src/server/base/clock.js";
 import { job, send, startTestAgent, useAgent } from "./support.js";
 
 /** The refusal of a duration past Go's longest, after Go's own error text. */

@@ -8,7 +8,7 @@
  * waits for the database, so that both schedulers read the state before either writes.
  */
 import { describe, expect, it } from "vitest";
-import { ManualClock } from "../../src/server/domain/clock.js";
+import { ManualClock } from "../../src/server/base/clock.js";
 import { Cluster } from "../../src/server/scheduler/cluster.js";
 import { processEvaluation } from "../../src/server/scheduler/generic-sched.js";
 import { decodeRegisterRequest } from "../../src/server/scheduler/job-spec.js";

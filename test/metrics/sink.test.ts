@@ -1,5 +1,6 @@
 import { describe, expect, it } from "vitest";
-import { AggregateSample, goTimeString, InmemSink } from "../../src/server/metrics/sink.js";
+import { goTimeString } from "../../src/go/time.js";
+import { AggregateSample, InmemSink } from "../../src/server/metrics/sink.js";
 
 /** A clock the test moves by hand; starts on an interval boundary (10 s and 1 min). */
 function clock(start = Date.UTC(2026, 7, 21, 12, 0, 0)) {

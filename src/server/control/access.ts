@@ -17,7 +17,7 @@
 import { isIPv4, isIPv6 } from "node:net";
 import { requireManagement, type AccessControl } from "../domain/acl.js";
 import { parseToken, type Headers } from "../list/query.js";
-import type { HeaderNames } from "../header-names.js";
+import type { HeaderNames } from "../base/header-names.js";
 
 /** The prefix of the agent's own routes; every route under it but the web UI's (`/_bexpr/explain`) is a control route. */
 export const CONTROL_PREFIX = "/_bexpr/";

@@ -20,7 +20,7 @@ import { CostBudget } from "../../evaluator/cost.js";
 import type { Filter } from "../../evaluator/compile.js";
 import { compileFilter } from "../../filter.js";
 import { pathOf } from "./access.js";
-import { TOKEN_HEADERS } from "../header-names.js";
+import { TOKEN_HEADERS } from "../base/header-names.js";
 
 /**
  * The most entries the journal keeps. A test suite's agent serves a few hundred requests per test;

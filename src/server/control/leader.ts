@@ -16,7 +16,7 @@
  *
  * @module
  */
-import { Refusal } from "../domain/errors.js";
+import { Refusal } from "../base/errors.js";
 import { parseQueryOptions, type QuerySettings } from "../list/query.js";
 
 /** The reference's `structs.ErrNoLeader` text. */

@@ -6,12 +6,12 @@
  *
  * @module
  */
-import type { IncomingMessage, ServerResponse } from "node:http";
+import type { IncomingMessage } from "node:http";
 import { pathOf } from "./access.js";
 import { Faults, type FaultAction } from "./faults.js";
 import { describeRequest, Journal, keptHeaders, withoutFragment } from "./journal.js";
 import { LeaderSwitch } from "./leader.js";
-import type { HeaderNames } from "../header-names.js";
+import type { HeaderNames } from "../base/header-names.js";
 
 /** Options of a {@link ControlPlane}. */
 export interface ControlPlaneOptions {

@@ -9,7 +9,7 @@
 import type { ObjectSchema } from "../../evaluator/schema.js";
 import { stringifyJson } from "../../json.js";
 import { goDurationText, parseGoDuration } from "../../go/duration.js";
-import { invalid } from "./errors.js";
+import { invalid } from "../base/errors.js";
 import type { AclPolicy, AclToken } from "../state/model.js";
 
 /** The reference's `structs.ACLPolicy`, as `PUT /v1/acl/policy/<name>` bodies are decoded. */

@@ -13,6 +13,7 @@
  * @module
  */
 import { loadOptional } from "../../optional-packages.js";
+import type { NamespaceRule, ParsedPolicy } from "../state/model.js";
 
 /** The capabilities of a namespace `policy` value, as the reference expands them. */
 export const NAMESPACE_POLICY_CAPABILITIES: Readonly<Record<string, readonly string[]>> = (() => {
@@ -80,24 +81,6 @@ const POLICY_VALUES = new Set(["deny", "read", "write", "scale"]);
 const NAMESPACE_NAME = /^[a-zA-Z0-9-*]{1,128}$/;
 const COARSE_BLOCKS = ["agent", "node", "operator", "quota", "plugin"] as const;
 const KNOWN_BLOCKS = new Set(["namespace", "node_pool", "host_volume", ...COARSE_BLOCKS]);
-
-/** The rules of one namespace block, with its capabilities expanded. */
-export interface NamespaceRule {
-  readonly Name: string;
-  readonly Policy: string;
-  readonly Capabilities: readonly string[];
-}
-
-/** A parsed policy, shaped like the reference's `RulesJSON`. */
-export interface ParsedPolicy {
-  readonly Namespaces: readonly NamespaceRule[] | null;
-  readonly Agent: { readonly Policy: string } | null;
-  readonly Node: { readonly Policy: string } | null;
-  readonly Operator: { readonly Policy: string } | null;
-  readonly Quota: { readonly Policy: string } | null;
-  readonly Plugin: { readonly Policy: string } | null;
-  readonly Raw: string;
-}
 
 /**
  * The longest policy rules accepted, in bytes. The HCL parser (WebAssembly) takes about 1 ms per

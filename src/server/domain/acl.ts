@@ -11,13 +11,12 @@
  * @module
  */
 import { createHash, randomUUID, timingSafeEqual } from "node:crypto";
-import { Permissions, parsePolicy, PolicyError, type ParsedPolicy } from "./acl-policy.js";
+import { Permissions, parsePolicy, PolicyError } from "./acl-policy.js";
 import { parseTtl } from "./acl-api.js";
 import { goDurationText, parseGoDuration } from "../../go/duration.js";
-import { denied, invalid, missing } from "./errors.js";
-import type { JsonObject } from "../state/model.js";
-import { formatErrors } from "../scheduler/job-spec.js";
-import type { AclPolicy, AclToken } from "../state/model.js";
+import { denied, invalid, missing } from "../base/errors.js";
+import { formatErrors } from "../../go/multierror.js";
+import type { AclPolicy, AclToken, JsonObject, ParsedPolicy } from "../state/model.js";
 import type { ReadTable, Store } from "../state/store.js";
 
 /** A token or policy given in the agent's configuration. */

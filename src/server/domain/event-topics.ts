@@ -7,7 +7,7 @@
  */
 import type { Allocation, Evaluation, Job, JsonObject, Node } from "../state/model.js";
 import type { Caller } from "./acl.js";
-import { invalid } from "./errors.js";
+import { invalid } from "../base/errors.js";
 import { presentAllocation, presentEvaluation, presentJob, presentNode } from "./present.js";
 
 /** The topics the agent sends events of, in the order of a frame's events. */

@@ -23,7 +23,7 @@
 import { lowerBound } from "../state/sorted-rows.js";
 import type { AppliedWrite, Store } from "../state/store.js";
 import type { AccessControl, Caller } from "./acl.js";
-import { busy, denied } from "./errors.js";
+import { busy, denied } from "../base/errors.js";
 import { framesOf, type Frame } from "./event-frames.js";
 import { EventStream, type EventRequest } from "./event-stream.js";
 import { mayReadSomewhere, selects, TOPICS } from "./event-topics.js";

@@ -68,7 +68,7 @@
 import { compareStrings } from "../../go/order.js";
 import { goQuote } from "../../go/strings.js";
 import type { Job, JsonObject } from "../state/model.js";
-import { invalid } from "./errors.js";
+import { invalid } from "../base/errors.js";
 import { elements, fieldDiffs, flattenPrimitive, isObject, orNull, sameJson, wholeText } from "./job-diff-fields.js";
 import { diffMembers, GROUP_MEMBERS, JOB_MEMBERS, TASK_MEMBERS } from "./job-diff-rules.js";
 import { presentJob } from "./present.js";

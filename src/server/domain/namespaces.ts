@@ -5,8 +5,8 @@
  */
 import type { ObjectSchema } from "../../evaluator/schema.js";
 import type { JsonObject, Namespace } from "../state/model.js";
-import { invalid } from "./errors.js";
-import { formatErrors } from "../scheduler/job-spec.js";
+import { invalid } from "../base/errors.js";
+import { formatErrors } from "../../go/multierror.js";
 
 /** The reference's `structs.Namespace`, as namespace bodies are decoded. */
 export const NAMESPACE_BODY: ObjectSchema = {

@@ -29,6 +29,7 @@ import { RESOURCES } from "../../structs/job-blocks.js";
 import { NODE, NODE_LIST_STUB } from "../../structs/node.js";
 import { NETWORK_RESOURCE } from "../../structs/resources.js";
 import type { AllocatedResources, Allocation, Evaluation, Job, JsonObject, Node, TaskRun } from "../state/model.js";
+import { goTime } from "../../go/time.js";
 
 /** The reference's HTTP port, in a node's `HTTPAddr` (the simulated clients all listen on it). */
 export const CLIENT_HTTP_PORT = 4646;
@@ -59,10 +60,6 @@ export function presentJob(job: Job): JsonObject {
 /** Go's zero `time.Time`, as its JSON writes it. */
 const ZERO_GO_TIME = "0001-01-01T00:00:00Z";
 
-/** A time (milliseconds since the epoch) as Go's JSON writes a `time.Time`: RFC 3339 in UTC, its fraction without trailing zeros. */
-export function goTime(ms: number): string {
-  return new Date(ms).toISOString().replace(/\.(\d*?)0*Z$/, (_, digits: string) => (digits === "" ? "Z" : `.${digits}Z`));
-}
 
 /** `structs.TaskEvent` with every field at its zero value: an event sets the fields it has. */
 const ZERO_TASK_EVENT: JsonObject = Object.freeze(present(TASK_EVENT, {}));

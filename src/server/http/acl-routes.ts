@@ -15,7 +15,7 @@ import { bodyText, byMethod, listRoute, missingName, objectBody, param, queryOf,
 
 /** Registers the ACL routes. */
 export function aclRoutes(app: FastifyInstance, context: RouteContext): void {
-  const { acl, cluster } = context;
+  const { acl } = context;
   const options = (request: FastifyRequest): QueryOptions => {
     const parsed = parseQueryOptions(queryOf(request), request.headers, context.settings);
     acl.requireEnabled();

@@ -36,7 +36,7 @@ import type { ControlPlane } from "../control/plane.js";
 import { fixtureRoutes } from "./fixture-routes.js";
 import { BrowserGuard, type BrowserRefusal } from "../control/browser-guard.js";
 import { answeredWithoutLeader } from "../control/leader.js";
-import type { StateControl } from "../domain/state-control.js";
+import type { StateControl } from "../control/state-control.js";
 import { MAX_BODY_BYTES, MAX_PATH_PARAM_LENGTH, MAX_HEADER_BYTES } from "./constants.js";
 
 export type { HttpSettings } from "./route.js";

@@ -14,7 +14,7 @@ import type { FastifyInstance, FastifyRequest } from "fastify";
 import type { ObjectSchema } from "../../evaluator/schema.js";
 import { namespaceAccess } from "../domain/acl.js";
 import type { Cluster } from "../scheduler/cluster.js";
-import { checkRegion } from "../domain/errors.js";
+import { checkRegion } from "../base/errors.js";
 import { parseQueryOptions } from "../list/query.js";
 import type { JsonObject } from "../state/model.js";
 import { badRequest, notFound } from "./errors.js";

@@ -6,8 +6,9 @@
  * @module
  */
 
+import { GoJsonError } from "../../go/json.js";
 import { NO_LEADER } from "../control/leader.js";
-import { denied, invalid, missing, Refusal, type RefusalKind } from "../domain/errors.js";
+import { denied, invalid, missing, Refusal, type RefusalKind } from "../base/errors.js";
 import { DatabaseUnavailableError } from "../state/postgres/database.js";
 
 /** A request the agent refuses or cannot serve: `status` and a plain-text `message` body. */
@@ -35,6 +36,8 @@ export const LEADERSHIP_LOST = "leadership lost while committing log";
 export function responseOf(error: unknown): { readonly status: number; readonly message: string } | undefined {
   if (error instanceof HttpError) return { status: error.status, message: error.message };
   if (error instanceof Refusal) return { status: REFUSAL_STATUS[error.kind], message: error.message };
+  // A body Go's JSON decoder refuses: the reference's 400, with its text.
+  if (error instanceof GoJsonError) return { status: REFUSAL_STATUS.invalid, message: error.message };
   // The shared database away: the cluster has no leader, as the reference's servers without one answer.
   if (error instanceof DatabaseUnavailableError) return { status: REFUSAL_STATUS.unreachable, message: error.outcomeUnknown ? LEADERSHIP_LOST : NO_LEADER };
   return undefined;

@@ -6,7 +6,7 @@
  */
 import type { FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
 import type { OutgoingHttpHeaders } from "node:http";
-import { checkRegion } from "../domain/errors.js";
+import { checkRegion } from "../base/errors.js";
 import { parseEventIndex, parseEventTopics, type EventBroker, type EventSink } from "../domain/events.js";
 import { DEFAULT_NAMESPACE, parseToken } from "../list/query.js";
 import { byMethod, queryOf, type RouteContext } from "./route.js";

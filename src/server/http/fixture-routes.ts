@@ -16,8 +16,8 @@
 import type { FastifyInstance, FastifyRequest } from "fastify";
 import { parseJson } from "../../json.js";
 import type { ControlPlane } from "../control/plane.js";
-import { AgentDataError } from "../domain/snapshot.js";
-import type { StateControl } from "../domain/state-control.js";
+import { AgentDataError } from "../control/snapshot.js";
+import type { StateControl } from "../control/state-control.js";
 import { controlRoute } from "./control-routes.js";
 import { badRequest } from "./errors.js";
 import { bodyText, param, queryOf, wantsPretty, type Result, type RouteContext } from "./route.js";

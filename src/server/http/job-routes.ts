@@ -5,7 +5,7 @@
  */
 import type { FastifyInstance, FastifyRequest } from "fastify";
 import { namespaceAccess } from "../domain/acl.js";
-import { checkRegion } from "../domain/errors.js";
+import { checkRegion } from "../base/errors.js";
 import { membersResponse } from "../domain/members.js";
 import { decodeRegisterRequest } from "../scheduler/job-spec.js";
 import { boolParameter, deploymentsEndpoint, jobsEndpoint, type ListEndpoint } from "../list/endpoints.js";

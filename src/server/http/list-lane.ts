@@ -23,7 +23,7 @@ import type { ListEndpoint } from "../list/endpoints.js";
 import { answerKey, gzipOf, gzipReady, type ListAnswer, type ListContext, type Listed } from "../list/pipeline.js";
 import { BoundedCache } from "../list/bounded-cache.js";
 import { METRICS } from "../metrics/index.js";
-import type { HeaderNames } from "../header-names.js";
+import type { HeaderNames } from "../base/header-names.js";
 import { LIST_LANE_BYTES } from "./constants.js";
 
 /** How a list answer is encoded for a client. */

@@ -5,17 +5,12 @@
  * @module
  */
 import type { FastifyInstance } from "fastify";
-import { LosslessNumber } from "lossless-json";
 import { HttpError } from "./errors.js";
 import { byMethod, queryOf, type RouteContext } from "./route.js";
 import type { MetricsSummary } from "../metrics/index.js";
 import { PROMETHEUS_CONTENT_TYPE } from "../metrics/prometheus.js";
+import { goFloat } from "../../go/json.js";
 
-/** A float64 as the reference's JSON codec writes it: integral values keep a `.0` (`56.0`). */
-function goFloat(value: number): LosslessNumber {
-  const text = String(value);
-  return new LosslessNumber(Number.isInteger(value) && !text.includes("e") ? `${text}.0` : text);
-}
 
 /** The document with its floating-point fields written as floats (`Count` stays an integer). */
 function withFloats(summary: MetricsSummary): unknown {

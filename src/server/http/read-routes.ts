@@ -22,7 +22,7 @@ import type { FastifyInstance } from "fastify";
 import { METHODS } from "node:http";
 import { compareStrings } from "../../go/order.js";
 import { namespaceAccess, type Caller } from "../domain/acl.js";
-import { checkRegion } from "../domain/errors.js";
+import { checkRegion } from "../base/errors.js";
 import { diffJobs } from "../domain/job-diff.js";
 import { linkedEvaluations, presentAllocation, presentAllocationStub, presentEvaluation, presentEvaluationStub, presentJob, presentNode } from "../domain/present.js";
 import { allocationJob, allocationsEndpoint, boolParameter, evaluationsEndpoint, nodesEndpoint } from "../list/endpoints.js";
@@ -32,6 +32,7 @@ import type { Deployment, Evaluation, JsonObject } from "../state/model.js";
 import { namespacedKey, type TableName } from "../state/store.js";
 import { badRequest, notFound, permissionDenied } from "./errors.js";
 import { byMethod, clientGone, listRoute, param, queryOf, setReadMeta, type Handler, type Result, type RouteContext } from "./route.js";
+import { goRune } from "../../go/strings.js";
 
 /** The port of the reference's servers' RPC (and Raft) traffic, which the status endpoints name (as `/v1/agent/members` does). */
 export const SERVER_RPC_PORT = 4647;
@@ -120,12 +121,6 @@ function uuidKey(id: string, what: string): string | undefined {
   return `${digits.slice(0, 8)}-${digits.slice(8, 12)}-${digits.slice(12, 16)}-${digits.slice(16, 20)}-${digits.slice(20)}`;
 }
 
-/** A byte as Go's `%#U` prints it (`U+0067 'g'`; the code alone for a character Go does not print). */
-function goRune(byte: number): string {
-  const code = `U+${byte.toString(16).toUpperCase().padStart(4, "0")}`;
-  const char = String.fromCharCode(byte);
-  return char === " " || /^[\p{L}\p{M}\p{N}\p{P}\p{S}]$/u.test(char) ? `${code} '${char}'` : code;
-}
 
 /** The order of a job's evaluations in the reference: its index on (namespace, job, status), so by status, then ID. */
 function byStatusThenId(a: Evaluation, b: Evaluation): number {

@@ -22,7 +22,7 @@ import type { AgentLimits } from "../options.js";
 import type { Store } from "../state/store.js";
 import type { LeaderSwitch } from "../control/leader.js";
 import type { AllowedHosts } from "../control/browser-guard.js";
-import type { HeaderNames } from "../header-names.js";
+import type { HeaderNames } from "../base/header-names.js";
 
 /** Plain-text content type of error bodies. */
 export const TEXT = "text/plain; charset=utf-8";

@@ -19,7 +19,7 @@
  */
 import type { FastifyInstance, FastifyRequest } from "fastify";
 import type { ControlPlane } from "../control/plane.js";
-import { ClockLimitError, ManualClock, parseDurationNs } from "../domain/clock.js";
+import { ClockLimitError, ManualClock, parseDurationNs } from "../base/clock.js";
 import { noSuchStep, ScenarioRuleError } from "../scheduler/scenarios.js";
 import { fieldsInAnyCase, pascalKeys } from "./control-casing.js";
 import { controlRoute, jsonBody, singleFieldBody } from "./control-routes.js";

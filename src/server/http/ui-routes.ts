@@ -15,7 +15,7 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
 import { explain, preview, type ExplainedClause, type Explanation, type Found } from "../../editor/explain.js";
 import { FilterSyntaxError } from "../../errors.js";
 import type { Caller } from "../domain/acl.js";
-import { checkRegion } from "../domain/errors.js";
+import { checkRegion } from "../base/errors.js";
 import { deploymentsEndpoint, jobsEndpoint, type ListEndpoint } from "../list/endpoints.js";
 import { ALL_NAMESPACES, DEFAULT_NAMESPACE, parseToken } from "../list/query.js";
 import type { Deployment, Job } from "../state/model.js";

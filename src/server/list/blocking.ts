@@ -4,6 +4,7 @@
  *
  * @module
  */
+import type { BlockingObserver } from "../metrics/index.js";
 import type { Store, TableName } from "../state/store.js";
 
 /** The wait when `?wait` is absent, zero or negative (spec 4.5: 5 minutes). */
@@ -24,19 +25,6 @@ export function blockingWait(requestedMs: number | undefined, random: () => numb
 /** What a query answers: its result and the index of the state it read. */
 export interface Answer {
   readonly index: number;
-}
-
-/** Why a blocking query stopped waiting. */
-export type WakeReason = "change" | "timeout" | "disconnect" | "shutdown";
-
-/** Who is told about a query's runs and waits (the agent's metrics). */
-export interface BlockingObserver {
-  /** The query ran (once per request, and again after each wake). */
-  pass(): void;
-  /** The query starts waiting. */
-  parked(): void;
-  /** The query stopped waiting. */
-  woken(reason: WakeReason): void;
 }
 
 /** A blocking read: what it watches and how long it may wait. */

@@ -13,7 +13,7 @@ import { deployment as deploymentSchema, jobFilterTarget } from "../../schemas.j
 import { namespaceAccess, requireManagement, type Caller } from "../domain/acl.js";
 import { ACL_TOKEN_FILTER, policyStub, tokenFilterTarget, tokenStub } from "../domain/acl-api.js";
 import { namespaceResponse } from "../domain/namespaces.js";
-import { denied, invalid } from "../domain/errors.js";
+import { denied, invalid } from "../base/errors.js";
 import { presentAllocation, presentAllocationStub, presentEvaluation, presentNode, presentNodeStub, type AllocationStubOptions, type NodeStubOptions } from "../domain/present.js";
 import { METRICS, type MetricDefinition } from "../metrics/catalogue.js";
 import type { AclPolicy, AclToken, Allocation, Deployment, Evaluation, Job, JobSummary, Namespace, Node } from "../state/model.js";

@@ -7,7 +7,7 @@ import { FilterSyntaxError } from "../../errors.js";
 import type { Filter } from "../../evaluator/compile.js";
 import type { ObjectSchema } from "../../evaluator/schema.js";
 import { compileFilter } from "../../filter.js";
-import { invalid } from "../domain/errors.js";
+import { invalid } from "../base/errors.js";
 import { METRICS, type Metrics } from "../metrics/index.js";
 import { BoundedCache } from "./bounded-cache.js";
 

@@ -13,16 +13,12 @@ import type { ObjectSchema } from "../../evaluator/schema.js";
 import { ALLOC_LIST_STUB, ALLOCATION } from "../../structs/allocation.js";
 import { schemaOf, schemaWith } from "../../structs/derive.js";
 import { EVALUATION } from "../../structs/evaluation.js";
-import { JOB } from "../../structs/job.js";
 import { NODE, NODE_LIST_STUB } from "../../structs/node.js";
 
 /** The fields of a stub named `names`, to lay over the full struct's. */
 function stubFields(stub: typeof ALLOC_LIST_STUB | typeof NODE_LIST_STUB, names: readonly string[]) {
   return names.map((name) => stub.fields.find((each) => each.name === name)!);
 }
-
-/** `structs.Job`, the full job (an allocation's `Job`). */
-export const fullJobSchema: ObjectSchema = schemaOf(JOB);
 
 /**
  * What `GET /v1/allocations?filter=` is evaluated on: the full `structs.Allocation`, and the two

@@ -18,7 +18,7 @@ import type { Filter } from "../../evaluator/compile.js";
 import { CostBudget } from "../../evaluator/cost.js";
 import { stringifyJson } from "../../json.js";
 import type { AccessControl, Caller } from "../domain/acl.js";
-import { busy, checkRegion, invalid } from "../domain/errors.js";
+import { busy, checkRegion, invalid } from "../base/errors.js";
 import { METRICS, type Metrics } from "../metrics/index.js";
 import type { Store, TableName } from "../state/store.js";
 import { blockingQuery } from "./blocking.js";

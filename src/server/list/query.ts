@@ -7,8 +7,8 @@
  */
 import { parseGoBool } from "../../go/strconv.js";
 import { parseGoDuration } from "../../go/duration.js";
-import { invalid } from "../domain/errors.js";
-import type { HeaderNames } from "../header-names.js";
+import { invalid } from "../base/errors.js";
+import type { HeaderNames } from "../base/header-names.js";
 
 /** The namespace value that selects every namespace. */
 export const ALL_NAMESPACES = "*";

@@ -8,7 +8,6 @@
  */
 import { monitorEventLoopDelay, type IntervalHistogram } from "node:perf_hooks";
 import { getHeapStatistics } from "node:v8";
-import type { BlockingObserver, WakeReason } from "../list/blocking.js";
 import type { Store } from "../state/store.js";
 import { HOST_LABEL, labelNames, METRICS, type MetricDefinition } from "./catalogue.js";
 import type { PrometheusSink } from "./prometheus.js";
@@ -18,6 +17,19 @@ import { loadOptional } from "../../optional-packages.js";
 export { METRICS, type MetricDefinition } from "./catalogue.js";
 export type { MetricsSummary } from "./sink.js";
 
+
+/** Why a blocking query stopped waiting. */
+export type WakeReason = "change" | "timeout" | "disconnect" | "shutdown";
+
+/** Who is told about a blocking query's runs and waits (the agent's metrics: list/blocking.ts tells them). */
+export interface BlockingObserver {
+  /** The query ran (once per request, and again after each wake). */
+  pass(): void;
+  /** The query starts waiting. */
+  parked(): void;
+  /** The query stopped waiting. */
+  woken(reason: WakeReason): void;
+}
 /** How often runtime and job-status gauges are collected (the reference: every second). */
 export const RUNTIME_STATS_INTERVAL_MS = 1000;
 

@@ -8,6 +8,7 @@
  * @module
  */
 import { compareStrings } from "../../go/order.js";
+import { goTimeString } from "../../go/time.js";
 
 /** Labels in emission order (the order is part of an entry's identity, as in the reference). */
 export type Labels = readonly (readonly [name: string, value: string])[];
@@ -131,11 +132,6 @@ function hashOf(name: string, labels: Labels): string {
   return hash;
 }
 
-/** A UTC time as Go's `Time.String()` prints it, to the second. */
-export function goTimeString(ms: number): string {
-  const iso = new Date(Math.round(ms / 1000) * 1000).toISOString();
-  return `${iso.slice(0, 10)} ${iso.slice(11, 19)} +0000 UTC`;
-}
 
 function labelObject(labels: Labels): Record<string, string> {
   // Go writes a map with its keys sorted; the order is not significant (spec 2.4).

@@ -24,9 +24,9 @@
  * @module
  */
 import { randomUUID } from "node:crypto";
-import { invalid } from "../domain/errors.js";
+import { invalid } from "../base/errors.js";
 import type { Allocation, Deployment, Evaluation, Job, Namespace, Node } from "../state/model.js";
-import { RealClock, type Clock } from "../domain/clock.js";
+import { RealClock, type Clock } from "../base/clock.js";
 import { changeStep, defaultLifecycle, RulePass, RULES_COST_PER_WRITE, SCENARIO_TABLES, stepTakes, type LifecycleStep, type LifecycleStepName, type LifecycleStepState, type ScenarioRuleState } from "./scenarios.js";
 import type { RegisterRequest } from "./job-spec.js";
 import { namespacedKey, type AppliedWrite, type Store } from "../state/store.js";

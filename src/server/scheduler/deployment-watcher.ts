@@ -10,10 +10,10 @@
  * @module
  */
 import { randomUUID } from "node:crypto";
-import { invalid, missing } from "../domain/errors.js";
+import { invalid, missing } from "../base/errors.js";
 import type { Allocation, Deployment, Evaluation } from "../state/model.js";
 import { namespacedKey, type Transaction } from "../state/store.js";
-import { formatErrors } from "./job-spec.js";
+import { formatErrors } from "../../go/multierror.js";
 import { reconcile, requiresPromotion } from "./reconciler.js";
 import { reconcileInput } from "./generic-sched.js";
 import { reschedulePolicyOf, rescheduleEligible } from "./reschedule.js";

@@ -11,9 +11,10 @@ import { schemaOf } from "../../structs/derive.js";
 import { JOB } from "../../structs/job.js";
 import { MIGRATE_STRATEGY, RESCHEDULE_POLICY } from "../../structs/job-blocks.js";
 import { decodeBody } from "../../go/json.js";
-import { invalid } from "../domain/errors.js";
+import { invalid } from "../base/errors.js";
 import type { JobSpec, JsonObject, TaskGroup } from "../state/model.js";
 import { integer } from "./canonicalize.js";
+import { formatErrors } from "../../go/multierror.js";
 
 export { canonicalizeJob } from "./canonicalize.js";
 export { DEFAULT_UPDATE_STRATEGY } from "../../structs/job-blocks.js";
@@ -102,11 +103,6 @@ export function decodeRegisterRequest(body: string): RegisterRequest {
 
 const JOB_TYPES = new Set(["_core", "service", "batch", "system", "sysbatch"]);
 
-/** go-multierror's text for a list of errors (an item may itself be such a text). */
-export function formatErrors(errors: readonly string[]): string {
-  const items = errors.map((error) => `* ${error}`).join("\n\t");
-  return `${errors.length === 1 ? "1 error" : `${errors.length} errors`} occurred:\n\t${items}\n\n`;
-}
 
 function validateTaskGroup(group: TaskGroup): string[] {
   const errors: string[] = [];

@@ -16,7 +16,7 @@
  * @module
  */
 import { randomUUID } from "node:crypto";
-import { goTime } from "../domain/present.js";
+import { goTime } from "../../go/time.js";
 import type { Allocation, Deployment, DeploymentState, Evaluation, Job, JsonObject, Node, TaskGroup } from "../state/model.js";
 import { AllocNameIndex } from "./alloc-names.js";
 import { filterByRescheduleable, reschedulePolicyOf, type DelayedReschedule } from "./reschedule.js";

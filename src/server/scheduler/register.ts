@@ -8,10 +8,11 @@
  * @module
  */
 import { JOB } from "../../structs/job.js";
-import { invalid } from "../domain/errors.js";
+import { invalid } from "../base/errors.js";
 import type { Evaluation, Job, JobSpec, JsonObject } from "../state/model.js";
 import { namespacedKey, type Transaction } from "../state/store.js";
-import { canonicalizeJob, formatErrors, specChanged, validateJob, type RegisterRequest } from "./job-spec.js";
+import { formatErrors } from "../../go/multierror.js";
+import { canonicalizeJob, specChanged, validateJob, type RegisterRequest } from "./job-spec.js";
 import { newEvaluation, putJob, putSummary, type SchedulerContext } from "./state.js";
 
 /** The versions of a job kept (the reference's `JobDefaultTrackedVersions`), and its newest stable one. */

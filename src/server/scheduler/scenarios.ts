@@ -24,7 +24,7 @@ import type { Filter } from "../../evaluator/compile.js";
 import { CostBudget } from "../../evaluator/cost.js";
 import type { ClientStatus, DesiredStatus } from "../state/model.js";
 import type { TableName } from "../state/store.js";
-import { parseDuration } from "../domain/clock.js";
+import { parseDuration } from "../base/clock.js";
 
 /** The most rules an agent holds at once. */
 export const MAX_SCENARIO_RULES = 100;

@@ -13,9 +13,9 @@
  */
 import { randomUUID } from "node:crypto";
 import type { Allocation, ClientStatus, Deployment, DeploymentState, Evaluation, Job, JobSpec, Node, TaskGroupSummary, TaskRun } from "../state/model.js";
-import { goTime } from "../domain/present.js";
+import { goTime } from "../../go/time.js";
 import { namespacedKey, type Store, type Tables, type Transaction } from "../state/store.js";
-import type { Clock } from "../domain/clock.js";
+import type { Clock } from "../base/clock.js";
 import { reschedulePolicyOf, rescheduleEligible } from "./reschedule.js";
 
 /** What the scheduler's functions read besides their transaction. */

@@ -6,7 +6,7 @@
  *
  * @module
  */
-import type { Clock, ClockTimer } from "../domain/clock.js";
+import type { Clock, ClockTimer } from "../base/clock.js";
 
 /** A deferred step, run by its timer, or at once with {@link StepQueue.settle}. */
 interface Step {

@@ -10,7 +10,7 @@ import { compareStrings } from "../../go/order.js";
 import type { Job } from "./model.js";
 import { runTransaction, type Changes } from "./overlay.js";
 import { lowerBound, SortedRows } from "./sorted-rows.js";
-import { TABLE_NAMES, TABLES, type AppliedWrite, type Queries, type ReadTable, type RowRange, type Rows, type Store, type TableDefinition, type TableName, type Tables, type Transaction, type WriteTable } from "./store.js";
+import { TABLE_NAMES, TABLES, type AppliedWrite, type Queries, type RowRange, type Rows, type Store, type TableDefinition, type TableName, type Tables, type Transaction, type WriteTable } from "./store.js";
 
 /** A view of `rows[start, end)`, with segment starts relative to `start`. */
 function range<Row>(rows: { at(position: number): Row | undefined }, start: number, end: number, segments: readonly number[] = []): RowRange<Row> {

@@ -6,7 +6,6 @@
  *
  * @module
  */
-import type { ParsedPolicy } from "../domain/acl-policy.js";
 import type { StructValue } from "../../structs/declare.js";
 import type { ALLOC_NETWORK_STATUS, ALLOCATED_RESOURCES, NODE_RESERVED_RESOURCES, NODE_RESOURCES } from "../../structs/resources.js";
 
@@ -328,6 +327,24 @@ export interface Namespace {
   readonly Meta: { readonly [key: string]: string } | null;
   readonly CreateIndex: number;
   readonly ModifyIndex: number;
+}
+
+/** The rules of one namespace block, with its capabilities expanded. */
+export interface NamespaceRule {
+  readonly Name: string;
+  readonly Policy: string;
+  readonly Capabilities: readonly string[];
+}
+
+/** A parsed policy, shaped like the reference's `RulesJSON`. */
+export interface ParsedPolicy {
+  readonly Namespaces: readonly NamespaceRule[] | null;
+  readonly Agent: { readonly Policy: string } | null;
+  readonly Node: { readonly Policy: string } | null;
+  readonly Operator: { readonly Policy: string } | null;
+  readonly Quota: { readonly Policy: string } | null;
+  readonly Plugin: { readonly Policy: string } | null;
+  readonly Raw: string;
 }
 
 /** A stored policy. */

@@ -7,12 +7,6 @@
  */
 import { TABLE_NAMES, TABLES, type ReadTable, type RowRange, type Rows, type TableDefinition, type TableName, type Transaction, type WriteTable } from "./store.js";
 
-/** One change of a write: the row put under `key`, or undefined where the key was deleted. */
-export interface RowChange<Row = unknown> {
-  readonly key: string;
-  readonly row: Row | undefined;
-}
-
 /** A write's changes, by table (each key once, with its last value). */
 export type Changes = { readonly [Name in TableName]?: ReadonlyMap<string, Rows[Name] | undefined> };
 

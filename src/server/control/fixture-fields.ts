@@ -6,8 +6,9 @@
  *
  * @module
  */
-import { AclConfigError } from "./acl.js";
-import { Refusal } from "./errors.js";
+import { AclConfigError } from "../domain/acl.js";
+import { GoJsonError } from "../../go/json.js";
+import { Refusal } from "../base/errors.js";
 import type { StructDecl } from "../../structs/declare.js";
 import { misfit } from "../../structs/derive.js";
 import { AgentDataError, describeRefused, isObject } from "./snapshot.js";
@@ -87,7 +88,7 @@ function getAt(value: unknown, path: string): unknown {
 
 /** The message of a refusal by the domain, or undefined for another error. */
 export function refusalMessage(error: unknown): string | undefined {
-  if (error instanceof Refusal || error instanceof AclConfigError) return error.message.trimEnd();
+  if (error instanceof Refusal || error instanceof GoJsonError || error instanceof AclConfigError) return error.message.trimEnd();
   return undefined;
 }
 

@@ -12,7 +12,7 @@
 import { readFileSync, statSync } from "node:fs";
 import { parseJson, stringifyJson } from "../../json.js";
 import type { Cluster } from "../scheduler/cluster.js";
-import { invalid, missing } from "./errors.js";
+import { invalid, missing } from "../base/errors.js";
 import { loadFixture, readFixture, type AgentFixture, type CheckedFixture } from "./fixture.js";
 import { readSnapshot, restoreSnapshot, takeSnapshot, type AgentSnapshot, type SnapshotState } from "./snapshot.js";
 import type { PostgresStore } from "../state/postgres/store.js";

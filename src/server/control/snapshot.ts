@@ -23,9 +23,10 @@
  * @module
  */
 import { createHash } from "node:crypto";
-import { parsePolicy, PolicyError, type ParsedPolicy } from "./acl-policy.js";
-import { formatErrors, validateJob } from "../scheduler/job-spec.js";
-import type { AclPolicy, AclToken, JobSpec } from "../state/model.js";
+import { parsePolicy, PolicyError } from "../domain/acl-policy.js";
+import { formatErrors } from "../../go/multierror.js";
+import { validateJob } from "../scheduler/job-spec.js";
+import type { AclPolicy, AclToken, JobSpec, ParsedPolicy } from "../state/model.js";
 import { TABLE_NAMES, TABLES, type Rows, type Store, type TableName, type Tables } from "../state/store.js";
 import { ALLOCATION } from "../../structs/allocation.js";
 import { DEPLOYMENT } from "../../structs/deployment.js";

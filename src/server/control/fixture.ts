@@ -29,9 +29,9 @@
  * @module
  */
 import { stringifyJson } from "../../json.js";
-import { AccessControl, type AclPolicyConfig, type AclTokenConfig } from "./acl.js";
+import { AccessControl, type AclPolicyConfig, type AclTokenConfig } from "../domain/acl.js";
 import type { Cluster } from "../scheduler/cluster.js";
-import { validateNamespace } from "./namespaces.js";
+import { validateNamespace } from "../domain/namespaces.js";
 import { decodeRegisterRequest, type RegisterRequest } from "../scheduler/job-spec.js";
 import { registrationTime } from "../scheduler/fingerprint.js";
 import { AgentDataError, describeRefused, isObject } from "./snapshot.js";
