@@ -5,7 +5,8 @@
  *
  * @module
  */
-import { startAgent, type Agent, type AgentOptions } from "./index.js";
+import { startAgent, type Agent } from "./agent.js";
+import type { AgentOptions } from "./options.js";
 
 /** What a fixture is given to hand its value to the test: it resolves once the test is over. */
 export type UseFixture<T> = (value: T) => Promise<void>;

@@ -28,7 +28,8 @@ import type { Expression } from "../ast.js";
 import type { FieldSchema } from "../evaluator/schema.js";
 import { parseGoBool } from "../go/strconv.js";
 import { parse } from "../parser/parse.js";
-import { MAX_INDEX_KEYS, MAX_SQL_DEPTH, Parameters, translate, UNSTORABLE } from "./translate.js";
+import { Parameters, UNSTORABLE } from "./clauses.js";
+import { MAX_INDEX_KEYS, MAX_SQL_DEPTH, translate } from "./translate.js";
 import { absentAnswers, integerLiteral, schemasAlong } from "./typed.js";
 
 export { MAX_INDEX_KEYS, MAX_SQL_DEPTH };

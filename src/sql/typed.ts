@@ -16,7 +16,7 @@ import { FilterEvaluationError } from "../errors.js";
 import { compileFilter } from "../filter.js";
 import { parseGoBool, parseGoFloat, parseGoInt, parseGoUint } from "../go/strconv.js";
 import { operator, unhandled } from "../operators.js";
-import { bit, literalTest, negate, plainMatch, textContains, UNDECIDED, UNSTORABLE, type Clause, type Parameters } from "./translate.js";
+import { bit, literalTest, negate, plainMatch, textContains, UNDECIDED, UNSTORABLE, type Clause, type Parameters } from "./clauses.js";
 
 /** What the evaluator answers for the clause on `document`: 1, 0, or 2 for an error. */
 function evaluated(node: MatchExpression, schema: FieldSchema, document: unknown): 0 | 1 | 2 {

@@ -10,7 +10,8 @@ import { parseJson, stringifyJson } from "../../src/json.js";
 import { parse } from "../../src/parser/parse.js";
 import { print } from "../../src/parser/printer.js";
 import { toSql } from "../../src/sql/index.js";
-import { Parameters, translate } from "../../src/sql/translate.js";
+import { Parameters } from "../../src/sql/clauses.js";
+import { translate } from "../../src/sql/translate.js";
 import type { TestDatabase } from "./databases.js";
 
 /** What the compiled filter does on a row: accepts it, rejects it, or raises an evaluation error. */

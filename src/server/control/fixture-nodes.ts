@@ -6,7 +6,6 @@
  * @module
  */
 import { createHash } from "node:crypto";
-import type { FixtureNode } from "./fixture.js";
 import { describeRefused } from "./snapshot.js";
 import { distinct, invalidFixture, knownFields, listAt, oneOf, stringAt, stringMapAt, structAt, UUID } from "./fixture-fields.js";
 import { registered } from "../scheduler/state.js";
@@ -14,6 +13,42 @@ import { fingerprintResources, reservedResources } from "../scheduler/fingerprin
 import { overlay } from "../../structs/derive.js";
 import { NODE_RESERVED_RESOURCES, NODE_RESOURCES } from "../../structs/resources.js";
 import type { Node, NodeReservedResources, NodeResources } from "../state/model.js";
+
+/** A simulated client node of a fixture; the fixture's nodes replace those the `nodes` option makes. */
+export interface FixtureNode {
+  /** The node's name, unique in the fixture. */
+  readonly Name: string;
+  /** A UUID (default: one derived from the name, the same on every start). */
+  readonly ID?: string;
+  /** Default: the agent's datacenter. */
+  readonly Datacenter?: string;
+  /** Default `default`. */
+  readonly NodePool?: string;
+  /** Default empty. */
+  readonly NodeClass?: string;
+  /** Default `127.0.0.<position + 2>`. */
+  readonly Address?: string;
+  /** Default `ready`; only ready nodes are placed on. */
+  readonly Status?: Node["Status"];
+  /** Default empty. */
+  readonly StatusDescription?: string;
+  /** Default `eligible`. */
+  readonly SchedulingEligibility?: Node["SchedulingEligibility"];
+  /** Default false. */
+  readonly Drain?: boolean;
+  /** Default: those of the agent's own simulated nodes (a Linux amd64 node with the docker and exec drivers). */
+  readonly Attributes?: Readonly<Record<string, string>>;
+  /** Default none. */
+  readonly Meta?: Readonly<Record<string, string>>;
+  /**
+   * What its client found of its machine (`structs.NodeResources`): each field given replaces
+   * the simulated client's (see `scheduler/fingerprint.ts`: 4 cores of 2500 MHz, 16 GiB, dynamic
+   * ports 20000 to 32000…), the others are the simulated client's.
+   */
+  readonly NodeResources?: Readonly<Record<string, unknown>>;
+  /** What it keeps back from tasks (`structs.NodeReservedResources`), likewise over the simulated client's (the ports 14000 to 14512). */
+  readonly ReservedResources?: Readonly<Record<string, unknown>>;
+}
 
 /** The fields of a fixture's node. */
 const NODE_FIELDS = ["Name", "ID", "Datacenter", "NodePool", "NodeClass", "Address", "Status", "StatusDescription", "SchedulingEligibility", "Drain", "Attributes", "Meta", "NodeResources", "ReservedResources"];

@@ -36,9 +36,11 @@ import { decodeRegisterRequest, type RegisterRequest } from "../scheduler/job-sp
 import { registrationTime } from "../scheduler/fingerprint.js";
 import { AgentDataError, describeRefused, isObject } from "./snapshot.js";
 import { distinct, invalidFixture, knownFields, listAt, oneOf, refusalMessage, stringAt, stringMapAt, UUID } from "./fixture-fields.js";
-import { checkNodes, fixtureNodeRow } from "./fixture-nodes.js";
-import type { Namespace, Node } from "../state/model.js";
+import { checkNodes, fixtureNodeRow, type FixtureNode } from "./fixture-nodes.js";
+import type { Namespace } from "../state/model.js";
 import { namespacedKey, type Store } from "../state/store.js";
+
+export type { FixtureNode } from "./fixture-nodes.js";
 
 export { MAX_FIXTURE_ENTRIES } from "./fixture-fields.js";
 
@@ -52,41 +54,6 @@ export interface FixtureNamespace {
   readonly Meta?: Readonly<Record<string, string>>;
 }
 
-/** A simulated client node of a fixture; the fixture's nodes replace those the `nodes` option makes. */
-export interface FixtureNode {
-  /** The node's name, unique in the fixture. */
-  readonly Name: string;
-  /** A UUID (default: one derived from the name, the same on every start). */
-  readonly ID?: string;
-  /** Default: the agent's datacenter. */
-  readonly Datacenter?: string;
-  /** Default `default`. */
-  readonly NodePool?: string;
-  /** Default empty. */
-  readonly NodeClass?: string;
-  /** Default `127.0.0.<position + 2>`. */
-  readonly Address?: string;
-  /** Default `ready`; only ready nodes are placed on. */
-  readonly Status?: Node["Status"];
-  /** Default empty. */
-  readonly StatusDescription?: string;
-  /** Default `eligible`. */
-  readonly SchedulingEligibility?: Node["SchedulingEligibility"];
-  /** Default false. */
-  readonly Drain?: boolean;
-  /** Default: those of the agent's own simulated nodes (a Linux amd64 node with the docker and exec drivers). */
-  readonly Attributes?: Readonly<Record<string, string>>;
-  /** Default none. */
-  readonly Meta?: Readonly<Record<string, string>>;
-  /**
-   * What its client found of its machine (`structs.NodeResources`): each field given replaces
-   * the simulated client's (see `scheduler/fingerprint.ts`: 4 cores of 2500 MHz, 16 GiB, dynamic
-   * ports 20000 to 32000…), the others are the simulated client's.
-   */
-  readonly NodeResources?: Readonly<Record<string, unknown>>;
-  /** What it keeps back from tasks (`structs.NodeReservedResources`), likewise over the simulated client's (the ports 14000 to 14512). */
-  readonly ReservedResources?: Readonly<Record<string, unknown>>;
-}
 
 /**
  * A job of a fixture: a job spec as `PUT /v1/jobs` takes it (its `Job`), in the namespace it names

@@ -6,9 +6,30 @@
  * @module
  */
 import type { Caller } from "./acl.js";
-import { EVENT_SEPARATOR, FRAME_END, SHARED_SLICE_BYTES, type BufferedEvent } from "./event-frames.js";
+import { EVENT_SEPARATOR, FRAME_END, SHARED_SLICE_BYTES, type BufferedEvent, type Frame } from "./event-frames.js";
 import { ALL, selects, TOPICS, type EventTopic, type TopicSelection } from "./event-topics.js";
-import type { EventBroker } from "./events.js";
+
+/**
+ * What a stream needs of the broker that feeds it (`events.ts`, which makes the streams): the
+ * frames after a cursor, its limits, and the ACL's answers.
+ */
+export interface StreamBroker {
+  readonly limits: { readonly heartbeatMs: number; readonly bufferWrites: number; readonly queueBytes: number };
+  /** Whether ACLs are enforced. */
+  readonly aclEnabled: boolean;
+  /** Epoch milliseconds now, on the agent's clock. */
+  now(): number;
+  /** Starts feeding `stream` from `index`; the cursor of its first frame. */
+  attach(stream: EventStream, index: number | undefined): number | undefined;
+  detach(stream: EventStream): void;
+  /** Whether the frames of `index` have left the buffer. */
+  evicted(index: number): boolean;
+  /** The frame at `cursor`, "missed" when it has left the buffer, undefined when none is there yet. */
+  next(cursor: number): Frame | "missed" | undefined;
+  /** The ACL's index: tokens and policies changed when it moved. */
+  aclIndex(): number;
+  authenticate(secret: string): Caller;
+}
 
 /** Where a stream writes: a response, or a test's stand-in. */
 export interface EventSink {
@@ -73,9 +94,9 @@ export class EventStream {
   /** Per topic the stream selects, the keys it wants (`undefined`: every key). */
   readonly #keys = new Map<EventTopic, ReadonlySet<string> | undefined>();
 
-  /** @internal Made by {@link EventBroker.open}. */
+  /** @internal Made by the broker (`EventBroker.open` in events.ts). */
   constructor(
-    private readonly broker: EventBroker,
+    private readonly broker: StreamBroker,
     private readonly request: EventRequest,
     caller: Caller,
   ) {

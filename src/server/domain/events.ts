@@ -25,7 +25,7 @@ import type { AppliedWrite, Store } from "../state/store.js";
 import type { AccessControl, Caller } from "./acl.js";
 import { busy, denied } from "../base/errors.js";
 import { framesOf, type Frame } from "./event-frames.js";
-import { EventStream, type EventRequest } from "./event-stream.js";
+import { EventStream, type EventRequest, type StreamBroker } from "./event-stream.js";
 import { mayReadSomewhere, selects, TOPICS } from "./event-topics.js";
 
 export { estimateJsonBytes } from "./event-frames.js";
@@ -77,7 +77,7 @@ export interface EventBrokerOptions {
 }
 
 /** The buffer of frames fed by the store, and the open streams. */
-export class EventBroker {
+export class EventBroker implements StreamBroker {
   readonly #frames: Frame[] = [];
   #bytes = 0;
   /** The index of the newest frame that left the buffer (0: none has). */

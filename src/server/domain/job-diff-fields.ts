@@ -8,7 +8,27 @@
  */
 import { compareStrings } from "../../go/order.js";
 import type { JsonObject } from "../state/model.js";
-import type { DiffType, FieldDiff, ObjectDiff } from "./job-diff.js";
+
+/** How a field, object, task, group or job changed (the reference's `DiffType`). */
+export type DiffType = "None" | "Added" | "Deleted" | "Edited";
+
+/** A change of one primitive field (`structs.FieldDiff`); Old and New are `""` where absent. */
+export interface FieldDiff {
+  readonly Type: DiffType;
+  readonly Name: string;
+  readonly Old: string;
+  readonly New: string;
+  /** Set by the reference's scheduler in a plan (`forces create/destroy update`); null here. */
+  readonly Annotations: readonly string[] | null;
+}
+
+/** A change of a nested object (`structs.ObjectDiff`); empty lists are null, as the reference's nil slices. */
+export interface ObjectDiff {
+  readonly Type: DiffType;
+  readonly Name: string;
+  readonly Fields: readonly FieldDiff[] | null;
+  readonly Objects: readonly ObjectDiff[] | null;
+}
 
 /**
  * How many generic objects deep (below a job, group or task) a diff descends before it compares a

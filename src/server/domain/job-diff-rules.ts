@@ -28,9 +28,11 @@ import {
   size,
   unionKeys,
   wholeText,
+  type DiffType,
+  type FieldDiff,
+  type ObjectDiff,
 } from "./job-diff-fields.js";
 import type { JsonObject } from "../state/model.js";
-import type { DiffType, FieldDiff, ObjectDiff } from "./job-diff.js";
 
 /** How list elements are matched between versions: by position, by content, or by a field. */
 type ListKey = { readonly by: "index" } | { readonly by: "content" } | { readonly by: "field"; readonly field: string };

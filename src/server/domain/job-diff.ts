@@ -69,32 +69,11 @@ import { compareStrings } from "../../go/order.js";
 import { goQuote } from "../../go/strings.js";
 import type { Job, JsonObject } from "../state/model.js";
 import { invalid } from "../base/errors.js";
-import { elements, fieldDiffs, flattenPrimitive, isObject, orNull, sameJson, wholeText } from "./job-diff-fields.js";
+import { elements, fieldDiffs, flattenPrimitive, isObject, orNull, sameJson, wholeText, type DiffType, type FieldDiff, type ObjectDiff } from "./job-diff-fields.js";
 import { diffMembers, GROUP_MEMBERS, JOB_MEMBERS, TASK_MEMBERS } from "./job-diff-rules.js";
 import { presentJob } from "./present.js";
 
-export { MAX_DIFF_DEPTH } from "./job-diff-fields.js";
-
-/** How a field, object, task, group or job changed (the reference's `DiffType`). */
-export type DiffType = "None" | "Added" | "Deleted" | "Edited";
-
-/** A change of one primitive field (`structs.FieldDiff`); Old and New are `""` where absent. */
-export interface FieldDiff {
-  readonly Type: DiffType;
-  readonly Name: string;
-  readonly Old: string;
-  readonly New: string;
-  /** Set by the reference's scheduler in a plan (`forces create/destroy update`); null here. */
-  readonly Annotations: readonly string[] | null;
-}
-
-/** A change of a nested object (`structs.ObjectDiff`); empty lists are null, as the reference's nil slices. */
-export interface ObjectDiff {
-  readonly Type: DiffType;
-  readonly Name: string;
-  readonly Fields: readonly FieldDiff[] | null;
-  readonly Objects: readonly ObjectDiff[] | null;
-}
+export { MAX_DIFF_DEPTH, type DiffType, type FieldDiff, type ObjectDiff } from "./job-diff-fields.js";
 
 /** A change of a task, matched by its Name (`structs.TaskDiff`). */
 export interface TaskDiff {
