@@ -219,7 +219,7 @@ export function bexprHoverTooltip(state: EditorState, pos: number, limits?: Part
     end: info.range.end,
     above: true,
     create: (view): TooltipView => ({
-      dom: renderMarkdown(view.dom.ownerDocument, blocks, (text, language) => highlightExample(view.state, text, language)) as unknown as TooltipView["dom"],
+      dom: renderMarkdown(view.dom.ownerDocument, blocks, (text, language) => highlightExample(view.state, text, language)),
     }),
   };
 }

@@ -124,9 +124,9 @@ function findClosingRun(text: string, from: number, length: number): number | un
  * The part of the DOM the renderer uses, so that it states what it needs (and never asks for
  * `innerHTML`); a browser's `document` is one.
  */
-export interface MarkdownDocument {
+export interface MarkdownDocument<Element extends MarkdownElement = MarkdownElement> {
   /** Creates an element. */
-  createElement(tag: string): MarkdownElement;
+  createElement(tag: string): Element;
 }
 
 /** An element as the renderer uses it. */
@@ -135,8 +135,8 @@ export interface MarkdownElement {
   textContent: string | null;
   /** The element's class attribute. */
   className: string;
-  /** Appends children (strings become text nodes). */
-  append(...nodes: (MarkdownElement | string)[]): void;
+  /** Appends children (strings become text nodes): elements of the same document. */
+  append(...nodes: (this | string)[]): void;
 }
 
 /** A piece of a code block and the classes that colour it ("" for none). */
@@ -153,13 +153,13 @@ export const HOVER_CLASS = "cm-bexpr-hover";
 /**
  * Renders blocks into a `div` of class {@link HOVER_CLASS}: elements and text nodes only, no
  * HTML parsed. `highlight` colours the code blocks (given their language); without it they are
- * plain text.
+ * plain text. The `div` is an element of `document` (a browser's: an `HTMLElement`).
  */
-export function renderMarkdown(
-  document: MarkdownDocument,
+export function renderMarkdown<Element extends MarkdownElement>(
+  document: MarkdownDocument<Element>,
   blocks: readonly Block[],
   highlight?: (text: string, language: string) => readonly HighlightedText[],
-): MarkdownElement {
+): Element {
   const element = (tag: string, className = "") => {
     const created = document.createElement(tag);
     if (className !== "") created.className = className;
@@ -167,7 +167,7 @@ export function renderMarkdown(
   };
   const inline = (parts: readonly Inline[]) =>
     parts.map((part) => {
-      let node: MarkdownElement | string = part.text;
+      let node: Element | string = part.text;
       if (part.code) {
         const code = element("code");
         code.textContent = part.text;

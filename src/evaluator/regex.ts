@@ -162,7 +162,8 @@ interface Re2Internals {
 }
 
 function internalsOf(re: RE2JS): Re2Internals | undefined {
-  const re2 = (re as unknown as { re2Input?: Partial<Re2Internals> }).re2Input;
+  // Declared by re2js's typings (its program untyped): checked all the same, in case a version moves them.
+  const re2: Partial<Re2Internals> | undefined = re.re2Input;
   return re2 !== undefined && Array.isArray(re2.prog?.inst) ? (re2 as Re2Internals) : undefined;
 }
 

@@ -133,6 +133,14 @@ function describeType(type: TokenType): string {
 /** Stops a recovering parse that has found more than {@link MAX_DIAGNOSTICS} problems. */
 class TooManyErrors extends Error {}
 
+/** Members of Chevrotain's parser that its typings do not show. */
+interface ChevrotainInternals {
+  /** Records a recognition error (in `errors`) and returns it. */
+  SAVE_ERROR(error: unknown): unknown;
+  /** The index in the token vector of the next token. */
+  exportLexerState(): number;
+}
+
 /** What one parse produced. */
 export interface ParseOutcome {
   /** The AST, when the tokens (or, recovering, enough of them) form a filter. */
@@ -169,9 +177,8 @@ export class FilterParser extends EmbeddedActionsParser {
     // not at the start of the alternative; the one LL(2) decision says so itself.
     super([...allTokens], { recoveryEnabled: recovering, maxLookahead: 1, errorMessageProvider: errorMessages, skipValidations: !validate });
     this.performSelfAnalysis();
-    // Recovery stops once it has found enough problems (Chevrotain records each through SAVE_ERROR,
-    // which its typings do not show).
-    const self = this as unknown as { SAVE_ERROR(error: unknown): unknown };
+    // Recovery stops once it has found enough problems (Chevrotain records each through SAVE_ERROR).
+    const self = this.internals;
     const save = self.SAVE_ERROR.bind(this);
     self.SAVE_ERROR = (error) => {
       const saved = save(error);
@@ -210,7 +217,12 @@ export class FilterParser extends EmbeddedActionsParser {
    * (its lexer-state export, not in its typings) plus `k`.
    */
   private indexAhead(k: number): number {
-    return (this as unknown as { exportLexerState(): number }).exportLexerState() + k;
+    return this.internals.exportLexerState() + k;
+  }
+
+  /** The parser with the members of Chevrotain's it uses that its typings do not show (a Chevrotain without them fails every parse). */
+  private get internals(): this & ChevrotainInternals {
+    return this as this & ChevrotainInternals;
   }
 
   /** Gate: the `k`-th next token is `any`/`all` and starts a collection, not a match. */

@@ -146,6 +146,7 @@ export interface StructOptions<A extends readonly FieldDecl[] = readonly FieldDe
 
 /** Declares a struct: its Go name, a line of doc and its fields in declaration order. */
 export function struct<const F extends readonly FieldDecl[], const A extends readonly FieldDecl[] = []>(name: string, doc: string, fields: F, options: StructOptions<A> = {}): StructDecl<F, A> {
+  // The cast: Array.map does not keep a tuple's type, and each field keeps its own (only `omitempty`, a boolean, is set).
   const declared = options.omitempty === true ? (fields.map((each) => ({ ...each, omitempty: true })) as unknown as F) : fields;
   const names = new Set<string>();
   for (const each of [...declared, ...(options.agentFields ?? [])]) {

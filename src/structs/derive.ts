@@ -7,13 +7,14 @@
  *   times `null`, and `omitempty` fields left out when empty, as Go's encoder leaves them out;
  * - {@link overlay} and {@link fill}: the API's `Merge` and `Canonicalize` of a block, which
  *   registration applies;
+ * - {@link structValue}: a stored block of scalars read as its typed value, as Go holds the struct;
  * - {@link rowChecks}: what a snapshot's row must hold, from the fields' row rules;
  * - {@link fieldDocs}: each field's doc line, for editors.
  *
  * @module
  */
 import type { FieldSchema, ObjectSchema } from "../evaluator/schema.js";
-import type { FieldDecl, GoType, StructDecl } from "./declare.js";
+import type { FieldDecl, FieldNames, GoType, Scalar, StructDecl, StructValue } from "./declare.js";
 
 /** A decoded JSON object. */
 export type JsonObject = { [key: string]: unknown };
@@ -171,6 +172,19 @@ export function present(decl: StructDecl, row: object, over?: JsonObject): JsonO
   return written ?? Object.fromEntries(entries);
 }
 
+/**
+ * `row` with its fields in `decl`'s declaration order (the order Go's JSON writes them, which the
+ * agent's rows keep), a field it lacks as undefined. Every field of `row` must be one `decl`
+ * declares (a type error otherwise), so none is dropped: the row keeps its type.
+ */
+export function inDeclaredOrder<S extends StructDecl, T extends { readonly [K in keyof T]: K extends FieldNames<S> ? unknown : never }>(decl: S, row: T): T {
+  const fields = row as JsonObject;
+  const ordered: JsonObject = {};
+  for (const { name } of decl.fields) ordered[name] = fields[name];
+  // The same fields (T's are all declared, see the constraint), of the same values, in another order.
+  return ordered as T;
+}
+
 /** Whether a value is one `omitempty` leaves out: empty text, zero, false, nil, an empty list or map. */
 function empty(value: unknown): boolean {
   if (value === null || value === undefined || value === "" || value === 0 || value === 0n || value === false) return true;
@@ -216,6 +230,41 @@ export function overlay(decl: StructDecl, base: object | null | undefined, given
 /** The API's `Canonicalize` of a block: its nil fields take `defaults`' (else the zero value), written as the reference writes the struct. */
 export function fill(decl: StructDecl, given: object | null | undefined, defaults: object): JsonObject {
   return present(decl, overlay(decl, defaults, given));
+}
+
+/** A struct whose fields are all scalars (an update strategy, a restart policy): {@link structValue} reads it. */
+export type ScalarStructDecl = StructDecl<readonly FieldDecl<string, Scalar>[]>;
+
+/** A scalar field's value as Go holds it: of its type, else its zero value; an integer decoded beyond 2^53 (a bigint) as a number. */
+function scalarValue(type: Scalar, value: unknown): unknown {
+  switch (type) {
+    case "string":
+      return typeof value === "string" ? value : "";
+    case "bool":
+      return value === true;
+    case "time":
+      return typeof value === "string" ? value : null;
+    case "nanotime":
+      return typeof value === "bigint" ? value : typeof value === "number" && Number.isInteger(value) ? BigInt(value) : 0n;
+    default:
+      return typeof value === "number" ? value : typeof value === "bigint" ? Number(value) : 0;
+  }
+}
+
+/**
+ * A stored block of a struct of scalars as its typed value, the way Go holds the struct the row
+ * decodes into: each field the block has, the others (absent, null, or not of the field's type)
+ * at their zero values. No default is applied: registration did that (`fill`), once; a row that
+ * did not pass through it (a snapshot's) reads as the reference would read it.
+ *
+ * @example
+ * structValue(UPDATE_STRATEGY, { MaxParallel: 2 }).Canary; // 0
+ */
+export function structValue<S extends ScalarStructDecl>(decl: S, block: object | null | undefined): StructValue<S> {
+  const value: JsonObject = {};
+  for (const each of decl.fields) value[each.name] = scalarValue(each.type, block === null || block === undefined ? undefined : (block as JsonObject)[each.name]);
+  // Each declared field, of its declared type (above): what StructValue<S> says, which TypeScript cannot follow through the loop.
+  return value as StructValue<S>;
 }
 
 // ---------------------------------------------------------------------------------------------

@@ -67,8 +67,11 @@ export const UPDATE_STRATEGY = struct("structs.UpdateStrategy", "How a new versi
   field("Canary", "int", "canaries placed before the rest"),
 ]);
 
+/** `structs.UpdateStrategy` as the scheduler reads it (durations in nanoseconds). */
+export type UpdateStrategy = StructValue<typeof UPDATE_STRATEGY>;
+
 /** The API's `DefaultUpdateStrategy`, given to service jobs without an update block. */
-export const DEFAULT_UPDATE_STRATEGY: StructValue<typeof UPDATE_STRATEGY> = Object.freeze({
+export const DEFAULT_UPDATE_STRATEGY: UpdateStrategy = Object.freeze({
   Stagger: 30 * SECOND_NS,
   MaxParallel: 1,
   HealthCheck: "checks",

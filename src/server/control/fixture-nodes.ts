@@ -83,11 +83,13 @@ export function checkNodes(value: unknown): FixtureNode[] | undefined {
     stringMapAt(node, "Meta", path);
     structAt(node, "NodeResources", NODE_RESOURCES, path);
     structAt(node, "ReservedResources", NODE_RESERVED_RESOURCES, path);
-    const { MinDynamicPort: min, MaxDynamicPort: max } = nodeResources(node as unknown as FixtureNode, "");
+    // The cast is the JSON boundary: each field of the node checked above.
+    const checked = node as unknown as FixtureNode;
+    const { MinDynamicPort: min, MaxDynamicPort: max } = nodeResources(checked, "");
     if (!(min >= 1 && min <= max && max <= MAX_PORT)) {
       throw invalidFixture(`${path}.NodeResources.${min >= 1 && min <= MAX_PORT ? "MaxDynamicPort" : "MinDynamicPort"}`, `the dynamic ports run from MinDynamicPort to MaxDynamicPort, within 1 to ${MAX_PORT}: got ${min} to ${max}`);
     }
-    return node as unknown as FixtureNode;
+    return checked;
   });
 }
 

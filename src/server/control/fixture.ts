@@ -210,9 +210,9 @@ function checkAcl(value: unknown): Pick<CheckedFixture, "policies" | "tokens" | 
     knownFields(policy, ["Name", "Description", "Rules"], path);
     const name = stringAt(policy, "Name", path, true)!;
     distinct(policyNames, name, path, "Name", (first) => `a second policy named ${JSON.stringify(name)} (${first})`);
-    stringAt(policy, "Description", path);
-    stringAt(policy, "Rules", path, true);
-    return policy as unknown as AclPolicyConfig;
+    const description = stringAt(policy, "Description", path);
+    const rules = stringAt(policy, "Rules", path, true)!;
+    return { Name: name, Description: description, Rules: rules };
   });
   const bootstrapToken = stringAt(value, "BootstrapToken", "ACL");
   if (bootstrapToken !== undefined && !UUID.test(bootstrapToken)) throw invalidFixture("ACL.BootstrapToken", `expected a UUID, got ${describeRefused(bootstrapToken)}`);
@@ -225,21 +225,23 @@ function checkAcl(value: unknown): Pick<CheckedFixture, "policies" | "tokens" | 
   const tokens = listAt(value.Tokens, "ACL.Tokens", "tokens").map((token, i) => {
     const path = `ACL.Tokens[${i}]`;
     knownFields(token, ["AccessorID", "SecretID", "Name", "Type", "Policies", "ExpirationTime"], path);
+    const given: { AccessorID?: string; SecretID?: string } = {};
     for (const field of ["AccessorID", "SecretID"] as const) {
       const id = stringAt(token, field, path);
       if (id === undefined) continue;
       if (!UUID.test(id)) throw invalidFixture(`${path}.${field}`, `expected a UUID, got ${describeRefused(id)}`);
       distinct(ids[field], id, path, field, (first) => `the ${field} of ${first}`);
+      given[field] = id;
     }
-    stringAt(token, "Name", path);
-    oneOf(token, "Type", ["client", "management"], path);
+    const name = stringAt(token, "Name", path);
+    const type = oneOf(token, "Type", ["client", "management"], path);
     const policyNames = token.Policies;
-    if (policyNames !== undefined && !(Array.isArray(policyNames) && policyNames.every((name) => typeof name === "string"))) {
+    if (policyNames !== undefined && !(Array.isArray(policyNames) && policyNames.every((each): each is string => typeof each === "string"))) {
       throw invalidFixture(`${path}.Policies`, `expected a list of policy names, got ${describeRefused(policyNames)}`);
     }
     const expiration = stringAt(token, "ExpirationTime", path);
     if (expiration !== undefined && Number.isNaN(Date.parse(expiration))) throw invalidFixture(`${path}.ExpirationTime`, `expected an RFC 3339 time, got ${describeRefused(expiration)}`);
-    return token as unknown as AclTokenConfig;
+    return { ...given, Name: name, Type: type, Policies: policyNames, ExpirationTime: expiration };
   });
   return { policies, tokens, bootstrapToken };
 }

@@ -27,7 +27,7 @@ import { parsePolicy, PolicyError } from "../domain/acl-policy.js";
 import { formatErrors } from "../../go/multierror.js";
 import { validateJob } from "../scheduler/job-spec.js";
 import type { AclPolicy, AclToken, JobSpec, ParsedPolicy } from "../state/model.js";
-import { TABLE_NAMES, TABLES, type Rows, type Store, type TableName, type Tables } from "../state/store.js";
+import { TABLE_NAMES, TABLES, type Rows, type Store, type TableName, type Tables, type WriteTable } from "../state/store.js";
 import { ALLOCATION } from "../../structs/allocation.js";
 import { DEPLOYMENT } from "../../structs/deployment.js";
 import { rowChecks, type RowCheck } from "../../structs/derive.js";
@@ -144,6 +144,7 @@ function copyRow<Name extends TableName>(table: Name, row: Rows[Name]): Snapshot
     const { parsed: _parsed, ...policy } = row as AclPolicy;
     return structuredClone(policy);
   }
+  // The cast: a row's model type is an interface, which TypeScript does not read as an object of fields by name (a SnapshotRow).
   return structuredClone(row) as unknown as SnapshotRow;
 }
 
@@ -156,6 +157,7 @@ export function takeSnapshot(tables: Tables, index: number, nowMs: number): Agen
     for (let i = 0; i < range.size; i++) rows.push(copyRow(name, range.at(i) as never));
     copied[name] = rows;
   }
+  // The cast: the loop above filled every table of TABLE_NAMES, which TypeScript does not follow.
   return { Format: SNAPSHOT_FORMAT, Version: SNAPSHOT_VERSION, Index: index, Time: new Date(nowMs).toISOString(), Tables: copied as unknown as SnapshotTables };
 }
 
@@ -391,6 +393,7 @@ export async function readSnapshot(given: unknown, current?: Tables): Promise<Sn
   (rows.jobs as Record<string, unknown>[]).forEach((job, i) => {
     const path = `Tables.jobs[${i}]`;
     checkTaskGroups(job, path);
+    // The cast is the JSON boundary: the fields validateJob reads were checked above (checkRow, checkTaskGroups).
     const errors = validateJob(job as unknown as JobSpec, namespaces.has(job.Namespace as string));
     if (errors.length > 0) throw fail(path, `the job is not valid: ${formatErrors(errors).trimEnd()}`);
   });
@@ -408,6 +411,7 @@ export async function readSnapshot(given: unknown, current?: Tables): Promise<Sn
       return { ...fields, parsed: await parsedRules(policy, `Tables.acl_policy[${i}]`, current) };
     }),
   );
+  // The cast is the JSON boundary: each table's rows, checked above against its struct's row fields.
   return { index: index as number, rows: rows as unknown as SnapshotState["rows"] };
 }
 
@@ -428,15 +432,17 @@ export async function restoreSnapshot(store: Store, state: SnapshotState): Promi
     await Promise.all(Array.from({ length: Math.min(left, INDEX_STEP_BATCH) }, () => store.write([], () => undefined)));
   }
   const { index } = await store.write(TABLE_NAMES, (transaction) => {
-    for (const name of TABLE_NAMES) {
-      const table = transaction[name] as unknown as { values(): IterableIterator<unknown>; put(row: unknown): void; delete(key: string): boolean };
-      const keyOf = TABLES[name].key as (row: unknown) => string;
-      const given = state.rows[name] as readonly unknown[];
-      const kept = new Set(given.map(keyOf));
-      const gone = [...table.values()].map(keyOf).filter((key) => !kept.has(key));
-      for (const key of gone) table.delete(key);
-      for (const row of given) table.put(row);
-    }
+    for (const name of TABLE_NAMES) restoreTable(transaction, name, state.rows[name]);
   });
   return index;
+}
+
+/** Puts a table back: deletes the rows `given` does not hold, and puts those it holds as they are. */
+function restoreTable<Name extends TableName>(transaction: { readonly [Table in Name]: WriteTable<Rows[Table]> }, name: Name, given: readonly Rows[Name][]): void {
+  const table: WriteTable<Rows[Name]> = transaction[name];
+  const keyOf = TABLES[name].key;
+  const kept = new Set(given.map(keyOf));
+  const gone = [...table.values()].map(keyOf).filter((key) => !kept.has(key));
+  for (const key of gone) table.delete(key);
+  for (const row of given) table.put(row);
 }

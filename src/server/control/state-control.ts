@@ -142,6 +142,7 @@ export class StateControl {
       const filter = keep[name] as ((row: unknown) => boolean) | undefined;
       rows[name] = filter === undefined ? [] : [...tables[name].values()].filter(filter);
     }
+    // The cast: every table of TABLE_NAMES is filled above (its own rows), which TypeScript does not follow.
     this.#baseline = { index, rows: rows as unknown as SnapshotState["rows"] };
   }
 

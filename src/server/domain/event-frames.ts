@@ -6,8 +6,11 @@
  * @module
  */
 import { stringifyJson } from "../../json.js";
-import type { AppliedWrite } from "../state/store.js";
-import { publicFields, text, TOPICS, type Row, type TopicDefinition } from "./event-topics.js";
+import type { AppliedWrite, Rows } from "../state/store.js";
+import { publicFields, text, TOPICS, type Row, type TopicDefinition, type TopicTable } from "./event-topics.js";
+
+/** An event's row: one stored, presented when the event is first sent, or what is known of one deleted, sent as it is. */
+export type EventRow = { readonly deleted: false; readonly stored: Rows[TopicTable] } | { readonly deleted: true; readonly known: Row };
 
 /**
  * One event of a frame. Its payload is presented and its JSON written, as UTF-8 bytes, when a
@@ -24,9 +27,7 @@ export class BufferedEvent {
     readonly namespace: string,
     readonly filterKeys: readonly string[] | null,
     readonly index: number,
-    /** The stored row, or what is known of a deleted one. */
-    readonly row: Row,
-    readonly deleted: boolean,
+    readonly row: EventRow,
     /** The JSON's estimated size, for the buffer's byte bound. */
     readonly bytes: number,
   ) {}
@@ -41,7 +42,7 @@ export class BufferedEvent {
         Namespace: this.namespace,
         FilterKeys: this.filterKeys,
         Index: this.index,
-        Payload: { [this.topic.topic]: this.deleted ? this.row : this.topic.present(this.row) },
+        Payload: { [this.topic.topic]: this.row.deleted ? this.row.known : this.topic.present(this.row.stored) },
       }),
       "utf8",
     );
@@ -120,21 +121,19 @@ export function estimateJsonBytes(value: unknown): number {
  */
 export function framesOf(write: AppliedWrite, seenIndex: number): Frame[] {
   const byIndex = new Map<number, BufferedEvent[]>();
-  const changes = write.changes as Readonly<Record<string, ReadonlyMap<string, unknown> | undefined>>;
   for (const definition of TOPICS) {
-    const rows = changes[definition.table];
+    const rows = write.changes[definition.table];
     if (rows === undefined) continue;
     for (const [tableKey, stored] of rows) {
       let event: BufferedEvent | undefined;
       if (stored === undefined || stored === null) {
         if (definition.deleteType === undefined) continue;
-        event = makeEvent(definition, definition.deleteType, definition.deleted(tableKey), true, write.index);
+        event = deletedEvent(definition, definition.deleteType, definition.deleted(tableKey), write.index);
       } else {
-        const row = stored as Row;
-        const modified = row.ModifyIndex;
+        const modified = stored.ModifyIndex;
         const index = typeof modified === "number" && modified <= write.index ? modified : write.index;
         if (typeof modified === "number" && modified <= seenIndex) continue;
-        event = makeEvent(definition, definition.putType, row, false, index);
+        event = storedEvent(definition, definition.putType, stored, index);
       }
       const events = byIndex.get(event.index) ?? [];
       events.push(event);
@@ -146,9 +145,16 @@ export function framesOf(write: AppliedWrite, seenIndex: number): Frame[] {
     .map(([index, events]) => new Frame(index, events, events.reduce((sum, event) => sum + event.bytes, 0)));
 }
 
-/** An event of `definition` for a row put or deleted at `index`, its size estimated for the buffer's byte bound. */
-function makeEvent(definition: TopicDefinition, type: string, row: Row, deleted: boolean, index: number): BufferedEvent {
-  const namespace = definition.namespaced ? text(row.Namespace) : "";
+/** An event of `definition` for a row put at `index`, its size estimated for the buffer's byte bound. */
+function storedEvent(definition: TopicDefinition, type: string, stored: Rows[TopicTable], index: number): BufferedEvent {
+  const namespace = definition.namespaced && "Namespace" in stored ? stored.Namespace : "";
   // Estimated on the row's own fields: what the payload shows of it, give or take the zero values presenting adds.
-  return new BufferedEvent(definition, type, definition.key(row), namespace, definition.filterKeys(row), index, row, deleted, EVENT_OVERHEAD_BYTES + estimateJsonBytes(publicFields(row)));
+  const bytes = EVENT_OVERHEAD_BYTES + estimateJsonBytes(publicFields(stored));
+  return new BufferedEvent(definition, type, definition.key(stored), namespace, definition.filterKeys(stored), index, { deleted: false, stored }, bytes);
+}
+
+/** An event of `definition` for a row deleted at `index`: what is known of it, without filter keys (only jobs' and nodes' deletions make events, and theirs have none). */
+function deletedEvent(definition: TopicDefinition, type: string, known: Row, index: number): BufferedEvent {
+  const namespace = definition.namespaced ? text(known.Namespace) : "";
+  return new BufferedEvent(definition, type, text(known.ID), namespace, null, index, { deleted: true, known }, EVENT_OVERHEAD_BYTES + estimateJsonBytes(publicFields(known)));
 }

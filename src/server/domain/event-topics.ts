@@ -5,7 +5,8 @@
  *
  * @module
  */
-import type { Allocation, Evaluation, Job, JsonObject, Node } from "../state/model.js";
+import type { JsonObject } from "../state/model.js";
+import type { Rows } from "../state/store.js";
 import type { Caller } from "./acl.js";
 import { invalid } from "../base/errors.js";
 import { presentAllocation, presentEvaluation, presentJob, presentNode } from "./present.js";
@@ -22,14 +23,17 @@ export const SILENT_TOPICS = ["NodePool", "ACLPolicy", "ACLToken", "ACLRole", "A
 /** The topic value that selects every topic, and the key value that selects every key. */
 export const ALL = "*";
 
-/** A row of a table, read generically: the scheduler's rows gain fields, and the stream need not follow each one. */
+/** What an event shows of a deleted row (its key fields), or a payload, as JSON. */
 export type Row = JsonObject;
 
+/** The tables whose rows are the topics' events. */
+export type TopicTable = "jobs" | "evals" | "allocs" | "deployment" | "nodes";
+
 /** How the rows of one table become events of one topic. */
-export interface TopicDefinition {
+export interface TopicDefinition<Table extends TopicTable = TopicTable> {
   readonly topic: EventTopic;
   /** The store table whose changed rows are this topic's events. */
-  readonly table: string;
+  readonly table: Table;
   /** The event `Type` of a row put. */
   readonly putType: string;
   /** The event `Type` of a row deleted; undefined: deletions make no event (as the reference, for evaluations, allocations and deployments). */
@@ -37,13 +41,21 @@ export interface TopicDefinition {
   /** Whether the events belong to a namespace (and need `read-job` there); otherwise `node:read`. */
   readonly namespaced: boolean;
   /** The event's `Key`. */
-  key(row: Row): string;
+  key(row: Rows[Table]): string;
   /** The event's `FilterKeys`: more values a `topic=<Topic>:<key>` matches (the reference's). */
-  filterKeys(row: Row): readonly string[] | null;
-  /** What the payload shows of a deleted row, from its table key (the row itself is gone). */
+  filterKeys(row: Rows[Table]): readonly string[] | null;
+  /**
+   * What the payload shows of a deleted row, from its table key (the row itself is gone): its `ID`
+   * is the event's key, its `Namespace` a namespaced event's namespace.
+   */
   deleted(tableKey: string): Row;
   /** The row as the payload shows it: as the agent's read endpoints present it (`present.ts`). */
-  present(row: Row): unknown;
+  present(row: Rows[Table]): unknown;
+}
+
+/** A topic's definition, its functions given the rows of its table (the events are made of that table's changes). */
+function defineTopic<Table extends TopicTable>(definition: TopicDefinition<Table>): TopicDefinition {
+  return definition;
 }
 
 /** A row's field as text: `""` when it is missing or not a string. */
@@ -57,61 +69,61 @@ function jobOfKey(tableKey: string): Row {
 
 /** Every topic the agent sends, in a frame's order; the Payload key is the topic's name. */
 export const TOPICS: readonly TopicDefinition[] = [
-  {
+  defineTopic({
     topic: "Job",
     table: "jobs",
     putType: "JobRegistered",
     deleteType: "JobDeregistered",
     namespaced: true,
-    key: (row) => text(row.ID),
+    key: (job) => job.ID,
     filterKeys: () => null,
     deleted: jobOfKey,
-    present: (row) => presentJob(row as unknown as Job),
-  },
-  {
+    present: (job) => presentJob(job),
+  }),
+  defineTopic({
     topic: "Evaluation",
     table: "evals",
     putType: "EvaluationUpdated",
     namespaced: true,
-    key: (row) => text(row.ID),
-    filterKeys: (row) => [text(row.JobID), text(row.DeploymentID)],
+    key: (evaluation) => evaluation.ID,
+    filterKeys: (evaluation) => [evaluation.JobID, evaluation.DeploymentID ?? ""],
     deleted: (key) => ({ ID: key }),
-    present: (row) => presentEvaluation(row as unknown as Evaluation),
-  },
-  {
+    present: (evaluation) => presentEvaluation(evaluation),
+  }),
+  defineTopic({
     topic: "Allocation",
     table: "allocs",
     putType: "AllocationUpdated",
     namespaced: true,
-    key: (row) => text(row.ID),
-    filterKeys: (row) => [text(row.JobID), text(row.DeploymentID)],
+    key: (alloc) => alloc.ID,
+    filterKeys: (alloc) => [alloc.JobID, alloc.DeploymentID],
     deleted: (key) => ({ ID: key }),
     // The reference sends the allocation without its copy of the job.
-    present: (row) => presentAllocation(row as unknown as Allocation, null),
-  },
-  {
+    present: (alloc) => presentAllocation(alloc, null),
+  }),
+  defineTopic({
     topic: "Deployment",
     table: "deployment",
     putType: "DeploymentStatusUpdate",
     namespaced: true,
-    key: (row) => text(row.ID),
-    filterKeys: (row) => [text(row.JobID)],
+    key: (deployment) => deployment.ID,
+    filterKeys: (deployment) => [deployment.JobID],
     deleted: (key) => ({ ID: key }),
     // As stored, as the deployment endpoints write it.
     present: publicFields,
-  },
-  {
+  }),
+  defineTopic({
     topic: "Node",
     table: "nodes",
     putType: "NodeRegistration",
     deleteType: "NodeDeregistration",
     namespaced: false,
-    key: (row) => text(row.ID),
+    key: (node) => node.ID,
     filterKeys: () => null,
     deleted: (key) => ({ ID: key }),
     // Sanitized as the reference sends it (no secret).
-    present: (row) => presentNode(row as unknown as Node),
-  },
+    present: (node) => presentNode(node),
+  }),
 ];
 
 /** The names `topic` accepts: the agent's topics, the reference's silent ones, and `*`. */
@@ -162,10 +174,12 @@ export function parseEventIndex(value: string | null): number | undefined {
 }
 
 /** A payload without the fields a row has for the agent's own use (named in lower case: `secretHash`, `parsed`). */
-export function publicFields(row: Row): Row {
-  const keys = Object.keys(row);
-  if (keys.every((key) => key.charCodeAt(0) >= 65 && key.charCodeAt(0) <= 90)) return row;
-  return Object.fromEntries(keys.filter((key) => key.charCodeAt(0) >= 65 && key.charCodeAt(0) <= 90).map((key) => [key, row[key]]));
+export function publicFields(row: object): Row {
+  // Read as JSON: the fields are told apart by their names.
+  const fields = row as Row;
+  const keys = Object.keys(fields);
+  if (keys.every((key) => key.charCodeAt(0) >= 65 && key.charCodeAt(0) <= 90)) return fields;
+  return Object.fromEntries(keys.filter((key) => key.charCodeAt(0) >= 65 && key.charCodeAt(0) <= 90).map((key) => [key, fields[key]]));
 }
 
 /** Whether `topics` selects any key of `topic`. */

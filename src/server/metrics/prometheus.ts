@@ -87,7 +87,8 @@ export class PrometheusSink {
       const config = { name, help: name, labelNames: [...labelNames(definition)], registers: [this.#registry] };
       if (definition.type === "gauge") metric = new Gauge(config);
       else {
-        // Counters and summaries of our own, cheap to record (see summary.ts).
+        // Counters and summaries of our own, cheap to record (see summary.ts). The cast: prom-client's typings take only its
+        // own classes, where its registry reads only a metric's name and get(), which these have.
         metric = definition.type === "counter" ? new CumulativeCounter(name, name) : new WindowedSummary(name, name);
         this.#registry.registerMetric(metric as unknown as Parameters<Registry["registerMetric"]>[0]);
       }

@@ -127,7 +127,8 @@ export function canonicalizeJob(job: JsonObject, namespace: string, region: stri
     Periodic: periodic === null ? null : { Enabled: true, SpecType: "cron", ProhibitOverlap: false, TimeZone: "UTC", ...periodic },
     Meta: block(job.Meta) === null ? null : orNone(job.Meta),
   });
-  // The spec is the job without what the server sets.
+  // The spec is the job without what the server sets. The cast is the JSON boundary: `present` gives untyped JSON, here
+  // each field of the spec decoded by its Go type (job-spec.ts) and canonicalised above.
   return Object.fromEntries(JOB.fields.filter((each) => !each.server).map(({ name }) => [name, written[name]])) as unknown as JobSpec;
 }
 

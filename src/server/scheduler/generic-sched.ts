@@ -16,7 +16,7 @@
  * @module
  */
 import type { Evaluation, Job, JsonObject, Node } from "../state/model.js";
-import { namespacedKey, type Transaction } from "../state/store.js";
+import { namespacedKey } from "../state/store.js";
 import { BLOCKED_DESCRIPTION, writeBlocked } from "./blocked.js";
 import { applyPlan, isNoOp, planTables } from "./plan.js";
 import { computePlacements, nodesFor } from "./placement.js";
@@ -139,7 +139,8 @@ async function writePlan(context: SchedulerContext, job: Job, plan: Parameters<t
   // Only the tables the plan changes are named: a table named moves its index.
   await context.store.write(planTables(plan), (state) => {
     const written = (rows: Iterable<{ readonly ModifyIndex: number }>) => [...rows].some((row) => row.ModifyIndex > snapshotIndex);
-    const tables = state as unknown as Pick<Transaction<"allocs" | "deployment">, "allocs" | "deployment">;
+    // A table the plan does not change is not named, so not in the transaction.
+    const tables: Partial<Pick<typeof state, "allocs" | "deployment">> = state;
     if ((tables.allocs !== undefined && written(tables.allocs.group(key).values())) || (tables.deployment !== undefined && written(tables.deployment.group(key).values()))) throw new StalePlan();
     applyPlan(context, state as Parameters<typeof applyPlan>[1], job, plan);
   });

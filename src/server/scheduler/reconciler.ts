@@ -17,7 +17,9 @@
  */
 import { randomUUID } from "node:crypto";
 import { goTime } from "../../go/time.js";
-import type { Allocation, Deployment, DeploymentState, Evaluation, Job, JsonObject, Node, TaskGroup } from "../state/model.js";
+import { structValue } from "../../structs/derive.js";
+import { UPDATE_STRATEGY, type UpdateStrategy } from "../../structs/job-blocks.js";
+import type { Allocation, Deployment, DeploymentState, Evaluation, Job, Node, TaskGroup } from "../state/model.js";
 import { AllocNameIndex } from "./alloc-names.js";
 import { filterByRescheduleable, reschedulePolicyOf, type DelayedReschedule } from "./reschedule.js";
 import type { DeploymentStatusUpdate, PlanStop } from "./plan.js";
@@ -94,11 +96,17 @@ export function wantedCount(job: Job, group: TaskGroup): number {
   return job.Type === "system" ? Math.min(group.Count, 1) : group.Count;
 }
 
-/** A group's update strategy when it makes deployments (a service job's, `MaxParallel` above 0); undefined otherwise (`UpdateStrategy.IsEmpty`). */
-export function updateStrategyOf(job: Job, group: TaskGroup): JsonObject | undefined {
+/**
+ * A group's update strategy when it makes deployments (a service job's, `MaxParallel` above 0);
+ * undefined otherwise (`UpdateStrategy.IsEmpty`). Registration gave the group its block with the
+ * API's defaults applied (`canonicalize.ts`); it is read over the job's, each field as Go holds it
+ * (one a stored row lacks at its zero value).
+ */
+export function updateStrategyOf(job: Job, group: TaskGroup): UpdateStrategy | undefined {
   if (job.Type !== "service") return undefined;
-  const update = { ...(job.Update ?? {}), ...((group.Update as JsonObject | null | undefined) ?? {}) };
-  return Number(update.MaxParallel ?? 0) > 0 ? update : undefined;
+  const own = typeof group.Update === "object" ? group.Update : null;
+  const update = structValue(UPDATE_STRATEGY, { ...(job.Update ?? {}), ...(own ?? {}) });
+  return update.MaxParallel > 0 ? update : undefined;
 }
 
 /** Decides what the evaluation changes of the job (`AllocReconciler.Compute`). */
@@ -225,10 +233,10 @@ function computeGroup(input: ReconcileInput, deployments: DeploymentContext, nam
   const destructive = untainted.filter((alloc) => alloc.JobVersion !== job.Version).sort(byName);
   if (existing === undefined) dstate.DesiredTotal += destructive.length;
   if (canarying) untainted = without(untainted, canaries.current);
-  const needsCanaries = update !== undefined && destructive.length !== 0 && canaries.current.length < Number(update.Canary ?? 0) && !dstate.Promoted;
+  const needsCanaries = update !== undefined && destructive.length !== 0 && canaries.current.length < update.Canary && !dstate.Promoted;
   const placedBefore = results.place.length;
   if (needsCanaries) {
-    dstate.DesiredCanaries = Number(update!.Canary);
+    dstate.DesiredCanaries = update.Canary;
     if (!deployments.paused && !deployments.failed) {
       for (const canaryName of names.nextCanaries(dstate.DesiredCanaries - canaries.current.length, canaries.current, destructive)) results.place.push({ group, name: canaryName, canary: true, reschedule: false });
     }
@@ -254,11 +262,11 @@ function computeGroup(input: ReconcileInput, deployments: DeploymentContext, nam
 }
 
 /** A group's state in a new deployment, from its update strategy (`initializeDeploymentState`). */
-function newGroupState(update: JsonObject | undefined): GroupState {
+function newGroupState(update: UpdateStrategy | undefined): GroupState {
   return {
-    AutoRevert: update?.AutoRevert === true,
-    AutoPromote: update?.AutoPromote === true,
-    ProgressDeadline: Number(update?.ProgressDeadline ?? 0),
+    AutoRevert: update?.AutoRevert ?? false,
+    AutoPromote: update?.AutoPromote ?? false,
+    ProgressDeadline: update?.ProgressDeadline ?? 0,
     RequireProgressBy: null,
     Promoted: false,
     PlacedCanaries: null,
@@ -358,9 +366,9 @@ function computeStop(wanted: number, names: AllocNameIndex, untainted: readonly 
  * when nothing is replaced, `MaxParallel` less those of the deployment not yet healthy, none
  * while the deployment is paused or failed, an allocation of it is unhealthy, or canaries wait.
  */
-function computeUnderProvisionedBy(deployments: DeploymentContext, update: JsonObject | undefined, wanted: number, untainted: readonly Allocation[], destructive: readonly Allocation[], canarying: boolean): number {
+function computeUnderProvisionedBy(deployments: DeploymentContext, update: UpdateStrategy | undefined, wanted: number, untainted: readonly Allocation[], destructive: readonly Allocation[], canarying: boolean): number {
   if (update === undefined || destructive.length === 0) return wanted;
-  const maxParallel = Number(update.MaxParallel);
+  const maxParallel = update.MaxParallel;
   const current = deployments.current;
   if (current === undefined) return maxParallel;
   if (deployments.paused || deployments.failed || canarying) return 0;
@@ -422,7 +430,7 @@ function createDeployment(
   input: ReconcileInput,
   deployments: DeploymentContext,
   name: string,
-  update: JsonObject | undefined,
+  update: UpdateStrategy | undefined,
   existing: boolean,
   dstate: GroupState,
   all: readonly Allocation[],

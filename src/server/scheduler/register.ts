@@ -7,6 +7,7 @@
  *
  * @module
  */
+import { inDeclaredOrder } from "../../structs/derive.js";
 import { JOB } from "../../structs/job.js";
 import { invalid } from "../base/errors.js";
 import type { Evaluation, Job, JobSpec, JsonObject } from "../state/model.js";
@@ -107,7 +108,8 @@ function registerAt(
   const { index } = state;
   let job = previous;
   if (plan.changed) {
-    job = inStructOrder({
+    // In structs.Job's order, the order its row keeps (and its JSON is written in).
+    job = inDeclaredOrder(JOB, {
       ...preserved(spec, previous, request),
       Status: "pending",
       StatusDescription: "",
@@ -127,11 +129,6 @@ function registerAt(
   putJob(context, state, job!);
   if (plan.changed) putVersion(state, namespacedKey(spec.Namespace, spec.ID));
   return evaluation;
-}
-
-/** A job's fields in `structs.Job`'s order, the order its row keeps (and its JSON is written in). */
-function inStructOrder(job: Job): Job {
-  return Object.fromEntries(JOB.fields.map(({ name }) => [name, (job as unknown as JsonObject)[name]])) as unknown as Job;
 }
 
 /**

@@ -12,18 +12,12 @@
  *
  * @module
  */
-import { defaultReschedulePolicy } from "../../structs/job-blocks.js";
+import type { StructValue } from "../../structs/declare.js";
+import { defaultReschedulePolicy, type RESCHEDULE_POLICY } from "../../structs/job-blocks.js";
 import type { Allocation, Deployment, JobSpec, JsonObject, RescheduleTracker } from "../state/model.js";
 
 /** `structs.ReschedulePolicy` (declared in `src/structs/job-blocks.ts`); durations in nanoseconds. */
-export interface ReschedulePolicy {
-  readonly Attempts: number;
-  readonly Interval: number;
-  readonly Delay: number;
-  readonly DelayFunction: string;
-  readonly MaxDelay: number;
-  readonly Unlimited: boolean;
-}
+export type ReschedulePolicy = StructValue<typeof RESCHEDULE_POLICY>;
 
 /** How many reschedule events an allocation of an unlimited policy carries (`maxPastRescheduleEvents`). */
 const MAX_PAST_RESCHEDULE_EVENTS = 5;
@@ -47,7 +41,8 @@ export function reschedulePolicyOf(job: JobSpec, group: string): ReschedulePolic
   if (typeof own === "object" && own !== null) return { ...(defaultReschedulePolicy(job.Type) ?? NO_RESCHEDULE), ...numbers(own as JsonObject) };
   const base = defaultReschedulePolicy(job.Type);
   if (base === null) return undefined;
-  const fromJob = (job as unknown as JsonObject).Reschedule;
+  // The API's job-level block: registration merges it into the groups and does not keep it; a snapshot's row may.
+  const fromJob = "Reschedule" in job ? job.Reschedule : undefined;
   return { ...base, ...(typeof fromJob === "object" && fromJob !== null ? numbers(fromJob as JsonObject) : {}) };
 }
 

@@ -90,34 +90,54 @@ export class ScenarioRules {
     // What `apply` does besides its transaction may be done twice (a store may apply a write again): the sets are
     // idempotent, and the count of firings is taken from the result of the write that was stored.
     const { result: fired } = await this.context.store.write(["allocs", "job_summary", "jobs", "deployment", "evals", "nodes"], (state) => {
-      const table = SCENARIO_TABLES[rule.rule.on];
-      const row = state[table].get(key) as Readonly<Record<string, unknown>> | undefined;
+      const target = ruleRowOf(state, rule.rule.on, key);
       // Not selected any more: its time starts again if it is selected again.
       this.#selectedAt.delete(name);
-      if (row === undefined || !selects(rule, row)) return false;
+      if (target === undefined || !selects(rule, target.row)) return false;
       this.#fired.add(name);
-      const changes = changesOf(rule, row);
+      const changes = changesOf(rule, target.row);
       if (Object.keys(changes).length === 0) return false;
-      applyRule(this.context, state, rule.rule.on, row, changes);
+      applyRule(this.context, state, target, changes);
       return true;
     });
     if (fired) rule.fired++;
   }
 }
 
+/** The tables a rule's write names. */
+type RuleTransaction = Transaction<"allocs" | "job_summary" | "jobs" | "deployment" | "evals" | "nodes">;
+
+/** A row a rule acts on, with its kind. */
+type RuleRow =
+  | { readonly kind: "allocation"; readonly row: Allocation }
+  | { readonly kind: "deployment"; readonly row: Deployment }
+  | { readonly kind: "evaluation"; readonly row: Evaluation }
+  | { readonly kind: "node"; readonly row: Node };
+
+/** The row of `kind` stored under `key` in its table, or undefined. */
+function ruleRowOf(state: RuleTransaction, kind: ScenarioKind, key: string): RuleRow | undefined {
+  const tagged = <Row, Kind extends ScenarioKind>(kind: Kind, row: Row | undefined) => (row === undefined ? undefined : { kind, row });
+  switch (kind) {
+    case "allocation":
+      return tagged(kind, state[SCENARIO_TABLES.allocation].get(key));
+    case "deployment":
+      return tagged(kind, state[SCENARIO_TABLES.deployment].get(key));
+    case "evaluation":
+      return tagged(kind, state[SCENARIO_TABLES.evaluation].get(key));
+    case "node":
+      return tagged(kind, state[SCENARIO_TABLES.node].get(key));
+    default:
+      return unreachableKind(kind);
+  }
+}
+
 /** Writes a rule's changes to a row, and what follows from them: a summary's counts, the job's status. */
-function applyRule(
-  context: SchedulerContext,
-  state: Transaction<"allocs" | "job_summary" | "jobs" | "deployment" | "evals" | "nodes">,
-  kind: ScenarioKind,
-  row: Readonly<Record<string, unknown>>,
-  changes: Record<string, unknown>,
-): void {
+function applyRule(context: SchedulerContext, state: RuleTransaction, target: RuleRow, changes: Record<string, unknown>): void {
   const stamp = { ModifyIndex: state.index };
   const now = () => context.clock.nowNs();
-  switch (kind) {
+  switch (target.kind) {
     case "allocation": {
-      const alloc = row as unknown as Allocation;
+      const alloc = target.row;
       const job = state.jobs.get(namespacedKey(alloc.Namespace, alloc.JobID));
       // A client status set is the client's report, which carries the network status.
       const reported = "ClientStatus" in changes && !("NetworkStatus" in changes) ? { NetworkStatus: networkStatusOf(alloc) } : {};
@@ -126,24 +146,24 @@ function applyRule(
       return;
     }
     case "deployment": {
-      const deployment = row as unknown as Deployment;
+      const deployment = target.row;
       state.deployment.put({ ...deployment, ...changes, ...stamp, ModifyTime: now() });
       const job = state.jobs.get(namespacedKey(deployment.Namespace, deployment.JobID));
       if (job !== undefined) putJob(context, state, job);
       return;
     }
     case "evaluation": {
-      const evaluation = row as unknown as Evaluation;
+      const evaluation = target.row;
       state.evals.put({ ...evaluation, ...changes, ...stamp, ModifyTime: now() });
       const job = state.jobs.get(namespacedKey(evaluation.Namespace, evaluation.JobID));
       if (job !== undefined) putJob(context, state, job);
       return;
     }
     case "node":
-      state.nodes.put({ ...(row as unknown as Node), ...changes, ...stamp });
+      state.nodes.put({ ...target.row, ...changes, ...stamp });
       return;
     default:
-      return unreachableKind(kind);
+      return unreachableKind(target);
   }
 }
 
