@@ -145,7 +145,7 @@ describe("PUT /v1/jobs: registration", () => {
     await agent.register(job("ordered", { Meta: { owner: "me" } }));
     const stub = (await agent.get("/v1/jobs?meta=true")).json<Record<string, unknown>[]>().find((s) => s.ID === "ordered")!;
     expect(Object.keys(stub)).toEqual([
-      "ID", "ParentID", "Name", "Namespace", "Datacenters", "Multiregion", "Type", "Priority", "Periodic", "ParameterizedJob",
+      "ID", "ParentID", "Name", "Namespace", "Datacenters", "NodePool", "Multiregion", "Type", "Priority", "Periodic", "ParameterizedJob",
       "Stop", "Status", "StatusDescription", "JobSummary", "CreateIndex", "ModifyIndex", "JobModifyIndex", "SubmitTime", "Meta",
     ]);
     expect(stub.Meta).toEqual({ owner: "me" });

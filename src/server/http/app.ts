@@ -117,7 +117,7 @@ export async function buildApp(
     filters: new FilterCache(metrics, settings.limits.filterCacheBytes),
     answers: new BoundedCache<ListAnswer>(settings.limits.responseCacheBytes),
     computing: new Map(),
-    ...(part.shared === undefined ? {} : { shared: part.shared }),
+    shared: part.shared !== undefined,
   };
   const lane = new ListLane(lists, settings.headerNames);
   const guard = new BrowserGuard(settings);

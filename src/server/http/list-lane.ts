@@ -157,7 +157,7 @@ export class ListLane {
    */
   serve(request: IncomingMessage, response: ServerResponse): boolean {
     // Agents sharing their state read it consistently through the router (and the database).
-    if (this.context.shared !== undefined || !isBodilessGet(request)) return false;
+    if (this.context.shared || !isBodilessGet(request)) return false;
     const encoding = listEncoding(request.headers);
     if (encoding === undefined) return false;
     const entry = this.#entries.get(this.#keyOf(request, encoding));
@@ -183,7 +183,7 @@ export class ListLane {
     const { answer, requestKey, expiresAt } = listed;
     const encoding = listEncoding(request.headers);
     // The router writes the meta headers of agents sharing their state (the leader and the copy's age vary).
-    if (encoding === undefined || this.context.shared !== undefined) return false;
+    if (encoding === undefined || this.context.shared) return false;
     const body = encoding === "gzip" ? await gzipOf(answer) : answer.body;
     reply.hijack();
     writeAnswer(reply.raw, this.#names, answer, encoding, body);

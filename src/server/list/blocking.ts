@@ -45,24 +45,29 @@ export interface BlockingRequest {
   readonly until?: number;
 }
 
+/** A blocking read whose query is given, on each run, what `input` makes afresh for it (the caller, authenticated again). */
+export interface BlockingRequestWith<I> extends BlockingRequest {
+  readonly input: () => I;
+}
+
 /**
  * Runs `query` once, or, when `minIndex` is above 0, until the index it reports passes
  * `minIndex`, the wait is over, the client goes away, or the store closes. A timeout is not an
  * error: the current answer is returned, as the reference does. The query runs again after every
  * wake, timeouts included, so what it checks (the caller's token) is checked again before anything
  * is answered; it wakes on any write to `tables` after the state it last read, so writes that
- * leave its index where it was (an ACL change) make it check again and go back to waiting.
+ * leave its index where it was (an ACL change) make it check again and go back to waiting. Each
+ * run is given what the request's `input` makes then ({@link BlockingRequestWith}).
  */
-export async function blockingQuery<A extends Answer>(request: BlockingRequest, query: () => A | Promise<A>): Promise<A> {
-  const { store, tables, minIndex, signal, observer } = request;
+export function blockingQuery<A extends Answer>(request: BlockingRequest, query: () => A | Promise<A>): Promise<A>;
+export function blockingQuery<A extends Answer, I>(request: BlockingRequestWith<I>, query: (input: I) => A | Promise<A>): Promise<A>;
+export async function blockingQuery<A extends Answer>(request: BlockingRequest & { readonly input?: () => unknown }, query: (input?: unknown) => A | Promise<A>): Promise<A> {
+  const { store, tables, minIndex, signal, observer, input } = request;
+  // Each run is counted, and remembers the index it read (the wait is for a write after it).
   let seen = store.index;
-  const run = (): A | Promise<A> => {
-    observer?.pass();
-    seen = store.index;
-    return query();
-  };
+  observer?.pass();
   // A query that answers at once (from memory) is not held back a turn.
-  const first = run();
+  const first = query(input?.());
   let answer = first instanceof Promise ? await first : first;
   if (minIndex <= 0 || answer.index > minIndex) return answer;
   // One controller stops the wait, on the client's leaving or the timer (AbortSignal.any would
@@ -80,7 +85,9 @@ export async function blockingQuery<A extends Answer>(request: BlockingRequest, 
   try {
     while (answer.index <= minIndex && !stop.aborted && !store.closed) {
       await store.waitForChange(tables, seen, stop);
-      answer = await run();
+      seen = store.index;
+      observer?.pass();
+      answer = await query(input?.());
     }
     failed = false;
     return answer;

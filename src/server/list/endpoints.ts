@@ -1,7 +1,8 @@
 /**
  * The list endpoints, declared as data: the tables that give their index, the ACL capability
- * they need, the schema their filter is compiled against, their rows in order, the pagination
- * token, the value the filter sees, and the item they return. The shared pipeline does the rest.
+ * they need, the schema their filter is compiled against, their rows in order (and as a keyset,
+ * for a store that reads pages by keyset), the pagination token, the value the filter sees, and
+ * the item they return. The shared pipeline does the rest; the store pages them.
  *
  * @module
  */
@@ -10,6 +11,8 @@ import { compareStrings } from "../../go/order.js";
 import { parseGoBool } from "../../go/strconv.js";
 import { stringifyJson } from "../../json.js";
 import { deployment as deploymentSchema, jobFilterTarget } from "../../schemas.js";
+import { present } from "../../structs/derive.js";
+import { JOB_LIST_STUB } from "../../structs/job-list.js";
 import { namespaceAccess, requireManagement, type Caller } from "../domain/acl.js";
 import { ACL_TOKEN_FILTER, policyStub, tokenFilterTarget, tokenStub } from "../domain/acl-api.js";
 import { namespaceResponse } from "../domain/namespaces.js";
@@ -19,18 +22,18 @@ import { METRICS, type MetricDefinition } from "../metrics/catalogue.js";
 import type { AclPolicy, AclToken, Allocation, Deployment, Evaluation, Job, JobSummary, Namespace, Node } from "../state/model.js";
 import { allocationFilterTarget, evaluationFilterTarget, nodeFilterTarget } from "./filter-schemas.js";
 import { ALL_NAMESPACES } from "./query.js";
-import { namespacedKey, type RowRange, type Rows, type Store, type TableName } from "../state/store.js";
-import type { SqlListing } from "../state/postgres/pages.js";
-import type { SearchDocuments } from "../state/postgres/rows.js";
+import { creationToken } from "../state/page.js";
+import { namespacedKey, type Listing, type RowRange, type Rows, type SearchDocuments, type StateView } from "../state/store.js";
 
-/** One list endpoint. */
-export interface ListEndpoint<Row> {
+/**
+ * One list endpoint: the list as the store pages it ({@link Listing}: its tables, whose writes
+ * also wake its blocking queries, its rows, tokens and keyset), and what the pipeline adds.
+ */
+export interface ListEndpoint<Row> extends Listing<Row> {
   /** The endpoint's name in metric labels (`job`, `deployment`). */
   readonly name: string;
   /** The timer of a list request (where the reference has one). */
   readonly timer?: MetricDefinition;
-  /** The tables whose latest index is the list's index (and whose writes wake blocking queries). */
-  readonly tables: readonly TableName[];
   /**
    * What the caller may list in `namespace`: a test of each row, or a refusal (thrown) when the
    * caller may list nothing there. Checked before the filter is read, and on every run of the query.
@@ -44,16 +47,8 @@ export interface ListEndpoint<Row> {
   readonly schema: ObjectSchema | undefined;
   /** The list exists only with ACLs enabled (`400 ACL support disabled` otherwise). */
   readonly needsAcl?: boolean;
-  /** The rows of a namespace (`*`: all) whose ID starts with `prefix`, in the endpoint's order. */
-  rows(store: Store, namespace: string, prefix: string): RowRange<Row>;
-  /** The row's pagination token. */
-  token(row: Row, prefix: string): string;
-  /** Orders a row's token against the requested next token. */
-  compare(token: string, nextToken: string, prefix: string): number;
-  /** Whether {@link ListEndpoint.compare} orders `nextToken` against the tokens as the rows are ordered, in each segment of the rows. */
-  seekable(nextToken: string, prefix: string): boolean;
   /** What the filter is evaluated on. */
-  filterTarget(row: Row, store: Store): unknown;
+  filterTarget(row: Row, view: StateView): unknown;
   /**
    * The root fields in which {@link ListEndpoint.filterTarget} differs from the stored row, when it
    * differs in no other: a filter that reads none of them is evaluated on the row itself, with no
@@ -71,11 +66,9 @@ export interface ListEndpoint<Row> {
   /** False where the reference's list has no reverse order (`/v1/nodes`): `reverse` is then ignored. */
   readonly reversible?: boolean;
   /** The list item returned for the row. */
-  item(row: Row, store: Store, options: ItemOptions): unknown;
+  item(row: Row, view: StateView, options: ItemOptions): unknown;
   /** The item's compact JSON (written once per version of what it is made of). */
-  itemJson(row: Row, store: Store, options: ItemOptions): string;
-  /** How the rows are found in PostgreSQL, for the consistent reads of agents that share their state there (undefined: from the agent's copy). */
-  readonly sql?: SqlListing;
+  itemJson(row: Row, view: StateView, options: ItemOptions): string;
 }
 
 /**
@@ -122,8 +115,8 @@ const EMPTY_SUMMARY = (job: Job): JobSummary => ({
   ModifyIndex: job.CreateIndex,
 });
 
-function summaryOf(job: Job, store: Store): JobSummary {
-  return store.tables.job_summary.get(namespacedKey(job.Namespace, job.ID)) ?? EMPTY_SUMMARY(job);
+function summaryOf(job: Job, view: StateView): JobSummary {
+  return view.tables.job_summary.get(namespacedKey(job.Namespace, job.ID)) ?? EMPTY_SUMMARY(job);
 }
 
 /**
@@ -144,44 +137,26 @@ function wantsMeta(query: URLSearchParams): boolean {
   return boolParameter(query, "meta", false);
 }
 
-/** The job list item (spec 2.2), in the reference's field order. */
-export function jobListItem(job: Job, summary: JobSummary, meta: boolean): Record<string, unknown> {
-  return {
-    ID: job.ID,
-    ParentID: job.ParentID,
-    Name: job.Name,
-    Namespace: job.Namespace,
-    Datacenters: job.Datacenters,
-    Multiregion: job.Multiregion,
-    Type: job.Type,
-    Priority: job.Priority,
-    Periodic: job.Periodic !== null,
-    ParameterizedJob: job.ParameterizedJob !== null && !job.Dispatched,
-    Stop: job.Stop,
-    Status: job.Status,
-    StatusDescription: job.StatusDescription,
-    JobSummary: summary,
-    CreateIndex: job.CreateIndex,
-    ModifyIndex: job.ModifyIndex,
-    JobModifyIndex: job.JobModifyIndex,
-    SubmitTime: job.SubmitTime,
-    ...(meta && job.Meta !== null ? { Meta: job.Meta } : {}),
-  };
+/**
+ * The fields of a job's list item whose values are not the stored job's own (the reference's
+ * `Job.Stub`): the flags `Periodic` and `ParameterizedJob` (a dispatched child is not
+ * parameterized) and the job's summary. The filter's target is the stored job with these laid
+ * over it, and a filter that reads none of them sees the job as stored.
+ */
+export function jobTargetOverlay(job: Job, summary: JobSummary): { readonly Periodic: boolean; readonly ParameterizedJob: boolean; readonly JobSummary: JobSummary } {
+  return { Periodic: job.Periodic !== null, ParameterizedJob: job.ParameterizedJob !== null && !job.Dispatched, JobSummary: summary };
 }
 
-/**
- * The fields of a job's list item (without `Meta`) whose values are not the stored job's own: a
- * filter that reads none of them sees the job as stored.
- */
+/** The fields of {@link jobTargetOverlay}. */
 const JOB_TARGET_ONLY_FIELDS: ReadonlySet<string> = new Set(["Periodic", "ParameterizedJob", "JobSummary"]);
 
 /**
- * The fields of a job's filter target that are not the stored job's own (see
- * {@link JOB_TARGET_ONLY_FIELDS}): the target is the stored job with these laid over it.
+ * The job list item: `structs.JobListStub` as its declaration writes it (`src/structs/job-list.ts`),
+ * from the stored job with its {@link jobTargetOverlay}; `Meta` only with `?meta=true` (and, being
+ * `omitempty`, not when empty).
  */
-export function jobTargetOverlay(job: Job, summary: JobSummary): Readonly<Record<string, unknown>> {
-  const item = jobListItem(job, summary, false);
-  return { Periodic: item.Periodic, ParameterizedJob: item.ParameterizedJob, JobSummary: item.JobSummary };
+export function jobListItem(job: Job, summary: JobSummary, meta: boolean): Record<string, unknown> {
+  return present(JOB_LIST_STUB, job, { ...jobTargetOverlay(job, summary), Meta: meta ? job.Meta : null });
 }
 
 /** What the filter sees of a job: the stored job with its list item's fields laid over it (decisions table). */
@@ -211,12 +186,12 @@ export const jobsEndpoint: ListEndpoint<Job> = {
   compare: compareStrings,
   // Within a namespace, `<namespace>.<id>` tokens grow with the ID; each namespace is a segment.
   seekable: () => true,
-  filterTarget: (job, store) => jobTargets.get(job, summaryOf(job, store)),
+  filterTarget: (job, view) => jobTargets.get(job, summaryOf(job, view)),
   targetOnlyFields: JOB_TARGET_ONLY_FIELDS,
   itemOptions: (query) => ({ meta: wantsMeta(query) }),
-  item: (job, store, options) => jobListItem(job, summaryOf(job, store), options.meta),
-  itemJson: (job, store, options) => (options.meta ? jobItemMetaJson : jobItemJson).get(job, summaryOf(job, store)),
-  sql: { table: "jobs", order: () => "namespace", idPrefix: (prefix) => prefix, namespaced: true, summaries: true },
+  item: (job, view, options) => jobListItem(job, summaryOf(job, view), options.meta),
+  itemJson: (job, view, options) => (options.meta ? jobItemMetaJson : jobItemJson).get(job, summaryOf(job, view)),
+  keyset: { table: "jobs", order: () => "namespace", idPrefix: (prefix) => prefix, namespaced: true, summaries: true },
 };
 
 /** The reference's UUID prefix index: hex digits (dashes aside), an even number of them. */
@@ -229,10 +204,7 @@ function checkIdPrefix(prefix: string): void {
 
 /** The `<CreateIndex>.<ID>` token's index, when `nextToken` has one the reference parses (else it compares as text). */
 function tokenIndex(nextToken: string): number | undefined {
-  const dot = nextToken.indexOf(".");
-  if (dot === -1 || !/^[+-]?[0-9]+$/.test(nextToken.slice(0, dot))) return undefined;
-  const index = Number(nextToken.slice(0, dot));
-  return Number.isSafeInteger(index) ? index : undefined;
+  return creationToken(nextToken)?.index;
 }
 
 /**
@@ -303,7 +275,7 @@ export const deploymentsEndpoint: ListEndpoint<Deployment> = {
   itemOptions: () => ({ meta: false }),
   item: (deployment) => deployment,
   itemJson: (deployment) => deploymentJson.get(deployment, undefined),
-  sql: { table: "deployment", order: (prefix) => (prefix === "" ? "creation" : "id"), idPrefix: uuidPrefix, namespaced: true },
+  keyset: { table: "deployment", order: (prefix) => (prefix === "" ? "creation" : "id"), idPrefix: uuidPrefix, namespaced: true },
 };
 
 /** Endpoints whose reference has no paginator: rows by name, with a prefix; no tokens to seek. */
@@ -371,12 +343,12 @@ export const aclTokensEndpoint: ListEndpoint<AclToken> = {
   itemOptions: () => ({ meta: false }),
   item: (token) => tokenStub(token),
   itemJson: (token) => tokenStubJson.get(token, undefined),
-  sql: { table: "acl_token", order: (prefix) => (prefix === "" ? "creation" : "id"), idPrefix: uuidPrefix, namespaced: false },
+  keyset: { table: "acl_token", order: (prefix) => (prefix === "" ? "creation" : "id"), idPrefix: uuidPrefix, namespaced: false },
 };
 
 /** The job of an allocation, as stored now (null when it is gone): what its full object shows as `Job`. */
-export function allocationJob(alloc: Allocation, store: Store): Job | null {
-  return store.tables.jobs.get(namespacedKey(alloc.Namespace, alloc.JobID)) ?? null;
+export function allocationJob(alloc: Allocation, view: StateView): Job | null {
+  return view.tables.jobs.get(namespacedKey(alloc.Namespace, alloc.JobID)) ?? null;
 }
 
 /** What the allocation list's filter sees: the full allocation, and the fields only its stub has. */
@@ -400,14 +372,14 @@ export const allocationsEndpoint: ListEndpoint<Allocation> = {
   schema: allocationFilterTarget,
   rows: (store, namespace, prefix) => namespacedRows(store.tables.allocs.all(), namespace, prefix),
   ...creationTokens((alloc) => alloc.ID),
-  filterTarget: (alloc, store) => allocationTargets.get(alloc, allocationJob(alloc, store)),
+  filterTarget: (alloc, view) => allocationTargets.get(alloc, allocationJob(alloc, view)),
   // The reference reads `resources`, then `task_states`.
   itemOptions: (query) => {
     const resources = boolParameter(query, "resources", false);
     return { meta: false, resources, taskStates: boolParameter(query, "task_states", true) };
   },
-  item: (alloc, _store, options) => presentAllocationStub(alloc, allocationStubOptions(options)),
-  itemJson: (alloc, _store, options) => {
+  item: (alloc, _view, options) => presentAllocationStub(alloc, allocationStubOptions(options)),
+  itemJson: (alloc, _view, options) => {
     const stub = allocationStubOptions(options);
     return stub.taskStates && !stub.resources ? allocationStubJson.get(alloc, undefined) : stringifyJson(presentAllocationStub(alloc, stub));
   },
@@ -467,21 +439,21 @@ export const nodesEndpoint: ListEndpoint<Node> = {
     const resources = boolParameter(query, "resources", false, "Failed to parse node list fields: ");
     return { meta: false, resources, os: boolParameter(query, "os", false, "Failed to parse node list fields: ") };
   },
-  item: (node, _store, options) => presentNodeStub(node, nodeStubOptions(options)),
-  itemJson: (node, _store, options) => (options.os === true || options.resources === true ? stringifyJson(presentNodeStub(node, nodeStubOptions(options))) : nodeStubJson.get(node, undefined)),
+  item: (node, _view, options) => presentNodeStub(node, nodeStubOptions(options)),
+  itemJson: (node, _view, options) => (options.os === true || options.resources === true ? stringifyJson(presentNodeStub(node, nodeStubOptions(options))) : nodeStubJson.get(node, undefined)),
 };
 
 /**
- * The search documents of the listed tables, for a store in PostgreSQL: what each list's filter
- * sees of a row, kept in jsonb beside the row for the pushed-down filters (a job's holds its
- * summary, and follows it).
+ * The search documents of the lists with a keyset, for a store that decides filters itself: what
+ * each list's filter sees of a row, kept beside the row for the pushed-down filters (a job's holds
+ * its summary, and follows it).
  */
 export const SEARCH_DOCUMENTS: SearchDocuments = {
   jobs: {
-    overlay: (job, tables) => jobTargetOverlay(job, summaryOf(job, { tables } as Store)),
+    overlay: (job, tables) => jobTargetOverlay(job, summaryOf(job, { tables })),
     follows: { table: "job_summary", key: (summary: Rows["job_summary"]) => namespacedKey(summary.Namespace, summary.JobID) },
   },
   // A deployment's filter target is the deployment itself.
   deployment: { overlay: () => ({}) },
-  acl_token: { document: (token) => aclTokensEndpoint.filterTarget(token, undefined as never) },
+  acl_token: { document: (token, tables) => aclTokensEndpoint.filterTarget(token, { tables }) },
 };

@@ -2,7 +2,9 @@
  * The one list pipeline, for every list endpoint (declared as data in `endpoints.ts`): region →
  * token → namespaces → filter → blocking → page → items. It knows nothing of HTTP: it takes the
  * request's options and a signal that fires when the client goes away, and answers with the body's
- * bytes, the index and the next token, or throws a refusal.
+ * bytes, the index and the next token, or throws a refusal. The page is the store's
+ * ({@link Store.page}): whatever keeps the rows, the one paginator cuts it; the pipeline knows no
+ * store but the interface.
  *
  * Answers are cached whole per (the list's index, the ACL's index, the token, the request) while
  * those indexes do not move: the blocking queries one write wakes, and clients polling the same
@@ -20,15 +22,12 @@ import { stringifyJson } from "../../json.js";
 import type { AccessControl, Caller } from "../domain/acl.js";
 import { busy, checkRegion, invalid } from "../base/errors.js";
 import { METRICS, type Metrics } from "../metrics/index.js";
-import type { Store, TableName } from "../state/store.js";
-import { blockingQuery } from "./blocking.js";
+import { StoreBusyError, type ListPage, type StateView, type Store, type TableName } from "../state/store.js";
+import { blockingQuery, type BlockingRequestWith } from "./blocking.js";
 import type { BoundedCache } from "./bounded-cache.js";
 import type { ListEndpoint } from "./endpoints.js";
 import type { FilterCache } from "./filter-cache.js";
-import { cutPage } from "./page.js";
-import type { PostgresStore } from "../state/postgres/store.js";
-import { DatabaseBusyError } from "../state/postgres/database.js";
-import { ALL_NAMESPACES, type QueryOptions } from "./query.js";
+import type { QueryOptions } from "./query.js";
 
 /** What the pipeline needs of the agent. */
 export interface ListContext {
@@ -43,11 +42,12 @@ export interface ListContext {
   /** The answers at the current indexes (see `AgentLimits.responseCacheBytes`). */
   readonly answers: BoundedCache<ListAnswer>;
   /**
-   * The state in PostgreSQL that this agent shares with others: consistent reads of the lists that
-   * have a `sql` listing cut their pages there; `?stale` reads use the agent's copy.
+   * Whether other agents share this agent's state: consistent reads then see their writes through
+   * the store (`Store.page`), and answers carry the leader's headers, so the lane of repeated
+   * requests answers none.
    */
-  readonly shared?: PostgresStore;
-  /** The answers being computed by the database, by answer key (see {@link answerKey}): requests of the same key meanwhile share one. */
+  readonly shared: boolean;
+  /** The answers being read by the store elsewhere (a database), by answer key (see {@link answerKey}): requests of the same key meanwhile share one. */
   readonly computing: Map<string, Promise<ListAnswer>>;
 }
 
@@ -130,14 +130,35 @@ export interface Listed {
 }
 
 /**
- * Runs a read as the request's blocking query (`?index`, `?wait`): it wakes on writes to
- * `tables`, stops when the client goes away, and is counted by the agent's metrics.
+ * A read as the request's blocking query (`?index`, `?wait`): it wakes on writes to `tables`,
+ * stops when the client goes away, and is counted by the agent's metrics.
  *
- * The query is given the request's caller, authenticated afresh on every run: a blocking query
+ * Each run of the query is given the request's caller, authenticated afresh: a blocking query
  * wakes when a token or policy changes and when its token expires (`expiresAt`, epoch
  * milliseconds, Infinity when it does not), and a token deleted, expired or stripped of its rights
  * while the query waited gets `403`, not the data written meanwhile.
  */
+export function blockingRequest(
+  context: Pick<ListContext, "store" | "acl" | "metrics">,
+  tables: readonly TableName[],
+  options: Pick<QueryOptions, "minQueryIndex" | "maxQueryTime" | "token">,
+  signal: AbortSignal,
+  expiresAt: number,
+): BlockingRequestWith<Caller> {
+  const { acl } = context;
+  return {
+    store: context.store,
+    tables: acl.enabled ? [...tables, ...ACL_TABLES] : tables,
+    minIndex: options.minQueryIndex,
+    waitMs: options.maxQueryTime,
+    signal,
+    observer: context.metrics,
+    ...(Number.isFinite(expiresAt) ? { until: expiresAt } : {}),
+    input: () => acl.authenticate(options.token),
+  };
+}
+
+/** Runs `query` as the request's blocking query (see {@link blockingRequest}), given the caller on every run. */
 export function blockingRead<A extends { readonly index: number }>(
   context: Pick<ListContext, "store" | "acl" | "metrics">,
   tables: readonly TableName[],
@@ -146,17 +167,7 @@ export function blockingRead<A extends { readonly index: number }>(
   expiresAt: number,
   query: (caller: Caller) => A | Promise<A>,
 ): Promise<A> {
-  const { acl } = context;
-  const request = {
-    store: context.store,
-    tables: acl.enabled ? [...tables, ...ACL_TABLES] : tables,
-    minIndex: options.minQueryIndex,
-    waitMs: options.maxQueryTime,
-    signal,
-    observer: context.metrics,
-    ...(Number.isFinite(expiresAt) ? { until: expiresAt } : {}),
-  };
-  return blockingQuery(request, () => query(acl.authenticate(options.token)));
+  return blockingQuery(blockingRequest(context, tables, options, signal, expiresAt), query);
 }
 
 /** When a caller's token expires, for a blocking query to wake then (epoch milliseconds; Infinity when it does not, or ACLs are off). */
@@ -182,10 +193,10 @@ function readsAny(filter: Filter, fields: ReadonlySet<string>): boolean {
 }
 
 /** What a filter is evaluated on for an endpoint: its target, or the row itself when the filter reads nothing in which they differ. */
-export function targetFor<Row>(endpoint: ListEndpoint<Row>, filter: Filter | undefined): (row: Row, view: Store) => unknown {
+export function targetFor<Row>(endpoint: ListEndpoint<Row>, filter: Filter | undefined): (row: Row, view: StateView) => unknown {
   const { targetOnlyFields } = endpoint;
   if (filter !== undefined && targetOnlyFields !== undefined && !readsAny(filter, targetOnlyFields)) return (row) => row;
-  return (row, view) => endpoint.filterTarget(row, view);
+  return endpoint.filterTarget.bind(endpoint);
 }
 
 /** Runs the pipeline for one request. */
@@ -215,71 +226,49 @@ export async function runList<Row>(context: ListContext, endpoint: ListEndpoint<
   const labels = { endpoint: endpoint.name };
 
   let source: "computed" | "cache" = "computed";
-  const { shared } = context;
-  const listing = shared !== undefined && !options.allowStale ? endpoint.sql : undefined;
-  const answer = await blockingRead(context, endpoint.tables, options, signal, expiresAt, (caller): ListAnswer | Promise<ListAnswer> => {
+  const answer = await blockingQuery(blockingRequest(context, endpoint.tables, options, signal, expiresAt), (caller: Caller): ListAnswer | Promise<ListAnswer> => {
     const access = endpoint.access(caller, options.namespace);
     const permitted = selected === undefined ? access : (row: Row) => access(row) && selected(row);
     const key = answerKey(store, endpoint, requestKey);
-    const known = answers.get(key);
+    // A page being read elsewhere is shared by the requests of its key meanwhile (the blocking
+    // queries one write wakes), a `?stale` one only with others: it need not wait for a database.
+    const readKey = options.allowStale ? `stale ${key}` : key;
+    const known = answers.get(key) ?? computing.get(readKey);
     source = known === undefined ? "computed" : "cache";
     if (known !== undefined) return known;
-    // One request's filtering is bounded, whatever the rows: each run of the query has a budget.
-    const budget = new CostBudget(context.filterCostPerRequest);
-    const keep = (answer: ListAnswer) => {
+    const keep = (page: ListPage<Row>): ListAnswer => {
+      const answer = listAnswer(page);
       answers.set(key, answer, answer.body.length + Math.ceil(answer.body.length / GZIP_SHARE) + key.length);
       return answer;
     };
-    const page = { perPage: paging.perPage, nextToken: paging.nextToken, reverse: paging.reverse, filter, budget };
+    const request = {
+      perPage: paging.perPage,
+      nextToken: paging.nextToken,
+      reverse: paging.reverse,
+      namespace: options.namespace,
+      prefix: options.prefix,
+      filter,
+      // One request's filtering is bounded, whatever the rows: each run of the query has a budget.
+      budget: new CostBudget(context.filterCostPerRequest),
+      schema,
+      permitted,
+      filterTarget,
+      stale: options.allowStale,
+    };
+    let page: ListPage<Row> | Promise<ListPage<Row>>;
     try {
-      if (listing !== undefined) {
-        // A consistent read on a shared store: the database cuts the page, at its own index, once for
-        // every request of the same key meanwhile (the blocking queries one write wakes).
-        const running = computing.get(key);
-        if (running !== undefined) {
-          source = "cache";
-          return running;
-        }
-        const computed = shared!
-          .page(listing, {
-            ...page,
-            tables: endpoint.tables,
-            schema,
-            namespace: options.namespace === ALL_NAMESPACES ? undefined : options.namespace,
-            prefix: options.prefix,
-            permitted,
-            token: (row: Row) => endpoint.token(row, options.prefix),
-            filterTarget,
-          })
-          .then((cut) => keep(listAnswer(endpoint, cut.index, cut.rows, cut.view, cut.nextToken, cut.evaluated)))
-          .catch((error: unknown) => {
-            // Every connection kept for list pages stayed busy: the client may retry.
-            if (error instanceof DatabaseBusyError) throw busy(`The database is busy: ${error.message}; retry later`);
-            return refuseEvaluationError(error);
-          })
-          .finally(() => computing.delete(key));
-        computing.set(key, computed);
-        return computed;
-      }
-      const index = store.tableIndex(...endpoint.tables);
-      const cut = cutPage(
-        {
-          rows: endpoint.rows(store, options.namespace, options.prefix),
-          token: (row) => endpoint.token(row, options.prefix),
-          compare: (token, next) => endpoint.compare(token, next, options.prefix),
-          seekable: endpoint.seekable(paging.nextToken, options.prefix),
-          filterTarget: (row) => filterTarget(row, store),
-          permitted,
-        },
-        page,
-      );
-      return keep(listAnswer(endpoint, index, cut.rows, store, cut.nextToken, cut.evaluated));
+      page = store.page(endpoint, request);
     } catch (error) {
-      return refuseEvaluationError(error);
+      return refuse(error);
     }
+    if (!(page instanceof Promise)) return keep(page);
+    const computed = page.then(keep, refuse).finally(() => computing.delete(readKey));
+    computing.set(readKey, computed);
+    return computed;
   });
-  function listAnswer(endpoint: ListEndpoint<Row>, index: number, rows: readonly Row[], view: Store, nextToken: string, evaluated: number): ListAnswer {
-    if (filter !== undefined) metrics.counter(METRICS.filterEvaluations, labels, evaluated);
+  function listAnswer(page: ListPage<Row>): ListAnswer {
+    const { rows, view } = page;
+    if (filter !== undefined) metrics.counter(METRICS.filterEvaluations, labels, page.evaluated);
     // Compact lists join the JSON of their items, each written once per version of its row.
     const text = pretty
       ? stringifyJson(
@@ -287,13 +276,15 @@ export async function runList<Row>(context: ListContext, endpoint: ListEndpoint<
           true,
         )
       : `[${rows.map((row) => endpoint.itemJson(row, view, itemOptions)).join(",")}]`;
-    return { index, nextToken, body: Buffer.from(text) };
+    return { index: page.index, nextToken: page.nextToken, body: Buffer.from(text) };
   }
-  function refuseEvaluationError(error: unknown): never {
+  /** A filter's evaluation error is the reference's 400; a store that cannot read the page now is busy (the client may retry). */
+  function refuse(error: unknown): never {
     if (error instanceof FilterEvaluationError) {
       metrics.counter(METRICS.filterEvaluationErrors, labels);
       throw invalid(`failed to read result page: ${describeEvaluationError(error)}`);
     }
+    if (error instanceof StoreBusyError) throw busy(`The database is busy: ${error.message}; retry later`);
     throw error;
   }
   metrics.counter(METRICS.listAnswers, { endpoint: endpoint.name, source });

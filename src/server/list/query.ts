@@ -10,8 +10,8 @@ import { parseGoDuration } from "../../go/duration.js";
 import { invalid } from "../base/errors.js";
 import type { HeaderNames } from "../base/header-names.js";
 
-/** The namespace value that selects every namespace. */
-export const ALL_NAMESPACES = "*";
+/** The namespace value that selects every namespace (the stores' queries read it so). */
+export { ALL_NAMESPACES } from "../state/store.js";
 
 /** The namespace used when none is given. */
 export const DEFAULT_NAMESPACE = "default";

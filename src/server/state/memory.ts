@@ -8,9 +8,28 @@
  */
 import { compareStrings } from "../../go/order.js";
 import type { Job } from "./model.js";
-import { runTransaction, type Changes } from "./overlay.js";
+import { runTransaction } from "./overlay.js";
+import { cutPage } from "./page.js";
 import { lowerBound, SortedRows } from "./sorted-rows.js";
-import { TABLE_NAMES, TABLES, type AppliedWrite, type Queries, type RowRange, type Rows, type Store, type TableDefinition, type TableName, type Tables, type Transaction, type WriteTable } from "./store.js";
+import {
+  ALL_NAMESPACES,
+  TABLE_NAMES,
+  TABLES,
+  type AppliedWrite,
+  type Changes,
+  type ListPage,
+  type ListPageRequest,
+  type Listing,
+  type Queries,
+  type RowRange,
+  type Rows,
+  type Store,
+  type TableDefinition,
+  type TableName,
+  type Tables,
+  type Transaction,
+  type WriteTable,
+} from "./store.js";
 
 /** A view of `rows[start, end)`, with segment starts relative to `start`. */
 function range<Row>(rows: { at(position: number): Row | undefined }, start: number, end: number, segments: readonly number[] = []): RowRange<Row> {
@@ -197,6 +216,23 @@ export class MemoryStore implements Store {
     return index;
   }
 
+  /** A page of the list's rows in memory, at once: sought to `next_token` and cut by the paginator. */
+  page<Row>(listing: Listing<Row>, request: ListPageRequest<Row>): ListPage<Row> {
+    const { namespace, prefix, filterTarget } = request;
+    const page = cutPage(
+      {
+        rows: listing.rows(this, namespace, prefix),
+        token: (row) => listing.token(row, prefix),
+        compare: (token, next) => listing.compare(token, next, prefix),
+        seekable: listing.seekable(request.nextToken, prefix),
+        filterTarget: (row) => filterTarget(row, this),
+        permitted: request.permitted,
+      },
+      request,
+    );
+    return { ...page, index: this.tableIndex(...listing.tables), view: this };
+  }
+
   async seed<Names extends TableName>(tables: readonly Names[], apply: (transaction: Transaction<Names>) => void): Promise<void> {
     const { changes } = runTransaction(this.#tables, tables, this.#index, apply);
     this.#commit(changes);
@@ -309,7 +345,7 @@ export class MemoryStore implements Store {
  * search. Across namespaces, each namespace's run is a segment.
  */
 function jobsOf(jobs: SortedRows<Job>, namespace: string, prefix: string): RowRange<Job> {
-  if (namespace !== "*") {
+  if (namespace !== ALL_NAMESPACES) {
     const start = jobs.lowerBound((job) => compareStrings(job.Namespace, namespace) || compareStrings(job.ID, prefix));
     // From `start`, the namespace's jobs with the prefix come first: the run ends at the first other.
     const end = lowerBound(jobs, jobs.size, (job) => (job.Namespace === namespace && job.ID.startsWith(prefix) ? -1 : 1), start);

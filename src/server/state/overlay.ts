@@ -5,10 +5,7 @@
  *
  * @module
  */
-import { TABLE_NAMES, TABLES, type ReadTable, type RowRange, type Rows, type TableDefinition, type TableName, type Transaction, type WriteTable } from "./store.js";
-
-/** A write's changes, by table (each key once, with its last value). */
-export type Changes = { readonly [Name in TableName]?: ReadonlyMap<string, Rows[Name] | undefined> };
+import { TABLE_NAMES, TABLES, type Changes, type ReadTable, type RowRange, type Rows, type TableDefinition, type TableName, type Transaction, type WriteTable } from "./store.js";
 
 /** A table as a write transaction sees it: its stored rows with the write's changes over them. */
 class OverlayTable<Row> implements WriteTable<Row> {

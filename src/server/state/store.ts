@@ -6,13 +6,19 @@
  * runtime error for code that casts its way around the types), and the blocking queries watching
  * the named tables wake.
  *
+ * Lists are read a page at a time ({@link Store.page}): every store feeds the one paginator
+ * (`page.ts`) the candidate rows of a page, in the list's order from `next_token`, and it decides
+ * which are kept.
+ *
  * The in-memory implementation is {@link MemoryStore} (`memory.ts`); the table definitions below
  * (key, order, group) are what any implementation indexes.
  *
  * @module
  */
+import type { Filter } from "../../evaluator/compile.js";
+import type { CostBudget } from "../../evaluator/cost.js";
+import type { ObjectSchema } from "../../evaluator/schema.js";
 import { compareStrings } from "../../go/order.js";
-import type { Changes } from "./overlay.js";
 import type { AclPolicy, AclToken, Allocation, Deployment, Evaluation, Job, JobSummary, JobVersion, Namespace, Node } from "./model.js";
 
 /** The row type of each table. */
@@ -41,6 +47,9 @@ export interface TableDefinition<Row> {
   /** The row's group, when rows are looked up by group (the deployments of one job). */
   readonly group?: (row: Row) => string;
 }
+
+/** The namespace value that selects every namespace (`?namespace=*`). */
+export const ALL_NAMESPACES = "*";
 
 /** The key of a namespaced row (a job, a job's summary, the group of a job's other rows). */
 export function namespacedKey(namespace: string, id: string): string {
@@ -130,6 +139,130 @@ export interface Queries {
   byKeyPrefix<Name extends "namespaces" | "acl_policy">(table: Name, prefix: string): RowRange<Rows[Name]>;
 }
 
+/** The rows by key: what list items and filter targets are made of. */
+export type RowLookup = { readonly [Name in TableName]: Pick<ReadTable<Rows[Name]>, "get"> };
+
+/**
+ * The state a page's items and filter targets are made from: the store's tables, or, for a page a
+ * database read, the rows read with it in its snapshot (a job's summary).
+ */
+export interface StateView {
+  readonly tables: RowLookup;
+}
+
+/**
+ * The orders of the lists, each with its pagination token: by namespace then ID
+ * (`<Namespace>.<ID>`), by creation (`<CreateIndex>.<ID>`), or by ID (the bare ID).
+ */
+export type ListOrder = "namespace" | "creation" | "id";
+
+/**
+ * A list as a keyset: the table, order and selection of its rows, for a store that keeps its rows
+ * indexed by namespace, creation and ID and reads a page by keyset (PostgreSQL).
+ */
+export interface Keyset {
+  /** The table the rows are of. */
+  readonly table: TableName;
+  /** The rows' order for a request with `prefix`. */
+  order(prefix: string): ListOrder;
+  /** The ID prefix as the rows' IDs start with it (a UUID prefix checked and lower-cased; a 400 when malformed). */
+  idPrefix(prefix: string): string;
+  /** Whether the rows are in namespaces (`?namespace` selects them). */
+  readonly namespaced: boolean;
+  /** Whether a row's item and filter target need its job's summary (read with the page). */
+  readonly summaries?: boolean;
+}
+
+/** What a list is, as a store pages it (a list endpoint declares it, `list/endpoints.ts`). */
+export interface Listing<Row> {
+  /** The tables whose latest index is the list's index. */
+  readonly tables: readonly TableName[];
+  /** The rows of a namespace (`*`: all) whose ID starts with `prefix`, in the list's order. */
+  rows(store: Store, namespace: string, prefix: string): RowRange<Row>;
+  /** The row's pagination token. */
+  token(row: Row, prefix: string): string;
+  /** Orders a row's token against the requested next token (negative: the row comes before it). */
+  compare(token: string, nextToken: string, prefix: string): number;
+  /** Whether {@link Listing.compare} orders `nextToken` against the tokens as the rows are ordered, in each segment of the rows. */
+  seekable(nextToken: string, prefix: string): boolean;
+  /** The list as a keyset (undefined: a store that reads pages by keyset pages it from its copy of the rows). */
+  readonly keyset?: Keyset;
+}
+
+/** How a page is cut: its size, where it starts, its direction, and the filter with its budget. */
+export interface PageRequest {
+  /** `per_page` (0: every row). */
+  readonly perPage: number;
+  readonly nextToken: string;
+  readonly reverse: boolean;
+  readonly filter: Filter | undefined;
+  /** The cost budget of all the filter's evaluations for this page. */
+  readonly budget?: CostBudget;
+}
+
+/** One page: its rows, the token of the next page ("" on the last page), and how many rows the filter saw. */
+export interface Page<Row> {
+  readonly rows: Row[];
+  readonly nextToken: string;
+  readonly evaluated: number;
+}
+
+/** One list request, as the list pipeline has read it. */
+export interface ListPageRequest<Row> extends PageRequest {
+  /** The namespace of the rows (`*`: every namespace). */
+  readonly namespace: string;
+  readonly prefix: string;
+  /** The filter's schema (typed mode), for a store that decides the filter itself. */
+  readonly schema: ObjectSchema | undefined;
+  /** Whether the caller may see the row (its rights, the endpoint's own selection): rows it may not are dropped before the filter. */
+  readonly permitted: (row: Row) => boolean;
+  /** What the filter is evaluated on. */
+  readonly filterTarget: (row: Row, view: StateView) => unknown;
+  /** `?stale`: the page may come from the agent's copy of a shared state. */
+  readonly stale: boolean;
+}
+
+/** A list's page: its rows, the state their items are made from, and the index it was read at. */
+export interface ListPage<Row> extends Page<Row> {
+  readonly index: number;
+  readonly view: StateView;
+}
+
+/**
+ * The search documents of the listed tables, for a store that decides filters itself (PostgreSQL
+ * keeps them in jsonb beside the rows): for each, the value a list filter sees for a row (read with
+ * the other rows of the same state), and the rows of other tables it is made of too (a job's
+ * document holds its summary), so that a change of those rewrites it.
+ *
+ * A document is given whole (`document`), or as the fields laid over the row's own stored JSON
+ * (`overlay`: a job's is the job with its summary and two flags of its list item; a deployment's is
+ * the deployment itself, an empty overlay). PostgreSQL then makes the document from the row's text,
+ * so that a row's JSON is written and sent once, not twice.
+ */
+export type SearchDocuments = {
+  readonly [Name in TableName]?: SearchDocument<Rows[Name]>;
+};
+
+/** How the search document of a table's rows is made (see {@link SearchDocuments}). */
+export type SearchDocument<Row> = (
+  | { readonly document: (row: Row, tables: Tables) => unknown; readonly overlay?: undefined }
+  | { readonly overlay: (row: Row, tables: Tables) => Readonly<Record<string, unknown>>; readonly document?: undefined }
+) & {
+  /** A table whose rows are part of this table's documents, and the key of the row of this table each one is part of. */
+  readonly follows?: { readonly table: TableName; readonly key: (row: never) => string };
+};
+
+/**
+ * A store that could not read a page now, for want of resources every page shares (a database's
+ * connections for list pages): the same request may succeed later.
+ */
+export class StoreBusyError extends Error {
+  override readonly name: string = "StoreBusyError";
+}
+
+/** A write's changes, by table (each key once, with its last value; undefined for a deletion). */
+export type Changes = { readonly [Name in TableName]?: ReadonlyMap<string, Rows[Name] | undefined> };
+
 /** A write as the store applied it (its own, or one replicated from another agent): the index, and the rows it put or deleted. */
 export interface AppliedWrite {
   readonly index: number;
@@ -146,6 +279,14 @@ export interface Store {
   readonly queries: Queries;
   /** The index of the last write to any of `tables`, at least 1 (an untouched table answers 1). */
   tableIndex(...tables: readonly TableName[]): number;
+  /**
+   * One page of a list, cut by the one paginator (`page.ts`) from the rows the store finds: at
+   * once from memory, or a promise for a page read elsewhere (a database).
+   *
+   * @throws {@link StoreBusyError} when the page cannot be read now (the promise rejects with it).
+   * @throws the filter's evaluation errors (FilterEvaluationError, `cost_exceeded`), as the reference fails the request on them.
+   */
+  page<Row>(listing: Listing<Row>, request: ListPageRequest<Row>): ListPage<Row> | Promise<ListPage<Row>>;
   /**
    * Fills tables of a new store before its first write (the agent's initial state), without
    * moving the index; on a store that already holds state (a database that survived a restart,

@@ -23,6 +23,7 @@
  */
 import type pg from "pg";
 import { loadOptional } from "../../../optional-packages.js";
+import { StoreBusyError } from "../store.js";
 
 /** A row as the agent reads it: every column as text (or null). */
 export type TextRow = Record<string, string | null>;
@@ -109,8 +110,8 @@ export const LIST_POOL_SIZE = 4;
 /** How long a list page waits for one of those connections before its request is refused as busy. */
 export const LIST_CONNECTION_WAIT_MS = 30_000;
 
-/** No connection for a list page came free in time: every one is busy with other pages. */
-export class DatabaseBusyError extends Error {
+/** No connection for a list page came free in time: every one is busy with other pages (the store is busy). */
+export class DatabaseBusyError extends StoreBusyError {
   override readonly name = "DatabaseBusyError";
 }
 

@@ -2,13 +2,13 @@
  * How the agent's rows are kept in PostgreSQL: each row as JSON text that gives the same row back
  * (int64 values exact, field order kept, an ACL token's secret hash as hex), the columns its
  * table's order and lookups need, and for listed tables a jsonb search document, the value list
- * filters see, which `bexpr/sql` translates filters against.
+ * filters see, which `bexpr/sql` translates filters against (see `SearchDocuments`, `../store.ts`).
  *
  * @module
  */
 import { parseJson, stringifyJson } from "../../../json.js";
 import type { AclToken } from "../model.js";
-import type { Rows, TableName, Tables } from "../store.js";
+import type { Rows, TableName } from "../store.js";
 
 /**
  * The fields of each table held as bigints (nanosecond times), by path: a field of the row, or of
@@ -113,26 +113,3 @@ export function rowColumns<Name extends TableName>(table: Name, row: Rows[Name])
   const createIndex = table === "jobs" || table === "job_summary" || table === "job_versions" || table === "namespaces" || table === "acl_policy" || table === "nodes" ? null : (fields.CreateIndex as number);
   return { namespace, id, createIndex };
 }
-
-/**
- * The search documents of the listed tables: for each, the value a list filter sees for a row (read
- * with the other rows of the same state), and the rows of other tables it is made of too (a job's
- * document holds its summary), so that a change of those rewrites it.
- *
- * A document is given whole (`document`), or as the fields laid over the row's own stored JSON
- * (`overlay`: a job's is the job with its summary and two flags of its list item; a deployment's is
- * the deployment itself, an empty overlay). PostgreSQL then makes the document from the row's text,
- * so that a row's JSON is written and sent once, not twice.
- */
-export type SearchDocuments = {
-  readonly [Name in TableName]?: SearchDocument<Rows[Name]>;
-};
-
-/** How the search document of a table's rows is made (see {@link SearchDocuments}). */
-export type SearchDocument<Row> = (
-  | { readonly document: (row: Row, tables: Tables) => unknown; readonly overlay?: undefined }
-  | { readonly overlay: (row: Row, tables: Tables) => Readonly<Record<string, unknown>>; readonly document?: undefined }
-) & {
-  /** A table whose rows are part of this table's documents, and the key of the row of this table each one is part of. */
-  readonly follows?: { readonly table: TableName; readonly key: (row: never) => string };
-};

@@ -22,11 +22,25 @@
  */
 import { nestingDepth, stringifyJson } from "../../../json.js";
 import { MemoryStore } from "../memory.js";
-import { mergeChanges, runTransaction, withChanges, type Changes } from "../overlay.js";
-import { TABLE_NAMES, type AppliedWrite, type Queries, type Store, type TableName, type Tables, type Transaction } from "../store.js";
+import { mergeChanges, runTransaction, withChanges } from "../overlay.js";
+import {
+  TABLE_NAMES,
+  type AppliedWrite,
+  type Changes,
+  type ListPage,
+  type ListPageRequest,
+  type Listing,
+  type Queries,
+  type SearchDocument,
+  type SearchDocuments,
+  type Store,
+  type TableName,
+  type Tables,
+  type Transaction,
+} from "../store.js";
 import { DatabaseUnavailableError, type Database, type SqlSession, type TextRow } from "./database.js";
-import { sqlPage, type SqlListing, type SqlPage, type SqlPageRequest } from "./pages.js";
-import { decodeRow, encodeRow, rowColumns, type SearchDocument, type SearchDocuments } from "./rows.js";
+import { sqlPage } from "./pages.js";
+import { decodeRow, encodeRow, rowColumns } from "./rows.js";
 
 /** The version of the tables this code reads and writes; a database made by another version is refused. */
 export const SCHEMA_VERSION = 1;
@@ -233,11 +247,16 @@ export class PostgresStore implements Store {
   }
 
   /**
-   * One page of a list, cut by PostgreSQL at the database's index, in one snapshot: the filter
-   * pushed down where it is within its bounds (see `pages.ts`), the rows in the list's order.
+   * One page of a list. A consistent read of a list with a keyset is read from the database, at
+   * its index, in one snapshot, with the filter pushed down where it is within its bounds (see
+   * `pages.ts`): it sees every write committed before it, whichever agent made it. `?stale` reads,
+   * and lists without a keyset, are paged from the agent's copy (which a consistent read's barrier
+   * brought up to the database first).
    */
-  page<Row>(listing: SqlListing, request: SqlPageRequest<Row>): Promise<SqlPage<Row>> {
-    return sqlPage(this.database, this.sqlSchema, listing, request);
+  page<Row>(listing: Listing<Row>, request: ListPageRequest<Row>): ListPage<Row> | Promise<ListPage<Row>> {
+    const { keyset } = listing;
+    if (request.stale || keyset === undefined) return this.#copy.page(listing, request);
+    return sqlPage(this.database, this.sqlSchema, this.#copy, listing, keyset, request);
   }
 
   async seed<Names extends TableName>(tables: readonly Names[], apply: (transaction: Transaction<Names>) => void): Promise<void> {

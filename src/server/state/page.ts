@@ -1,0 +1,157 @@
+/**
+ * The one paginator, as the reference's (`nomad/state/paginator/`): skip to `next_token`, keep the
+ * permitted rows, filter, count, and cut. The item after a full page is not returned; its token
+ * becomes `X-Svc-Nexttoken`, so the next page starts with it. Every store cuts its pages here
+ * ({@link Store.page}): the memory store from its sorted tables ({@link cutPage}), PostgreSQL
+ * from the batches it reads by keyset ({@link PageCut}, fed a batch at a time).
+ *
+ * The skip is a seek: the reference starts at the first row, in the list's order, whose token is
+ * not before `next_token` (in reverse, not after it), and so does this, by binary search within
+ * each segment of the rows where the tokens grow with the order (see {@link RowRange}), or by a
+ * scan where they do not (a token that does not parse as the endpoint's tokens do). A database
+ * seeks with a keyset bound instead, and offers the rows from there.
+ *
+ * Unlike the reference, rows the caller may not see are dropped *before* the filter: a hidden row
+ * never reaches the filter, so its evaluation error (400) or its absence (200) cannot tell a
+ * caller that it exists.
+ *
+ * @module
+ */
+import type { Filter } from "../../evaluator/compile.js";
+import type { CostBudget } from "../../evaluator/cost.js";
+import { lowerBound } from "./sorted-rows.js";
+import type { Page, PageRequest, RowRange } from "./store.js";
+
+/** How one list's rows are paged from memory. */
+export interface PageSource<Row> {
+  /** The rows, in the endpoint's order (walked backwards for `reverse=true`). */
+  readonly rows: RowRange<Row>;
+  /** The pagination token of a row. */
+  readonly token: (row: Row) => string;
+  /** Compares a row's token with the requested `next_token` (negative: the row comes before it). */
+  readonly compare: (token: string, nextToken: string) => number;
+  /** Whether `compare` orders the tokens of each segment as the rows are ordered (so a seek may search). */
+  readonly seekable: boolean;
+  /** The value the filter is evaluated on. */
+  readonly filterTarget: (row: Row) => unknown;
+  /** Whether the caller may see the row (its namespace is permitted). */
+  readonly permitted: (row: Row) => boolean;
+}
+
+/**
+ * A page being cut from the rows a store offers, in the list's order from where the page starts:
+ * the rule of every page, whatever keeps the rows. Filter errors (FilterEvaluationError,
+ * `cost_exceeded` when the budget runs out) propagate to the caller; the reference fails the
+ * whole request on them.
+ */
+export class PageCut<Row> {
+  readonly rows: Row[] = [];
+  /** The token of the row after a full page ("" until it is found). */
+  nextToken = "";
+  /** How many rows the filter was evaluated on. */
+  evaluated = 0;
+  readonly #perPage: number;
+  readonly #filter: Filter | undefined;
+  readonly #budget: CostBudget | undefined;
+  readonly #rows: Pick<PageSource<Row>, "permitted" | "filterTarget" | "token">;
+
+  /** @param rows - what the page needs to know of a row: whether the caller may see it, what the filter sees of it, its token. */
+  constructor(request: Pick<PageRequest, "perPage" | "filter" | "budget">, rows: Pick<PageSource<Row>, "permitted" | "filterTarget" | "token">) {
+    this.#perPage = request.perPage;
+    this.#filter = request.filter;
+    this.#budget = request.budget;
+    this.#rows = rows;
+  }
+
+  /**
+   * Offers the next row; true once the page is cut (the row after a full page was found): offer no
+   * more. `decided`: the filter was decided for this row already (by a database, exactly).
+   */
+  offer(row: Row, decided = false): boolean {
+    const rows = this.#rows;
+    if (!rows.permitted(row)) return false;
+    const filter = this.#filter;
+    if (filter !== undefined && !decided) {
+      this.evaluated++;
+      if (!filter.test(rows.filterTarget(row), this.#budget)) return false;
+    }
+    if (this.#perPage > 0 && this.rows.length === this.#perPage) {
+      this.nextToken = rows.token(row);
+      return true;
+    }
+    this.rows.push(row);
+    return false;
+  }
+
+  /** How many more rows the page and the row after it may take (Infinity without `per_page`): what a store reads next. */
+  get wanted(): number {
+    return this.#perPage > 0 ? this.#perPage + 1 - this.rows.length : Infinity;
+  }
+
+  /** The page as cut so far (the last page, when the rows ran out). */
+  page(): Page<Row> {
+    return { rows: this.rows, nextToken: this.nextToken, evaluated: this.evaluated };
+  }
+}
+
+/**
+ * A `<CreateIndex>.<ID>` token's parts when the reference parses it as an index (a signed decimal
+ * within int64, here within the doubles' safe integers); undefined when it does not, and the token
+ * is then compared as text.
+ */
+export function creationToken(token: string): { readonly index: number; readonly id: string } | undefined {
+  const dot = token.indexOf(".");
+  if (dot === -1 || !/^[+-]?[0-9]+$/.test(token.slice(0, dot))) return undefined;
+  const index = Number(token.slice(0, dot));
+  return Number.isSafeInteger(index) ? { index, id: token.slice(dot + 1) } : undefined;
+}
+
+/**
+ * The position the page starts at: the first row (walking forwards) whose token is not before
+ * `nextToken`, or walking backwards the first whose token is not after it; past the end (`size`,
+ * or -1 backwards) when there is none.
+ */
+export function seek<Row>(source: Pick<PageSource<Row>, "rows" | "token" | "compare" | "seekable">, nextToken: string, reverse: boolean): number {
+  const { rows, token, compare, seekable } = source;
+  if (nextToken === "") return reverse ? rows.size - 1 : 0;
+  const order = (position: number) => compare(token(rows.at(position)), nextToken);
+  if (!seekable) {
+    if (reverse) {
+      let position = rows.size - 1;
+      while (position >= 0 && order(position) > 0) position--;
+      return position;
+    }
+    let position = 0;
+    while (position < rows.size && order(position) < 0) position++;
+    return position;
+  }
+  const starts = [0, ...rows.segments];
+  if (reverse) {
+    for (let segment = starts.length - 1; segment >= 0; segment--) {
+      const start = starts[segment]!;
+      const end = segment + 1 < starts.length ? starts[segment + 1]! : rows.size;
+      if (start === end || order(start) > 0) continue;
+      // The last row of the segment that is not after the token.
+      return lowerBound(rows, end, (row) => (compare(token(row), nextToken) <= 0 ? -1 : 1), start) - 1;
+    }
+    return -1;
+  }
+  for (let segment = 0; segment < starts.length; segment++) {
+    const start = starts[segment]!;
+    const end = segment + 1 < starts.length ? starts[segment + 1]! : rows.size;
+    if (start === end || order(end - 1) < 0) continue;
+    return lowerBound(rows, end, (row) => compare(token(row), nextToken), start);
+  }
+  return rows.size;
+}
+
+/** Cuts one page of rows in memory: from the {@link seek}'s position, each row offered to a {@link PageCut}. */
+export function cutPage<Row>(source: PageSource<Row>, request: PageRequest): Page<Row> {
+  const { rows } = source;
+  const cut = new PageCut(request, source);
+  const step = request.reverse ? -1 : 1;
+  for (let position = seek(source, request.nextToken, request.reverse); position >= 0 && position < rows.size; position += step) {
+    if (cut.offer(rows.at(position))) break;
+  }
+  return cut.page();
+}

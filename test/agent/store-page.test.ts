@@ -1,0 +1,106 @@
+/**
+ * One paginator, behind the store: every store cuts its pages by `state/page.ts` (`PageCut`), the
+ * memory store from its sorted rows, PostgreSQL from the batches it reads by keyset, and the list
+ * pipeline asks the `Store` interface for a page, knowing no store class. The paginator's rules
+ * are tested here as a function, with tables like the reference's paginator tests
+ * (`nomad/state/paginator/paginator_test.go`); the pages over HTTP, on both stores, in
+ * pagination.property.test.ts and sql-pages.property.test.ts.
+ */
+import { readdirSync, readFileSync } from "node:fs";
+import { dirname, join, relative } from "node:path";
+import { describe, expect, it } from "vitest";
+import { FilterEvaluationError } from "../../src/errors.js";
+import { CostBudget } from "../../src/evaluator/cost.js";
+import { compileFilter } from "../../src/filter.js";
+import { compareStrings } from "../../src/go/order.js";
+import { cutPage, PageCut } from "../../src/server/state/page.js";
+
+const SRC = join(import.meta.dirname, "../../src");
+
+/** The project files `file` (relative to src/) imports, types included, relative to src/. */
+function importsOf(file: string): string[] {
+  const text = readFileSync(join(SRC, file), "utf8");
+  return [...text.matchAll(/^(?:import|export)[^;]*?from "(\.[^"]+)";$/gm)].map(([, from]) => relative(SRC, join(SRC, dirname(file), from!)).replace(/\.js$/, ".ts"));
+}
+
+describe("the list pipeline's seam with the store", () => {
+  const list = readdirSync(join(SRC, "server/list")).map((file) => `server/list/${file}`);
+
+  it.each(list)("%s imports no store backend, only the Store interface and the paginator", (file) => {
+    expect(importsOf(file).filter((to) => to.startsWith("server/state/postgres/") || to === "server/state/memory.ts")).toEqual([]);
+  });
+});
+
+/** Rows 1…n whose tokens are their zero-padded numbers, in order. */
+function numbered(values: readonly number[]) {
+  const rows = { size: values.length, at: (position: number) => values[position]!, segments: [] };
+  const token = (value: number) => String(value).padStart(3, "0");
+  return { rows, token, compare: compareStrings, seekable: true, filterTarget: (value: number) => ({ Value: value }), permitted: () => true };
+}
+
+describe("a page, cut as the reference's paginator cuts it", () => {
+  const rows = [1, 2, 3, 4, 5];
+  it.each([
+    ["size-3 page-1", 3, "", false, [1, 2, 3], "004"],
+    ["size-5 page-1 stops at the end", 5, "", false, [1, 2, 3, 4, 5], ""],
+    ["size-3 page-2 reads off the end", 3, "004", false, [4, 5], ""],
+    ["starting off the end", 3, "009", false, [], ""],
+    ["a token between rows starts at the next row", 2, "0025", false, [3, 4], "005"],
+    ["no per_page: every row", 0, "", false, [1, 2, 3, 4, 5], ""],
+    ["reverse size-2 page-1", 2, "", true, [5, 4], "003"],
+    ["reverse size-2 from a token", 2, "003", true, [3, 2], "001"],
+  ] as const)("%s", (_name, perPage, nextToken, reverse, expected, next) => {
+    const page = cutPage(numbered(rows), { perPage, nextToken, reverse, filter: undefined });
+    expect(page.rows).toEqual(expected);
+    expect(page.nextToken).toBe(next);
+    expect(page.evaluated).toBe(0);
+  });
+
+  it.each([
+    ["the filter keeps the matching rows and counts every row it saw, the row after the page too", "Value != 1 and Value != 2", 2, [3, 4], "005", 5],
+    ["a page of one with the filter", "Value != 2", 1, [1], "003", 3],
+    ["a filter no row matches reads to the end", "Value == 9", 2, [], "", 5],
+  ] as const)("%s", (_name, source, perPage, expected, next, evaluated) => {
+    const filter = compileFilter(source);
+    const page = cutPage(numbered(rows), { perPage, nextToken: "", reverse: false, filter });
+    expect([page.rows, page.nextToken, page.evaluated]).toEqual([expected, next, evaluated]);
+  });
+
+  it("drops rows the caller may not see before the filter, which never sees them", () => {
+    const seen: number[] = [];
+    const source = { ...numbered(rows), permitted: (value: number) => value % 2 === 1, filterTarget: (value: number) => (seen.push(value), { Value: value }) };
+    const page = cutPage(source, { perPage: 1, nextToken: "", reverse: false, filter: compileFilter("Value != 0") });
+    expect([page.rows, page.nextToken, page.evaluated, seen]).toEqual([[1], "003", 2, [1, 3]]);
+  });
+
+  it("fails the page when the filter's evaluations spend the request's budget", () => {
+    const page = () => cutPage(numbered(rows), { perPage: 0, nextToken: "", reverse: false, filter: compileFilter("Value != 0"), budget: new CostBudget(5) });
+    expect(page).toThrow(FilterEvaluationError);
+    expect(() => page()).toThrow(expect.objectContaining({ code: "cost_exceeded" }));
+  });
+});
+
+describe("a page fed a batch at a time (as PostgreSQL reads it)", () => {
+  const rules = { permitted: (value: number) => value !== 2, filterTarget: (value: number) => ({ Value: value }), token: (value: number) => String(value) };
+
+  it("asks for the page and the row after it, then fewer as rows are kept", () => {
+    const cut = new PageCut({ perPage: 3, filter: undefined }, rules);
+    expect(cut.wanted).toBe(4);
+    expect(cut.offer(1)).toBe(false);
+    expect(cut.offer(2)).toBe(false); // not permitted: not kept, not counted
+    expect(cut.wanted).toBe(3);
+    expect([cut.offer(3), cut.offer(4), cut.offer(5)]).toEqual([false, false, true]);
+    expect(cut.page()).toEqual({ rows: [1, 3, 4], nextToken: "5", evaluated: 0 });
+  });
+
+  it("wants every row without per_page", () => {
+    expect(new PageCut({ perPage: 0, filter: undefined }, rules).wanted).toBe(Infinity);
+  });
+
+  it("evaluates the filter only on rows the database did not decide exactly", () => {
+    const cut = new PageCut({ perPage: 0, filter: compileFilter("Value == 4") }, rules);
+    // Decided rows are kept as they come (the database selected them); the others are checked.
+    for (const [value, decided] of [[1, true], [3, false], [4, false], [6, true]] as const) cut.offer(value, decided);
+    expect(cut.page()).toEqual({ rows: [1, 4, 6], nextToken: "", evaluated: 2 });
+  });
+});
