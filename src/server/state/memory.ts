@@ -202,7 +202,8 @@ export class MemoryStore implements Store {
   readonly queries: Queries = {
     jobs: (namespace, prefix) => jobsOf(this.#tables.jobs.sorted, namespace, prefix),
     byKeyPrefix: (table, prefix) => {
-      // Names sort as the table does, so the rows with a prefix are one run of it.
+      // Names sort as the table does, so the rows with a prefix are one run of it. (The cast: the
+      // tables this query takes are keyed by Name, which their union of row types does not say.)
       const rows = this.#tables[table].sorted as unknown as SortedRows<{ Name: string }>;
       const start = rows.lowerBound((row) => compareStrings(row.Name, prefix));
       const end = lowerBound(rows, rows.size, (row) => (row.Name.startsWith(prefix) ? -1 : 1), start);

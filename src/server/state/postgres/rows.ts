@@ -81,6 +81,7 @@ export function decodeRow<Name extends TableName>(table: Name, text: string): Ro
     if (typeof holder?.[field] === "number") holder[field] = BigInt(holder[field] as number);
   }
   if (table === "acl_token") row.secretHash = Buffer.from(row.secretHash as string, "hex");
+  // The cast: JSON the agent itself wrote from a row of this table (encodeRow), its int64s and bytes put back above.
   return row as unknown as Rows[Name];
 }
 
@@ -107,6 +108,7 @@ export interface RowColumns {
 
 /** The order and lookup columns of a row of `table`. */
 export function rowColumns<Name extends TableName>(table: Name, row: Rows[Name]): RowColumns {
+  // The cast: the column names below are fields of every listed table's rows, read by name.
   const fields = row as unknown as Record<string, unknown>;
   const id = fields[ID_FIELDS[table]] as string;
   const namespace = typeof fields.Namespace === "string" ? fields.Namespace : null;

@@ -651,6 +651,7 @@ function changesOf(rows: readonly TextRow[]): Changes {
 /** Makes `changes` in a transaction of the copy. */
 function applyChanges(transaction: Transaction<TableName>, changes: Changes): void {
   for (const name of Object.keys(changes) as TableName[]) {
+    // The cast: each table's rows are that table's (changesOf read them by their table), which a loop over the names cannot tell TypeScript.
     const table = (transaction as Partial<Transaction<TableName>>)[name]! as unknown as { put(row: unknown): void; delete(key: string): boolean };
     for (const [key, row] of changes[name]!) {
       if (row === undefined) table.delete(key);
