@@ -201,6 +201,11 @@ describe.each(STYLES)("the %s header style", (style, expected, other) => {
     }
   });
 
+  it(`lists its members with the role tag ${style === "nomad" ? "nomad, as the reference (its Go client's IsNomadServer takes no other)" : "svc"}`, async () => {
+    const members = (await get("/v1/agent/members", as(ROOT))).json<{ Members: { Tags: Record<string, string> }[] }>().Members;
+    expect(members.map((member) => member.Tags.role)).toEqual([style === "nomad" ? "nomad" : "svc"]);
+  });
+
   it(`sends no ${other.prefix}* header on any answer`, async () => {
     const paths = ["/nowhere", "/", "/v1/status/leader", "/v1/regions", "/v1/agent/members", "/v1/metrics", "/v1/namespaces", "/v1/namespace/default", "/v1/acl/policies", "/v1/acl/token/self", "/v1/nodes", "/v1/allocations", "/v1/evaluations", "/v1/deployments", "/v1/job/a/summary", "/ui/"];
     for (const path of paths) {

@@ -5,6 +5,7 @@
  * @module
  */
 import type { MemberRecord } from "../state/postgres/membership.js";
+import type { HeaderStyle } from "../base/header-names.js";
 
 /** Who the agent is. */
 export interface MemberIdentity {
@@ -56,10 +57,16 @@ export function lonePeers(identity: MemberIdentity): Peers {
 }
 
 /**
+ * The `role` tag of a server in each header style: the reference's `nomad` (its Go client's
+ * `IsNomadServer` takes no other), and in the spec's style the renamed `svc`.
+ */
+export const SERVER_ROLES: Readonly<Record<HeaderStyle, string>> = { svc: "svc", nomad: "nomad" };
+
+/**
  * The members response, in the reference's shape: `Server*` name this agent, `Members` every
  * agent sharing its state. Tags are written in sorted key order, as Go writes maps.
  */
-export function membersResponse(identity: MemberIdentity, members: readonly MemberRecord[]): unknown {
+export function membersResponse(identity: MemberIdentity, members: readonly MemberRecord[], style: HeaderStyle): unknown {
   return {
     ServerName: identity.nodeName,
     ServerRegion: identity.region,
@@ -77,7 +84,7 @@ export function membersResponse(identity: MemberIdentity, members: readonly Memb
         raft_vsn: "3",
         region: identity.region,
         revision: "",
-        role: "svc",
+        role: SERVER_ROLES[style],
         rpc_addr: member.address,
         vsn: "1",
       },

@@ -76,7 +76,7 @@ export function jobRoutes(app: FastifyInstance, context: RouteContext): void {
         const options = parseQueryOptions(queryOf(request), request.headers, context.settings);
         const caller = context.acl.authenticate(options.token);
         if (!caller.management && !caller.permissions.nodeRead) throw permissionDenied();
-        return { body: membersResponse(context.settings, await context.peers.members()) };
+        return { body: membersResponse(context.settings, await context.peers.members(), context.settings.headerNames.style) };
       },
     }),
   );
