@@ -379,14 +379,14 @@ describe("the event stream's ACL, checked per event", () => {
 });
 
 describe("the event stream's end", () => {
-  it("drops every stream at once when the agent closes, as the reference's server: no last line, no end of the body", async () => {
+  it("ends every stream at once when the agent closes, as the reference's server: at a frame's end, no last line, the body ended", async () => {
     const own = await startTestAgent({ port: 0, demo: false, logLevel: "silent" });
     const stream = await subscribe(`${own.url}/v1/event/stream`);
     const started = performance.now();
     await own.close();
     expect(performance.now() - started).toBeLessThan(CLOSE_GRACE_MS);
-    // The body is cut short (the Go client reads io.ErrUnexpectedEOF, which its tests take for the end).
-    expect(await stream.ended).toBe(false);
+    // The body ends where a frame ends (the Go client reads io.EOF, as the pinned reference's test asserts).
+    expect(await stream.ended).toBe(true);
     expect(stream.lines).toEqual(["{}"]);
   });
 

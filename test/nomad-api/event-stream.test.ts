@@ -5,7 +5,7 @@
  */
 import { describe, expect, onTestFinished } from "vitest";
 import { decodeGo, decodeStruct } from "./go-json.js";
-import { HEADER_STYLES, UNEXPECTED_EOF, type EventChannel, type Events } from "./go-client.js";
+import { EOF, HEADER_STYLES, type EventChannel, type Events } from "./go-client.js";
 import { clientSide, PORTED, runGoTests } from "./ported.js";
 import { expectUUID, goTestServers, len, MustError, testJob } from "./support.js";
 
@@ -55,13 +55,14 @@ describe.each(HEADER_STYLES)("api/event_stream_test.go (%s headers)", (style) =>
       expect(len(first.Events)).toBe(1);
       expect(first.Events?.[0]?.Topic).toBe("Evaluation");
 
-      // Stopping the server cuts the stream short: the decoder's io.ErrUnexpectedEOF ("Sadly decode
-      // doesn't return io.EOF"), then the channel closes.
+      // Stopping the server ends the stream at a frame's end: the decoder's io.EOF (at the pinned
+      // commit the endpoint writes on the hijacked connection and closes it; the test asserted
+      // io.ErrUnexpectedEOF before), then the channel closes.
       await server.stop();
       for (;;) {
         const events = await receive(channel, "failed waiting for event stream EOF");
         if (events === "closed") throw new MustError("chan closed before EOF received");
-        if (events.Err === UNEXPECTED_EOF) {
+        if (events.Err === EOF) {
           const after = await channel.next(5_000);
           if (after === "timeout") throw new MustError("failed waiting for event stream to close");
           if (after !== "closed") throw new MustError("expected chan to close after EOF");

@@ -289,6 +289,20 @@ export class EventStream {
    * reason after half a frame would read as part of it.
    */
   cut(reason: string): void {
+    this.#end(`${reason}\n`);
+  }
+
+  /**
+   * @internal Ends the stream as the agent stops: at a frame's end, the response ended with no
+   * last line, as the reference's endpoint closes its connection (its Go client then reads
+   * `io.EOF`); a stream in the middle of a frame is disconnected.
+   */
+  drop(): void {
+    this.#end(undefined);
+  }
+
+  /** Ends the response after `last` (none: nothing more), or disconnects a stream in the middle of a frame. */
+  #end(last: string | undefined): void {
     const sink = this.#sink;
     if (this.#state === "ended" || sink === undefined) return;
     const midFrame = this.#sending !== undefined;
@@ -297,18 +311,10 @@ export class EventStream {
       sink.destroy();
       return;
     }
-    sink.write(`${reason}\n`);
+    if (last !== undefined) sink.write(last);
     sink.end();
     this.#giveUp = setTimeout(() => sink.destroy(), this.broker.limits.heartbeatMs);
     this.#giveUp.unref();
-  }
-
-  /** @internal Drops the connection at once: no last line, no end of the response (the agent is stopping). */
-  drop(): void {
-    const sink = this.#sink;
-    if (this.#state === "ended" || sink === undefined) return;
-    this.#stop();
-    sink.destroy();
   }
 
   /** The client went away (or the response finished): the stream is forgotten. */
