@@ -93,14 +93,25 @@ async function reportAll(context: SchedulerContext, allocIds: readonly string[],
   });
 }
 
-/** An allocation's tasks end: it is complete, or failed when its job scripts a non-zero exit code. */
-export async function finishAllocation(context: SchedulerContext, allocId: string, finishAfterMs: number | undefined): Promise<void> {
+/**
+ * The allocations' tasks end, in one client write (`Node.UpdateAlloc`, whose server batches the
+ * updates that come within a moment: `batchUpdate`): each is complete, or failed when its job
+ * scripts a non-zero exit code; a job with failures its policy reschedules gets one
+ * `alloc-failure` evaluation for the batch (see `updateAlloc`).
+ */
+export async function finishAllocations(context: SchedulerContext, allocIds: readonly string[], finishAfterMs: number | undefined): Promise<void> {
   await context.store.write(["allocs", "job_summary", "jobs", "deployment", "evals"], (state) => {
-    const alloc = state.allocs.get(allocId);
-    const job = alloc && state.jobs.get(namespacedKey(alloc.Namespace, alloc.JobID));
-    if (alloc === undefined || job === undefined || isTerminal(alloc)) return;
-    const { exitCode } = fateOf(context, alloc, finishAfterMs);
-    updateAlloc(context, state, job, alloc, { ClientStatus: exitCode === 0 ? "complete" : "failed", NetworkStatus: networkStatusOf(alloc) }, exitCode);
-    putJob(context, state, job);
+    const jobs = new Map<string, Job>();
+    for (const allocId of allocIds) {
+      const alloc = state.allocs.get(allocId);
+      if (alloc === undefined || isTerminal(alloc)) continue;
+      const key = namespacedKey(alloc.Namespace, alloc.JobID);
+      const job = state.jobs.get(key);
+      if (job === undefined) continue;
+      const { exitCode } = fateOf(context, alloc, finishAfterMs);
+      updateAlloc(context, state, job, alloc, { ClientStatus: exitCode === 0 ? "complete" : "failed", NetworkStatus: networkStatusOf(alloc) }, exitCode);
+      jobs.set(key, job);
+    }
+    for (const job of jobs.values()) putJob(context, state, job);
   });
 }

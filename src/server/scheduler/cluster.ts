@@ -34,7 +34,7 @@ import { deregister, register, type DeregisterResponse, type RegisterResponse } 
 import { allowReplacements, completeDeployment, lastPlacedMs, META_FAIL_DEPLOYMENT, updateDeployment, WATCHER_BATCH_MS, type DeploymentAction, type DeploymentUpdateResponse } from "./deployment-watcher.js";
 import { processEvaluation } from "./generic-sched.js";
 import { nodesDown, unblock } from "./blocked.js";
-import { fateOf, finishAllocation, runAllocations, stopAllocations } from "./client.js";
+import { fateOf, finishAllocations, runAllocations, stopAllocations } from "./client.js";
 import { ACTIVE_DEPLOYMENT, registered } from "./state.js";
 import { fingerprint, registrationTime } from "./fingerprint.js";
 import { RULE_STEP_PREFIX, ScenarioRules } from "./rules.js";
@@ -359,7 +359,9 @@ export class Cluster {
         const runForMs = fateOf(context, alloc, finish.afterMs).runForMs;
         if (runForMs === undefined) continue;
         const startedMs = alloc.TaskRun?.StartedAt ?? Number(alloc.ModifyTime / 1_000_000n);
-        this.#steps.defer(`finish ${alloc.ID}`, Math.max(0, startedMs + runForMs - nowMs), () => finishAllocation(context, alloc.ID, this.#lifecycle.get("finish")!.afterMs));
+        // Those that end at the same time end in one write, as the reference's server batches its clients' updates.
+        const endsAt = startedMs + runForMs;
+        this.#steps.deferBatch(`finish @${endsAt}`, Math.max(0, endsAt - nowMs), alloc.ID, (ids) => finishAllocations(context, ids, this.#lifecycle.get("finish")!.afterMs));
       }
     }
     for (const [batch, batchAllocs] of placed) {

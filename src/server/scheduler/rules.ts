@@ -69,38 +69,49 @@ export class ScenarioRules {
     for (const rule of this.#rules.values()) this.consider(pass, rule, rowsOf(rule.rule.on));
   }
 
-  /** Schedules the rule's step for each of `rows` it selects (within the pass's budget) and has not acted on. */
+  /**
+   * Schedules the rule's step for each of `rows` it selects (within the pass's budget) and has not
+   * acted on. The rows whose time comes at the same moment are acted on in one write, as the
+   * reference's server writes the updates its clients send within a moment together.
+   */
   consider(pass: RulePass, rule: ScenarioRuleState, rows: Iterable<unknown>): void {
     const table = SCENARIO_TABLES[rule.rule.on];
     const { clock } = this.context;
     for (const row of rows) {
       const key = TABLES[table].key(row as never);
       const name = `${RULE_STEP_PREFIX}${rule.id} ${key}`;
-      if (this.#fired.has(name) || this.steps.has(name) || !selects(rule, row, pass)) continue;
       const now = clock.nowMs();
       const since = this.#selectedAt.get(name) ?? now;
+      const dueAt = since + rule.afterMs;
+      const step = `${RULE_STEP_PREFIX}${rule.id} @${dueAt}`;
+      if (this.#fired.has(name) || this.steps.hasBatched(step, key) || !selects(rule, row, pass)) continue;
       this.#selectedAt.set(name, since);
-      this.steps.defer(name, Math.max(0, since + rule.afterMs - now), () => this.#fire(rule, name, key));
+      this.steps.deferBatch(step, Math.max(0, dueAt - now), key, (keys) => this.#fire(rule, keys));
     }
   }
 
-  /** A rule's time for a row has come: if it still selects the row, its fields are set. */
-  async #fire(rule: ScenarioRuleState, name: string, key: string): Promise<void> {
+  /** A rule's time for rows has come: in one write, each it still selects has its fields set. */
+  async #fire(rule: ScenarioRuleState, keys: readonly string[]): Promise<void> {
     if (!this.#rules.has(rule.id)) return;
     // What `apply` does besides its transaction may be done twice (a store may apply a write again): the sets are
     // idempotent, and the count of firings is taken from the result of the write that was stored.
     const { result: fired } = await this.context.store.write(["allocs", "job_summary", "jobs", "deployment", "evals", "nodes"], (state) => {
-      const target = ruleRowOf(state, rule.rule.on, key);
-      // Not selected any more: its time starts again if it is selected again.
-      this.#selectedAt.delete(name);
-      if (target === undefined || !selects(rule, target.row)) return false;
-      this.#fired.add(name);
-      const changes = changesOf(rule, target.row);
-      if (Object.keys(changes).length === 0) return false;
-      applyRule(this.context, state, target, changes);
-      return true;
+      let count = 0;
+      for (const key of keys) {
+        const name = `${RULE_STEP_PREFIX}${rule.id} ${key}`;
+        const target = ruleRowOf(state, rule.rule.on, key);
+        // Not selected any more: its time starts again if it is selected again.
+        this.#selectedAt.delete(name);
+        if (target === undefined || !selects(rule, target.row)) continue;
+        this.#fired.add(name);
+        const changes = changesOf(rule, target.row);
+        if (Object.keys(changes).length === 0) continue;
+        applyRule(this.context, state, target, changes);
+        count++;
+      }
+      return count;
     });
-    if (fired) rule.fired++;
+    rule.fired += fired;
   }
 }
 

@@ -174,10 +174,30 @@ export function updateAlloc(
   if (job !== undefined && status !== alloc.ClientStatus) count(state, job, alloc.TaskGroup, { [SUMMARY_FIELDS[alloc.ClientStatus]]: -1, [SUMMARY_FIELDS[status]]: 1 });
   if (failed && state.evals !== undefined && job !== undefined && (alloc.FollowupEvalID ?? "") === "") {
     const policy = reschedulePolicyOf(job, alloc.TaskGroup);
-    if (policy !== undefined && rescheduleEligible(alloc.RescheduleTracker, policy, context.clock.nowMs())) {
+    if (policy !== undefined && rescheduleEligible(alloc.RescheduleTracker, policy, context.clock.nowMs()) && !batchedFailureEval(context, state as Transaction<"evals">, alloc)) {
       state.evals.put(newEvaluation(context.clock, state.index, { Namespace: alloc.Namespace, Priority: job.Priority, Type: job.Type, TriggeredBy: "alloc-failure", JobID: alloc.JobID, JobModifyIndex: 0 }));
     }
   }
+}
+
+/**
+ * How long after a client's update the reference's server writes it, with every other update that
+ * came meanwhile, in one write (`batchUpdateInterval`).
+ */
+export const CLIENT_BATCH_MS = 50;
+
+/**
+ * Whether the allocation's job has an `alloc-failure` evaluation still pending that was made
+ * within {@link CLIENT_BATCH_MS} (in this write, or a client's update of the same moment): the
+ * reference's server makes one per job for a batch of updates (`batchUpdate`), and that
+ * evaluation, not yet processed, sees this failure too.
+ */
+function batchedFailureEval(context: SchedulerContext, state: Transaction<"evals">, alloc: Allocation): boolean {
+  const since = context.clock.nowNs() - BigInt(CLIENT_BATCH_MS) * 1_000_000n;
+  for (const evaluation of state.evals.group(namespacedKey(alloc.Namespace, alloc.JobID)).values()) {
+    if (evaluation.TriggeredBy === "alloc-failure" && evaluation.Status === "pending" && (evaluation.CreateTime ?? 0n) >= since) return true;
+  }
+  return false;
 }
 
 /**

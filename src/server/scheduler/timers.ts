@@ -20,6 +20,8 @@ interface Step {
 /** The scheduler's steps, by name. */
 export class StepQueue {
   readonly #steps = new Map<string, Step>();
+  /** The keys each batched step (see {@link StepQueue.deferBatch}) runs with, by its name. */
+  readonly #batches = new Map<string, Set<string>>();
   /** The steps their timers started that have not finished (a write on a shared store takes a while). */
   readonly #running = new Set<Promise<void>>();
 
@@ -35,6 +37,11 @@ export class StepQueue {
   /** Whether a step of that name is scheduled. */
   has(name: string): boolean {
     return this.#steps.has(name);
+  }
+
+  /** Whether `key` is in the batch of the scheduled step `name` (see {@link StepQueue.deferBatch}). */
+  hasBatched(name: string, key: string): boolean {
+    return this.#steps.has(name) && this.#batches.get(name)?.has(key) === true;
   }
 
   /** Runs `run` in `delayMs`, unless a step of the same name is already scheduled. */
@@ -55,12 +62,32 @@ export class StepQueue {
     this.#steps.set(name, { run, delayMs, dueAt: timer.dueAt, timer });
   }
 
+  /**
+   * Adds `key` to the batch of the step `name`, scheduled in `delayMs` when it is not already:
+   * the step runs `run` once with every key added until it runs (the writes of one instant made
+   * one, as the reference's server batches the updates its clients send within a moment).
+   */
+  deferBatch(name: string, delayMs: number, key: string, run: (keys: readonly string[]) => Promise<void>): void {
+    let batch = this.#batches.get(name);
+    if (batch === undefined || !this.#steps.has(name)) {
+      batch = new Set();
+      this.#batches.set(name, batch);
+    }
+    batch.add(key);
+    const keys = batch;
+    this.defer(name, delayMs, () => {
+      if (this.#batches.get(name) === keys) this.#batches.delete(name);
+      return run([...keys]);
+    });
+  }
+
   /** Drops the scheduled steps whose names `which` selects (all of them without it). */
   drop(which: (name: string) => boolean = () => true): void {
     for (const [name, step] of this.#steps) {
       if (!which(name)) continue;
       this.clock.clearTimer(step.timer);
       this.#steps.delete(name);
+      this.#batches.delete(name);
     }
   }
 
