@@ -150,7 +150,7 @@ describe("what a blocking query reports to its observer", () => {
   });
 
   it("reports a wake by change, with the pass after it", async () => {
-    const { events } = await observe(1, (store) => store.write(["jobs"], () => {}));
+    const { events } = await observe(1, (store) => store.write(["jobs"], () => {}, "JobRegister"));
     expect(events).toEqual(["pass", "parked", "pass", "woken:change"]);
   });
 
@@ -167,7 +167,7 @@ describe("what a blocking query reports to its observer", () => {
   });
 
   it("reports a query that fails after waking as woken by the change, and passes the error on", async () => {
-    const { events, result } = await observe(1, (store) => store.write(["jobs"], () => {}), { failAfterWake: true });
+    const { events, result } = await observe(1, (store) => store.write(["jobs"], () => {}, "JobRegister"), { failAfterWake: true });
     expect(events).toEqual(["pass", "parked", "pass", "woken:change"]);
     expect(result).toBe("failed after waking");
   });

@@ -143,8 +143,9 @@ describe("GET /v1/event/stream", () => {
     const [first, second, third] = frames;
     expect(first!.Index).toBe(registered.Index);
     expect(first!.Events.map((event) => [event.Topic, event.Type, event.Key, event.Namespace, event.FilterKeys])).toEqual([
+      // One type per write, the registration's (the reference's MsgTypeEvents): its evaluation too.
       ["Job", "JobRegistered", "web", "default", null],
-      ["Evaluation", "EvaluationUpdated", registered.EvalID, "default", ["web", ""]],
+      ["Evaluation", "JobRegistered", registered.EvalID, "default", ["web", ""]],
     ]);
     expect(first!.Events[0]!.Payload.Job).toMatchObject({ ID: "web", Status: "pending", Version: 0, JobModifyIndex: registered.Index });
     expect(first!.Events[1]!.Payload.Evaluation).toMatchObject({ ID: registered.EvalID, JobID: "web", Status: "pending" });
@@ -152,7 +153,7 @@ describe("GET /v1/event/stream", () => {
     // The scheduler's plan, one write: the job running, two allocations, the deployment; topics in a fixed order.
     const deployment = second!.Events.find((event) => event.Topic === "Deployment")!;
     expect(second!.Events.map((event) => event.Topic)).toEqual(["Job", "Allocation", "Allocation", "Deployment"]);
-    expect(second!.Events.map((event) => event.Type)).toEqual(["JobRegistered", "AllocationUpdated", "AllocationUpdated", "DeploymentStatusUpdate"]);
+    expect(second!.Events.map((event) => event.Type)).toEqual(["PlanResult", "PlanResult", "PlanResult", "PlanResult"]);
     expect(second!.Events[0]!.Payload.Job).toMatchObject({ ID: "web", Status: "running" });
     // Then the evaluation complete, a write of its own, as the reference's worker writes it after the plan.
     expect(third!.Index).toBe(second!.Index + 1);
@@ -553,7 +554,7 @@ async function brokerOn(options: EventBrokerOptions = {}, acl: Parameters<typeof
   const putJob = (id: string, namespace = "default", Meta: Record<string, string> | null = null) =>
     store.write(["jobs"], (state) => {
       state.jobs.put({ ID: id, Namespace: namespace, TaskGroups: [], Meta, ModifyIndex: state.index, CreateIndex: state.index } as unknown as Job);
-    });
+    }, "JobRegister");
   const flush = () => new Promise((resolve) => setImmediate(resolve));
   return { store, broker, putJob, flush };
 }
@@ -606,7 +607,7 @@ describe("the event buffer", () => {
     const { store, broker, putJob, flush } = await brokerOn();
     const { index: first } = await putJob("one");
     // A write that makes no event (a namespace) leaves a gap in the frames' indexes.
-    const gap = await store.write(["namespaces"], (state) => state.namespaces.put({ Name: "c", Description: "", Quota: "", Meta: null, CreateIndex: state.index, ModifyIndex: state.index }));
+    const gap = await store.write(["namespaces"], (state) => state.namespaces.put({ Name: "c", Description: "", Quota: "", Meta: null, CreateIndex: state.index, ModifyIndex: state.index }), "NamespaceUpsert");
     const { index: second } = await putJob("two");
     expect(gap.index).toBeGreaterThan(first);
     const sink = fakeSink();
@@ -620,7 +621,7 @@ describe("the event buffer", () => {
     const first = await putJob("same");
     const sink = fakeSink();
     broker.open(request()).start(sink);
-    await store.write(["jobs"], (state) => state.jobs.put(state.jobs.get(namespacedKey("default", "same"))!));
+    await store.write(["jobs"], (state) => state.jobs.put(state.jobs.get(namespacedKey("default", "same"))!), "JobRegister");
     const { index } = await putJob("changed");
     await flush();
     expect(sink.frames().map((frame) => [frame.Index, frame.Events.map((event) => event.Key)])).toEqual([[index, ["changed"]]]);
@@ -642,11 +643,18 @@ describe("the event buffer", () => {
           [namespacedKey("a", "gone"), undefined],
         ]),
       },
+      // Each index's message gives its events' type: a registration, a plan's result, a deregistration.
+      messages: new Map([
+        [at + 1, "JobRegister"],
+        [at + 2, "ApplyPlanResults"],
+        [at + 3, "JobDeregister"],
+      ]),
+      deletedAt: new Map([[`jobs ${namespacedKey("a", "gone")}`, at + 3]]),
     });
     await flush();
     expect(sink.frames().map((frame) => [frame.Index, frame.Events.map((event) => [event.Type, event.Key, event.Namespace])])).toEqual([
       [at + 1, [["JobRegistered", "first", "default"]]],
-      [at + 2, [["JobRegistered", "second", "default"]]],
+      [at + 2, [["PlanResult", "second", "default"]]],
       [at + 3, [["JobDeregistered", "gone", "a"]]],
     ]);
     expect(sink.frames()[2]!.Events[0]!.Payload).toEqual({ Job: { ID: "gone", Namespace: "a" } });
@@ -688,8 +696,8 @@ describe("the event buffer", () => {
       Attributes: { "kernel.name": "linux" },
       Meta: {},
     } as unknown as Node;
-    const { index } = await store.write(["nodes"], (state) => state.nodes.put({ ...node, CreateIndex: state.index, ModifyIndex: state.index }));
-    await store.write(["nodes"], (state) => state.nodes.delete(node.ID));
+    const { index } = await store.write(["nodes"], (state) => state.nodes.put({ ...node, CreateIndex: state.index, ModifyIndex: state.index }), "NodeRegister");
+    await store.write(["nodes"], (state) => state.nodes.delete(node.ID), "NodeDeregister");
     await flush();
     expect(nodes.frames().map((frame) => frame.Events.map((event) => [event.Topic, event.Type, event.Key, event.Namespace, event.FilterKeys]))).toEqual([
       [["Node", "NodeRegistration", node.ID, "", null]],
@@ -707,6 +715,7 @@ describe("the event buffer", () => {
     broker.open(request()).start(sink);
     await store.write(["deployment"], (state) =>
       state.deployment.put({ ID: "5b1c0d2e-0000-4000-8000-000000000001", Namespace: "default", JobID: "web", Status: "running", CreateIndex: state.index, ModifyIndex: state.index, progressTimer: 7 } as never),
+      "DeploymentStatusUpdate",
     );
     await flush();
     const [event] = events(sink.frames());
@@ -727,7 +736,7 @@ describe("the event buffer", () => {
     const sink = fakeSink();
     broker.open(request({ secret: SHORT, namespace: "default" })).start(sink);
     now += 120_000;
-    await store.write(["jobs"], (state) => state.jobs.put({ ID: "late", Namespace: "default", TaskGroups: [], ModifyIndex: state.index } as unknown as Job));
+    await store.write(["jobs"], (state) => state.jobs.put({ ID: "late", Namespace: "default", TaskGroups: [], ModifyIndex: state.index } as unknown as Job), "JobRegister");
     await new Promise((resolve) => setImmediate(resolve));
     expect(sink.written.at(-1)).toBe(`${TOKEN_EXPIRED}\n`);
     expect(sink.ended).toBe(true);

@@ -66,7 +66,7 @@ describe("a list answered from cached item JSON", () => {
     await store.write(["job_summary"], (state) => {
       const summary = state.job_summary.get(key)!;
       state.job_summary.put({ ...summary, Summary: { g: { ...summary.Summary["g"]!, Running: 7 } }, ModifyIndex: state.index });
-    });
+    }, "JobRegister");
     expect(store.tables.jobs.get(key)).toBe(stored);
     const after = jobsEndpoint.itemJson(stored, store, { meta: false });
     expect(after).not.toBe(before);

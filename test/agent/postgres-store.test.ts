@@ -70,7 +70,7 @@ describe.runIf(ON_POSTGRES)("the barrier of consistent reads", () => {
       const before = reader.barriers();
       const first = readerStore.catchUp();
       await expect.poll(() => reader.barriers()).toBe(before + 1);
-      const { index } = await writerStore.write(["namespaces"], (state) => state.namespaces.put(namespace("after-the-first-query", state.index)));
+      const { index } = await writerStore.write(["namespaces"], (state) => state.namespaces.put(namespace("after-the-first-query", state.index)), "JobRegister");
       // Reads that come now wait for the next barrier, one query for all of them.
       const later = Array.from({ length: 20 }, () => readerStore.catchUp());
       reader.release();
@@ -99,7 +99,7 @@ describe.runIf(ON_POSTGRES)("the barrier of consistent reads", () => {
       // Beta hears nothing of alpha's writes: its copy is behind, and it does not know.
       b.quiet(true);
       b.release();
-      const { index: first } = await alpha.write(["namespaces"], (state) => state.namespaces.put(namespace("first", state.index)));
+      const { index: first } = await alpha.write(["namespaces"], (state) => state.namespaces.put(namespace("first", state.index)), "JobRegister");
       expect(beta.index).toBeLessThan(first);
       let applied = 0;
       const seen: boolean[] = [];
@@ -108,7 +108,7 @@ describe.runIf(ON_POSTGRES)("the barrier of consistent reads", () => {
         seen.push(state.namespaces.get("first") !== undefined);
         state.namespaces.put(namespace("second", state.index));
         return state.index;
-      });
+      }, "JobRegister");
       // Applied on the stale copy (refused: the index had moved), then on the state brought up to date.
       expect(applied).toBe(2);
       expect(seen).toEqual([false, true]);

@@ -38,7 +38,7 @@ describe("a seek to next_token", () => {
         fc.boolean(),
         (rows, selected, nextToken, reverse) => {
           const store = new MemoryStore();
-          store.write(["jobs"], (state) => rows.forEach(([Namespace, ID]) => state.jobs.put({ Namespace, ID } as Job)));
+          store.write(["jobs"], (state) => rows.forEach(([Namespace, ID]) => state.jobs.put({ Namespace, ID } as Job)), "JobRegister");
           const source = { rows: store.queries.jobs(selected, ""), token: (job: Job) => `${job.Namespace}.${job.ID}`, compare: compareStrings, seekable: true };
           expect(seek(source, nextToken, reverse)).toBe(scan(source, nextToken, reverse));
         },

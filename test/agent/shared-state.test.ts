@@ -69,6 +69,38 @@ describe.runIf(ON_POSTGRES)("agents sharing one PostgreSQL schema", () => {
     });
   });
 
+  it("give the events of another agent's writes the type of each write's message (its rows keep it)", async () => {
+    await withCluster(async (start) => {
+      const [alpha, beta] = [await start({ placementDelayMs: 600_000 }), await start({ placementDelayMs: 600_000 })];
+      const controller = new AbortController();
+      const response = await fetch(`${beta.url}/v1/event/stream?topic=Job&topic=Evaluation&topic=Allocation&topic=Deployment`, { signal: controller.signal });
+      const frames: { Index: number; Events: { Topic: string; Type: string; Payload: Record<string, Record<string, unknown>> }[] }[] = [];
+      const reading = (async () => {
+        let text = "";
+        const decoder = new TextDecoder();
+        for await (const chunk of response.body!) {
+          text += decoder.decode(chunk as Uint8Array, { stream: true });
+          const lines = text.split("\n");
+          text = lines.pop()!;
+          for (const line of lines) if (line.startsWith("{\"Index\"")) frames.push(JSON.parse(line));
+        }
+      })().catch(() => {});
+      const registered = await register(alpha, "typed", { fields: { TaskGroups: [{ Name: "g", Count: 2, Tasks: [{ Name: "t", Driver: "mock" }] }] } });
+      // The registration, the plan (two allocations, the deployment, the job running), then the evaluation complete.
+      const done = () => frames.some((frame) => frame.Events.some((event) => event.Topic === "Evaluation" && event.Payload.Evaluation!.Status === "complete"));
+      await eventually(async () => (done() ? true : undefined));
+      controller.abort();
+      await reading;
+      const types = frames.filter((frame) => frame.Index >= registered.Index).map((frame) => frame.Events.map((event) => `${event.Topic} ${event.Type}`));
+      expect(types.slice(0, 2)).toEqual([
+        ["Job JobRegistered", "Evaluation JobRegistered"],
+        ["Job PlanResult", "Allocation PlanResult", "Allocation PlanResult", "Deployment PlanResult"],
+      ]);
+      expect(types[2]).toContain("Evaluation EvaluationUpdated");
+      expect(new Set(types[2])).toEqual(new Set(types[2]!.filter((each) => each.endsWith(" EvaluationUpdated"))));
+    });
+  });
+
   it("written through at once, store every write once, each at its own index, and end with the same state", async () => {
     await withCluster(async (start) => {
       const [alpha, beta] = [await start({ placementDelayMs: 50 }), await start({ placementDelayMs: 50 })];

@@ -48,10 +48,10 @@ describe("a write transaction", () => {
       // Code that gets at the table around the types is refused as it changes it.
       const allocs = store.tables.allocs as WriteTable<Allocation>;
       expect(() => allocs.put(alloc("a", 1))).toThrow(/the table allocs was changed outside a write that names it/);
-    });
+    }, "JobRegister");
     expect(store.tables.allocs.size).toBe(0);
     expect(() => (store.tables.allocs as WriteTable<Allocation>).put(alloc("a", 1))).toThrow(/outside a write/);
-    const { index } = await store.write(["allocs"], (state) => state.allocs.put(alloc("a", 3)));
+    const { index } = await store.write(["allocs"], (state) => state.allocs.put(alloc("a", 3)), "JobRegister");
     // The first write moved the index to 2 (for jobs and evals), this one to 3.
     expect(index).toBe(3);
     expect(store.tableIndex("allocs")).toBe(3);
@@ -64,7 +64,7 @@ describe("a write transaction", () => {
   it("types a helper by the tables it needs: a transaction naming more may be passed to it", async () => {
     const store = new MemoryStore();
     const putAlloc = (state: Transaction<"allocs">, row: Allocation) => state.allocs.put(row);
-    await store.write(["allocs", "jobs"], (state) => putAlloc(state, alloc("a", 2)));
+    await store.write(["allocs", "jobs"], (state) => putAlloc(state, alloc("a", 2)), "JobRegister");
     // @ts-expect-error: a transaction without allocs cannot be given to it.
     await expect(store.write(["jobs"], (state) => putAlloc(state, alloc("b", 3)))).rejects.toThrow();
     expect(store.tables.allocs.size).toBe(1);
@@ -72,7 +72,7 @@ describe("a write transaction", () => {
 
   it("is atomic: when apply throws, no row and no index moves, and the write rejects with what it threw", async () => {
     const store = new MemoryStore();
-    await store.write(["allocs"], (state) => state.allocs.put(alloc("kept", 2)));
+    await store.write(["allocs"], (state) => state.allocs.put(alloc("kept", 2)), "JobRegister");
     const refusal = new Error("refused half way");
     await expect(
       store.write(["allocs", "jobs"], (state) => {
@@ -82,7 +82,7 @@ describe("a write transaction", () => {
         // The transaction sees its own changes before they are committed.
         expect([state.allocs.get("new")?.ID, state.allocs.get("kept"), state.allocs.size, [...state.allocs.group(namespacedKey("default", "j")).keys()]]).toEqual(["new", undefined, 1, ["new"]]);
         throw refusal;
-      }),
+      }, "JobRegister"),
     ).rejects.toBe(refusal);
     expect([store.index, store.tableIndex("jobs"), store.tables.allocs.size, store.tables.allocs.get("kept")?.ID, store.tables.jobs.size]).toEqual([2, 1, 1, "kept", 0]);
   });
@@ -91,25 +91,25 @@ describe("a write transaction", () => {
     const store = new MemoryStore();
     const seen: string[] = [];
     const stop = store.subscribe((write) => seen.push(`${write.index}: ${Object.entries(write.changes).map(([table, rows]) => `${table} ${[...rows!].map(([key, row]) => (row === undefined ? `-${key}` : `+${key}`)).join(" ")}`).join(", ")}`));
-    await store.write(["allocs"], (state) => state.allocs.put(alloc("a", 2)));
-    await store.write(["allocs", "jobs"], (state) => state.allocs.delete("a"));
+    await store.write(["allocs"], (state) => state.allocs.put(alloc("a", 2)), "JobRegister");
+    await store.write(["allocs", "jobs"], (state) => state.allocs.delete("a"), "JobRegister");
     stop();
-    await store.write(["allocs"], (state) => state.allocs.put(alloc("b", 4)));
+    await store.write(["allocs"], (state) => state.allocs.put(alloc("b", 4)), "JobRegister");
     expect(seen).toEqual(["2: allocs +a", "3: allocs -a"]);
   });
 
   it("applies a replicated write once, at its own index, and ignores one it already has", () => {
     const store = new MemoryStore();
     const row = alloc("a", 7);
-    expect(store.replicate({ index: 7, changes: { allocs: new Map([["a", row]]) } }, ["allocs", "evals"])).toBe(true);
+    expect(store.replicate({ index: 7, changes: { allocs: new Map([["a", row]]) }, messages: new Map() }, ["allocs", "evals"])).toBe(true);
     expect([store.index, store.tableIndex("allocs"), store.tableIndex("evals"), store.tables.allocs.get("a")]).toEqual([7, 7, 7, row]);
-    expect(store.replicate({ index: 7, changes: { allocs: new Map([["a", undefined]]) } })).toBe(false);
+    expect(store.replicate({ index: 7, changes: { allocs: new Map([["a", undefined]]) }, messages: new Map() })).toBe(false);
     expect(store.tables.allocs.get("a")).toBe(row);
   });
 
   it("keys each row by its table's definition", () => {
     const store = new MemoryStore();
-    store.write(["jobs"], (state) => state.jobs.put(job("prod", "web")));
+    store.write(["jobs"], (state) => state.jobs.put(job("prod", "web")), "JobRegister");
     expect(store.tables.jobs.get(namespacedKey("prod", "web"))).toEqual(job("prod", "web"));
     expect(TABLES.jobs.key(job("prod", "web"))).toBe(namespacedKey("prod", "web"));
   });
@@ -117,7 +117,7 @@ describe("a write transaction", () => {
   it("wakes what watches a table it names", async () => {
     const store = new MemoryStore();
     const woken = store.waitForChange(["allocs"], 1, new AbortController().signal);
-    store.write(["allocs"], (state) => state.allocs.put(alloc("a", 2)));
+    store.write(["allocs"], (state) => state.allocs.put(alloc("a", 2)), "JobRegister");
     await expect(woken).resolves.toBeUndefined();
   });
 });
@@ -142,7 +142,7 @@ describe("a table", () => {
             } else {
               expect(state.allocs.delete(c.key)).toBe(model.delete(c.key));
             }
-          });
+          }, "JobRegister");
           const all = store.tables.allocs.all();
           expect(Array.from({ length: all.size }, (_, i) => all.at(i))).toEqual([...model.values()].sort(TABLES.allocs.order));
           for (const jobId of ["j1", "j2", "j3"]) {
@@ -163,7 +163,7 @@ describe("the named queries", () => {
     fc.assert(
       fc.property(fc.uniqueArray(fc.tuple(fc.constantFrom(...namespaces), fc.constantFrom(...ids.slice(1))), { selector: ([ns, id]) => `${ns}/${id}` }), fc.constantFrom("*", ...namespaces), fc.constantFrom(...ids), (rows, namespace, prefix) => {
         const store = new MemoryStore();
-        store.write(["jobs"], (state) => rows.forEach(([ns, id]) => state.jobs.put(job(ns, id))));
+        store.write(["jobs"], (state) => rows.forEach(([ns, id]) => state.jobs.put(job(ns, id))), "JobRegister");
         const expected = rows
           .map(([ns, id]) => job(ns, id))
           .filter((row) => (namespace === "*" || row.Namespace === namespace) && row.ID.startsWith(prefix))
@@ -180,7 +180,7 @@ describe("the named queries", () => {
 
   it("find names with a prefix by range", () => {
     const store = new MemoryStore();
-    store.write(["namespaces"], (state) => ["alpha", "alpine", "beta", "al"].forEach((Name) => state.namespaces.put({ Name, Description: "", Quota: "", Meta: null, CreateIndex: 2, ModifyIndex: 2 })));
+    store.write(["namespaces"], (state) => ["alpha", "alpine", "beta", "al"].forEach((Name) => state.namespaces.put({ Name, Description: "", Quota: "", Meta: null, CreateIndex: 2, ModifyIndex: 2 })), "JobRegister");
     const range = store.queries.byKeyPrefix("namespaces", "alp");
     expect(Array.from({ length: range.size }, (_, i) => range.at(i).Name)).toEqual(["alpha", "alpine"]);
     expect(store.queries.byKeyPrefix("namespaces", "").size).toBe(4);
@@ -194,7 +194,7 @@ describe("waking blocking queries", () => {
     const count = 3 * WAKE_BATCH + 7;
     let woken = 0;
     const waits = Array.from({ length: count }, () => store.waitForChange(["allocs"], 1, new AbortController().signal).then(() => woken++));
-    store.write(["allocs"], (state) => state.allocs.put(alloc("a", 2)));
+    store.write(["allocs"], (state) => state.allocs.put(alloc("a", 2)), "JobRegister");
     await Promise.resolve();
     await Promise.resolve();
     expect(woken).toBe(WAKE_BATCH);
@@ -212,7 +212,7 @@ describe("waking blocking queries", () => {
     let both = 0;
     void store.waitForChange(["jobs"], 1, new AbortController().signal).then(() => (jobs = true));
     void store.waitForChange(["allocs", "evals"], 1, new AbortController().signal).then(() => both++);
-    store.write(["allocs", "evals"], (state) => state.allocs.put(alloc("a", 2)));
+    store.write(["allocs", "evals"], (state) => state.allocs.put(alloc("a", 2)), "JobRegister");
     await new Promise((resolve) => setImmediate(resolve));
     expect([jobs, both]).toEqual([false, 1]);
     expect(store.waiting).toBe(1);

@@ -329,7 +329,7 @@ export async function loadFixture(fixture: CheckedFixture, target: FixtureTarget
       nodes.forEach((node, i) => {
         state.nodes.put(fixtureNodeRow(node, i, target.datacenter, registeredAt, state.index));
       });
-    });
+    }, "NodeRegister");
   }
   // Policies and tokens as the `acl` option makes them (its checks, its errors), one at a time to name the one refused.
   const acl = (path: string, options: Parameters<typeof AccessControl.fromOptions>[1]) => at(path, () => AccessControl.fromOptions(store, { enabled: true, ...options }, target.now));

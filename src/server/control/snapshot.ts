@@ -429,11 +429,11 @@ export async function restoreSnapshot(store: Store, state: SnapshotState): Promi
     throw new AgentDataError("invalid_snapshot", "Index", `the snapshot's index ${state.index} is more than ${MAX_RESTORE_INDEX_GAP} ahead of the agent's (${store.index})`);
   }
   for (let left = behind; left > 0; left -= INDEX_STEP_BATCH) {
-    await Promise.all(Array.from({ length: Math.min(left, INDEX_STEP_BATCH) }, () => store.write([], () => undefined)));
+    await Promise.all(Array.from({ length: Math.min(left, INDEX_STEP_BATCH) }, () => store.write([], () => undefined, "SnapshotRestore")));
   }
   const { index } = await store.write(TABLE_NAMES, (transaction) => {
     for (const name of TABLE_NAMES) restoreTable(transaction, name, state.rows[name]);
-  });
+  }, "SnapshotRestore");
   return index;
 }
 

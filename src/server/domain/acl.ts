@@ -275,7 +275,7 @@ export class AccessControl {
       };
       state.acl_token.put(token);
       return token;
-    });
+    }, "ACLTokenUpsert");
     return result;
   }
 
@@ -299,7 +299,7 @@ export class AccessControl {
       const { index } = state;
       const previous = state.acl_policy.get(name);
       state.acl_policy.put({ Name: name, Description: description, Rules: rules, parsed: parsed!, CreateIndex: previous?.CreateIndex ?? index, ModifyIndex: index });
-    });
+    }, "ACLPolicyUpsert");
     return index;
   }
 
@@ -307,7 +307,7 @@ export class AccessControl {
   async deletePolicy(name: string): Promise<number> {
     const { index } = await this.store.write(["acl_policy"], (state) => {
       state.acl_policy.delete(name);
-    });
+    }, "ACLPolicyDelete");
     return index;
   }
 
@@ -408,7 +408,7 @@ export class AccessControl {
   async deleteToken(accessor: string): Promise<number> {
     const { index } = await this.store.write(["acl_token"], (state) => {
       if (!state.acl_token.delete(accessor)) throw invalid(`Cannot delete nonexistent tokens: ${accessor}`);
-    });
+    }, "ACLTokenDelete");
     return index;
   }
 

@@ -7,7 +7,7 @@
  */
 import { stringifyJson } from "../../json.js";
 import type { AppliedWrite, Rows } from "../state/store.js";
-import { publicFields, text, TOPICS, type Row, type TopicDefinition, type TopicTable } from "./event-topics.js";
+import { EVENT_TYPES, publicFields, text, TOPICS, type Row, type TopicDefinition, type TopicTable } from "./event-topics.js";
 
 /** An event's row: one stored, presented when the event is first sent, or what is known of one deleted, sent as it is. */
 export type EventRow = { readonly deleted: false; readonly stored: Rows[TopicTable] } | { readonly deleted: true; readonly known: Row };
@@ -113,7 +113,8 @@ export function estimateJsonBytes(value: unknown): number {
 }
 
 /**
- * The frames of a write: one event per changed row, tables in the topics' order. A row whose
+ * The frames of a write: one event per changed row, tables in the topics' order, each of the type
+ * its write's message gives (`EVENT_TYPES`; a write whose message gives none makes no event). A row whose
  * `ModifyIndex` is not above `seenIndex` was written again unchanged (the scheduler puts a job back
  * as it was) and makes no event. A write that holds several (another agent's writes, caught up
  * with at once) is split by each row's `ModifyIndex`, so that each frame has its own index, as on
@@ -127,13 +128,18 @@ export function framesOf(write: AppliedWrite, seenIndex: number): Frame[] {
     for (const [tableKey, stored] of rows) {
       let event: BufferedEvent | undefined;
       if (stored === undefined || stored === null) {
-        if (definition.deleteType === undefined) continue;
-        event = deletedEvent(definition, definition.deleteType, definition.deleted(tableKey), write.index);
+        if (!definition.deletions) continue;
+        const index = write.deletedAt?.get(`${definition.table} ${tableKey}`) ?? write.index;
+        const type = typeOf(write, index);
+        if (type === undefined) continue;
+        event = deletedEvent(definition, type, definition.deleted(tableKey), index);
       } else {
         const modified = stored.ModifyIndex;
         const index = typeof modified === "number" && modified <= write.index ? modified : write.index;
         if (typeof modified === "number" && modified <= seenIndex) continue;
-        event = storedEvent(definition, definition.putType, stored, index);
+        const type = typeOf(write, index);
+        if (type === undefined) continue;
+        event = storedEvent(definition, type, stored, index);
       }
       const events = byIndex.get(event.index) ?? [];
       events.push(event);
@@ -143,6 +149,12 @@ export function framesOf(write: AppliedWrite, seenIndex: number): Frame[] {
   return [...byIndex.entries()]
     .sort(([a], [b]) => a - b)
     .map(([index, events]) => new Frame(index, events, events.reduce((sum, event) => sum + event.bytes, 0)));
+}
+
+/** The event type of the write at `index` of `write` (undefined: its message makes no event). */
+function typeOf(write: AppliedWrite, index: number): string | undefined {
+  const message = write.messages.get(index);
+  return message === undefined ? undefined : EVENT_TYPES[message];
 }
 
 /** An event of `definition` for a row put at `index`, its size estimated for the buffer's byte bound. */

@@ -6,7 +6,7 @@
  * @module
  */
 import type { JsonObject } from "../state/model.js";
-import type { Rows } from "../state/store.js";
+import type { Rows, WriteMessage } from "../state/store.js";
 import type { Caller } from "./acl.js";
 import { invalid } from "../base/errors.js";
 import { presentAllocation, presentEvaluation, presentJob, presentNode } from "./present.js";
@@ -29,15 +29,42 @@ export type Row = JsonObject;
 /** The tables whose rows are the topics' events. */
 export type TopicTable = "jobs" | "evals" | "allocs" | "deployment" | "nodes";
 
+/**
+ * The event `Type` of every event of a write, by the write's message, as the reference's
+ * `MsgTypeEvents` (`nomad/state/events.go`): a job registration's evaluation is `JobRegistered`,
+ * the allocations and deployment of a plan are `PlanResult`. A message not named here (a
+ * namespace, a job's stability, an ACL bootstrap, a periodic launch's record, a snapshot put back)
+ * makes no event, as in the reference.
+ */
+export const EVENT_TYPES: { readonly [Message in WriteMessage]?: string } = {
+  NodeRegister: "NodeRegistration",
+  NodeDeregister: "NodeDeregistration",
+  NodeUpdateStatus: "NodeStreamEvent",
+  NodeUpdateEligibility: "NodeEligibility",
+  NodeUpdateDrain: "NodeDrain",
+  EvalUpdate: "EvaluationUpdated",
+  AllocClientUpdate: "AllocationUpdated",
+  JobRegister: "JobRegistered",
+  JobDeregister: "JobDeregistered",
+  JobBatchDeregister: "JobBatchDeregistered",
+  AllocUpdateDesiredTransition: "AllocationUpdateDesiredStatus",
+  DeploymentStatusUpdate: "DeploymentStatusUpdate",
+  DeploymentPromote: "DeploymentPromotion",
+  DeploymentAllocHealth: "DeploymentAllocHealth",
+  ApplyPlanResults: "PlanResult",
+  ACLTokenDelete: "ACLTokenDeleted",
+  ACLTokenUpsert: "ACLTokenUpserted",
+  ACLPolicyDelete: "ACLPolicyDeleted",
+  ACLPolicyUpsert: "ACLPolicyUpserted",
+};
+
 /** How the rows of one table become events of one topic. */
 export interface TopicDefinition<Table extends TopicTable = TopicTable> {
   readonly topic: EventTopic;
   /** The store table whose changed rows are this topic's events. */
   readonly table: Table;
-  /** The event `Type` of a row put. */
-  readonly putType: string;
-  /** The event `Type` of a row deleted; undefined: deletions make no event (as the reference, for evaluations, allocations and deployments). */
-  readonly deleteType?: string;
+  /** Whether a row deleted makes an event (as the reference: jobs and nodes; evaluations, allocations and deployments go without). */
+  readonly deletions: boolean;
   /** Whether the events belong to a namespace (and need `read-job` there); otherwise `node:read`. */
   readonly namespaced: boolean;
   /** The event's `Key`. */
@@ -72,8 +99,7 @@ export const TOPICS: readonly TopicDefinition[] = [
   defineTopic({
     topic: "Job",
     table: "jobs",
-    putType: "JobRegistered",
-    deleteType: "JobDeregistered",
+    deletions: true,
     namespaced: true,
     key: (job) => job.ID,
     filterKeys: () => null,
@@ -83,7 +109,7 @@ export const TOPICS: readonly TopicDefinition[] = [
   defineTopic({
     topic: "Evaluation",
     table: "evals",
-    putType: "EvaluationUpdated",
+    deletions: false,
     namespaced: true,
     key: (evaluation) => evaluation.ID,
     filterKeys: (evaluation) => [evaluation.JobID, evaluation.DeploymentID ?? ""],
@@ -93,7 +119,7 @@ export const TOPICS: readonly TopicDefinition[] = [
   defineTopic({
     topic: "Allocation",
     table: "allocs",
-    putType: "AllocationUpdated",
+    deletions: false,
     namespaced: true,
     key: (alloc) => alloc.ID,
     filterKeys: (alloc) => [alloc.JobID, alloc.DeploymentID],
@@ -104,7 +130,7 @@ export const TOPICS: readonly TopicDefinition[] = [
   defineTopic({
     topic: "Deployment",
     table: "deployment",
-    putType: "DeploymentStatusUpdate",
+    deletions: false,
     namespaced: true,
     key: (deployment) => deployment.ID,
     filterKeys: (deployment) => [deployment.JobID],
@@ -115,8 +141,7 @@ export const TOPICS: readonly TopicDefinition[] = [
   defineTopic({
     topic: "Node",
     table: "nodes",
-    putType: "NodeRegistration",
-    deleteType: "NodeDeregistration",
+    deletions: true,
     namespaced: false,
     key: (node) => node.ID,
     filterKeys: () => null,

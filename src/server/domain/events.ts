@@ -109,7 +109,7 @@ export class EventBroker implements StreamBroker {
     // The nodes the agent registered as it started (the store's seed, written before the buffer
     // follows it) are in the buffer, as the reference's node registrations are in its own.
     const seeded = new Map([...store.tables.nodes.values()].filter((node) => node.ModifyIndex <= SEED_INDEX).map((node) => [node.ID, node]));
-    if (seeded.size > 0) for (const frame of framesOf({ index: SEED_INDEX, changes: { nodes: seeded } }, 0)) this.#push(frame);
+    if (seeded.size > 0) for (const frame of framesOf({ index: SEED_INDEX, changes: { nodes: seeded }, messages: new Map([[SEED_INDEX, "NodeRegister"]]) }, 0)) this.#push(frame);
     this.#unsubscribe = store.subscribe((write) => this.#observe(write));
   }
 

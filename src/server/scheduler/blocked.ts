@@ -41,7 +41,7 @@ export async function writeBlocked(context: SchedulerContext, job: Job, evaluati
     state.evals.put(written);
     putJob(context, state, state.jobs.get(key) ?? job);
     return written;
-  });
+  }, "EvalUpdate");
   const duplicates = [...store.tables.evals.group(key).values()].filter((other) => other.Status === "blocked" && other.ID !== blocked.ID);
   if (duplicates.length > 0) {
     await store.write(["evals", "jobs"], (state) => {
@@ -52,7 +52,7 @@ export async function writeBlocked(context: SchedulerContext, job: Job, evaluati
       }
       const current = state.jobs.get(key);
       if (current !== undefined) putJob(context, state, current);
-    });
+    }, "EvalUpdate");
   }
   return blocked.ID;
 }
@@ -75,7 +75,7 @@ export async function unblock(context: SchedulerContext): Promise<void> {
       const evaluation = state.evals.get(ID);
       if (evaluation?.Status === "blocked") state.evals.put({ ...evaluation, Status: "pending", StatusDescription: "", ModifyIndex: state.index, ModifyTime: clock.nowNs() });
     }
-  });
+  }, "EvalUpdate");
 }
 
 /**
@@ -111,5 +111,5 @@ export async function nodesDown(context: SchedulerContext): Promise<void> {
       );
       putJob(context, state, job);
     }
-  });
+  }, "EvalUpdate");
 }

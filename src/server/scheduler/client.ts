@@ -90,7 +90,7 @@ async function reportAll(context: SchedulerContext, allocIds: readonly string[],
       if (job !== undefined) jobs.set(key, job);
     }
     for (const job of jobs.values()) putJob(context, state, job);
-  });
+  }, "AllocClientUpdate");
 }
 
 /**
@@ -113,5 +113,5 @@ export async function finishAllocations(context: SchedulerContext, allocIds: rea
       jobs.set(key, job);
     }
     for (const job of jobs.values()) putJob(context, state, job);
-  });
+  }, "AllocClientUpdate");
 }

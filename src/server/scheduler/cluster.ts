@@ -151,7 +151,7 @@ export class Cluster {
     const { index } = await this.store.write(["namespaces"], (state) => {
       const previous = state.namespaces.get(namespace.Name);
       state.namespaces.put({ ...namespace, CreateIndex: previous?.CreateIndex ?? state.index, ModifyIndex: state.index });
-    });
+    }, "NamespaceUpsert");
     return index;
   }
 
@@ -170,7 +170,7 @@ export class Cluster {
         throw invalid(`namespace ${JSON.stringify(name)} contains at least one non-terminal job ${JSON.stringify(running.ID)}. All jobs must be terminal in namespace before it can be deleted`);
       }
       state.namespaces.delete(name);
-    });
+    }, "NamespaceDelete");
     return index;
   }
 

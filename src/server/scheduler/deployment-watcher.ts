@@ -70,9 +70,9 @@ export async function updateDeployment(context: SchedulerContext, id: string, ac
   // Each names the tables it changes (a table named moves its index).
   const { index, result } =
     action.kind === "fail"
-      ? await store.write(["deployment", "evals", "jobs"], (state) => failAt(context, state, found(state), DEPLOYMENT_DESCRIPTIONS.markedFailed))
+      ? await store.write(["deployment", "evals", "jobs"], (state) => failAt(context, state, found(state), DEPLOYMENT_DESCRIPTIONS.markedFailed), "DeploymentStatusUpdate")
       : action.kind === "promote"
-        ? await store.write(["deployment", "evals", "allocs"], (state) => promoteAt(context, state, found(state), action.groups))
+        ? await store.write(["deployment", "evals", "allocs"], (state) => promoteAt(context, state, found(state), action.groups), "DeploymentPromote")
         : await store.write(["deployment", "evals"], (state) => {
             const deployment = found(state);
             const [status, description] = action.pause ? ["paused", DEPLOYMENT_DESCRIPTIONS.paused] : ["running", DEPLOYMENT_DESCRIPTIONS.resumed];
@@ -81,7 +81,7 @@ export async function updateDeployment(context: SchedulerContext, id: string, ac
             const evaluation = action.pause ? undefined : watcherEvaluation(context, state, deployment);
             if (evaluation !== undefined) state.evals.put(evaluation);
             return evaluation;
-          });
+          }, "DeploymentStatusUpdate");
   return { EvalID: result?.ID ?? "", EvalCreateIndex: result === undefined ? 0 : index, DeploymentModifyIndex: index, RevertedJobVersion: null, Index: index };
 }
 
@@ -165,7 +165,7 @@ export async function completeDeployment(context: SchedulerContext, deploymentId
         state.allocs.put(found);
         updateDeploymentWithAlloc(context, state, alloc, found);
       }
-    });
+    }, "AllocClientUpdate");
   }
   await watchDeployment(context, deploymentId);
 }
@@ -191,18 +191,18 @@ export async function watchDeployment(context: SchedulerContext, deploymentId: s
   const running = (state: Transaction<"deployment">) => state.deployment.get(deploymentId)?.Status === "running";
   if (job.Meta?.[META_FAIL_DEPLOYMENT] === "true") {
     const description = Object.values(deployment.TaskGroups).some((group) => group.ProgressDeadline > 0) ? DEPLOYMENT_DESCRIPTIONS.progressDeadline : DEPLOYMENT_DESCRIPTIONS.unhealthy;
-    await store.write(["deployment", "evals", "jobs"], (state) => void (running(state) && failAt(context, state, state.deployment.get(deploymentId)!, description)));
+    await store.write(["deployment", "evals", "jobs"], (state) => void (running(state) && failAt(context, state, state.deployment.get(deploymentId)!, description)), "DeploymentStatusUpdate");
     return;
   }
   if (requiresPromotion(deployment)) {
-    if (canAutoPromote(context, deployment)) await store.write(["deployment", "evals", "allocs"], (state) => void (running(state) && promoteAt(context, state, state.deployment.get(deploymentId)!, undefined)));
+    if (canAutoPromote(context, deployment)) await store.write(["deployment", "evals", "allocs"], (state) => void (running(state) && promoteAt(context, state, state.deployment.get(deploymentId)!, undefined)), "DeploymentPromote");
     return;
   }
   const results = reconcile(reconcileInput(context, job, { ID: randomUUID(), Priority: deployment.EvalPriority }));
   if (results.place.length + results.destructive.length + results.stop.length + results.attributeUpdates.length > 0) {
     await store.write(["evals"], (state) => {
       if (store.tables.deployment.get(deploymentId)?.Status === "running") state.evals.put(watcherEvaluation(context, state, deployment, job));
-    });
+    }, "EvalUpdate");
     return;
   }
   const success = results.deploymentUpdates.find((update) => update.DeploymentID === deploymentId && update.Status === "successful");
@@ -212,7 +212,7 @@ export async function watchDeployment(context: SchedulerContext, deploymentId: s
       if (!running(state)) return;
       updateDeploymentStatus(context, state, deploymentId, success.Status, success.StatusDescription);
       putJob(context, state, state.jobs.get(key) ?? job);
-    });
+    }, "ApplyPlanResults");
   }
 }
 
@@ -250,7 +250,7 @@ export async function allowReplacements(context: SchedulerContext, deploymentId:
     await store.write(["deployment", "evals", "jobs"], (state) => {
       const current = state.deployment.get(deploymentId);
       if (current !== undefined && ACTIVE_DEPLOYMENT.has(current.Status)) failAt(context, state, current, DEPLOYMENT_DESCRIPTIONS.unhealthy);
-    });
+    }, "DeploymentStatusUpdate");
     return;
   }
   await store.write(["evals", "allocs"], (state) => {
@@ -260,5 +260,5 @@ export async function allowReplacements(context: SchedulerContext, deploymentId:
       state.allocs.put({ ...alloc, DesiredTransition: { Migrate: null, ForceReschedule: null, NoShutdownDelay: null, ...alloc.DesiredTransition, Reschedule: true }, ModifyIndex: state.index });
     }
     state.evals.put(watcherEvaluation(context, state, deployment, job));
-  });
+  }, "AllocUpdateDesiredTransition");
 }

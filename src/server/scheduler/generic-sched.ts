@@ -119,7 +119,7 @@ async function processOnce(context: SchedulerContext, evalId: string): Promise<v
         await store.write(["evals", "jobs"], (state) => {
           state.evals.put(newEvaluation(clock, state.index, { ...followup, PreviousEval: evaluation.ID }));
           putJob(context, state, state.jobs.get(key) ?? job);
-        });
+        }, "EvalUpdate");
         nextEval = followup.ID;
       }
     }
@@ -143,7 +143,7 @@ async function writePlan(context: SchedulerContext, job: Job, plan: Parameters<t
     const tables: Partial<Pick<typeof state, "allocs" | "deployment">> = state;
     if ((tables.allocs !== undefined && written(tables.allocs.group(key).values())) || (tables.deployment !== undefined && written(tables.deployment.group(key).values()))) throw new StalePlan();
     applyPlan(context, state as Parameters<typeof applyPlan>[1], job, plan);
-  });
+  }, "ApplyPlanResults");
 }
 
 /** The outcome of an evaluation, as `setStatus` writes it. */
@@ -199,5 +199,5 @@ async function writeStatus(context: SchedulerContext, evaluation: Evaluation, ou
       }
     }
     if (job !== undefined) putJob(context, state, job);
-  });
+  }, "EvalUpdate");
 }

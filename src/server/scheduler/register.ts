@@ -73,7 +73,7 @@ export async function register(context: SchedulerContext, request: RegisterReque
         // The state the plan was made on has moved: plan again.
         if (state.jobs.get(key) !== previous || (plan.changed && store.tables.namespaces.get(spec.Namespace) === undefined)) throw STALE_PLAN;
         return registerAt(context, state, spec, request, previous, plan);
-      });
+      }, "JobRegister");
       const jobModifyIndex = plan.changed ? index : previous!.JobModifyIndex;
       return registerResponse(evaluation?.ID ?? "", evaluation === undefined ? 0 : index, jobModifyIndex, index);
     } catch (error) {
@@ -213,7 +213,7 @@ export async function deregister(context: SchedulerContext, namespace: string, i
       : undefined;
     if (evaluation !== undefined) state.evals.put(evaluation);
     return evaluation;
-  });
+  }, "JobDeregister");
   return { ...zero, EvalID: result?.ID ?? "", EvalCreateIndex: index, JobModifyIndex: index, Index: index };
 }
 

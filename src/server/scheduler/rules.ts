@@ -7,7 +7,7 @@
  * @module
  */
 import type { Allocation, Deployment, Evaluation, Node } from "../state/model.js";
-import { namespacedKey, TABLES, type Transaction } from "../state/store.js";
+import { namespacedKey, TABLES, type Transaction, type WriteMessage } from "../state/store.js";
 import { changesOf, checkRule, MAX_SCENARIO_RULES, SCENARIO_TABLES, ScenarioRuleError, selects, type RulePass, type ScenarioKind, type ScenarioRuleState } from "./scenarios.js";
 import { networkStatusOf } from "./client.js";
 import { putJob, updateAlloc, type SchedulerContext } from "./state.js";
@@ -110,8 +110,30 @@ export class ScenarioRules {
         count++;
       }
       return count;
-    });
+    }, ruleMessage(rule));
     rule.fired += fired;
+  }
+}
+
+/**
+ * What a rule's write is, as the reference would have written the change (its events' type follows):
+ * a client's report of an allocation, or the server's stop of one when the rule sets only what
+ * the server decides; a deployment's or an evaluation's update; a node's status, or its
+ * eligibility alone.
+ */
+function ruleMessage(rule: ScenarioRuleState): WriteMessage {
+  const fields = Object.keys(rule.rule.set);
+  switch (rule.rule.on) {
+    case "allocation":
+      return fields.every((field) => field.startsWith("Desired")) ? "ApplyPlanResults" : "AllocClientUpdate";
+    case "deployment":
+      return "DeploymentStatusUpdate";
+    case "evaluation":
+      return "EvalUpdate";
+    case "node":
+      return fields.every((field) => field === "SchedulingEligibility") ? "NodeUpdateEligibility" : "NodeUpdateStatus";
+    default:
+      return unreachableKind(rule.rule.on);
   }
 }
 

@@ -28,6 +28,7 @@ import {
   type TableName,
   type Tables,
   type Transaction,
+  type WriteMessage,
   type WriteTable,
 } from "./store.js";
 
@@ -239,7 +240,7 @@ export class MemoryStore implements Store {
     this.#commit(changes);
   }
 
-  async write<Names extends TableName, T>(tables: readonly Names[], apply: (transaction: Transaction<Names>) => T): Promise<{ index: number; result: T }> {
+  async write<Names extends TableName, T>(tables: readonly Names[], apply: (transaction: Transaction<Names>) => T, message: WriteMessage): Promise<{ index: number; result: T }> {
     if (this.#applying) throw new Error("a write transaction is already under way");
     const index = this.#index + 1;
     // Atomic: what `apply` changes is kept aside until it returns.
@@ -251,7 +252,7 @@ export class MemoryStore implements Store {
       this.#applying = false;
     }
     const { result, changes } = outcome;
-    this.replicate({ index, changes }, tables);
+    this.replicate({ index, changes, messages: new Map([[index, message]]) }, tables);
     return { index, result };
   }
 

@@ -263,10 +263,52 @@ export class StoreBusyError extends Error {
 /** A write's changes, by table (each key once, with its last value; undefined for a deletion). */
 export type Changes = { readonly [Name in TableName]?: ReadonlyMap<string, Rows[Name] | undefined> };
 
+/**
+ * What a write is, in the reference's words: the Raft message type its servers apply it as
+ * (`structs.MessageType`, without `RequestType`). The event stream gives each event of a write the
+ * type the reference gives that message (`nomad/state/events.go`, `MsgTypeEvents`), and a write
+ * whose message has none makes no event. `SnapshotRestore` is the state a test control puts back
+ * (the reference's FSM restore, which publishes no events).
+ */
+export type WriteMessage =
+  | "NodeRegister"
+  | "NodeDeregister"
+  | "NodeUpdateStatus"
+  | "NodeUpdateEligibility"
+  | "NodeUpdateDrain"
+  | "JobRegister"
+  | "JobDeregister"
+  | "JobBatchDeregister"
+  | "JobStability"
+  | "PeriodicLaunch"
+  | "EvalUpdate"
+  | "AllocClientUpdate"
+  | "AllocUpdateDesiredTransition"
+  | "ApplyPlanResults"
+  | "DeploymentStatusUpdate"
+  | "DeploymentPromote"
+  | "DeploymentAllocHealth"
+  | "NamespaceUpsert"
+  | "NamespaceDelete"
+  | "ACLPolicyUpsert"
+  | "ACLPolicyDelete"
+  | "ACLTokenUpsert"
+  | "ACLTokenDelete"
+  | "ACLTokenBootstrap"
+  | "SnapshotRestore";
+
 /** A write as the store applied it (its own, or one replicated from another agent): the index, and the rows it put or deleted. */
 export interface AppliedWrite {
   readonly index: number;
   readonly changes: Changes;
+  /**
+   * The message of each write it holds, by index: one for a write of its own; for writes of other
+   * agents caught up with at once, each row's (by its `ModifyIndex`, a deletion's by
+   * {@link AppliedWrite.deletedAt}). An index it does not name was written with no message.
+   */
+  readonly messages: ReadonlyMap<number, WriteMessage>;
+  /** The index each deleted row was deleted at (`<table> <key>`), where it is not the write's own index (writes caught up with at once). */
+  readonly deletedAt?: ReadonlyMap<string, number>;
 }
 
 /** The agent's state. */
@@ -304,9 +346,10 @@ export interface Store {
    * is atomic: when `apply` throws, nothing changes and the promise rejects with what it threw.
    * `apply` sees the latest state (a shared store first catches up with the other agents' writes).
    * `apply` may run more than once (a shared store applies a write again when another agent wrote
-   * first): it must change nothing but its transaction, or only what may be done twice.
+   * first): it must change nothing but its transaction, or only what may be done twice. `message`
+   * says what the write is, as the reference's Raft log does (its events' type follows from it).
    */
-  write<Names extends TableName, T>(tables: readonly Names[], apply: (transaction: Transaction<Names>) => T): Promise<{ index: number; result: T }>;
+  write<Names extends TableName, T>(tables: readonly Names[], apply: (transaction: Transaction<Names>) => T, message: WriteMessage): Promise<{ index: number; result: T }>;
   /**
    * Calls `listener` after every write the store applies, its own and, for a shared store, those
    * of other agents, in index order; returns the function that stops it.

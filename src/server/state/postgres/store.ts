@@ -37,6 +37,7 @@ import {
   type TableName,
   type Tables,
   type Transaction,
+  type WriteMessage,
 } from "../store.js";
 import { DatabaseUnavailableError, type Database, type SqlSession, type TextRow } from "./database.js";
 import { sqlPage } from "./pages.js";
@@ -81,6 +82,7 @@ interface AppliedBatch {
 /** A write waiting for its group commit. */
 interface QueuedWrite {
   readonly tables: readonly TableName[];
+  readonly message: WriteMessage;
   readonly apply: (transaction: Transaction<TableName>) => unknown;
   readonly resolve: (done: { index: number; result: unknown }) => void;
   readonly reject: (error: unknown) => void;
@@ -192,6 +194,9 @@ export class PostgresStore implements Store {
           modify_index bigint NOT NULL,
           PRIMARY KEY (tbl, key))`,
       );
+      // The message of the write that last changed each row (a store's \`WriteMessage\`; null: none), for the event types of
+      // the writes other agents catch up with. Added to tables made before it; they read as written with no message.
+      await session.query(`ALTER TABLE ${s}.rows ADD COLUMN IF NOT EXISTS message text`);
       // lz4 compresses the rows' text and documents several times faster than PostgreSQL's default (pglz), which was half
       // of the server's time storing a batch of registrations: where the server has it (PostgreSQL 14 and later, built with it).
       const [compression] = await session.query(
@@ -314,9 +319,9 @@ export class PostgresStore implements Store {
    * group commit), each at its own index, in the order they came, each seeing the ones before it.
    * A write whose `apply` throws is left out (it rejects), and the others go on.
    */
-  write<Names extends TableName, T>(tables: readonly Names[], apply: (transaction: Transaction<Names>) => T): Promise<{ index: number; result: T }> {
+  write<Names extends TableName, T>(tables: readonly Names[], apply: (transaction: Transaction<Names>) => T, message: WriteMessage): Promise<{ index: number; result: T }> {
     return new Promise((resolve, reject) => {
-      this.#queue.push({ tables, apply: apply as (transaction: Transaction<TableName>) => unknown, resolve: resolve as (done: { index: number; result: unknown }) => void, reject, since: performance.now() });
+      this.#queue.push({ tables, message, apply: apply as (transaction: Transaction<TableName>) => unknown, resolve: resolve as (done: { index: number; result: unknown }) => void, reject, since: performance.now() });
       if (!this.#flushing) void this.#flush();
     });
   }
@@ -363,7 +368,7 @@ export class PostgresStore implements Store {
       return;
     }
     for (const { write, index, changes, result } of applied.done) {
-      this.#copy.replicate({ index, changes }, write.tables);
+      this.#copy.replicate({ index, changes, messages: new Map([[index, write.message]]) }, write.tables);
       write.resolve({ index, result });
     }
     for (const { write, error } of applied.refused) write.reject(error);
@@ -429,21 +434,21 @@ export class PostgresStore implements Store {
    */
   async #store(
     session: SqlSession,
-    writes: readonly { index: number; changes: Changes }[],
+    writes: readonly { index: number; changes: Changes; write?: { readonly message: WriteMessage } }[],
     counter?: Counter,
   ): Promise<boolean> {
-    const last = new Map<string, { table: TableName; key: string; row: unknown; index: number }>();
+    const last = new Map<string, { table: TableName; key: string; row: unknown; index: number; message: WriteMessage | undefined }>();
     const merged: Partial<Record<TableName, Map<string, unknown>>> = {};
-    for (const { index, changes } of writes) {
+    for (const { index, changes, write } of writes) {
       mergeChanges(merged, changes);
       for (const table of Object.keys(changes) as TableName[]) {
-        for (const [key, row] of changes[table]!) last.set(`${table} ${key}`, { table, key, row, index });
+        for (const [key, row] of changes[table]!) last.set(`${table} ${key}`, { table, key, row, index, message: write?.message });
       }
     }
     const view = withChanges(this.#copy.tables, merged as Changes) as Tables;
     const rows: string[] = [];
     const stored = new Set<string>();
-    for (const [storedKey, { table, key, row, index }] of last) {
+    for (const [storedKey, { table, key, row, index, message }] of last) {
       // A row put again as it was (a job whose status did not change) is in the database already.
       if (row !== undefined && row === this.#copy.tables[table].get(key)) continue;
       stored.add(storedKey);
@@ -453,7 +458,7 @@ export class PostgresStore implements Store {
       const document = row === undefined ? `"document":null` : this.#documentJson(table, row, text!, view);
       rows.push(
         `{"tbl":${JSON.stringify(table)},"key":${JSON.stringify(sqlKey(key))},"doc":${text === undefined ? "null" : jsonText(text)},${document},` +
-          `"ns":${JSON.stringify(namespace)},"id":${JSON.stringify(id)},"create_index":${createIndex === null ? "null" : createIndex},"modify_index":${index}}`,
+          `"ns":${JSON.stringify(namespace)},"id":${JSON.stringify(id)},"create_index":${createIndex === null ? "null" : createIndex},"modify_index":${index},"message":${JSON.stringify(message ?? null)}}`,
       );
     }
     // The documents a changed row is part of (a job's, for its summary), when the document's own row is not stored.
@@ -483,12 +488,12 @@ export class PostgresStore implements Store {
         ON CONFLICT (tbl) DO UPDATE SET index = excluded.index RETURNING 1)`);
     }
     if (rows.length > 0) {
-      parts.push(`written AS (INSERT INTO ${s}.rows (tbl, key, doc, document, ns, id, create_index, modify_index)
-        SELECT tbl, key, doc, CASE WHEN overlay IS NULL THEN document ELSE doc::jsonb || overlay END, ns, id, create_index, modify_index
+      parts.push(`written AS (INSERT INTO ${s}.rows (tbl, key, doc, document, ns, id, create_index, modify_index, message)
+        SELECT tbl, key, doc, CASE WHEN overlay IS NULL THEN document ELSE doc::jsonb || overlay END, ns, id, create_index, modify_index, message
         FROM json_to_recordset(${param(`[${rows.join(",")}]`)}::json)
-          AS t(tbl text, key text, doc text, document jsonb, overlay jsonb, ns text, id text, create_index bigint, modify_index bigint) ${gate}
+          AS t(tbl text, key text, doc text, document jsonb, overlay jsonb, ns text, id text, create_index bigint, modify_index bigint, message text) ${gate}
         ON CONFLICT (tbl, key) DO UPDATE SET doc = excluded.doc, document = excluded.document, ns = excluded.ns, id = excluded.id,
-          create_index = excluded.create_index, modify_index = excluded.modify_index
+          create_index = excluded.create_index, modify_index = excluded.modify_index, message = excluded.message
         RETURNING 1)`);
     }
     if (rewritten.length > 0) {
@@ -530,17 +535,18 @@ export class PostgresStore implements Store {
     const after = String(this.#copy.index);
     const s = this.sqlSchema;
     const rows = await session.query(
-      `SELECT 'state' AS kind, NULL AS tbl, NULL AS key, NULL AS doc, index::text AS idx FROM ${s}.state
-       UNION ALL SELECT 'table', tbl, NULL, NULL, index::text FROM ${s}.table_index WHERE index > $1::bigint
-       UNION ALL SELECT 'row', tbl, key, doc, modify_index::text FROM ${s}.rows WHERE modify_index > $1::bigint`,
+      `SELECT 'state' AS kind, NULL AS tbl, NULL AS key, NULL AS doc, index::text AS idx, NULL AS message FROM ${s}.state
+       UNION ALL SELECT 'table', tbl, NULL, NULL, index::text, NULL FROM ${s}.table_index WHERE index > $1::bigint
+       UNION ALL SELECT 'row', tbl, key, doc, modify_index::text, message FROM ${s}.rows WHERE modify_index > $1::bigint`,
       [after],
     );
     const index = Number(rows.find((row) => row.kind === "state")!.idx);
     const tableIndexes = new Map<TableName, number>();
     for (const row of rows) if (row.kind === "table" && isTable(row.tbl)) tableIndexes.set(row.tbl, Number(row.idx));
-    const changes = changesOf(rows.filter((row) => row.kind === "row"));
+    const changed = rows.filter((row) => row.kind === "row");
+    const changes = changesOf(changed);
     if (index > this.#copy.index) {
-      this.#copy.replicate({ index, changes }, tableIndexes.keys(), tableIndexes);
+      this.#copy.replicate({ index, changes, ...messagesOf(changed) }, tableIndexes.keys(), tableIndexes);
       this.#othersWroteAt = performance.now();
     }
     this.#syncedAt = Date.now();
@@ -646,6 +652,18 @@ function changesOf(rows: readonly TextRow[]): Changes {
     (changes[row.tbl] ??= new Map()).set(JSON.parse(key!) as string, doc === null || doc === undefined ? undefined : decodeRow(row.tbl, doc));
   }
   return changes as Changes;
+}
+
+/** The messages of the writes whose rows were read (by the index of each), and the index each deletion was made at. */
+function messagesOf(rows: readonly TextRow[]): { messages: Map<number, WriteMessage>; deletedAt: Map<string, number> } {
+  const messages = new Map<number, WriteMessage>();
+  const deletedAt = new Map<string, number>();
+  for (const row of rows) {
+    const index = Number(row.idx);
+    if (row.message !== null && row.message !== undefined) messages.set(index, row.message as WriteMessage);
+    if (row.doc === null || row.doc === undefined) deletedAt.set(`${row.tbl} ${JSON.parse(row.key!) as string}`, index);
+  }
+  return { messages, deletedAt };
 }
 
 /** Makes `changes` in a transaction of the copy. */
