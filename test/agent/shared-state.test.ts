@@ -78,8 +78,11 @@ describe.runIf(ON_POSTGRES)("agents sharing one PostgreSQL schema", () => {
       const reading = (async () => {
         let text = "";
         const decoder = new TextDecoder();
-        for await (const chunk of response.body!) {
-          text += decoder.decode(chunk as Uint8Array, { stream: true });
+        const reader = response.body!.getReader();
+        for (;;) {
+          const { done, value } = await reader.read();
+          if (done) return;
+          text += decoder.decode(value, { stream: true });
           const lines = text.split("\n");
           text = lines.pop()!;
           for (const line of lines) if (line.startsWith("{\"Index\"")) frames.push(JSON.parse(line));
