@@ -10,8 +10,11 @@
  *
  * The agent's jobs are JSON (canonicalised at registration, `canonicalize.ts`); the reference's
  * `Equal` methods and `cmp.Equal` are one deep comparison here ({@link sameJson}), which, as
- * `helper.OpaqueMapsEqual` and Go's `maps.Equal`/`slices.Equal` do, takes an absent, empty or
- * null list or map as the same.
+ * `helper.OpaqueMapsEqual` and Go's `slices.Equal` do, takes an absent, null or empty list as the
+ * same. An empty object is not the same as none: JSON does not tell a map from a struct, and a
+ * pointer to an empty struct differs from nil in the reference (`Identity: {}` is a change); the
+ * maps the reference compares with `maps.Equal` (`Env`, `Meta`) are none when empty once
+ * canonicalised.
  *
  * @module
  */
@@ -43,20 +46,18 @@ function listOf(value: unknown): readonly unknown[] {
   return Array.isArray(value) ? value : [];
 }
 
-/** Whether a value is Go's zero for a list, map or pointer: absent, null, or an empty list or map. */
-function isEmpty(value: unknown): boolean {
-  if (value === undefined || value === null) return true;
-  if (Array.isArray(value)) return value.length === 0;
-  return typeof value === "object" && Object.keys(value).length === 0;
+/** Whether a value is none or Go's nil list: absent, null, or an empty list. */
+function isNone(value: unknown): boolean {
+  return value === undefined || value === null || (Array.isArray(value) && value.length === 0);
 }
 
 /**
- * Deep equality of two JSON values, with an absent, null or empty list or map equal to each
- * other (`cmpopts.EquateEmpty`), and a number equal to a bigint of the same value (the agent
- * decodes integers beyond 2^53 as bigints).
+ * Deep equality of two JSON values, with an absent, null or empty list equal to each other
+ * (`cmpopts.EquateEmpty`), and a number equal to a bigint of the same value (the agent decodes
+ * integers beyond 2^53 as bigints).
  */
 export function sameJson(a: unknown, b: unknown): boolean {
-  if (isEmpty(a) && isEmpty(b)) return true;
+  if (isNone(a) || isNone(b)) return isNone(a) && isNone(b);
   const numeric = (value: unknown) => typeof value === "number" || typeof value === "bigint";
   if (numeric(a) && numeric(b)) return typeof a === typeof b ? a === b : Number(a) === Number(b);
   if (typeof a !== "object" || typeof b !== "object" || a === null || b === null) return a === b;
@@ -218,7 +219,7 @@ export function connectServiceUpdated(servicesA: unknown, servicesB: unknown): C
 }
 
 /** A connect block's change that Consul's sync cannot apply (`connectUpdated`, `connectSidecarServiceUpdated`): tags and proxy settings can. */
-function connectUpdated(connectA: unknown, connectB: unknown): Comparison {
+export function connectUpdated(connectA: unknown, connectB: unknown): Comparison {
   const a = blockOf(connectA);
   const b = blockOf(connectB);
   if (a === null && b === null) return SAME;
