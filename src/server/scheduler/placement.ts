@@ -83,8 +83,7 @@ export interface PlacementInput {
 /**
  * Turns the reconciler's results into a plan (`computeJobAllocs`, `computePlacements`): its stops
  * and changed allocations as they are (those updated in place in the evaluation's deployment),
- * and each placement (replacements of older versions first)
- * on the next node that can take it.
+ * and each placement (replacements of older versions first) on the next node that can take it.
  */
 export function computePlacements(input: PlacementInput, results: ReconcileResults): Placements {
   const { job, nodes, deploymentId, nowNs } = input;
