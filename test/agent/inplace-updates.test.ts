@@ -69,6 +69,22 @@ describe("a new version of a job", () => {
     expect(deployment.TaskGroups.g).toMatchObject({ DesiredTotal: kept + placed + (replaced === 0 ? 0 : before.length), PlacedAllocs: kept + placed + replaced, HealthyAllocs: 0 });
   });
 
+  it("places no canary for a change taken in place: canaries stand in only for allocations to replace", async () => {
+    const update = { MaxParallel: 1, Canary: 1 };
+    await agent.register({ ...service("canaried"), Update: update });
+    await agent.agent.clock.advance("1s");
+    const before = await allocations("canaried");
+    await agent.register({ ...service("canaried", { count: 3 }), Update: update });
+    await agent.agent.clock.advance(0);
+    const deployment = await read("/v1/job/canaried/deployment");
+    expect(deployment).toMatchObject({ JobVersion: 1, StatusDescription: "Deployment is running", TaskGroups: { g: { DesiredCanaries: 0, DesiredTotal: 3, PlacedCanaries: null } } });
+    const after = await running("canaried");
+    expect(after.map((alloc) => alloc.JobVersion)).toEqual([1, 1, 1]);
+    expect(after.filter((alloc) => before.some((old) => old.ID === alloc.ID))).toHaveLength(2);
+    await agent.agent.clock.advance("1s");
+    expect((await read("/v1/job/canaried/deployment")).Status).toBe("successful");
+  });
+
   it("counts the allocations updated in place as healthy once their clients find them so; the deployment then succeeds", async () => {
     const before = await deployed("grown");
     await agent.register(service("grown", { count: 4 }));
