@@ -131,16 +131,25 @@ function promoteAt(context: SchedulerContext, state: Transaction<"deployment" | 
   return evaluation;
 }
 
-/** The deployment's allocations its clients have not yet found healthy or not. */
+/** The deployment's allocations its clients have not yet found healthy or not (one updated in place into it has no deployment status yet). */
 function awaitingHealth(context: SchedulerContext, deployment: Deployment): Allocation[] {
   const allocs = context.store.tables.allocs.group(namespacedKey(deployment.Namespace, deployment.JobID)).values();
-  return [...allocs].filter((alloc) => alloc.DeploymentID === deployment.ID && !isTerminal(alloc) && alloc.DeploymentStatus !== null && alloc.DeploymentStatus.Healthy === null);
+  return [...allocs].filter((alloc) => alloc.DeploymentID === deployment.ID && !isTerminal(alloc) && (alloc.DeploymentStatus?.Healthy ?? null) === null);
+}
+
+/**
+ * When an allocation joined its deployment (agent milliseconds): when it was placed, or, for one
+ * updated in place (no deployment status yet), at its last write, the plan's (or its client's
+ * start, later).
+ */
+function joinedMs(alloc: Allocation): number {
+  return Number((alloc.DeploymentStatus === null ? alloc.ModifyTime : alloc.CreateTime) / 1_000_000n);
 }
 
 /** When the deployment's allocations were last placed (agent milliseconds), or undefined when none waits to be found healthy. */
 export function lastPlacedMs(context: SchedulerContext, deployment: Deployment): number | undefined {
   const waiting = awaitingHealth(context, deployment);
-  return waiting.length === 0 ? undefined : Math.max(...waiting.map((alloc) => Number(alloc.CreateTime / 1_000_000n)));
+  return waiting.length === 0 ? undefined : Math.max(...waiting.map(joinedMs));
 }
 
 /**
@@ -160,8 +169,8 @@ export async function completeDeployment(context: SchedulerContext, deploymentId
       const timestamp = new Date(clock.nowMs()).toISOString();
       for (const id of waiting) {
         const alloc = state.allocs.get(id);
-        if (alloc === undefined || alloc.DeploymentStatus === null || alloc.DeploymentStatus.Healthy !== null || isTerminal(alloc)) continue;
-        const found: Allocation = { ...alloc, DeploymentStatus: { ...alloc.DeploymentStatus, Healthy: healthy, Timestamp: timestamp, ModifyIndex: state.index }, ModifyIndex: state.index };
+        if (alloc === undefined || (alloc.DeploymentStatus?.Healthy ?? null) !== null || isTerminal(alloc)) continue;
+        const found: Allocation = { ...alloc, DeploymentStatus: { Canary: false, ...alloc.DeploymentStatus, Healthy: healthy, Timestamp: timestamp, ModifyIndex: state.index }, ModifyIndex: state.index };
         state.allocs.put(found);
         updateDeploymentWithAlloc(context, state, alloc, found);
       }
@@ -199,7 +208,7 @@ export async function watchDeployment(context: SchedulerContext, deploymentId: s
     return;
   }
   const results = reconcile(reconcileInput(context, job, { ID: randomUUID(), Priority: deployment.EvalPriority }));
-  if (results.place.length + results.destructive.length + results.stop.length + results.attributeUpdates.length > 0) {
+  if (results.place.length + results.destructive.length + results.inplaceUpdate.length + results.stop.length + results.attributeUpdates.length > 0) {
     await store.write(["evals"], (state) => {
       if (store.tables.deployment.get(deploymentId)?.Status === "running") state.evals.put(watcherEvaluation(context, state, deployment, job));
     }, "EvalUpdate");

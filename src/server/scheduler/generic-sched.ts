@@ -17,6 +17,7 @@
  */
 import type { Evaluation, Job, JsonObject, Node } from "../state/model.js";
 import { namespacedKey } from "../state/store.js";
+import { genericAllocUpdate } from "./alloc-update.js";
 import { BLOCKED_DESCRIPTION, writeBlocked } from "./blocked.js";
 import { applyPlan, isNoOp, planTables } from "./plan.js";
 import { computePlacements, nodesFor } from "./placement.js";
@@ -38,7 +39,11 @@ export async function processEvaluation(context: SchedulerContext, evalId: strin
   await processing;
 }
 
-/** What the reconciler reads for a job now: its allocations, latest deployment, the nodes that are down. */
+/**
+ * What the reconciler reads for a job now: its allocations, latest deployment, the nodes that are
+ * down, and how an allocation takes the job's version (the job's earlier versions, as the agent
+ * keeps them, stand for the job each allocation carries in the reference).
+ */
 export function reconcileInput(context: SchedulerContext, job: Job, evaluation: Pick<Evaluation, "ID" | "Priority">): ReconcileInput {
   const { tables } = context.store;
   const key = namespacedKey(job.Namespace, job.ID);
@@ -49,7 +54,8 @@ export function reconcileInput(context: SchedulerContext, job: Job, evaluation: 
     const node = tables.nodes.get(alloc.NodeID);
     if (node?.Status === "down") tainted.set(node.ID, node);
   }
-  return { job, allocs, deployment: deployments.at(-1), taintedNodes: tainted, evaluation, nowNs: context.clock.nowNs() };
+  const allocUpdate = genericAllocUpdate({ jobAt: (version) => tables.job_versions.get(`${key}\u0000${version}`)?.Job, node: (id) => tables.nodes.get(id), evalId: evaluation.ID });
+  return { job, allocUpdate, allocs, deployment: deployments.at(-1), taintedNodes: tainted, evaluation, nowNs: context.clock.nowNs() };
 }
 
 /** How many times an evaluation is processed again when its plan was made on a state that changed. */

@@ -82,14 +82,16 @@ export interface PlacementInput {
 
 /**
  * Turns the reconciler's results into a plan (`computeJobAllocs`, `computePlacements`): its stops
- * and changed allocations as they are, and each placement (replacements of older versions first)
- * on the next node that can take it.
+ * and changed allocations as they are (those updated in place in the evaluation's deployment),
+ * and each placement (replacements of older versions first) on the next node that can take it.
  */
 export function computePlacements(input: PlacementInput, results: ReconcileResults): Placements {
   const { job, nodes, deploymentId, nowNs } = input;
   const nowMs = Number(nowNs / 1_000_000n);
   const stops: PlanStop[] = [...results.stop];
-  const allocs: Allocation[] = [...results.attributeUpdates];
+  // An allocation updated in place joins the evaluation's deployment, its health there not yet known.
+  const inplace = results.inplaceUpdate.map((alloc) => (alloc.DeploymentID === deploymentId ? alloc : { ...alloc, DeploymentID: deploymentId, DeploymentStatus: null }));
+  const allocs: Allocation[] = [...inplace, ...results.attributeUpdates];
   const failedTGAllocs: Record<string, JsonObject> = {};
   const queued: Record<string, number> = {};
   let turn = 0;

@@ -3,15 +3,16 @@
  * `scheduler/reconciler/reconcile_cluster.go` decides it from the job, its allocations and its
  * latest deployment. Per task group: allocations on nodes that are down are lost and replaced;
  * failed ones are rescheduled now or by a follow-up evaluation (`reschedule.ts`); extra ones are
- * stopped; those of an older version are replaced, at most `MaxParallel` at a time and, while the
- * group's canaries wait for promotion, not at all (only the canaries are placed, and only when
- * there is something to replace); the allocations the group still lacks are placed; a
- * deployment is created for a new version of a service job, and the deployment is successful
- * once every group is healthy. An older version's deployment still going is cancelled.
+ * stopped; those of an older version are updated in place when the new version changes nothing
+ * their tasks cannot take (`tasks-updated.ts`), and otherwise replaced, at most `MaxParallel` at
+ * a time and, while the group's canaries wait for promotion, not at all (only the canaries are
+ * placed, and only when there is something to replace); the allocations the group still lacks
+ * are placed; a deployment is created for a new version of a service job, and the deployment is
+ * successful once every group is healthy. An older version's deployment still going is cancelled.
  *
- * The reconciler only decides; `generic-sched.ts` turns its results into writes. Where the
- * reference compares jobs to tell in-place from destructive updates, every allocation of an
- * older version is replaced here.
+ * The reconciler only decides; `generic-sched.ts` turns its results into writes, and tells it
+ * how each allocation takes the job's version ({@link AllocUpdateFn}, the reference's
+ * `allocUpdateFn`).
  *
  * @module
  */
@@ -36,9 +37,24 @@ export const STOP_DESCRIPTIONS = {
 /** Follow-up evaluations of failures within this long of the first are one (`batchedFailedAllocWindowSize`). */
 const FOLLOWUP_BATCH_WINDOW_MS = 5000;
 
+/**
+ * How an allocation takes the job's version (`AllocUpdateType`'s three results): nothing to do
+ * (`ignore`), a replacement (`destructive`), or an update in place (`inplace`, the allocation as
+ * the plan writes it).
+ */
+export type AllocUpdate = { readonly kind: "ignore" } | { readonly kind: "destructive" } | { readonly kind: "inplace"; readonly alloc: Allocation };
+
+/** Decides how `existing` takes `job`'s version of its group (`AllocUpdateType`). */
+export type AllocUpdateFn = (existing: Allocation, job: Job, group: TaskGroup) => AllocUpdate;
+
+/** Without an {@link AllocUpdateFn}: an allocation of the job's version is left as it is, one of another is replaced. */
+const replaceOlderVersions: AllocUpdateFn = (existing, job) => (existing.JobVersion === job.Version ? { kind: "ignore" } : { kind: "destructive" });
+
 /** What the reconciler reads: the job, its allocations and latest deployment, the nodes that are down, the evaluation. */
 export interface ReconcileInput {
   readonly job: Job;
+  /** How each allocation takes the job's version; by default, one of another version is replaced. */
+  readonly allocUpdate?: AllocUpdateFn;
   readonly allocs: readonly Allocation[];
   /** The job's latest deployment, whatever its status. */
   readonly deployment: Deployment | undefined;
@@ -73,6 +89,8 @@ export interface ReconcileResults {
   readonly place: PlaceResult[];
   readonly destructive: DestructiveResult[];
   readonly stop: PlanStop[];
+  /** Allocations of an older version updated in place to the job's (`InplaceUpdate`): same ID, same node. */
+  readonly inplaceUpdate: Allocation[];
   /** Allocations changed in place: a failed one given the follow-up evaluation that will reschedule it. */
   readonly attributeUpdates: Allocation[];
   /** Evaluations to reschedule failed allocations later (with `WaitUntil`). */
@@ -112,7 +130,7 @@ export function updateStrategyOf(job: Job, group: TaskGroup): UpdateStrategy | u
 /** Decides what the evaluation changes of the job (`AllocReconciler.Compute`). */
 export function reconcile(input: ReconcileInput): ReconcileResults {
   const { job } = input;
-  const results: ReconcileResults = { deployment: undefined, deploymentUpdates: [], place: [], destructive: [], stop: [], attributeUpdates: [], followupEvals: [] };
+  const results: ReconcileResults = { deployment: undefined, deploymentUpdates: [], place: [], destructive: [], stop: [], inplaceUpdate: [], attributeUpdates: [], followupEvals: [] };
   const groups = allocMatrix(job, input.allocs);
   const cancelled = cancelUnneededDeployments(job, input.deployment);
   results.deploymentUpdates.push(...cancelled.updates);
@@ -229,9 +247,8 @@ function computeGroup(input: ReconcileInput, deployments: DeploymentContext, nam
   let canarying = dstate.DesiredCanaries !== 0 && !dstate.Promoted;
   untainted = computeStop(wanted, names, untainted, lost, canaries.current, canarying, results);
 
-  // Every allocation of an older version is replaced (the reference updates some in place).
-  const destructive = untainted.filter((alloc) => alloc.JobVersion !== job.Version).sort(byName);
-  if (existing === undefined) dstate.DesiredTotal += destructive.length;
+  const { inplace, destructive } = computeUpdates(input, group, untainted, results);
+  if (existing === undefined) dstate.DesiredTotal += destructive.length + inplace.length;
   if (canarying) untainted = without(untainted, canaries.current);
   const needsCanaries = update !== undefined && destructive.length !== 0 && canaries.current.length < update.Canary && !dstate.Promoted;
   const placedBefore = results.place.length;
@@ -250,15 +267,32 @@ function computeGroup(input: ReconcileInput, deployments: DeploymentContext, nam
   if (placeReady) {
     for (const alloc of destructive.slice(0, Math.max(0, Math.min(destructive.length, underProvisionedBy)))) results.destructive.push({ group, name: alloc.Name, stop: alloc });
   }
-  createDeployment(input, deployments, name, update, existing !== undefined, dstate, all, destructive, results);
+  createDeployment(input, deployments, name, update, existing !== undefined, dstate, all, destructive.length + inplace.length, results);
   // Never more placements than the count.
   const placed = results.place.length - placedBefore;
   if (placed > wanted) results.place.splice(placedBefore + wanted);
 
-  const groupDone = destructive.length + Math.min(placed, wanted) + split.now.length + split.later.length === 0 && !needsCanaries;
+  const groupDone = destructive.length + inplace.length + Math.min(placed, wanted) + split.now.length + split.later.length === 0 && !needsCanaries;
   const current = deployments.current?.TaskGroups[name];
   if (!groupDone || deployments.current === undefined) return false;
   return current === undefined || (current.HealthyAllocs >= Math.max(current.DesiredTotal, current.DesiredCanaries) && (current.DesiredCanaries === 0 || current.Promoted));
+}
+
+/**
+ * Splits the group's allocations by how they take the job's version (`computeUpdates`): those to
+ * leave as they are, to update in place (added to the results), and to replace (in name order).
+ */
+function computeUpdates(input: ReconcileInput, group: TaskGroup, untainted: readonly Allocation[], results: ReconcileResults): { inplace: Allocation[]; destructive: Allocation[] } {
+  const decide = input.allocUpdate ?? replaceOlderVersions;
+  const inplace: Allocation[] = [];
+  const destructive: Allocation[] = [];
+  for (const alloc of untainted) {
+    const update = decide(alloc, input.job, group);
+    if (update.kind === "destructive") destructive.push(alloc);
+    else if (update.kind === "inplace") inplace.push(update.alloc);
+  }
+  results.inplaceUpdate.push(...inplace);
+  return { inplace, destructive: destructive.sort(byName) };
 }
 
 /** A group's state in a new deployment, from its update strategy (`initializeDeploymentState`). */
@@ -424,7 +458,8 @@ function placeAllocs(deployments: DeploymentContext, ready: boolean, place: read
 /**
  * Creates the deployment of the job's version for a group that has something to roll out
  * (`createDeployment`): not when it has no update strategy or nothing to place, nor when
- * allocations of this version exist already and the spec is not being updated.
+ * allocations of this version exist already and none is being updated (`updates`: the
+ * destructive and in-place updates).
  */
 function createDeployment(
   input: ReconcileInput,
@@ -434,13 +469,13 @@ function createDeployment(
   existing: boolean,
   dstate: GroupState,
   all: readonly Allocation[],
-  destructive: readonly Allocation[],
+  updates: number,
   results: ReconcileResults,
 ): void {
   if (existing || update === undefined || dstate.DesiredTotal === 0) return;
   const { job } = input;
   const hadRunning = all.some((alloc) => alloc.JobVersion === job.Version);
-  if (hadRunning && destructive.length === 0) return;
+  if (hadRunning && updates === 0) return;
   if (deployments.current === undefined) {
     deployments.current = {
       ID: randomUUID(),
