@@ -99,3 +99,39 @@ describe("a sysbatch job", () => {
     agent.agent.scenarios.remove(back);
   });
 });
+
+describe("a system job's new version and its stop", () => {
+  const agent = useAgent({ clock: "manual", placementDelayMs: 1000, nodes: 2 });
+
+  it("replaces each node's allocation on the same node with the new version, and stops them all when the job is stopped", async () => {
+    await agent.register(job("sys", { Type: "system" }));
+    await agent.agent.clock.advance("1s");
+    const first = await allocations(agent, "sys");
+    await agent.register(job("sys", { Type: "system", Meta: { v: "2" } }));
+    await agent.agent.clock.advance("1s");
+    const allocs = await allocations(agent, "sys");
+    const current = allocs.filter((alloc) => alloc.JobVersion === 1);
+    expect(byNode(current)).toEqual(["client-1 sys.g[0] running", "client-2 sys.g[0] running"]);
+    for (const alloc of current) {
+      const full = await read(agent, `/v1/allocation/${alloc.ID as string}`);
+      const previous = first.find((each) => each.ID === full.PreviousAllocation)!;
+      expect(previous.NodeID).toBe(alloc.NodeID);
+      expect(await read(agent, `/v1/allocation/${previous.ID as string}`)).toMatchObject({ DesiredStatus: "stop", DesiredDescription: "alloc is being updated due to job update", ClientStatus: "complete" });
+    }
+    expect((await agent.get("/v1/job/sys", { method: "DELETE" })).status).toBe(200);
+    await agent.agent.clock.advance("1s");
+    expect((await allocations(agent, "sys")).filter((alloc) => alloc.DesiredStatus === "run")).toEqual([]);
+    expect((await read(agent, "/v1/job/sys")).Status).toBe("dead");
+  });
+
+  it("runs a sysbatch job's new version once more on every node", async () => {
+    await agent.register(job("again", { Type: "sysbatch" }));
+    await agent.agent.clock.advance("1m");
+    await agent.register(job("again", { Type: "sysbatch", Meta: { v: "2" } }));
+    await agent.agent.clock.advance("1m");
+    const allocs = await allocations(agent, "again");
+    expect(byNode(allocs.filter((alloc) => alloc.JobVersion === 1))).toEqual(["client-1 again.g[0] complete", "client-2 again.g[0] complete"]);
+    expect(allocs).toHaveLength(4);
+    expect((await read(agent, "/v1/job/again")).Status).toBe("dead");
+  });
+});

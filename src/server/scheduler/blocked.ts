@@ -127,7 +127,8 @@ export async function nodesReady(context: SchedulerContext): Promise<void> {
   const { store, clock } = context;
   const wanted = new Map<string, Node>();
   for (const job of store.tables.jobs.values()) {
-    if (job.Type !== "system" || job.Stop) continue;
+    // A job that wants nothing anywhere (every group's count 0) has nothing to place either.
+    if (job.Type !== "system" || job.Stop || !job.TaskGroups.some((group) => group.Count > 0)) continue;
     const key = namespacedKey(job.Namespace, job.ID);
     const running = new Set<string>();
     for (const alloc of store.tables.allocs.group(key).values()) if (!isTerminal(alloc)) running.add(alloc.NodeID);
