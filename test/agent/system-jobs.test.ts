@@ -30,6 +30,17 @@ describe("a system or sysbatch job on 3 ready nodes", () => {
     const evaluation = await read(agent, `/v1/evaluation/${allocs[0]!.EvalID as string}`);
     expect(evaluation).toMatchObject({ Status: "complete", Type: type, QueuedAllocations: { g: 0 } });
   });
+
+  it.each([
+    ["system", { MaxParallel: 1, HealthCheck: "checks", MinHealthyTime: 10e9 }],
+    ["sysbatch", null],
+  ])("gives a %s job without an update block the API's default one (%j), as the reference's Job.Canonicalize", async (type, update) => {
+    const id = `update-${type}`;
+    await agent.register(job(id, { Type: type }));
+    const stored = await read<{ Update: Item | null; TaskGroups: { Update: Item | null }[] }>(agent, `/v1/job/${id}`);
+    if (update === null) expect([stored.Update, stored.TaskGroups[0]!.Update]).toEqual([null, null]);
+    else expect([stored.Update, stored.TaskGroups[0]!.Update]).toMatchObject([update, update]);
+  });
 });
 
 describe("a system job and an ineligible node", () => {
