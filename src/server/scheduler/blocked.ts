@@ -113,3 +113,47 @@ export async function nodesDown(context: SchedulerContext): Promise<void> {
     }
   }, "EvalUpdate");
 }
+
+/**
+ * Nodes can take allocations (ready and eligible again, or new): a `node-update` evaluation, with
+ * the node's ID, for each system job that one of them could run and that has no allocation
+ * running there (`createNodeEvals`, which evaluates every system job of the node's datacenters
+ * and pool when a node becomes ready or eligible; sysbatch jobs are not among them, as the
+ * reference's `JobsByScheduler("system")`). Derived from the state, so a node written again, or
+ * the work taken up by a new leader, makes none for a job that has its allocation there or an
+ * evaluation waiting already.
+ */
+export async function nodesReady(context: SchedulerContext): Promise<void> {
+  const { store, clock } = context;
+  const wanted = new Map<string, Node>();
+  for (const job of store.tables.jobs.values()) {
+    // A job that wants nothing anywhere (every group's count 0) has nothing to place either.
+    if (job.Type !== "system" || job.Stop || !job.TaskGroups.some((group) => group.Count > 0)) continue;
+    const key = namespacedKey(job.Namespace, job.ID);
+    const running = new Set<string>();
+    for (const alloc of store.tables.allocs.group(key).values()) if (!isTerminal(alloc)) running.add(alloc.NodeID);
+    const node = nodesFor(store.tables, job).find((each) => !each.Drain && !running.has(each.ID));
+    if (node !== undefined) wanted.set(key, node);
+  }
+  if (wanted.size === 0) return;
+  await store.write(["evals", "jobs"], (state) => {
+    for (const [key, node] of wanted) {
+      const job = state.jobs.get(key);
+      // One waiting evaluation a job is enough: it places on every node that lacks the job's allocation.
+      if (job === undefined || [...state.evals.group(key).values()].some((e) => e.Status === "pending")) continue;
+      state.evals.put(
+        newEvaluation(clock, state.index, {
+          Namespace: job.Namespace,
+          Priority: job.Priority,
+          Type: job.Type,
+          TriggeredBy: "node-update",
+          JobID: job.ID,
+          JobModifyIndex: job.JobModifyIndex,
+          NodeID: node.ID,
+          NodeModifyIndex: node.ModifyIndex,
+        }),
+      );
+      putJob(context, state, job);
+    }
+  }, "EvalUpdate");
+}

@@ -6,8 +6,8 @@
  * client sent is kept; blocks the agent does not model are kept as sent.
  *
  * - The job: Name is the ID, Priority 50, Type service, Datacenters `["*"]`, NodePool `default`;
- *   empty Meta, Constraints, Affinities and Spreads are none. A service job without an update
- *   block gets `DefaultUpdateStrategy`; an update block's unset fields take its values.
+ *   empty Meta, Constraints, Affinities and Spreads are none. A service or system job without an
+ *   update block gets `DefaultUpdateStrategy`; an update block's unset fields take its values.
  * - Each task group: Count 1 (or its scaling Min); the job's update block with the group's own
  *   over it (a group inherits the job's unless it is all zero); the job's `Reschedule` and
  *   `Migrate` with the group's over them; the job type's restart and reschedule policies under
@@ -101,7 +101,7 @@ export function canonicalizeJob(job: JsonObject, namespace: string, region: stri
   const given = block(job.Update);
   const context: JobContext = {
     type,
-    update: given !== null ? fill(UPDATE_STRATEGY, given, DEFAULT_UPDATE_STRATEGY) : type === "service" ? { ...DEFAULT_UPDATE_STRATEGY } : null,
+    update: given !== null ? fill(UPDATE_STRATEGY, given, DEFAULT_UPDATE_STRATEGY) : type === "service" || type === "system" ? { ...DEFAULT_UPDATE_STRATEGY } : null,
     reschedule: block(job.Reschedule),
     migrate: block(job.Migrate),
   };

@@ -33,7 +33,7 @@ export interface Fate {
 /**
  * What the job's `Meta` scripts for its allocations: `bexpr.run_for` (a duration: they finish
  * that long after they start; without it, the `finish` step's `after` when a test set one
- * (`finishAfterMs`), and the placement delay for batch jobs) and `bexpr.exit_code` (not 0: they
+ * (`finishAfterMs`), and the placement delay for batch and sysbatch jobs) and `bexpr.exit_code` (not 0: they
  * fail when they finish).
  */
 export function fateOf(context: SchedulerContext, alloc: Allocation, finishAfterMs: number | undefined): Fate {
@@ -41,7 +41,7 @@ export function fateOf(context: SchedulerContext, alloc: Allocation, finishAfter
   const meta = job?.Meta ?? {};
   const runFor = meta[META_RUN_FOR];
   const parsed = runFor === undefined ? undefined : parseGoDuration(runFor);
-  const runForMs = parsed !== undefined && parsed >= 0 ? parsed : (finishAfterMs ?? (alloc.JobType === "batch" ? context.placementDelayMs : undefined));
+  const runForMs = parsed !== undefined && parsed >= 0 ? parsed : (finishAfterMs ?? (alloc.JobType === "batch" || alloc.JobType === "sysbatch" ? context.placementDelayMs : undefined));
   const exitCode = Number.parseInt(meta[META_EXIT_CODE] ?? "0", 10);
   return { runForMs, exitCode: Number.isNaN(exitCode) ? 0 : exitCode };
 }

@@ -33,7 +33,7 @@ import { namespacedKey, type AppliedWrite, type Store } from "../state/store.js"
 import { deregister, register, type DeregisterResponse, type RegisterResponse } from "./register.js";
 import { allowReplacements, completeDeployment, lastPlacedMs, META_FAIL_DEPLOYMENT, updateDeployment, WATCHER_BATCH_MS, type DeploymentAction, type DeploymentUpdateResponse } from "./deployment-watcher.js";
 import { processEvaluation } from "./generic-sched.js";
-import { nodesDown, unblock } from "./blocked.js";
+import { nodesDown, nodesReady, unblock } from "./blocked.js";
 import { fateOf, finishAllocations, runAllocations, stopAllocations } from "./client.js";
 import { ACTIVE_DEPLOYMENT, registered } from "./state.js";
 import { fingerprint, registrationTime } from "./fingerprint.js";
@@ -324,7 +324,11 @@ export class Cluster {
     const delay = this.options.placementDelayMs;
     for (const node of nodes) {
       // A node that can take allocations may unblock the blocked evaluations of jobs in its datacenter.
-      if (node.Status === "ready" && node.SchedulingEligibility === "eligible") this.#steps.defer("unblock", 0, () => unblock(context));
+      if (node.Status === "ready" && node.SchedulingEligibility === "eligible") {
+        this.#steps.defer("unblock", 0, () => unblock(context));
+        // And its system jobs run there too.
+        this.#steps.defer("nodes-ready", 0, () => nodesReady(context));
+      }
       // A node that is down loses its allocations: each of their jobs is evaluated again.
       if (node.Status === "down") this.#steps.defer("nodes-down", 0, () => nodesDown(context));
     }

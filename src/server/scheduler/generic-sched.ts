@@ -23,6 +23,7 @@ import { applyPlan, isNoOp, planTables } from "./plan.js";
 import { computePlacements, nodesFor } from "./placement.js";
 import { reconcile, type ReconcileInput } from "./reconciler.js";
 import { count, newEvaluation, putJob, type SchedulerContext } from "./state.js";
+import { computeSystemPlan, isSystemJob } from "./system-sched.js";
 
 /** Processes a pending evaluation, after any other evaluation of its job being processed. */
 export async function processEvaluation(context: SchedulerContext, evalId: string): Promise<void> {
@@ -94,6 +95,13 @@ async function processOnce(context: SchedulerContext, evalId: string): Promise<v
   const job = store.tables.jobs.get(key);
   if (job === undefined) {
     await writeStatus(context, evaluation, { failedTGAllocs: {}, queued: {}, deploymentId: "" });
+    return;
+  }
+  // System and sysbatch jobs are planned node by node (the reference's worker hands their evaluations to its system scheduler).
+  if (isSystemJob(job)) {
+    const { plan, failedTGAllocs, queued } = computeSystemPlan(context, job, evaluation);
+    if (!isNoOp(plan)) await writePlan(context, job, plan, snapshotIndex);
+    await writeStatus(context, evaluation, { failedTGAllocs, queued, deploymentId: "" });
     return;
   }
   const input = reconcileInput(context, job, evaluation);

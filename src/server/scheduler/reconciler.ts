@@ -31,6 +31,7 @@ export const STOP_DESCRIPTIONS = {
   notNeeded: "alloc not needed due to job update",
   updating: "alloc is being updated due to job update",
   lost: "alloc is lost since its node is down",
+  nodeTainted: "alloc not needed as node is tainted",
   rescheduled: "alloc was rescheduled because it failed",
 } as const;
 
@@ -109,9 +110,9 @@ interface DeploymentContext {
   readonly failed: boolean;
 }
 
-/** How many allocations a group wants: a system job one per group, others its count. */
-export function wantedCount(job: Job, group: TaskGroup): number {
-  return job.Type === "system" ? Math.min(group.Count, 1) : group.Count;
+/** How many allocations a group wants: its count (system and sysbatch jobs, one per node, are reconciled by `reconcile-node.ts`). */
+export function wantedCount(_job: Job, group: TaskGroup): number {
+  return group.Count;
 }
 
 /**

@@ -1,0 +1,148 @@
+/**
+ * System and sysbatch jobs, as the reference's system scheduler places them
+ * (`scheduler/scheduler_system.go`, `scheduler/reconciler/reconcile_node.go`): one allocation
+ * per ready, eligible node of the job's datacenters, every one named `<job>.<group>[0]`; a node
+ * that becomes ready or eligible gets one through a `node-update` evaluation
+ * (`nomad/node_endpoint.go` `createNodeEvals`); a node that goes down has its allocation lost,
+ * and nothing is placed elsewhere; sysbatch allocations run to completion and the job is then
+ * dead (`getJobStatus`), and a finished one is not placed again. On the manual clock, over real
+ * sockets.
+ */
+import { describe, expect, it } from "vitest";
+import { parseJson } from "../../src/json.js";
+import { job, useAgent, type TestAgent } from "./support.js";
+
+type Item = Record<string, unknown>;
+
+const read = async <T = Item>(agent: TestAgent, path: string) => parseJson((await agent.get(path)).text) as T;
+const allocations = (agent: TestAgent, id: string) => read<Item[]>(agent, `/v1/job/${id}/allocations`);
+const byNode = (allocs: readonly Item[]) => allocs.map((alloc) => `${alloc.NodeName as string} ${alloc.Name as string} ${alloc.ClientStatus as string}`).sort();
+
+describe("a system or sysbatch job on 3 ready nodes", () => {
+  const agent = useAgent({ clock: "manual", placementDelayMs: 1000, nodes: 3 });
+
+  it.each(["system", "sysbatch"])("places one %s allocation on each node, every one named <job>.g[0]", async (type) => {
+    const id = `each-${type}`;
+    await agent.register(job(id, { Type: type }));
+    await agent.agent.clock.advance(0);
+    const allocs = await allocations(agent, id);
+    expect(byNode(allocs)).toEqual([`client-1 ${id}.g[0] pending`, `client-2 ${id}.g[0] pending`, `client-3 ${id}.g[0] pending`]);
+    const evaluation = await read(agent, `/v1/evaluation/${allocs[0]!.EvalID as string}`);
+    expect(evaluation).toMatchObject({ Status: "complete", Type: type, QueuedAllocations: { g: 0 } });
+  });
+
+  it.each([
+    ["system", { MaxParallel: 1, HealthCheck: "checks", MinHealthyTime: 10e9 }],
+    ["sysbatch", null],
+  ])("gives a %s job without an update block the API's default one (%j), as the reference's Job.Canonicalize", async (type, update) => {
+    const id = `update-${type}`;
+    await agent.register(job(id, { Type: type }));
+    const stored = await read<{ Update: Item | null; TaskGroups: { Update: Item | null }[] }>(agent, `/v1/job/${id}`);
+    if (update === null) expect([stored.Update, stored.TaskGroups[0]!.Update]).toEqual([null, null]);
+    else expect([stored.Update, stored.TaskGroups[0]!.Update]).toMatchObject([update, update]);
+  });
+});
+
+describe("a system job and an ineligible node", () => {
+  const agent = useAgent({ clock: "manual", placementDelayMs: 1000, nodes: 3 });
+
+  it("skips the node, and places on it once it is eligible again, by a node-update evaluation naming it", async () => {
+    const ineligible = agent.agent.scenarios.add({ on: "node", select: 'Name == "client-2"', set: { SchedulingEligibility: "ineligible" } });
+    await agent.agent.clock.advance(0);
+    await agent.register(job("sys", { Type: "system" }));
+    await agent.agent.clock.advance("1s");
+    expect(byNode(await allocations(agent, "sys"))).toEqual(["client-1 sys.g[0] running", "client-3 sys.g[0] running"]);
+    agent.agent.scenarios.remove(ineligible);
+    const eligible = agent.agent.scenarios.add({ on: "node", select: 'Name == "client-2"', set: { SchedulingEligibility: "eligible" } });
+    await agent.agent.clock.advance(0);
+    const allocs = await allocations(agent, "sys");
+    expect(byNode(allocs)).toEqual(["client-1 sys.g[0] running", "client-2 sys.g[0] pending", "client-3 sys.g[0] running"]);
+    const placed = allocs.find((alloc) => alloc.NodeName === "client-2")!;
+    expect(await read(agent, `/v1/evaluation/${placed.EvalID as string}`)).toMatchObject({ TriggeredBy: "node-update", NodeID: placed.NodeID, Status: "complete" });
+    agent.agent.scenarios.remove(eligible);
+  });
+});
+
+describe("a system job and a node that goes down and comes back", () => {
+  const agent = useAgent({ clock: "manual", placementDelayMs: 1000, nodes: 3 });
+
+  it("loses the node's allocation without placing it elsewhere, and places one there when the node is ready again", async () => {
+    await agent.register(job("sys", { Type: "system" }));
+    await agent.agent.clock.advance("1s");
+    const victim = (await allocations(agent, "sys")).find((alloc) => alloc.NodeName === "client-1")!;
+    const down = agent.agent.scenarios.add({ on: "node", select: 'Name == "client-1"', set: { Status: "down" } });
+    await agent.agent.clock.advance("1s");
+    expect(byNode(await allocations(agent, "sys"))).toEqual(["client-1 sys.g[0] lost", "client-2 sys.g[0] running", "client-3 sys.g[0] running"]);
+    const lost = await read(agent, `/v1/allocation/${victim.ID as string}`);
+    expect(lost).toMatchObject({ DesiredStatus: "stop", ClientStatus: "lost", DesiredDescription: "alloc is lost since its node is down" });
+    expect(lost.NextAllocation).toBeUndefined();
+    const nodeUpdate = (await read<Item[]>(agent, "/v1/job/sys/evaluations")).find((evaluation) => evaluation.TriggeredBy === "node-update")!;
+    expect(nodeUpdate).toMatchObject({ Status: "complete", NodeID: victim.NodeID });
+    expect(nodeUpdate.FailedTGAllocs).toBeUndefined();
+    expect((await read<{ Summary: Record<string, Record<string, number>> }>(agent, "/v1/job/sys/summary")).Summary.g).toMatchObject({ Running: 2, Lost: 1, Queued: 0 });
+    agent.agent.scenarios.remove(down);
+    const up = agent.agent.scenarios.add({ on: "node", select: 'Name == "client-1"', set: { Status: "ready" } });
+    await agent.agent.clock.advance("1s");
+    expect(byNode(await allocations(agent, "sys"))).toEqual(["client-1 sys.g[0] lost", "client-1 sys.g[0] running", "client-2 sys.g[0] running", "client-3 sys.g[0] running"]);
+    expect((await read(agent, "/v1/job/sys")).Status).toBe("running");
+    agent.agent.scenarios.remove(up);
+  });
+});
+
+describe("a sysbatch job", () => {
+  const agent = useAgent({ clock: "manual", placementDelayMs: 1000, nodes: 3 });
+
+  it("runs to completion on every node, the job then dead, and a finished allocation is not placed again", async () => {
+    await agent.register(job("once", { Type: "sysbatch" }));
+    await agent.agent.clock.advance("1m");
+    expect(byNode(await allocations(agent, "once"))).toEqual(["client-1 once.g[0] complete", "client-2 once.g[0] complete", "client-3 once.g[0] complete"]);
+    expect((await read(agent, "/v1/job/once")).Status).toBe("dead");
+    expect((await read<{ Summary: Record<string, Record<string, number>> }>(agent, "/v1/job/once/summary")).Summary.g).toMatchObject({ Complete: 3, Running: 0, Starting: 0 });
+    // The job's nodes written again (one briefly ineligible), and the job evaluated again by re-registering it unchanged: nothing more runs.
+    const touched = agent.agent.scenarios.add({ on: "node", select: 'Name == "client-2"', set: { SchedulingEligibility: "ineligible" } });
+    await agent.agent.clock.advance(0);
+    agent.agent.scenarios.remove(touched);
+    const back = agent.agent.scenarios.add({ on: "node", select: 'Name == "client-2"', set: { SchedulingEligibility: "eligible" } });
+    await agent.register(job("once", { Type: "sysbatch" }));
+    await agent.agent.clock.advance("1m");
+    expect(await allocations(agent, "once")).toHaveLength(3);
+    expect((await read(agent, "/v1/job/once")).Status).toBe("dead");
+    agent.agent.scenarios.remove(back);
+  });
+});
+
+describe("a system job's new version and its stop", () => {
+  const agent = useAgent({ clock: "manual", placementDelayMs: 1000, nodes: 2 });
+
+  it("replaces each node's allocation on the same node with the new version, and stops them all when the job is stopped", async () => {
+    await agent.register(job("sys", { Type: "system" }));
+    await agent.agent.clock.advance("1s");
+    const first = await allocations(agent, "sys");
+    await agent.register(job("sys", { Type: "system", Meta: { v: "2" } }));
+    await agent.agent.clock.advance("1s");
+    const allocs = await allocations(agent, "sys");
+    const current = allocs.filter((alloc) => alloc.JobVersion === 1);
+    expect(byNode(current)).toEqual(["client-1 sys.g[0] running", "client-2 sys.g[0] running"]);
+    for (const alloc of current) {
+      const full = await read(agent, `/v1/allocation/${alloc.ID as string}`);
+      const previous = first.find((each) => each.ID === full.PreviousAllocation)!;
+      expect(previous.NodeID).toBe(alloc.NodeID);
+      expect(await read(agent, `/v1/allocation/${previous.ID as string}`)).toMatchObject({ DesiredStatus: "stop", DesiredDescription: "alloc is being updated due to job update", ClientStatus: "complete" });
+    }
+    expect((await agent.get("/v1/job/sys", { method: "DELETE" })).status).toBe(200);
+    await agent.agent.clock.advance("1s");
+    expect((await allocations(agent, "sys")).filter((alloc) => alloc.DesiredStatus === "run")).toEqual([]);
+    expect((await read(agent, "/v1/job/sys")).Status).toBe("dead");
+  });
+
+  it("runs a sysbatch job's new version once more on every node", async () => {
+    await agent.register(job("again", { Type: "sysbatch" }));
+    await agent.agent.clock.advance("1m");
+    await agent.register(job("again", { Type: "sysbatch", Meta: { v: "2" } }));
+    await agent.agent.clock.advance("1m");
+    const allocs = await allocations(agent, "again");
+    expect(byNode(allocs.filter((alloc) => alloc.JobVersion === 1))).toEqual(["client-1 again.g[0] complete", "client-2 again.g[0] complete"]);
+    expect(allocs).toHaveLength(4);
+    expect((await read(agent, "/v1/job/again")).Status).toBe("dead");
+  });
+});
