@@ -95,6 +95,25 @@ describe("canaries", () => {
     expect((await byVersion("auto", 1)).map((alloc) => alloc.DesiredStatus)).toEqual(["run", "run"]);
   });
 
+  // autoPromoteDeployment: the groups are promoted together, and only when every group with canaries says AutoPromote.
+  it.each([
+    { name: "every group with canaries says AutoPromote", id: "both", second: { Canary: 1, AutoPromote: true }, promoted: true },
+    { name: "a group without canaries does not", id: "mixed", second: { Canary: 0 }, promoted: true },
+    { name: "another group with canaries does not", id: "manual", second: { Canary: 1, AutoPromote: false }, promoted: false },
+  ])("promote themselves once healthy only when $name", async ({ id, second, promoted }) => {
+    const groups = (image: string) => [
+      { Name: "a", Count: 1, Update: { MaxParallel: 1, Canary: 1, AutoPromote: true }, Tasks: [{ Name: "t", Driver: "docker", Config: { image } }] },
+      { Name: "b", Count: 1, Update: { MaxParallel: 1, ...second }, Tasks: [{ Name: "t", Driver: "docker", Config: { image } }] },
+    ];
+    await agent.register(job(id, { TaskGroups: groups("v1") }));
+    await agent.agent.clock.advance(HEALTHY);
+    await agent.register(job(id, { TaskGroups: groups("v2") }));
+    await agent.agent.clock.advance(HEALTHY);
+    expect(Object.values((await latest(id)).TaskGroups).map((group) => (group as Item).Promoted)).toEqual([promoted, promoted]);
+    // Promoted, each group's one canary is all it wants: the deployment is complete.
+    expect((await latest(id)).StatusDescription).toBe(promoted ? "Deployment completed successfully" : "Deployment is running but requires manual promotion");
+  });
+
   it("roll an update without canaries out MaxParallel at a time, each batch once the last is healthy", async () => {
     await agent.register(job("rolling", { Update: { MaxParallel: 2 }, TaskGroups: group(4, "v1") }));
     await agent.agent.clock.advance(HEALTHY);
