@@ -34,7 +34,7 @@ Options:
                           --bind (comma-separated, or repeated; .example.com for it and its
                           subdomains; * for any, behind a proxy); others get 421, so that no web
                           page reaches the agent by DNS rebinding
-  --placement-delay MS    milliseconds until a new deployment is healthy (default 2000)
+  --placement-delay MS    milliseconds until placed allocations run, twice over (default 2000)
   --clock manual          freeze the agent's clock: it moves only when a test says so
                           (POST /_bexpr/clock/advance {"By": "10m"}), running what falls due
   --nodes N               simulated client nodes in the datacenter (default 3)

@@ -131,7 +131,11 @@ export interface AgentOptions {
   readonly nodeName?: string;
   /** Load the demo data set (default true). */
   readonly demo?: boolean;
-  /** Milliseconds from a job's registration until its deployment is healthy (default 2000). */
+  /**
+   * When placed allocations run: half of it after their placement, in milliseconds (default 2000);
+   * a batch job's tasks run for the whole delay. Their health then follows the group's update
+   * block (`MinHealthyTime`, `HealthyDeadline`), as the reference's client finds it.
+   */
   readonly placementDelayMs?: number;
   /**
    * `"real"` (the default) follows the machine's clock; `"manual"` stands still until the test

@@ -11,6 +11,9 @@ import { job, send, useAgent } from "./support.js";
 
 type Item = Record<string, any>;
 
+/** From placement until healthy: the allocations run at half the placement delay (0.5 s), then the default MinHealthyTime (10 s). */
+const HEALTHY = "10.5s";
+
 const group = (count: number, image: string) => [{ Name: "g", Count: count, Tasks: [{ Name: "t", Driver: "docker", Config: { image } }] }];
 
 describe("canaries", () => {
@@ -27,13 +30,13 @@ describe("canaries", () => {
     await agent.agent.clock.advance(0);
     expect(await latest("fresh")).toMatchObject({ Status: "running", StatusDescription: "Deployment is running", TaskGroups: { g: { DesiredCanaries: 0, DesiredTotal: 2, PlacedCanaries: null } } });
     expect((await allocations("fresh")).map((alloc) => alloc.DeploymentStatus?.Canary)).toEqual([false, false]);
-    await agent.agent.clock.advance("1s");
+    await agent.agent.clock.advance(HEALTHY);
     expect(await latest("fresh")).toMatchObject({ Status: "successful", TaskGroups: { g: { HealthyAllocs: 2 } } });
   });
 
   it("of an update are placed alone while the old version keeps running, until they are promoted; then the rest rolls out one at a time", async () => {
     await agent.register(job("web", { Update: { MaxParallel: 1, Canary: 1 }, TaskGroups: group(3, "v1") }));
-    await agent.agent.clock.advance("1s");
+    await agent.agent.clock.advance(HEALTHY);
     expect((await latest("web")).Status).toBe("successful");
     await agent.register(job("web", { Update: { MaxParallel: 1, Canary: 1 }, TaskGroups: group(3, "v2") }));
     await agent.agent.clock.advance(0);
@@ -69,10 +72,10 @@ describe("canaries", () => {
     expect((await byVersion("web", 1)).map((alloc) => alloc.Name).sort()).toEqual(["web.g[0]", "web.g[1]"]);
     expect((await read(`/v1/allocation/${canary!.ID}`)).DeploymentStatus).toMatchObject({ Canary: false, Healthy: true });
 
-    await agent.agent.clock.advance("1s");
+    await agent.agent.clock.advance(HEALTHY);
     expect((await byVersion("web", 1)).map((alloc) => alloc.Name).sort()).toEqual(["web.g[0]", "web.g[1]", "web.g[2]"]);
     expect((await latest("web")).Status).toBe("running");
-    await agent.agent.clock.advance("1s");
+    await agent.agent.clock.advance(HEALTHY);
     expect(await latest("web")).toMatchObject({ Status: "successful", TaskGroups: { g: { HealthyAllocs: 3, PlacedAllocs: 3, PlacedCanaries: [canary!.ID] } } });
     expect((await byVersion("web", 0)).every((alloc) => alloc.DesiredStatus === "stop" && alloc.ClientStatus === "complete")).toBe(true);
     expect((await read("/v1/job/web")).Stable).toBe(true);
@@ -81,28 +84,47 @@ describe("canaries", () => {
   it("promote themselves once healthy when the update says AutoPromote", async () => {
     const update = { MaxParallel: 2, Canary: 1, AutoPromote: true };
     await agent.register(job("auto", { Update: update, TaskGroups: group(2, "v1") }));
-    await agent.agent.clock.advance("1s");
+    await agent.agent.clock.advance(HEALTHY);
     await agent.register(job("auto", { Update: update, TaskGroups: group(2, "v2") }));
     await agent.agent.clock.advance(0);
     expect(await latest("auto")).toMatchObject({ JobVersion: 1, StatusDescription: "Deployment is running pending automatic promotion" });
-    await agent.agent.clock.advance("1s");
+    await agent.agent.clock.advance(HEALTHY);
     expect(await latest("auto")).toMatchObject({ StatusDescription: "Deployment is running", TaskGroups: { g: { Promoted: true } } });
-    await agent.agent.clock.advance("1s");
+    await agent.agent.clock.advance(HEALTHY);
     expect((await latest("auto")).Status).toBe("successful");
     expect((await byVersion("auto", 1)).map((alloc) => alloc.DesiredStatus)).toEqual(["run", "run"]);
   });
 
+  // autoPromoteDeployment: the groups are promoted together, and only when every group with canaries says AutoPromote.
+  it.each([
+    { name: "every group with canaries says AutoPromote", id: "both", second: { Canary: 1, AutoPromote: true }, promoted: true },
+    { name: "a group without canaries does not", id: "mixed", second: { Canary: 0 }, promoted: true },
+    { name: "another group with canaries does not", id: "manual", second: { Canary: 1, AutoPromote: false }, promoted: false },
+  ])("promote themselves once healthy only when $name", async ({ id, second, promoted }) => {
+    const groups = (image: string) => [
+      { Name: "a", Count: 1, Update: { MaxParallel: 1, Canary: 1, AutoPromote: true }, Tasks: [{ Name: "t", Driver: "docker", Config: { image } }] },
+      { Name: "b", Count: 1, Update: { MaxParallel: 1, ...second }, Tasks: [{ Name: "t", Driver: "docker", Config: { image } }] },
+    ];
+    await agent.register(job(id, { TaskGroups: groups("v1") }));
+    await agent.agent.clock.advance(HEALTHY);
+    await agent.register(job(id, { TaskGroups: groups("v2") }));
+    await agent.agent.clock.advance(HEALTHY);
+    expect(Object.values((await latest(id)).TaskGroups).map((group) => (group as Item).Promoted)).toEqual([promoted, promoted]);
+    // Promoted, each group's one canary is all it wants: the deployment is complete.
+    expect((await latest(id)).StatusDescription).toBe(promoted ? "Deployment completed successfully" : "Deployment is running but requires manual promotion");
+  });
+
   it("roll an update without canaries out MaxParallel at a time, each batch once the last is healthy", async () => {
     await agent.register(job("rolling", { Update: { MaxParallel: 2 }, TaskGroups: group(4, "v1") }));
-    await agent.agent.clock.advance("1s");
+    await agent.agent.clock.advance(HEALTHY);
     await agent.register(job("rolling", { Update: { MaxParallel: 2 }, TaskGroups: group(4, "v2") }));
     const running = async (version: number) => (await byVersion("rolling", version)).filter((alloc) => alloc.DesiredStatus === "run").length;
     await agent.agent.clock.advance(0);
     expect([await running(0), await running(1)]).toEqual([2, 2]);
-    await agent.agent.clock.advance("1s");
+    await agent.agent.clock.advance(HEALTHY);
     expect([await running(0), await running(1)]).toEqual([0, 4]);
     expect((await latest("rolling")).Status).toBe("running");
-    await agent.agent.clock.advance("1s");
+    await agent.agent.clock.advance(HEALTHY);
     expect(await latest("rolling")).toMatchObject({ Status: "successful", TaskGroups: { g: { DesiredTotal: 4, HealthyAllocs: 4 } } });
     expect((await deployments("rolling")).map((deployment) => deployment.Status)).toEqual(["successful", "successful"]);
   });

@@ -68,14 +68,15 @@ describe("an agent on the manual clock", () => {
     expect((await jobItem(agent, "flaky")).Status).toBe("dead");
   });
 
-  it("completes a service job's deployment at the placement delay, and wakes a blocking query on the way", async () => {
+  it("completes a service job's deployment once its allocations have run MinHealthyTime, and wakes a blocking query on the way", async () => {
     await agent.register(job("web"));
     await agent.agent.clock.advance(0);
     const first = await agent.get("/v1/deployments");
     const index = Number(first.headers["x-svc-index"]);
     const waiting = agent.get(`/v1/deployments?index=${index}&wait=30s`);
     await new Promise((resolve) => setTimeout(resolve, 50));
-    await agent.agent.clock.advance("1s");
+    // Running at half the placement delay, healthy 10 s (the default MinHealthyTime) later.
+    await agent.agent.clock.advance("10.5s");
     const woken = await waiting;
     expect(Number(woken.headers["x-svc-index"])).toBeGreaterThan(index);
     const deployments = parseJson((await agent.get("/v1/deployments")).text) as { JobID: string; Status: string }[];

@@ -33,7 +33,8 @@ describe("deployments on the manual clock", () => {
     const spec = (image: string) => job("canary", { Update: { MaxParallel: 1, Canary: 1 }, TaskGroups: [{ Name: "g", Count: 2, Tasks: [{ Name: "t", Driver: "docker", Config: { image } }] }] });
     // A new job has nothing for canaries to replace: the reference places none, and the deployment completes.
     await agent.register(spec("v1"));
-    await agent.agent.clock.advance("1s");
+    // Running half a second after placement, healthy 10 s (the default MinHealthyTime) later.
+    await agent.agent.clock.advance("10.5s");
     expect(await deploymentOf("canary")).toMatchObject({ Status: "successful", TaskGroups: { g: { DesiredCanaries: 0 } } });
     await agent.register(spec("v2"));
     await agent.agent.clock.advance("1s");
@@ -47,8 +48,8 @@ describe("deployments on the manual clock", () => {
     const promoted = await post(`/v1/deployment/promote/${waiting.ID}`, { DeploymentID: waiting.ID, All: true });
     expect(promoted.status).toBe(200);
     expect(promoted.json()).toMatchObject({ DeploymentModifyIndex: Number(promoted.headers["x-svc-index"]), RevertedJobVersion: null });
-    // The rest of the update rolls out (one allocation, MaxParallel 1), and is healthy the placement delay later.
-    await agent.agent.clock.advance("1s");
+    // The rest of the update rolls out (one allocation, MaxParallel 1), and is healthy once it has run MinHealthyTime.
+    await agent.agent.clock.advance("10.5s");
     expect(await deploymentOf("canary")).toMatchObject({ Status: "successful", TaskGroups: { g: { Promoted: true } } });
   });
 
@@ -77,7 +78,8 @@ describe("deployments on the manual clock", () => {
     await agent.agent.clock.advance(0);
     const { ID } = await deploymentOf("paused");
     expect((await post(`/v1/deployment/pause/${ID}`, { DeploymentID: ID, Pause: true })).status).toBe(200);
-    await agent.agent.clock.advance("5s");
+    // Past the time its allocation is healthy (10.5 s).
+    await agent.agent.clock.advance("15s");
     expect(await deploymentOf("paused")).toMatchObject({ Status: "paused", StatusDescription: "Deployment is paused" });
     expect((await post(`/v1/deployment/pause/${ID}`, { DeploymentID: ID, Pause: false })).status).toBe(200);
     await agent.agent.clock.advance(0);

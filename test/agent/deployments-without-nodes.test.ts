@@ -65,7 +65,7 @@ describe("a service job whose nodes are all down", () => {
   const agent = useAgent({ clock: "manual", placementDelayMs: 1000, nodes: 2 });
   const read = async <T = Item>(path: string) => parseJson((await agent.get(path)).text) as T;
 
-  it("is placed into the deployment it had once a node is ready, which completes the placement delay after that", async () => {
+  it("is placed into the deployment it had once a node is ready, which completes once the allocation has run MinHealthyTime", async () => {
     const down = agent.agent.scenarios.add({ on: "node", set: { Status: "down" } });
     await agent.agent.clock.advance(0);
     await agent.register(job("later"));
@@ -79,7 +79,8 @@ describe("a service job whose nodes are all down", () => {
     expect(deployments).toHaveLength(1);
     expect(deployments[0]).toMatchObject({ ID: waiting!.ID, Status: "running", TaskGroups: { g: { PlacedAllocs: 1 } } });
     expect(deployments[0]!.TaskGroups.g.RequireProgressBy).not.toBeNull();
-    await agent.agent.clock.advance("999ms");
+    // It runs half the placement delay after it is placed, and is healthy 10 s (the default MinHealthyTime) later.
+    await agent.agent.clock.advance("10499ms");
     expect((await read<Item[]>("/v1/job/later/deployments"))[0]).toMatchObject({ Status: "running" });
     await agent.agent.clock.advance("1ms");
     expect((await read<Item[]>("/v1/job/later/deployments"))[0]).toMatchObject({ Status: "successful", TaskGroups: { g: { HealthyAllocs: 1 } } });

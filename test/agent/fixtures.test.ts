@@ -176,7 +176,8 @@ describe("a snapshot and its restore", () => {
     expect((await deployments(agent)).map((d) => [d.JobID, d.Status])).toEqual([["rolling", "running"]]);
     await register(agent, job("discarded"));
     await agent.restore(snapshot);
-    await agent.clock.advance("1s");
+    // Running at half the placement delay, healthy 10 s (the default MinHealthyTime) later.
+    await agent.clock.advance("10.5s");
     expect((await deployments(agent)).map((d) => [d.JobID, d.Status])).toEqual([["rolling", "successful"]]);
     expect((await jobs(agent)).map((item) => item.ID)).toEqual(["rolling"]);
   });
@@ -195,7 +196,8 @@ describe("the reset", () => {
     const agent = await startTestAgent({ ...configured, demo: false });
     try {
       const fresh = await listBodies(agent.url);
-      await register(agent, job("web"));
+      // On the real clock: healthy as soon as it runs (no MinHealthyTime).
+      await register(agent, job("web", { Update: { MaxParallel: 1, MinHealthyTime: 0 } }));
       await call(agent, "/v1/namespace/dev", { method: "PUT", body: { Name: "dev" } });
       await call(agent, "/v1/acl/token", { method: "PUT", body: { Name: "extra", Type: "management" } });
       await eventually(async () => ((await deployments(agent))[0]?.Status === "successful" ? true : undefined));
@@ -204,7 +206,7 @@ describe("the reset", () => {
       expect(await listBodies(agent.url)).toEqual(fresh);
       expect(Number((await call(agent, "/v1/jobs")).headers["x-svc-index"])).toBe(index);
       // And it works as a new agent does.
-      await register(agent, job("again"));
+      await register(agent, job("again", { Update: { MaxParallel: 1, MinHealthyTime: 0 } }));
       await eventually(async () => ((await deployments(agent))[0]?.Status === "successful" ? true : undefined));
     } finally {
       await agent.close();

@@ -44,7 +44,8 @@ describe("DELETE /v1/job/<id>", () => {
 
   it("keeps the versions of a job, newest first, the stable one marked, and the stop as a version", async () => {
     await agent.register(job("versioned", { Meta: { v: "0" }, Update: { MaxParallel: 1 } }));
-    await agent.agent.clock.advance("1s");
+    // Healthy (so stable) once it has run the default MinHealthyTime, 10 s.
+    await agent.agent.clock.advance("10.5s");
     await agent.register(job("versioned", { Meta: { v: "1" }, Update: { MaxParallel: 1 } }));
     await agent.agent.clock.advance(0);
     await remove("/v1/job/versioned");
@@ -88,7 +89,7 @@ describe("DELETE /v1/job/<id>", () => {
 
   it("keeps the newest six versions, and the newest stable one", async () => {
     await agent.register(job("many", { Meta: { v: "0" }, Update: { MaxParallel: 1 } }));
-    await agent.agent.clock.advance("1s");
+    await agent.agent.clock.advance("10.5s");
     for (let v = 1; v <= 8; v++) await agent.register(job("many", { Meta: { v: String(v) } }));
     await agent.agent.clock.advance(0);
     const body = parseJson((await agent.get("/v1/job/many/versions")).text) as { Versions: { Version: number }[] };

@@ -213,7 +213,8 @@ describe("a deployment that completes", () => {
   const fast = useAgent({ placementDelayMs: 300 });
 
   it("becomes successful once its allocations are healthy, its counters moving on the way", async () => {
-    await fast.register(job("quick", { TaskGroups: [{ Name: "web", Count: 2, Tasks: [{ Name: "t", Driver: "mock" }] }] }));
+    // On the real clock: healthy as soon as they run (no MinHealthyTime).
+    await fast.register(job("quick", { Update: { MaxParallel: 1, MinHealthyTime: 0 }, TaskGroups: [{ Name: "web", Count: 2, Tasks: [{ Name: "t", Driver: "mock" }] }] }));
     const seen = new Set<string>();
     const done = await eventually(async () => {
       const [deployment] = (await fast.get("/v1/deployments")).json<DeploymentItem[]>();

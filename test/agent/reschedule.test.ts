@@ -93,24 +93,26 @@ describe("a failed allocation of a service job", () => {
     await agent.agent.clock.advance("600ms");
     const [deployment] = await reader(agent).read<Item[]>("/v1/job/early/deployments");
     expect(deployment!.TaskGroups.g).toMatchObject({ PlacedAllocs: 2, UnhealthyAllocs: 1, HealthyAllocs: 0 });
-    // A second later the watcher allows the replacement; the other allocation is healthy, the deployment still running.
+    // A second later the watcher allows the replacement; the deployment goes on (the other allocation is healthy once it has run 10 s, MinHealthyTime).
     await agent.agent.clock.advance("1s");
     const failed = (await allocations("early")).find((alloc) => alloc.ClientStatus === "failed")!;
     expect(await allocation(failed.ID)).toMatchObject({ DeploymentStatus: { Healthy: false }, DesiredTransition: { Reschedule: true } });
     expect((await evaluations("early")).map((evaluation) => evaluation.TriggeredBy)).toContain("deployment-watcher");
-    expect((await reader(agent).read<Item[]>("/v1/job/early/deployments"))[0]).toMatchObject({ Status: "running", TaskGroups: { g: { HealthyAllocs: 1 } } });
+    expect((await reader(agent).read<Item[]>("/v1/job/early/deployments"))[0]).toMatchObject({ Status: "running", TaskGroups: { g: { HealthyAllocs: 0 } } });
     agent.agent.scenarios.remove(rule);
     await agent.agent.clock.advance("30s");
     const replacement = await allocation((await allocation(failed.ID)).NextAllocation);
     expect(replacement).toMatchObject({ Name: "early.g[0]", PreviousAllocation: failed.ID, DeploymentID: deployment!.ID });
-    await agent.agent.clock.advance("1s");
+    // Placed at 30.6 s, it runs at 31.1 s and is healthy 10 s later.
+    await agent.agent.clock.advance("10s");
     expect((await reader(agent).read<Item[]>("/v1/job/early/deployments"))[0]).toMatchObject({ Status: "successful", TaskGroups: { g: { HealthyAllocs: 2, UnhealthyAllocs: 1, PlacedAllocs: 3 } } });
   });
 
   it("is not rescheduled when its group's policy allows no attempt", async () => {
     const noReschedule = { Attempts: 0, Unlimited: false, Interval: 0, Delay: 0, DelayFunction: "constant", MaxDelay: 0 };
     await agent.register(job("once", { TaskGroups: [{ Name: "g", ReschedulePolicy: noReschedule, Tasks: [{ Name: "t", Driver: "mock" }] }] }));
-    await agent.agent.clock.advance("1s");
+    // Its deployment is successful first (healthy 10 s after it runs), so the failure does not fail it.
+    await agent.agent.clock.advance("10.5s");
     const rule = agent.agent.scenarios.add({ on: "allocation", select: 'JobID == "once"', after: "1s", set: { ClientStatus: "failed" } });
     await agent.agent.clock.advance("1m");
     expect((await evaluations("once")).map((evaluation) => evaluation.TriggeredBy)).toEqual(["job-register"]);

@@ -79,7 +79,8 @@ describe("the scheduler's writes, on a cluster with nodes", () => {
 
   it("place a job in the plan's frame, complete its evaluation in the next, and report health and success apart", async () => {
     const registered = await agent.register(job("web", { TaskGroups: [{ Name: "g", Count: 2, Tasks: [{ Name: "t", Driver: "mock" }] }] }));
-    await agent.agent.clock.advance("1s");
+    // Running at half the placement delay, healthy 10 s (the default MinHealthyTime) later.
+    await agent.agent.clock.advance("10.5s");
     const frames = await framesFrom(agent, registered.Index);
     expect(frames.map(topics)).toEqual([
       ["Job", "Evaluation"],
@@ -100,7 +101,7 @@ describe("the scheduler's writes, on a cluster with nodes", () => {
 
   it("stop a job in the plan's frame, and its clients report the allocations stopped in one of their own", async () => {
     await agent.register(job("stopped", { TaskGroups: [{ Name: "g", Count: 2, Tasks: [{ Name: "t", Driver: "mock" }] }] }));
-    await agent.agent.clock.advance("1s");
+    await agent.agent.clock.advance("10.5s");
     const stop = await send(`${agent.url}/v1/job/stopped`, { method: "DELETE" });
     const { Index } = stop.json<{ Index: number }>();
     await agent.agent.clock.advance(0);
@@ -116,7 +117,7 @@ describe("the scheduler's writes, on a cluster with nodes", () => {
 
   it("report a failure with its evaluation, then the follow-up evaluation, the plan and the update, each apart", async () => {
     await agent.register(job("flaky"));
-    await agent.agent.clock.advance("1s");
+    await agent.agent.clock.advance("10.5s");
     const rule = agent.agent.scenarios.add({ on: "allocation", select: 'JobID == "flaky"', after: "1s", set: { ClientStatus: "failed" } });
     const before = Number((await agent.get("/v1/jobs")).headers["x-svc-index"]);
     await agent.agent.clock.advance("1s");

@@ -29,11 +29,17 @@ import { randomBytes } from "node:crypto";
 import pg from "pg";
 import { afterAll, afterEach, beforeEach, describe, expect, it } from "vitest";
 import { HEARTBEAT_MS, LEADER_LEASE_MS, MEMBER_FAILED_AFTER_MS } from "../../src/server/index.js";
-import { job, send } from "../agent/support.js";
+import { job as jobWithDeployment, send } from "../agent/support.js";
 import { POSTGRES_URL_VARIABLE } from "../sql/databases.js";
 import { eventually, holds, killAll, startAgentProcess, stop, type AgentProcess } from "./agent-processes.js";
 
 const POSTGRES_URL = process.env[POSTGRES_URL_VARIABLE];
+
+/**
+ * A job whose allocations are healthy as soon as they run (`MinHealthyTime` 0, where the default
+ * is 10 s): with no placement delay, the scheduler's every step for it follows its registration at once.
+ */
+const job = (id: string, fields: Record<string, unknown> = {}) => jobWithDeployment(id, { Update: { MaxParallel: 1, MinHealthyTime: 0 }, ...fields });
 
 /** Starts an agent on `schema` of the test's server (see `startAgentProcess`). */
 const startAgent = (name: string, schema: string, extra?: readonly string[]): Promise<AgentProcess> => startAgentProcess(POSTGRES_URL!, name, schema, extra);
@@ -198,7 +204,8 @@ describe.skipIf(POSTGRES_URL === undefined || POSTGRES_URL === "")("several agen
     const [follower, other] = agents.filter((agent) => agent !== leader) as [AgentProcess, AgentProcess];
 
     // A service job with a deployment, registered through a follower: the leader's scheduler starts it.
-    await follower.register(job("svc", { Type: "service", Update: { MaxParallel: 1 }, TaskGroups: [{ Name: "g", Count: 1, Tasks: [{ Name: "t", Driver: "mock" }] }] }));
+    // Running at 2 s, healthy 2 s later (MinHealthyTime): the deployment is still going when the leader dies.
+    await follower.register(job("svc", { Type: "service", Update: { MaxParallel: 1, MinHealthyTime: 2_000_000_000 }, TaskGroups: [{ Name: "g", Count: 1, Tasks: [{ Name: "t", Driver: "mock" }] }] }));
     const deployment = await eventually("the deployment running", 5000, async () => (await deployments(follower)).find((d) => d.JobID === "svc" && d.Status === "running"));
 
     await stop(leader, "SIGKILL");

@@ -1,6 +1,6 @@
 /**
  * The agent's cluster: its state, job registration, and a simulated scheduler that turns each
- * evaluation into placements and, for service jobs, a deployment that completes after a delay.
+ * evaluation into placements and, for service jobs, a deployment that completes once its allocations are healthy.
  * The work itself is in functions along the reference's seams, each of (transaction, context):
  * `register.ts` (the job endpoint), `generic-sched.ts`, `reconciler.ts`, `reschedule.ts`,
  * `alloc-names.ts`, `placement.ts` and `plan.ts` (the scheduler), `blocked.ts` (blocked
@@ -14,8 +14,14 @@
  *   counts them placed, an older version's active deployment cancelled; the job `running`), then
  *   the evaluation complete;
  * - D/2: allocations run (summary `Running`);
- * - D: the allocations are healthy, then the deployment is `successful` (or the next
- *   `MaxParallel` allocations of an update are placed, and so on).
+ * - D/2 + the group's `MinHealthyTime` (10 s by default): the allocations are healthy, then the
+ *   deployment is `successful` (or the next `MaxParallel` allocations of an update are placed,
+ *   and so on). An allocation not healthy by its `HealthyDeadline` (from its placement) is
+ *   unhealthy, and a deployment that has not made progress by its `RequireProgressBy` fails; a
+ *   failed deployment whose groups say `AutoRevert` reverts its job (`deployment-watcher.ts`).
+ *
+ * The placement delay only says when allocations run; their health is the update block's, as the
+ * reference's client health tracker finds it.
  *
  * Only the leader runs the scheduler (see {@link Cluster.lead}): an evaluation written by any agent
  * of a shared store reaches it through the store's change feed, and a new leader takes up the
@@ -31,7 +37,7 @@ import { changeStep, defaultLifecycle, RulePass, RULES_COST_PER_WRITE, SCENARIO_
 import type { RegisterRequest } from "./job-spec.js";
 import { namespacedKey, type AppliedWrite, type Store } from "../state/store.js";
 import { deregister, register, type DeregisterResponse, type RegisterResponse } from "./register.js";
-import { allowReplacements, completeDeployment, lastPlacedMs, META_FAIL_DEPLOYMENT, updateDeployment, WATCHER_BATCH_MS, type DeploymentAction, type DeploymentUpdateResponse } from "./deployment-watcher.js";
+import { allowReplacements, completeDeployment, nextHealthMs, passProgressDeadline, progressCutoffMs, updateDeployment, WATCHER_BATCH_MS, type DeploymentAction, type DeploymentUpdateResponse } from "./deployment-watcher.js";
 import { processEvaluation } from "./generic-sched.js";
 import { nodesDown, nodesReady, unblock } from "./blocked.js";
 import { fateOf, finishAllocations, runAllocations, stopAllocations } from "./client.js";
@@ -53,7 +59,7 @@ const RETRY_MS = 1000;
 /** Options of a {@link Cluster}. */
 export interface ClusterOptions {
   readonly region: string;
-  /** Milliseconds from registration until a deployment is healthy (allocations run at half of it). */
+  /** Milliseconds from placement until allocations run, twice over (they run at half of it); health follows the update block. */
   readonly placementDelayMs: number;
   /** Told of a scheduler step that failed (a shared store's database went away, say); the leader takes the work up again a second later. */
   readonly onError?: (error: unknown) => void;
@@ -310,8 +316,9 @@ export class Cluster {
    * evaluation is processed at once (a follow-up evaluation at its `WaitUntil`); pending
    * allocations run at half the placement delay after they were placed (those placed together,
    * together); a running allocation whose work ends finishes that long after it started; a
-   * running deployment's allocations are found healthy at the whole delay after they were
-   * placed. A step a test switched off or whose filter leaves a row out is not scheduled for it,
+   * running deployment's allocations are found healthy or unhealthy when their time comes (see
+   * `healthDue`), looked at again when one of them starts running, and the deployment's progress
+   * deadline is watched. A step a test switched off or whose filter leaves a row out is not scheduled for it,
    * and a step's `after` replaces its own timing. Each step is scheduled once, and each checks
    * the state again when it runs. The steps' filters spend the pass's budget.
    *
@@ -344,6 +351,7 @@ export class Cluster {
       this.#steps.defer(`process ${evaluation.ID}`, Math.max(waiting, own), () => processEvaluation(context, evaluation.ID));
     }
     const placed = new Map<string, Allocation[]>();
+    const starting = new Set<string>();
     for (const alloc of allocs) {
       const jobKey = namespacedKey(alloc.Namespace, alloc.JobID);
       if (alloc.DesiredStatus !== "run") {
@@ -354,6 +362,7 @@ export class Cluster {
         const deploymentId = alloc.DeploymentID;
         if (ACTIVE_DEPLOYMENT.has(this.store.tables.deployment.get(deploymentId)?.Status ?? "")) this.#steps.defer(`watch ${deploymentId}`, WATCHER_BATCH_MS, () => allowReplacements(context, deploymentId));
       }
+      if (alloc.ClientStatus === "running" && alloc.DeploymentID !== "" && alloc.DeploymentStatus?.Healthy === null) starting.add(alloc.DeploymentID);
       if (alloc.ClientStatus === "pending" && stepTakes(run, alloc, pass)) {
         const batch = `run ${alloc.DeploymentID} ${jobKey} ${alloc.CreateIndex}`;
         placed.set(batch, [...(placed.get(batch) ?? []), alloc]);
@@ -372,16 +381,20 @@ export class Cluster {
       const { CreateTime: created } = batchAllocs[0]!;
       this.#steps.defer(batch, dueIn(created, run.afterMs ?? delay / 2), () => runAllocations(context, batchAllocs.map((alloc) => alloc.ID)));
     }
-    for (const deployment of deployments) {
+    // A deployment is looked at again when one of its allocations starts (its health is counted from then).
+    const watched = new Map<string, Deployment>([...deployments].map((deployment) => [deployment.ID, deployment]));
+    for (const id of starting) {
+      const deployment = this.store.tables.deployment.get(id);
+      if (deployment !== undefined && !watched.has(id)) watched.set(id, deployment);
+    }
+    for (const deployment of watched.values()) {
       if (deployment.Status !== "running" || !stepTakes(complete, deployment, pass)) continue;
-      // Its allocations are found healthy that long after the last of them was placed; none placed (no node could take them), none waits.
-      const lastPlaced = lastPlacedMs(context, deployment);
-      if (lastPlaced === undefined) continue;
-      // A deployment scripted to fail fails at its progress deadline (nanoseconds), when it has one.
-      const job = this.store.tables.jobs.get(namespacedKey(deployment.Namespace, deployment.JobID));
-      const deadlineMs = Math.max(0, ...Object.values(deployment.TaskGroups).map((group) => group.ProgressDeadline / 1e6));
-      const after = complete.afterMs ?? (job?.Meta?.[META_FAIL_DEPLOYMENT] === "true" && deadlineMs > 0 ? deadlineMs : delay);
-      this.#steps.defer(`complete ${deployment.ID}`, Math.max(0, lastPlaced + after - nowMs), () => completeDeployment(context, deployment.ID));
+      // Its allocations are found healthy or not when their time comes (the update block's, or the step's own `after`); none placed (no node could take them), none waits.
+      const healthMs = nextHealthMs(context, deployment, complete.afterMs);
+      if (healthMs !== undefined) this.#steps.defer(`complete ${deployment.ID} ${healthMs}`, Math.max(0, healthMs - nowMs), () => completeDeployment(context, deployment.ID, this.#lifecycle.get("complete")!.afterMs, healthMs));
+      // The watcher's deadline timer: a deployment that has not made progress by then fails.
+      const cutoffMs = progressCutoffMs(context, deployment);
+      if (cutoffMs !== undefined) this.#steps.defer(`deadline ${deployment.ID} ${cutoffMs}`, Math.max(0, cutoffMs - nowMs), () => passProgressDeadline(context, deployment.ID, this.#lifecycle.get("complete")!.afterMs, cutoffMs));
     }
   }
 

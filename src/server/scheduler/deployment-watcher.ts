@@ -1,25 +1,31 @@
 /**
  * Deployments, as the reference's deployment watcher runs them (`nomad/deploymentwatcher/`): the
- * reconciler creates a deployment (`reconciler.ts`); once its allocations are healthy the watcher
- * pushes it along with an evaluation when the reconciler has more to roll out, promotes canaries
- * that may promote themselves, or finds it complete; it fails a deployment scripted to fail; it
- * lets the reconciler replace an allocation that failed while the deployment went on, or fails
- * the deployment when it cannot; and a client fails, pauses, resumes or promotes it
- * (`updateDeployment`).
+ * reconciler creates a deployment (`reconciler.ts`); the simulated clients find its allocations
+ * healthy or not on the update block's times (`healthDue`, the client's health tracker); once
+ * they are healthy the watcher pushes it along with an evaluation when the reconciler has more to
+ * roll out, promotes canaries that may promote themselves, or finds it complete; it lets the
+ * reconciler replace an allocation found unhealthy while the deployment went on, or fails the
+ * deployment when it cannot; it fails a deployment past its progress deadline; a client fails,
+ * pauses, resumes or promotes it (`updateDeployment`). A failed deployment whose groups say
+ * `AutoRevert` reverts its job to its latest stable version (`failAt`).
  *
  * @module
  */
 import { randomUUID } from "node:crypto";
 import { invalid, missing } from "../base/errors.js";
-import type { Allocation, Deployment, Evaluation } from "../state/model.js";
+import { inDeclaredOrder } from "../../structs/derive.js";
+import { JOB } from "../../structs/job.js";
+import type { Allocation, Deployment, Evaluation, Job } from "../state/model.js";
 import { namespacedKey, type Transaction } from "../state/store.js";
 import { formatErrors } from "../../go/multierror.js";
-import { reconcile, requiresPromotion } from "./reconciler.js";
+import { reconcile, requiresPromotion, updateStrategyOf } from "./reconciler.js";
+import { specChanged } from "./job-spec.js";
+import { putVersion } from "./register.js";
 import { reconcileInput } from "./generic-sched.js";
 import { reschedulePolicyOf, rescheduleEligible } from "./reschedule.js";
-import { ACTIVE_DEPLOYMENT, DEPLOYMENT_DESCRIPTIONS, isTerminal, newEvaluation, putJob, updateDeploymentStatus, updateDeploymentWithAlloc, type SchedulerContext } from "./state.js";
+import { ACTIVE_DEPLOYMENT, DEPLOYMENT_DESCRIPTIONS, isTerminal, newEvaluation, putJob, putSummary, ROLLBACK_DESCRIPTIONS, updateDeploymentStatus, updateDeploymentWithAlloc, type SchedulerContext } from "./state.js";
 
-/** The job `Meta` key that makes its deployments fail: their allocations never become healthy. */
+/** The job `Meta` key that makes its deployments fail: their allocations are found unhealthy at their `HealthyDeadline`. */
 export const META_FAIL_DEPLOYMENT = "bexpr.fail_deployment";
 
 /** How long the watcher gathers allocation changes before it writes (`perJobEvalBatchPeriod`). */
@@ -52,7 +58,8 @@ function watcherEvaluation(context: SchedulerContext, state: { readonly index: n
 
 /**
  * A deployment action (`PauseDeployment`, `FailDeployment`, `PromoteDeployment`): `fail` marks it
- * failed, `pause` pauses or resumes it, `promote` promotes its healthy canaries (every group, or
+ * failed (reverting the job when a group says `AutoRevert`: `RevertedJobVersion` is the version
+ * reverted to, see {@link failAt}), `pause` pauses or resumes it, `promote` promotes its healthy canaries (every group, or
  * those named). Each but a pause writes a `deployment-watcher` evaluation in the same write, as
  * the reference's watcher does: a pause answers `EvalID: ""` and `EvalCreateIndex: 0`. An
  * unknown deployment is a 404, a finished one and a promotion of unhealthy canaries a 400, where
@@ -70,9 +77,13 @@ export async function updateDeployment(context: SchedulerContext, id: string, ac
   // Each names the tables it changes (a table named moves its index).
   const { index, result } =
     action.kind === "fail"
-      ? await store.write(["deployment", "evals", "jobs"], (state) => failAt(context, state, found(state), DEPLOYMENT_DESCRIPTIONS.markedFailed), "DeploymentStatusUpdate")
+      ? await store.write(FAIL_TABLES, (state) => {
+          const deployment = found(state);
+          // A user's failure reverts when any group of the deployment says AutoRevert (`FailDeployment`).
+          return failAt(context, state, deployment, DEPLOYMENT_DESCRIPTIONS.markedFailed, Object.values(deployment.TaskGroups).some((group) => group.AutoRevert));
+        }, "DeploymentStatusUpdate")
       : action.kind === "promote"
-        ? await store.write(["deployment", "evals", "allocs"], (state) => promoteAt(context, state, found(state), action.groups), "DeploymentPromote")
+        ? await store.write(["deployment", "evals", "allocs"], (state) => ({ evaluation: promoteAt(context, state, found(state), action.groups), reverted: null }), "DeploymentPromote")
         : await store.write(["deployment", "evals"], (state) => {
             const deployment = found(state);
             const [status, description] = action.pause ? ["paused", DEPLOYMENT_DESCRIPTIONS.paused] : ["running", DEPLOYMENT_DESCRIPTIONS.resumed];
@@ -80,20 +91,62 @@ export async function updateDeployment(context: SchedulerContext, id: string, ac
             // Pausing asks nothing of the scheduler; resuming has it place what the pause held.
             const evaluation = action.pause ? undefined : watcherEvaluation(context, state, deployment);
             if (evaluation !== undefined) state.evals.put(evaluation);
-            return evaluation;
+            return { evaluation, reverted: null };
           }, "DeploymentStatusUpdate");
-  return { EvalID: result?.ID ?? "", EvalCreateIndex: result === undefined ? 0 : index, DeploymentModifyIndex: index, RevertedJobVersion: null, Index: index };
+  const { evaluation, reverted } = result;
+  return { EvalID: evaluation?.ID ?? "", EvalCreateIndex: evaluation === undefined ? 0 : index, DeploymentModifyIndex: index, RevertedJobVersion: reverted, Index: index };
 }
 
-/** Marks the deployment failed with an evaluation (`upsertDeploymentStatusUpdate`), the job's status following. */
-function failAt(context: SchedulerContext, state: Transaction<"deployment" | "evals" | "jobs">, deployment: Deployment, description: string): Evaluation {
-  updateDeploymentStatus(context, state, deployment.ID, "failed", description);
+/** The tables a deployment's failure writes: the deployment, its evaluation, and the job (its status, or the version an auto-revert registers). */
+const FAIL_TABLES = ["deployment", "evals", "jobs", "job_summary", "job_versions"] as const;
+
+/** What failing a deployment wrote: its evaluation, and the version the job was reverted to (null when none). */
+interface FailResult {
+  readonly evaluation: Evaluation;
+  readonly reverted: number | null;
+}
+
+/**
+ * Marks the deployment failed with an evaluation, in one write (`upsertDeploymentStatusUpdate`).
+ * With `rollback` (a group's `AutoRevert`), the job goes back to its latest stable version
+ * (`latestStableJob`) as the reference's state store registers it (`upsertJobImpl`): a new version
+ * with that version's spec, and the description says so (`handleRollbackValidity`); there is no
+ * revert when no version is stable, or when the stable one has the job's spec already (a revert
+ * would fail the same way, over and over). The job's status follows.
+ */
+function failAt(context: SchedulerContext, state: Transaction<(typeof FAIL_TABLES)[number]>, deployment: Deployment, base: string, rollback: boolean): FailResult {
   const key = namespacedKey(deployment.Namespace, deployment.JobID);
+  const job = state.jobs.get(key);
+  let description = base;
+  let target: Job | undefined;
+  if (rollback && job !== undefined) {
+    const stable = latestStableJob(state, key);
+    if (stable === undefined) description = ROLLBACK_DESCRIPTIONS.noTarget(base);
+    else if (!specChanged(job, stable)) description = ROLLBACK_DESCRIPTIONS.noop(base, stable.Version);
+    else {
+      description = ROLLBACK_DESCRIPTIONS.rollback(base, stable.Version);
+      target = stable;
+    }
+  }
+  updateDeploymentStatus(context, state, deployment.ID, "failed", description);
+  if (job !== undefined && target !== undefined) {
+    // The stable version's job as it was kept (its Stable flag and submit time too), at the next version and this index.
+    const reverted: Job = inDeclaredOrder(JOB, { ...target, Version: job.Version + 1, CreateIndex: job.CreateIndex, ModifyIndex: state.index, JobModifyIndex: state.index });
+    putSummary(state, reverted);
+    putJob(context, state, reverted);
+    putVersion(state, key);
+  }
   const evaluation = watcherEvaluation(context, state, deployment, state.jobs.get(key));
   state.evals.put(evaluation);
-  const job = state.jobs.get(key);
-  if (job !== undefined) putJob(context, state, job);
-  return evaluation;
+  const current = state.jobs.get(key);
+  if (current !== undefined) putJob(context, state, current);
+  return { evaluation, reverted: target?.Version ?? null };
+}
+
+/** The job's newest version that is stable (`latestStableJob`: its versions newest first). */
+function latestStableJob(state: Transaction<"job_versions">, key: string): Job | undefined {
+  const versions = [...state.job_versions.group(key).values()].sort((a, b) => b.Version - a.Version);
+  return versions.find((version) => version.Job.Stable)?.Job;
 }
 
 /**
@@ -132,58 +185,149 @@ function promoteAt(context: SchedulerContext, state: Transaction<"deployment" | 
 }
 
 /** The deployment's allocations its clients have not yet found healthy or not (one updated in place into it has no deployment status yet). */
-function awaitingHealth(context: SchedulerContext, deployment: Deployment): Allocation[] {
-  const allocs = context.store.tables.allocs.group(namespacedKey(deployment.Namespace, deployment.JobID)).values();
+function awaitingHealth(allocs: Iterable<Allocation>, deployment: Deployment): Allocation[] {
   return [...allocs].filter((alloc) => alloc.DeploymentID === deployment.ID && !isTerminal(alloc) && (alloc.DeploymentStatus?.Healthy ?? null) === null);
 }
 
 /**
  * When an allocation joined its deployment (agent milliseconds): when it was placed, or, for one
- * updated in place (no deployment status yet), at its last write, the plan's (or its client's
- * start, later).
+ * updated in place (no deployment status yet), at its last write, the plan's: its client's health
+ * tracker starts again then.
  */
 function joinedMs(alloc: Allocation): number {
   return Number((alloc.DeploymentStatus === null ? alloc.ModifyTime : alloc.CreateTime) / 1_000_000n);
 }
 
-/** When the deployment's allocations were last placed (agent milliseconds), or undefined when none waits to be found healthy. */
-export function lastPlacedMs(context: SchedulerContext, deployment: Deployment): number | undefined {
-  const waiting = awaitingHealth(context, deployment);
-  return waiting.length === 0 ? undefined : Math.max(...waiting.map(joinedMs));
+/** When a client finds an allocation healthy or unhealthy (agent milliseconds). */
+export interface HealthDue {
+  readonly atMs: number;
+  readonly healthy: boolean;
 }
 
 /**
- * The deployment's time is up (the `complete` step): its clients find its allocations healthy,
- * or unhealthy when its job scripts a failure (`bexpr.fail_deployment`), in one write; then the
- * watcher acts on it (see {@link watchDeployment}). A paused or finished deployment is left as it is.
+ * When the client finds an allocation of a deployment healthy or not, as the reference's health
+ * tracker does with task states (`client/allochealth/tracker.go`; the simulated tasks have no
+ * checks, so `checks` comes to the same): healthy once its tasks have run its group's
+ * `MinHealthyTime`, unhealthy at its `HealthyDeadline` (counted from its placement, when its
+ * client starts watching it) when it is not healthy by then, or when its job scripts a failure
+ * (`bexpr.fail_deployment`). A test that retimed the `complete` step (`retimedMs`) has the
+ * allocation found that long after its placement instead. Undefined while nothing can be told
+ * (a pending allocation with no deadline).
  */
-export async function completeDeployment(context: SchedulerContext, deploymentId: string): Promise<void> {
+export function healthDue(context: SchedulerContext, alloc: Allocation, job: Job | undefined, retimedMs: number | undefined): HealthDue | undefined {
+  const placedMs = joinedMs(alloc);
+  const fails = job?.Meta?.[META_FAIL_DEPLOYMENT] === "true";
+  if (retimedMs !== undefined) return { atMs: placedMs + retimedMs, healthy: !fails };
+  const group = job?.TaskGroups.find((each) => each.Name === alloc.TaskGroup);
+  const update = job === undefined || group === undefined ? undefined : updateStrategyOf(job, group);
+  const deadlineMs = update === undefined || update.HealthyDeadline <= 0 ? undefined : placedMs + update.HealthyDeadline / 1e6;
+  // A scripted failure without a deadline still ends: at the placement delay, as before the update block was read.
+  if (fails) return { atMs: deadlineMs ?? placedMs + context.placementDelayMs, healthy: false };
+  if (alloc.ClientStatus !== "running") return deadlineMs === undefined ? undefined : { atMs: deadlineMs, healthy: false };
+  // An allocation updated in place ran before it joined: its health is tracked from then.
+  const startedMs = Math.max(alloc.TaskRun?.StartedAt ?? Number(alloc.ModifyTime / 1_000_000n), placedMs);
+  const healthyMs = startedMs + (update?.MinHealthyTime ?? 0) / 1e6;
+  return deadlineMs !== undefined && healthyMs > deadlineMs ? { atMs: deadlineMs, healthy: false } : { atMs: healthyMs, healthy: true };
+}
+
+/** When the next of the deployment's allocations is found healthy or not (agent milliseconds), or undefined when none waits for a time. */
+export function nextHealthMs(context: SchedulerContext, deployment: Deployment, retimedMs: number | undefined): number | undefined {
+  const { tables } = context.store;
+  const job = tables.jobs.get(namespacedKey(deployment.Namespace, deployment.JobID));
+  const due = awaitingHealth(tables.allocs.group(namespacedKey(deployment.Namespace, deployment.JobID)).values(), deployment)
+    .map((alloc) => healthDue(context, alloc, job, retimedMs)?.atMs)
+    .filter((atMs): atMs is number => atMs !== undefined);
+  return due.length === 0 ? undefined : Math.min(...due);
+}
+
+/**
+ * The clients find the deployment's allocations whose time has come healthy or unhealthy (see
+ * {@link healthDue}), in one write; then, when one was found healthy, the watcher acts on the
+ * deployment (see {@link watchDeployment}). An unhealthy one is the watcher's a moment later (see
+ * {@link allowReplacements}). A paused or finished deployment is left as it is. The step stands
+ * for the time `atMs` (its timer's), or now when later: settling runs it before its time.
+ */
+export async function completeDeployment(context: SchedulerContext, deploymentId: string, retimedMs: number | undefined, atMs = 0): Promise<void> {
   const { store, clock } = context;
   const deployment = store.tables.deployment.get(deploymentId);
   if (deployment === undefined || deployment.Status !== "running") return;
-  const job = store.tables.jobs.get(namespacedKey(deployment.Namespace, deployment.JobID));
-  const healthy = job?.Meta?.[META_FAIL_DEPLOYMENT] !== "true";
-  const waiting = awaitingHealth(context, deployment).map((alloc) => alloc.ID);
+  const key = namespacedKey(deployment.Namespace, deployment.JobID);
+  const waiting = awaitingHealth(store.tables.allocs.group(key).values(), deployment).map((alloc) => alloc.ID);
+  let found = waiting.length === 0;
   if (waiting.length > 0) {
     await store.write(["allocs", "deployment"], (state) => {
+      const nowMs = Math.max(clock.nowMs(), atMs);
+      const job = store.tables.jobs.get(key);
       const timestamp = new Date(clock.nowMs()).toISOString();
       for (const id of waiting) {
         const alloc = state.allocs.get(id);
         if (alloc === undefined || (alloc.DeploymentStatus?.Healthy ?? null) !== null || isTerminal(alloc)) continue;
-        const found: Allocation = { ...alloc, DeploymentStatus: { Canary: false, ...alloc.DeploymentStatus, Healthy: healthy, Timestamp: timestamp, ModifyIndex: state.index }, ModifyIndex: state.index };
-        state.allocs.put(found);
-        updateDeploymentWithAlloc(context, state, alloc, found);
+        const due = healthDue(context, alloc, job, retimedMs);
+        if (due === undefined || due.atMs > nowMs) continue;
+        const updated: Allocation = { ...alloc, DeploymentStatus: { Canary: false, ...alloc.DeploymentStatus, Healthy: due.healthy, Timestamp: timestamp, ModifyIndex: state.index }, ModifyIndex: state.index };
+        state.allocs.put(updated);
+        updateDeploymentWithAlloc(context, state, alloc, updated);
+        found ||= due.healthy;
       }
     }, "AllocClientUpdate");
   }
-  await watchDeployment(context, deploymentId);
+  if (found) await watchDeployment(context, deploymentId);
 }
 
 /**
- * The watcher looks at a running deployment: one scripted to fail fails (at its progress deadline
- * when it has one, `Failed due to progress deadline`; else `Failed due to unhealthy
- * allocations`); canaries that all promote themselves and are healthy are promoted
- * (`autoPromoteDeployment`); canaries waiting for a manual promotion wait. Otherwise, when the
+ * When the deployment must have made progress (`getDeploymentProgressCutoff`): the earliest
+ * `RequireProgressBy` of its groups not done yet (agent milliseconds); undefined when none has one.
+ */
+export function progressCutoffMs(context: SchedulerContext, deployment: Deployment): number | undefined {
+  const done = doneGroups(context.store.tables.allocs.group(namespacedKey(deployment.Namespace, deployment.JobID)).values(), deployment);
+  const cutoffs = Object.entries(deployment.TaskGroups)
+    .filter(([name, group]) => !done.has(name) && group.RequireProgressBy !== null)
+    .map(([, group]) => Date.parse(group.RequireProgressBy!))
+    .filter((ms) => !Number.isNaN(ms));
+  return cutoffs.length === 0 ? undefined : Math.min(...cutoffs);
+}
+
+/** The deployment's groups that look done (`doneGroups`): promoted, or without canaries, and with as many healthy allocations running as they want. */
+function doneGroups(allocs: Iterable<Allocation>, deployment: Deployment): Set<string> {
+  const healthy = new Map<string, number>();
+  for (const alloc of allocs) {
+    if (alloc.DeploymentID !== deployment.ID || isTerminal(alloc) || alloc.DeploymentStatus?.Healthy !== true) continue;
+    healthy.set(alloc.TaskGroup, (healthy.get(alloc.TaskGroup) ?? 0) + 1);
+  }
+  const done = Object.entries(deployment.TaskGroups).filter(([name, group]) => (group.DesiredCanaries === 0 || group.Promoted) && (healthy.get(name) ?? 0) >= group.DesiredTotal);
+  return new Set(done.map(([name]) => name));
+}
+
+/**
+ * The deployment's progress deadline has passed (the watcher's deadline timer): the health its
+ * clients found by now counts first; then, unless it is paused, a group short of healthy
+ * allocations (its canaries, before promotion) fails it, `Failed due to progress deadline`,
+ * reverting the job when such a group's update says `AutoRevert` (`shouldFail`). The step stands
+ * for the time `atMs`, as {@link completeDeployment}.
+ */
+export async function passProgressDeadline(context: SchedulerContext, deploymentId: string, retimedMs: number | undefined, atMs = 0): Promise<void> {
+  await completeDeployment(context, deploymentId, retimedMs, atMs);
+  const { store, clock } = context;
+  const deployment = store.tables.deployment.get(deploymentId);
+  if (deployment === undefined || deployment.Status !== "running") return;
+  const cutoff = progressCutoffMs(context, deployment);
+  if (cutoff === undefined || cutoff > Math.max(clock.nowMs(), atMs)) return;
+  const job = store.tables.jobs.get(namespacedKey(deployment.Namespace, deployment.JobID));
+  const failing = Object.entries(deployment.TaskGroups).filter(([, group]) => group.HealthyAllocs < (group.DesiredCanaries > 0 && !group.Promoted ? group.DesiredCanaries : group.DesiredTotal));
+  if (failing.length === 0) return;
+  const rollback = failing.some(([name]) => {
+    const group = job?.TaskGroups.find((each) => each.Name === name);
+    return job !== undefined && group !== undefined && updateStrategyOf(job, group)?.AutoRevert === true;
+  });
+  await store.write(FAIL_TABLES, (state) => {
+    const current = state.deployment.get(deploymentId);
+    if (current?.Status === "running") failAt(context, state, current, DEPLOYMENT_DESCRIPTIONS.progressDeadline, rollback);
+  }, "DeploymentStatusUpdate");
+}
+
+/**
+ * The watcher looks at a running deployment: canaries that all promote themselves and are healthy
+ * are promoted (`autoPromoteDeployment`); canaries waiting for a manual promotion wait. Otherwise, when the
  * reconciler has more to roll out (the next `MaxParallel` allocations, the old ones a promotion
  * replaces) it writes an evaluation for it (`createBatchedUpdate`); when the deployment is
  * complete it is successful, the job's version stable. The reference has every healthy
@@ -198,11 +342,6 @@ export async function watchDeployment(context: SchedulerContext, deploymentId: s
   const job = store.tables.jobs.get(key);
   if (job === undefined) return;
   const running = (state: Transaction<"deployment">) => state.deployment.get(deploymentId)?.Status === "running";
-  if (job.Meta?.[META_FAIL_DEPLOYMENT] === "true") {
-    const description = Object.values(deployment.TaskGroups).some((group) => group.ProgressDeadline > 0) ? DEPLOYMENT_DESCRIPTIONS.progressDeadline : DEPLOYMENT_DESCRIPTIONS.unhealthy;
-    await store.write(["deployment", "evals", "jobs"], (state) => void (running(state) && failAt(context, state, state.deployment.get(deploymentId)!, description)), "DeploymentStatusUpdate");
-    return;
-  }
   if (requiresPromotion(deployment)) {
     if (canAutoPromote(context, deployment)) await store.write(["deployment", "evals", "allocs"], (state) => void (running(state) && promoteAt(context, state, state.deployment.get(deploymentId)!, undefined)), "DeploymentPromote");
     return;
@@ -252,14 +391,20 @@ export async function allowReplacements(context: SchedulerContext, deploymentId:
   if (job === undefined) return;
   const unhealthy = [...store.tables.allocs.group(key).values()].filter((alloc) => alloc.DeploymentID === deploymentId && alloc.DeploymentStatus?.Healthy === false && alloc.DesiredStatus === "run" && alloc.DesiredTransition?.Reschedule !== true);
   if (unhealthy.length === 0) return;
-  const failEarly = unhealthy.some(
+  const failEarly = unhealthy.filter(
     (alloc) => (deployment.TaskGroups[alloc.TaskGroup]?.ProgressDeadline ?? 0) === 0 || !rescheduleEligible(alloc.RescheduleTracker, reschedulePolicyOf(job, alloc.TaskGroup), clock.nowMs()),
   );
-  if (failEarly) {
-    await store.write(["deployment", "evals", "jobs"], (state) => {
-      const current = state.deployment.get(deploymentId);
-      if (current !== undefined && ACTIVE_DEPLOYMENT.has(current.Status)) failAt(context, state, current, DEPLOYMENT_DESCRIPTIONS.unhealthy);
-    }, "DeploymentStatusUpdate");
+  if (failEarly.length > 0) {
+    // The job reverts when a group of an allocation that fails the deployment says AutoRevert (`handleAllocUpdate`).
+    const rollback = failEarly.some((alloc) => deployment.TaskGroups[alloc.TaskGroup]?.AutoRevert === true);
+    await store.write(
+      FAIL_TABLES,
+      (state) => {
+        const current = state.deployment.get(deploymentId);
+        if (current !== undefined && ACTIVE_DEPLOYMENT.has(current.Status)) failAt(context, state, current, DEPLOYMENT_DESCRIPTIONS.unhealthy, rollback);
+      },
+      "DeploymentStatusUpdate",
+    );
     return;
   }
   await store.write(["evals", "allocs"], (state) => {

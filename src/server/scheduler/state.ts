@@ -24,7 +24,7 @@ export interface SchedulerContext {
   readonly store: Store;
   /** The clock of timestamps. */
   readonly clock: Clock;
-  /** Milliseconds from a job's registration until its deployment is healthy (allocations run at half of it). */
+  /** Milliseconds from an allocation's placement until it runs, twice over (it runs at half of it); a batch job's tasks run for all of it. Health follows the update block. */
   readonly placementDelayMs: number;
   /**
    * The evaluation being processed for each job (by its namespaced key), as the reference's eval
@@ -47,6 +47,17 @@ export const DEPLOYMENT_DESCRIPTIONS = {
   unhealthy: "Failed due to unhealthy allocations",
   newerJob: "Cancelled due to newer version of job",
   stoppedJob: "Cancelled because job is stopped",
+} as const;
+
+/**
+ * What a failed deployment's description says of its auto-revert (the reference's
+ * `DeploymentStatusDescriptionRollback`, `…RollbackNoop` and `…NoRollbackTarget`), after the reason
+ * it failed.
+ */
+export const ROLLBACK_DESCRIPTIONS = {
+  rollback: (base: string, version: number) => `${base} - rolling back to job version ${version}`,
+  noop: (base: string, version: number) => `${base} - not rolling back to stable job version ${version} as current job has same specification`,
+  noTarget: (base: string) => `${base} - no stable job version to auto revert to`,
 } as const;
 
 /** The statuses of a deployment that is not finished (`structs.Deployment.Active`). */
