@@ -16,15 +16,15 @@ describe("allocations failing at the same moment", () => {
   const read = async <T = Item>(path: string) => parseJson((await agent.get(path)).text) as T;
 
   it.each([
-    // The simulated clients end both allocations' tasks ten seconds after they start, with exit code 1.
-    { how: "the finish step (bexpr.run_for, bexpr.exit_code)", id: "ends", fields: { Meta: { "bexpr.run_for": "10s", "bexpr.exit_code": "1" } }, rule: false },
-    // A scenario rule fails each running allocation ten seconds after it selects them (one write per allocation).
+    // The simulated clients end both allocations' tasks 20 s after they start, with exit code 1 (their deployment done by then).
+    { how: "the finish step (bexpr.run_for, bexpr.exit_code)", id: "ends", fields: { Meta: { "bexpr.run_for": "20s", "bexpr.exit_code": "1" } }, rule: false },
+    // A scenario rule fails each running allocation 20 s after it selects them (one write per allocation).
     { how: "a scenario rule", id: "ruled", fields: {}, rule: true },
   ])("through $how: one alloc-failure evaluation, one follow-up for both", async ({ id, fields, rule }) => {
     await agent.register(job(id, { TaskGroups: [{ Name: "g", Count: 2, Tasks: [{ Name: "t", Driver: "mock" }] }], ...fields }));
     await agent.agent.clock.advance("1s");
-    const added = rule ? agent.agent.scenarios.add({ on: "allocation", select: `JobID == "${id}" and ClientStatus == "running"`, after: "10s", set: { ClientStatus: "failed" } }) : undefined;
-    await agent.agent.clock.advance("10s");
+    const added = rule ? agent.agent.scenarios.add({ on: "allocation", select: `JobID == "${id}" and ClientStatus == "running"`, after: "20s", set: { ClientStatus: "failed" } }) : undefined;
+    await agent.agent.clock.advance("20s");
 
     const allocs = await read<Item[]>(`/v1/job/${id}/allocations`);
     expect(allocs.map((alloc) => alloc.ClientStatus)).toEqual(["failed", "failed"]);
@@ -42,8 +42,8 @@ describe("allocations failing at the same moment", () => {
     await agent.register(job("apart", { TaskGroups: [{ Name: "g", Count: 2, Tasks: [{ Name: "t", Driver: "mock" }] }] }));
     await agent.agent.clock.advance("1s");
     const [first, second] = await read<Item[]>(`/v1/job/apart/allocations`);
-    const one = agent.agent.scenarios.add({ on: "allocation", select: `ID == "${first!.ID}"`, after: "10s", set: { ClientStatus: "failed" } });
-    await agent.agent.clock.advance("10s");
+    const one = agent.agent.scenarios.add({ on: "allocation", select: `ID == "${first!.ID}"`, after: "20s", set: { ClientStatus: "failed" } });
+    await agent.agent.clock.advance("20s");
     const two = agent.agent.scenarios.add({ on: "allocation", select: `ID == "${second!.ID}"`, after: "1s", set: { ClientStatus: "failed" } });
     await agent.agent.clock.advance("1s");
     const evals = await read<Item[]>(`/v1/job/apart/evaluations`);

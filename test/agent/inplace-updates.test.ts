@@ -31,7 +31,8 @@ describe("a new version of a job", () => {
   /** Registers version 0 of the job and lets its deployment finish. */
   const deployed = async (id: string) => {
     await agent.register(service(id));
-    await agent.agent.clock.advance("1s");
+    // Healthy once running for the update block's MinHealthyTime (10 s by default): running at 0.5 s, healthy at 10.5 s.
+    await agent.agent.clock.advance("11s");
     expect((await read(`/v1/job/${id}/deployment`)).Status).toBe("successful");
     return await allocations(id);
   };
@@ -72,7 +73,7 @@ describe("a new version of a job", () => {
   it("places no canary for a change taken in place: canaries stand in only for allocations to replace", async () => {
     const update = { MaxParallel: 1, Canary: 1 };
     await agent.register({ ...service("canaried"), Update: update });
-    await agent.agent.clock.advance("1s");
+    await agent.agent.clock.advance("11s");
     const before = await allocations("canaried");
     await agent.register({ ...service("canaried", { count: 3 }), Update: update });
     await agent.agent.clock.advance(0);
@@ -81,7 +82,7 @@ describe("a new version of a job", () => {
     const after = await running("canaried");
     expect(after.map((alloc) => alloc.JobVersion)).toEqual([1, 1, 1]);
     expect(after.filter((alloc) => before.some((old) => old.ID === alloc.ID))).toHaveLength(2);
-    await agent.agent.clock.advance("1s");
+    await agent.agent.clock.advance("11s");
     expect((await read("/v1/job/canaried/deployment")).Status).toBe("successful");
   });
 
@@ -90,7 +91,10 @@ describe("a new version of a job", () => {
     await agent.register(service("grown", { count: 4 }));
     await agent.agent.clock.advance(0);
     expect((await read("/v1/job/grown/deployment")).Status).toBe("running");
-    await agent.agent.clock.advance("1s");
+    // The allocations kept ran long before, but their clients track their health again from the update: MinHealthyTime from then.
+    await agent.agent.clock.advance("9s");
+    expect((await read("/v1/job/grown/deployment")).TaskGroups.g.HealthyAllocs).toBe(0);
+    await agent.agent.clock.advance("2s");
     const deployment = await read("/v1/job/grown/deployment");
     expect(deployment).toMatchObject({ JobVersion: 1, Status: "successful", TaskGroups: { g: { DesiredTotal: 4, PlacedAllocs: 4, HealthyAllocs: 4 } } });
     const kept = await Promise.all(before.map((alloc) => read(`/v1/allocation/${alloc.ID}`)));
