@@ -269,3 +269,13 @@ export const FATES: Readonly<Record<GoTestName, Fate>> = {
   TestReconciler_ScaleDown_ClientTerminal_Service: PORTED,
   TestReconciler_ScaleDown_ClientTerminal_Service_ActiveDeployment: PORTED,
 };
+
+/** Every `func Test…` of `scheduler/reconciler/reconcile_cluster_prop_test.go` at the pinned commit, in file order. */
+export const PROP_TEST_FUNCTIONS = ["TestAllocReconciler_PropTest", "TestAllocReconciler_cancelUnneededCanaries", "TestAllocReconciler_ReconnectingProps"] as const;
+
+/** The fate of each property test of the Go file, ported in `reconcile-cluster-properties.test.ts`. */
+export const PROP_FATES: Readonly<Record<(typeof PROP_TEST_FUNCTIONS)[number], Fate>> = {
+  TestAllocReconciler_PropTest: portedWith("tainted nodes are down (the only ones our scheduler passes), no unknown allocations or disconnect blocks, one deployment (old or current) where the reference is given both"),
+  TestAllocReconciler_cancelUnneededCanaries: portedWith("through reconcile(): the reference calls its unexported method; the port checks that the canaries it would stop that still run are stopped"),
+  TestAllocReconciler_ReconnectingProps: skipped("disconnected clients"),
+};
