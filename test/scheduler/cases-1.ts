@@ -7,14 +7,15 @@
  * - `allocUpdateFnIgnore` (the allocation needs no change): the allocation is of the job's version;
  * - `allocUpdateFnDestructive`: the job is one version later than its allocations
  *   (`nextVersion`), which our reconciler replaces;
- * - `allocUpdateFnInplace`: in place, which our reconciler does not decide (the gap "in-place updates");
+ * - `allocUpdateFnInplace` and `allocUpdateFnMock`: the test passes the same choice as `allocUpdate`
+ *   (`mock.ts`), which our reconciler does not read yet (the gap "in-place updates");
  * - the clock is a fixed instant, `NOW_MS`.
  */
 import { expect } from "vitest";
 import { reconcile } from "../../src/server/scheduler/reconciler.js";
 import type { Allocation, Job, TaskRun } from "../../src/server/state/model.js";
 import { expectResults, indexesOf, intRange, namesOf } from "./expect-results.js";
-import { downNodes, groupState, mockAllocs, mockDeployment, mockJob, NO_CANARY_UPDATE, NOW_MS, CANARY_UPDATE, nextVersion, reconcileInputOf, withGroup, deploymentStatus } from "./mock.js";
+import { CANARY_UPDATE, deploymentStatus, downNodes, groupState, mockAllocs, mockDeployment, mockJob, nextVersion, NO_CANARY_UPDATE, NOW_MS, reconcileInputOf, UPDATE_DESTRUCTIVE, UPDATE_INPLACE, updateByAlloc, withGroup } from "./mock.js";
 import type { GoTests } from "./reconcile-cluster-ported.js";
 
 const SECOND_MS = 1000;
@@ -90,21 +91,21 @@ export const TESTS_1: GoTests = {
   TestReconciler_Inplace() {
     const old = mockJob();
     const job = nextVersion(old);
-    const { input, results } = compute({ job, allocs: mockAllocs(old, 10) });
+    const { input, results } = compute({ job, allocs: mockAllocs(old, 10), allocUpdate: UPDATE_INPLACE });
     expectResults(input, results, { inplace: 10, desiredTGUpdates: { web: { InPlaceUpdate: 10 } } });
   },
 
   TestReconciler_Inplace_ScaleUp() {
     const old = mockJob();
     const job = withGroup(nextVersion(old), { Count: 15 });
-    const { input, results } = compute({ job, allocs: mockAllocs(old, 10) });
+    const { input, results } = compute({ job, allocs: mockAllocs(old, 10), allocUpdate: UPDATE_INPLACE });
     expectResults(input, results, { place: 5, inplace: 10, desiredTGUpdates: { web: { Place: 5, InPlaceUpdate: 10 } } });
   },
 
   TestReconciler_Inplace_ScaleDown() {
     const old = mockJob();
     const job = withGroup(nextVersion(old), { Count: 5 });
-    const { input, results } = compute({ job, allocs: mockAllocs(old, 10) });
+    const { input, results } = compute({ job, allocs: mockAllocs(old, 10), allocUpdate: UPDATE_INPLACE });
     expectResults(input, results, { stop: 5, inplace: 5, desiredTGUpdates: { web: { Stop: 5, InPlaceUpdate: 5 } } });
   },
 
@@ -117,7 +118,8 @@ export const TESTS_1: GoTests = {
     change(allocs, 0, { ClientStatus: "running" });
     change(allocs, 1, { ClientStatus: "failed", TaskRun: ranUntil(NOW_MS - 10 * 60 * SECOND_MS) });
     change(allocs, 2, { ClientStatus: "failed" });
-    const { input, results } = compute({ job, allocs });
+    const allocUpdate = updateByAlloc(new Map([[allocs[0]!.ID, UPDATE_INPLACE]]), UPDATE_DESTRUCTIVE);
+    const { input, results } = compute({ job, allocs, allocUpdate });
     expectResults(input, results, { place: 2, inplace: 1, stop: 1, destructive: 1, attributeUpdates: 1, followupEvals: 1, desiredTGUpdates: { web: { Place: 2, Stop: 1, InPlaceUpdate: 1, DestructiveUpdate: 1, RescheduleLater: 1 } } });
     expect(indexesOf(namesOf(results).stop)).toEqual([2]);
     expect(indexesOf(namesOf(results).place)).toEqual([2, 3]);

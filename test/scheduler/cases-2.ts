@@ -10,7 +10,7 @@ import { reconcile } from "../../src/server/scheduler/reconciler.js";
 import { DEPLOYMENT_DESCRIPTIONS } from "../../src/server/scheduler/state.js";
 import type { Allocation, Deployment, Job } from "../../src/server/state/model.js";
 import { expectResults, indexesOf, intRange, namesOf } from "./expect-results.js";
-import { CANARY_UPDATE, deploymentStatus, downNodes, groupState, mockAlloc, mockAllocs, mockDeployment, mockJob, NO_CANARY_UPDATE, nextVersion, reconcileInputOf, withGroup } from "./mock.js";
+import { CANARY_UPDATE, deploymentStatus, downNodes, groupState, mockAlloc, mockAllocs, mockDeployment, mockJob, NO_CANARY_UPDATE, nextVersion, reconcileInputOf, UPDATE_INPLACE, withGroup } from "./mock.js";
 import type { GoTests } from "./reconcile-cluster-ported.js";
 
 /** Runs the reconciler on the test's state. */
@@ -76,7 +76,7 @@ export const TESTS_2: GoTests = {
 
   TestReconciler_CreateDeployment_RollingUpgrade_Inplace() {
     const { old, job } = versions(NO_CANARY_UPDATE);
-    const { input, results } = compute({ job, allocs: mockAllocs(old, 10) });
+    const { input, results } = compute({ job, allocs: mockAllocs(old, 10), allocUpdate: UPDATE_INPLACE });
     expectResults(input, results, { createDeployment: { TaskGroups: { web: { DesiredTotal: 10 } } }, inplace: 10, desiredTGUpdates: { web: { InPlaceUpdate: 10 } } });
   },
 

@@ -210,14 +210,36 @@ export function deploymentStatus(healthy: boolean | null, canary = false): NonNu
 /** The reference's tests' clock: a fixed instant, in nanoseconds (`time.Now()`). */
 export const NOW_MS = Date.UTC(2025, 0, 1);
 
+/**
+ * How an allocation takes the job's version, as the reference's tests choose it (`AllocUpdateType`,
+ * `allocUpdateFnIgnore`/`Destructive`/`Inplace`/`Mock`). Our reconciler decides it from the
+ * allocation's version alone today (one of another version is replaced); the in-place updates of
+ * issue 37 (finding 7) add `ReconcileInput.allocUpdate` of this shape, which the tests pass
+ * already and the reconciler ignores until then.
+ */
+export type AllocUpdateLike = (existing: Allocation, job: Job, group: TaskGroup) => { readonly kind: "ignore" } | { readonly kind: "destructive" } | { readonly kind: "inplace"; readonly alloc: Allocation };
+
+/** `allocUpdateFnInplace`: updated in place, taking the job's version. */
+export const UPDATE_INPLACE: AllocUpdateLike = (existing, job) => ({ kind: "inplace", alloc: { ...existing, JobVersion: job.Version } });
+
+/** `allocUpdateFnDestructive`: replaced. */
+export const UPDATE_DESTRUCTIVE: AllocUpdateLike = () => ({ kind: "destructive" });
+
+/** `allocUpdateFnMock`: `handled`'s choice for the allocations it names (by ID), `unhandled` for the others. */
+export function updateByAlloc(handled: ReadonlyMap<string, AllocUpdateLike>, unhandled: AllocUpdateLike): AllocUpdateLike {
+  return (existing, job, group) => (handled.get(existing.ID) ?? unhandled)(existing, job, group);
+}
+
 /** The reconciler's input for the test (`NewAllocReconciler`'s `ReconcilerState` and `ClusterState`). */
-export function reconcileInputOf(fields: { job: Job; allocs?: readonly Allocation[]; deployment?: Deployment; tainted?: ReadonlyMap<string, Node>; evalId?: string; nowMs?: number }): ReconcileInput {
-  return {
+export function reconcileInputOf(fields: { job: Job; allocs?: readonly Allocation[]; deployment?: Deployment; tainted?: ReadonlyMap<string, Node>; evalId?: string; nowMs?: number; allocUpdate?: AllocUpdateLike }): ReconcileInput {
+  const input = {
     job: fields.job,
+    ...(fields.allocUpdate === undefined ? {} : { allocUpdate: fields.allocUpdate }),
     allocs: fields.allocs ?? [],
     deployment: fields.deployment,
-    taintedNodes: fields.tainted ?? new Map(),
+    taintedNodes: fields.tainted ?? new Map<string, Node>(),
     evaluation: { ID: fields.evalId ?? randomUUID(), Priority: fields.job.Priority },
     nowNs: BigInt(fields.nowMs ?? NOW_MS) * 1_000_000n,
   };
+  return input;
 }
