@@ -109,8 +109,6 @@ export type GoTestName = (typeof GO_TEST_FUNCTIONS)[number];
  * for that cause (run with {@link SHOW_GAPS_VARIABLE} to see how).
  */
 export const GAPS = {
-  "in-place updates":
-    "every allocation of an older version is replaced: the reconciler does not tell in-place updates from destructive ones (issue 37, finding 7, being built; the tests pass the reference's choice as allocUpdate, which that work adds)",
   migration:
     "allocations marked to migrate (DesiredTransition.Migrate, a draining node) are neither stopped nor replaced: the reconciler treats only down nodes as tainted, and the agent cannot drain a node",
   "job create index":
@@ -186,10 +184,10 @@ export const FATES: Readonly<Record<GoTestName, Fate>> = {
   TestReconciler_ScaleDown_Partial: PORTED,
   TestReconciler_ScaleDown_Zero: PORTED,
   TestReconciler_ScaleDown_Zero_DuplicateNames: PORTED,
-  TestReconciler_Inplace: gap("in-place updates"),
-  TestReconciler_Inplace_ScaleUp: gap("in-place updates"),
-  TestReconciler_Inplace_ScaleDown: gap("in-place updates"),
-  TestReconciler_Inplace_Rollback: gap("in-place updates"),
+  TestReconciler_Inplace: PORTED,
+  TestReconciler_Inplace_ScaleUp: PORTED,
+  TestReconciler_Inplace_ScaleDown: PORTED,
+  TestReconciler_Inplace_Rollback: PORTED,
   TestReconciler_Destructive: PORTED,
   TestReconciler_DestructiveMaxParallel: PORTED,
   TestReconciler_Destructive_ScaleUp: PORTED,
@@ -225,7 +223,7 @@ export const FATES: Readonly<Record<GoTestName, Fate>> = {
   TestReconciler_CancelDeployment_JobStop: portedWith("its two cases of a nil job have no counterpart"),
   TestReconciler_CancelDeployment_JobUpdate: PORTED,
   TestReconciler_CreateDeployment_RollingUpgrade_Destructive: PORTED,
-  TestReconciler_CreateDeployment_RollingUpgrade_Inplace: gap("in-place updates"),
+  TestReconciler_CreateDeployment_RollingUpgrade_Inplace: PORTED,
   TestReconciler_CreateDeployment_NewerCreateIndex: gap("job create index"),
   TestReconciler_DontCreateDeployment_NoChanges: PORTED,
   TestReconciler_PausedOrFailedDeployment_NoMoreCanaries: PORTED,
