@@ -9,7 +9,7 @@
  */
 import { describe, expect, it } from "vitest";
 import { parseJson } from "../../src/json.js";
-import { nextLaunchMs, validatePeriodic } from "../../src/server/scheduler/cron.js";
+import { MAX_CRON_SPECS, nextLaunchMs, validatePeriodic } from "../../src/server/scheduler/cron.js";
 import { job, useAgent, type TestAgent } from "./support.js";
 
 type Item = Record<string, any>;
@@ -34,6 +34,14 @@ describe("a periodic block's next launch (PeriodicConfig.Next)", () => {
   });
 
   it.each([
+    ["a date that never comes", "0 0 30 2 *"],
+    ["a year already past", "0 0 1 1 * 2020"],
+  ])("is none for %s, found within cronexpr's years", (_name, spec) => {
+    expect(nextLaunchMs({ Enabled: true, SpecType: "cron", TimeZone: "UTC", Spec: spec }, at("2026-01-01T00:00:00Z"))).toBeUndefined();
+  });
+
+  it.each([
+    ["more specs than the agent reads", { Specs: Array.from({ length: MAX_CRON_SPECS + 1 }, () => "* * * * *") }, `the mini-agent reads at most ${MAX_CRON_SPECS} cron specs for one job`],
     ["an unreadable spec", { Spec: "*/5 * *" }, 'Invalid cron spec "*/5 * *": missing field(s)'],
     ["a value out of range", { Spec: "99 * * * *" }, 'Invalid cron spec "99 * * * *"'],
     ["an unknown time zone", { Spec: "* * * * *", TimeZone: "Mars/Olympus" }, 'Invalid time zone "Mars/Olympus": unknown time zone Mars/Olympus'],
@@ -119,6 +127,14 @@ describe("a periodic job", () => {
     await agent.agent.clock.advance("61m");
     const [child] = await children("zoned");
     expect(Number(child!.ID.split("/periodic-")[1]) % 3600).toBe(1800);
+  });
+
+  it("is refused with a cron spec it cannot read, in the reference's nested multi-error", async () => {
+    const response = await agent.put("/v1/jobs", { Job: batch("unreadable", { Spec: "*/5 * *" }) });
+    expect({ status: response.status, text: response.text }).toEqual({
+      status: 400,
+      text: '1 error occurred:\n\t* 1 error occurred:\n\t* Invalid cron spec "*/5 * *": missing field(s)\n\n\n\n',
+    });
   });
 
   it("is not launched once stopped", async () => {

@@ -26,8 +26,15 @@ const CRON_SHORTHANDS: Readonly<Record<string, string>> = {
  */
 export const MAX_CRON_SPEC_LENGTH = 1024;
 
-/** The most specs one periodic block may list (`Specs`); the reference has no limit. */
-export const MAX_CRON_SPECS = 100;
+/**
+ * The most specs one periodic block may list (`Specs`); the reference has no limit. A spec no
+ * date matches costs a search of every year up to 2099 (a few milliseconds) each time the job's
+ * next launch is computed, so the list is kept short.
+ */
+export const MAX_CRON_SPECS = 20;
+
+/** The years cronexpr knows: a spec's search ends with them. */
+const CRON_YEARS = "1970-2099";
 
 /** A cron spec that cannot be read, with the reason. */
 class CronSpecError extends Error {}
@@ -37,16 +44,23 @@ function sevenPartPattern(spec: string): string {
   if (spec.length > MAX_CRON_SPEC_LENGTH) throw new CronSpecError(`longer than ${MAX_CRON_SPEC_LENGTH} characters`);
   const trimmed = spec.trim();
   const fields = (CRON_SHORTHANDS[trimmed] ?? trimmed).split(/\s+/).filter((field) => field !== "");
+  let seven: string[];
   switch (fields.length) {
     case 5:
-      return `0 ${fields.join(" ")} *`;
+      seven = ["0", ...fields, "*"];
+      break;
     case 6:
-      return `0 ${fields.join(" ")}`;
+      seven = ["0", ...fields];
+      break;
     case 7:
-      return fields.join(" ");
+      seven = fields;
+      break;
     default:
       throw new CronSpecError(fields.length < 5 ? "missing field(s)" : "too many fields");
   }
+  // Any year is one of cronexpr's, 1970 to 2099: a spec no date matches (February 30) ends its search there, not in the year 10000.
+  if (seven[6] === "*" || seven[6] === "?") seven[6] = CRON_YEARS;
+  return seven.join(" ");
 }
 
 /** The parsed spec, in a time zone (`undefined`: the machine's, Go's `Local`). */
