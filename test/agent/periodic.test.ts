@@ -10,7 +10,8 @@
 import { describe, expect, it } from "vitest";
 import { parseJson } from "../../src/json.js";
 import { MAX_CRON_SPECS, nextLaunchMs, validatePeriodic } from "../../src/server/scheduler/cron.js";
-import { job, useAgent, type TestAgent } from "./support.js";
+import { startAgent, type Agent } from "../../src/server/index.js";
+import { eventually, job, ON_POSTGRES, send, settled, testStore, useAgent, type TestAgent } from "./support.js";
 
 type Item = Record<string, any>;
 
@@ -187,5 +188,34 @@ describe("a periodic job after the leader was lost", () => {
     await agent.agent.clock.advance(0);
     const back = Math.floor(agent.agent.clock.now().getTime() / 1000);
     expect((await children("missed")).map((each) => each.ID)).toEqual([`missed/periodic-${back}`]);
+  });
+});
+
+describe.runIf(ON_POSTGRES)("a periodic job on agents sharing one PostgreSQL schema", () => {
+  it("is launched by the leader alone, and by the agent that leads after it", async () => {
+    const { store, drop } = await testStore();
+    const agents: Agent[] = [];
+    try {
+      for (const name of ["agent-0", "agent-1"]) agents.push(await startAgent({ port: 0, demo: false, logLevel: "silent", store, nodeName: name, clock: "manual", placementDelayMs: 1000 }));
+      const [leader, follower] = agents[0]!.leading ? [agents[0]!, agents[1]!] : [agents[1]!, agents[0]!];
+      const launched = async (agent: Agent) => (await send(`${agent.url}/v1/jobs?prefix=${encodeURIComponent("shared/periodic-")}`)).json<Item[]>().map((each) => each.ID as string);
+      const registered = await send(`${follower.url}/v1/jobs`, { method: "PUT", body: JSON.stringify({ Job: batch("shared", { Spec: "*/5 * * * *" }) }) });
+      expect(registered.status).toBe(200);
+      await settled(leader.url);
+      // The follower's clock passes a launch: it launches nothing.
+      await follower.clock.advance("6m");
+      await settled(leader.url);
+      expect(await launched(leader)).toEqual([]);
+      await leader.clock.advance("6m");
+      const first = await eventually(async () => ((await launched(follower)).length === 1 ? await launched(follower) : undefined));
+      await leader.close();
+      await eventually(async () => (follower.leading ? true : undefined), 20_000);
+      await follower.clock.advance("5m");
+      const seconds = Number(first[0]!.split("/periodic-")[1]);
+      expect(await eventually(async () => ((await launched(follower)).length === 2 ? await launched(follower) : undefined))).toEqual([first[0], `shared/periodic-${seconds + 300}`]);
+    } finally {
+      await Promise.all(agents.map((agent) => agent.close()));
+      await drop();
+    }
   });
 });
