@@ -53,6 +53,8 @@ describe("PUT /v1/job/<id>/dispatch", () => {
       Payload: payload,
       ParameterizedJob: { Payload: "required" },
     });
+    // The child's evaluation is processed at once: wait for the steps due now.
+    await agent.agent.clock.advance(0);
     const evaluation = await read(`/v1/evaluation/${body.EvalID}`);
     expect(evaluation).toMatchObject({ JobID: body.DispatchedJobID, TriggeredBy: "job-register", Type: "batch" });
     expect(await read<Item[]>(`/v1/job/${encodeURIComponent(body.DispatchedJobID)}/allocations`)).toHaveLength(1);
@@ -106,6 +108,18 @@ describe("PUT /v1/job/<id>/dispatch", () => {
     if (spec !== undefined) await agent.register(spec());
     const response = await dispatch(id, {});
     expect({ status: response.status, text: response.text }).toEqual({ status, text: message });
+  });
+
+  it("dispatches in the request's namespace only", async () => {
+    expect((await agent.put("/v1/namespace/team", { Name: "team" })).status).toBe(200);
+    await agent.register(parameterized("scoped", {}), "?namespace=team");
+    expect((await dispatch("scoped", {})).status).toBe(404);
+    const response = await dispatch("scoped", {}, "?namespace=team");
+    expect(response.status).toBe(200);
+    await agent.agent.clock.advance(0);
+    const child = await read(`/v1/job/${encodeURIComponent(response.json<Item>().DispatchedJobID)}?namespace=team`);
+    expect(child).toMatchObject({ Namespace: "team", ParentID: "scoped" });
+    expect((await read("/v1/job/scoped/summary?namespace=team")).Children).toEqual({ Pending: 0, Running: 1, Dead: 0 });
   });
 
   it("refuses a stopped parameterized job", async () => {
