@@ -201,18 +201,20 @@ describe.runIf(ON_POSTGRES)("a periodic job on agents sharing one PostgreSQL sch
       const launched = async (agent: Agent) => (await send(`${agent.url}/v1/jobs?prefix=${encodeURIComponent("shared/periodic-")}`)).json<Item[]>().map((each) => each.ID as string);
       const registered = await send(`${follower.url}/v1/jobs`, { method: "PUT", body: JSON.stringify({ Job: batch("shared", { Spec: "*/5 * * * *" }) }) });
       expect(registered.status).toBe(200);
-      await settled(leader.url);
+      // The leader has the job (through the store's change feed) before its clock moves.
+      await eventually(async () => ((await send(`${leader.url}/v1/job/shared`)).status === 200 ? true : undefined), 20_000);
       // The follower's clock passes a launch: it launches nothing.
-      await follower.clock.advance("6m");
+      // Five minutes pass the next multiple of five on both clocks, and leave the one after it ahead of both.
+      await follower.clock.advance("5m");
       await settled(leader.url);
       expect(await launched(leader)).toEqual([]);
-      await leader.clock.advance("6m");
-      const first = await eventually(async () => ((await launched(follower)).length === 1 ? await launched(follower) : undefined));
+      await leader.clock.advance("5m");
+      const first = await eventually(async () => ((await launched(follower)).length === 1 ? await launched(follower) : undefined), 20_000);
       await leader.close();
       await eventually(async () => (follower.leading ? true : undefined), 20_000);
       await follower.clock.advance("5m");
       const seconds = Number(first[0]!.split("/periodic-")[1]);
-      expect(await eventually(async () => ((await launched(follower)).length === 2 ? await launched(follower) : undefined))).toEqual([first[0], `shared/periodic-${seconds + 300}`]);
+      expect(await eventually(async () => ((await launched(follower)).length === 2 ? await launched(follower) : undefined), 20_000)).toEqual([first[0], `shared/periodic-${seconds + 300}`]);
     } finally {
       await Promise.all(agents.map((agent) => agent.close()));
       await drop();
