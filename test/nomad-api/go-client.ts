@@ -498,6 +498,11 @@ export class GoClient {
       const [response, meta] = await this.write<GoStruct<"JobDeregisterResponse">>("DELETE", endpoint, undefined, "JobDeregisterResponse", q);
       return [response.EvalID, meta];
     },
+    /** `PeriodicForce`: answers the evaluation's ID. */
+    periodicForce: async (jobID: string, q?: WriteOptions): Promise<[string, WriteMeta]> => {
+      const [response, meta] = await this.write<GoStruct<"periodicForceResponse">>("PUT", `/v1/job/${pathEscape(jobID)}/periodic/force`, undefined, "periodicForceResponse", q);
+      return [response.EvalID, meta];
+    },
     /** `Summary`. */
     summary: (jobID: string, q?: QueryOptions) => this.query<GoStruct<"JobSummary">>(`/v1/job/${pathEscape(jobID)}/summary`, "JobSummary", q),
   };

@@ -20,6 +20,7 @@ import {
   setConfig,
   testGroup,
   testJob,
+  testPeriodicJob,
 } from "./support.js";
 
 /** Every test of api/jobs_test.go (reference commit aa026cc99cfb), in its order. */
@@ -51,7 +52,7 @@ export const JOBS_TESTS = {
   TestJobs_Deregister_EvalPriority: PORTED,
   TestJobs_Deregister_NoEvalPriority: PORTED,
   TestJobs_ForceEvaluate: notServed("PUT /v1/job/<id>/evaluate"),
-  TestJobs_PeriodicForce: notServed("PUT /v1/job/<id>/periodic/force"),
+  TestJobs_PeriodicForce: PORTED,
   TestJobs_Plan: notServed("PUT /v1/job/<id>/plan"),
   TestJobs_JobSummary: PORTED,
   TestJobs_NewBatchJob: clientSide("NewBatchJob"),
@@ -316,6 +317,25 @@ describe.each(HEADER_STYLES)("api/jobs_test.go (%s headers)", (style) => {
       expectUUID(evalID);
       const [evalInfo] = await client.evaluations.info(evalID);
       expect(evalInfo.Priority).toBe(job.Priority);
+    },
+
+    async TestJobs_PeriodicForce() {
+      const { client } = await makeClient();
+      // Force-launching a job that does not exist fails.
+      await expect(client.jobs.periodicForce("job1")).rejects.toThrow("not found");
+
+      const job = testPeriodicJob();
+      await client.jobs.register(job);
+      const [out] = await client.jobs.info(job.ID as string);
+      expect(out.ID).toBe(job.ID);
+
+      const [evalID, wm] = await client.jobs.periodicForce(job.ID as string);
+      assertWriteMeta(wm);
+      expect(evalID).not.toBe("");
+
+      const [evaluation, qm] = await client.evaluations.info(evalID);
+      assertQueryMeta(qm);
+      expect(evaluation.ID).toBe(evalID);
     },
 
     async TestJobs_JobSummary() {

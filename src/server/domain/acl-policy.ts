@@ -47,6 +47,7 @@ const NAMESPACE_CAPABILITIES = new Set([
   "purge-job",
   "plan-job",
   "dispatch-job",
+  "force-periodic-job",
   "read-logs",
   "read-fs",
   "alloc-exec",

@@ -1,5 +1,5 @@
 /**
- * `/v1/jobs`, `/v1/deployments` and `/v1/agent/members`.
+ * `/v1/jobs`, a job's `dispatch` and `periodic/force`, `/v1/deployments` and `/v1/agent/members`.
  *
  * @module
  */
@@ -8,6 +8,7 @@ import { namespaceAccess } from "../domain/acl.js";
 import { checkRegion } from "../base/errors.js";
 import { membersResponse } from "../domain/members.js";
 import { decodeRegisterRequest } from "../scheduler/job-spec.js";
+import { decodeDispatchRequest } from "../scheduler/dispatch.js";
 import { boolParameter, deploymentsEndpoint, jobsEndpoint, type ListEndpoint } from "../list/endpoints.js";
 import { parseQueryOptions } from "../list/query.js";
 import { METRICS } from "../metrics/index.js";
@@ -55,6 +56,29 @@ export function deregisterJob(context: RouteContext): Handler {
   };
 }
 
+/** `PUT /v1/job/<id>/dispatch`: query options, the body, region, ACL (`dispatch-job` in the namespace), then the dispatch. */
+async function dispatchJob(context: RouteContext, request: FastifyRequest): Promise<Result> {
+  const query = queryOf(request);
+  const options = parseQueryOptions(query, request.headers, context.settings);
+  // The body is read before the region and the ACL, as the reference's handler decodes it first.
+  const dispatch = decodeDispatchRequest(bodyText(request), param(request, "id"), query.get("idempotency_token") ?? "");
+  checkRegion(options.region, context.settings.region);
+  const caller = context.acl.authenticate(options.token);
+  namespaceAccess(caller, options.namespace, ["dispatch-job"]);
+  const response = await context.cluster.dispatch(options.namespace, dispatch);
+  return { body: response, index: response.Index };
+}
+
+/** `PUT /v1/job/<id>/periodic/force`: launches a periodic job now (`dispatch-job`, `submit-job` or `force-periodic-job`, as the reference). */
+async function forcePeriodic(context: RouteContext, request: FastifyRequest): Promise<Result> {
+  const options = parseQueryOptions(queryOf(request), request.headers, context.settings);
+  checkRegion(options.region, context.settings.region);
+  const caller = context.acl.authenticate(options.token);
+  namespaceAccess(caller, options.namespace, ["dispatch-job", "submit-job", "force-periodic-job"]);
+  const response = await context.cluster.forcePeriodic(options.namespace, param(request, "id"));
+  return { body: response, index: response.Index };
+}
+
 /** Registers the routes of jobs, deployments and members. */
 export function jobRoutes(app: FastifyInstance, context: RouteContext): void {
   const listOf = <Row>(endpoint: ListEndpoint<Row>) => listRoute(context, endpoint);
@@ -67,6 +91,10 @@ export function jobRoutes(app: FastifyInstance, context: RouteContext): void {
       POST: registerJob,
     }),
   );
+  const dispatch = (request: FastifyRequest) => dispatchJob(context, request);
+  app.all("/v1/job/:id/dispatch", byMethod({ PUT: dispatch, POST: dispatch }));
+  const force = (request: FastifyRequest) => forcePeriodic(context, request);
+  app.all("/v1/job/:id/periodic/force", byMethod({ PUT: force, POST: force }));
   app.all("/v1/deployments", byMethod({ GET: listOf(deploymentsEndpoint) }));
   app.all(
     "/v1/agent/members",

@@ -6,7 +6,9 @@
  * client sent is kept; blocks the agent does not model are kept as sent.
  *
  * - The job: Name is the ID, Priority 50, Type service, Datacenters `["*"]`, NodePool `default`;
- *   empty Meta, Constraints, Affinities and Spreads are none. A service or system job without an
+ *   empty Meta, Constraints, Affinities and Spreads are none; a parameterized block's payload
+ *   rule is `optional` by default; `ParentID`, `Dispatched` and `DispatchIdempotencyToken` are
+ *   the server's to set (`ApiJobToStructJob` does not carry them over). A service or system job without an
  *   update block gets `DefaultUpdateStrategy`; an update block's unset fields take its values.
  * - Each task group: Count 1 (or its scaling Min); the job's update block with the group's own
  *   over it (a group inherits the job's unless it is all zero); the job's `Reschedule` and
@@ -107,6 +109,7 @@ export function canonicalizeJob(job: JsonObject, namespace: string, region: stri
   };
   const datacenters = Array.isArray(job.Datacenters) && job.Datacenters.length > 0 ? job.Datacenters : ["*"];
   const periodic = block(job.Periodic);
+  const parameterized = block(job.ParameterizedJob);
   const written = present(JOB, {
     ...job,
     Stop: job.Stop === true,
@@ -125,6 +128,11 @@ export function canonicalizeJob(job: JsonObject, namespace: string, region: stri
     TaskGroups: Array.isArray(job.TaskGroups) ? job.TaskGroups.map((group: unknown) => canonicalizeGroup(block(group) ?? {}, context)) : [],
     Update: context.update,
     Periodic: periodic === null ? null : { Enabled: true, SpecType: "cron", ProhibitOverlap: false, TimeZone: "UTC", ...periodic },
+    ParameterizedJob: parameterized === null ? null : { ...parameterized, Payload: text(parameterized.Payload, "") || "optional" },
+    // What the server sets of a child (`ApiJobToStructJob` does not carry them over).
+    ParentID: "",
+    Dispatched: false,
+    DispatchIdempotencyToken: "",
     Meta: block(job.Meta) === null ? null : orNone(job.Meta),
   });
   // The spec is the job without what the server sets. The cast is the JSON boundary: `present` gives untyped JSON, here

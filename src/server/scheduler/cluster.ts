@@ -5,8 +5,8 @@
  * `register.ts` (the job endpoint), `generic-sched.ts`, `reconciler.ts`, `reschedule.ts`,
  * `alloc-names.ts`, `placement.ts` and `plan.ts` (the scheduler), `blocked.ts` (blocked
  * evaluations, nodes down), `deployment-watcher.ts`, `client.ts` (the simulated clients),
- * `rules.ts` (scenario rules) and `state.ts` (the state store's rules); this class decides when
- * each runs.
+ * `rules.ts` (scenario rules), `periodic.ts` and `dispatch.ts` (periodic and parameterized jobs'
+ * children) and `state.ts` (the state store's rules); this class decides when each runs.
  *
  * Timeline of a service job registered at index N (delay D, an agent option), one write each:
  * - N: the job (pending) and a pending evaluation;
@@ -30,7 +30,7 @@
  * @module
  */
 import { randomUUID } from "node:crypto";
-import { invalid } from "../base/errors.js";
+import { invalid, missing } from "../base/errors.js";
 import type { Allocation, Deployment, Evaluation, Job, Namespace, Node } from "../state/model.js";
 import { RealClock, type Clock } from "../base/clock.js";
 import { changeStep, defaultLifecycle, RulePass, RULES_COST_PER_WRITE, SCENARIO_TABLES, stepTakes, type LifecycleStep, type LifecycleStepName, type LifecycleStepState, type ScenarioRuleState } from "./scenarios.js";
@@ -45,6 +45,8 @@ import { ACTIVE_DEPLOYMENT, registered } from "./state.js";
 import { fingerprint, registrationTime } from "./fingerprint.js";
 import { RULE_STEP_PREFIX, ScenarioRules } from "./rules.js";
 import { StepQueue } from "./timers.js";
+import { launchPeriodic, PERIODIC_STEP_PREFIX, PeriodicDispatch } from "./periodic.js";
+import { dispatch, type DispatchRequest, type DispatchResponse } from "./dispatch.js";
 import type { SchedulerContext } from "./state.js";
 
 export { CLIENT_DESCRIPTIONS, DEPLOYMENT_DESCRIPTIONS, isTerminal } from "./state.js";
@@ -74,6 +76,8 @@ export class Cluster {
   /** The scheduled steps, by name (one of each). */
   readonly #steps: StepQueue;
   readonly #rules: ScenarioRules;
+  /** The periodic jobs' launches (see `periodic.ts`). */
+  readonly #periodic: PeriodicDispatch;
   /** The built-in lifecycle's steps, as a test left them. */
   #lifecycle = defaultLifecycle();
   #leading = false;
@@ -100,6 +104,7 @@ export class Cluster {
       });
     });
     this.#rules = new ScenarioRules(this.#context, this.#steps);
+    this.#periodic = new PeriodicDispatch(this.#context, this.#steps);
     this.#unsubscribe = store.subscribe((write) => this.#observe(write));
   }
 
@@ -145,6 +150,26 @@ export class Cluster {
   /** Stops or purges a job (`DELETE /v1/job/<id>`; see `register.ts`). */
   deregister(namespace: string, id: string, options: { readonly purge: boolean; readonly evalPriority?: number }): Promise<DeregisterResponse> {
     return deregister(this.#context, namespace, id, options);
+  }
+
+  /** Dispatches a parameterized job (`PUT /v1/job/<id>/dispatch`; see `dispatch.ts`). */
+  dispatch(namespace: string, request: DispatchRequest): Promise<DispatchResponse> {
+    return dispatch(this.#context, namespace, request);
+  }
+
+  /**
+   * Launches a periodic job now (`PUT /v1/job/<id>/periodic/force`; see `periodic.ts`), whatever
+   * its overlap rule, as the reference's `ForceEval` does.
+   *
+   * @throws a `not_found` refusal for a job that does not exist, an `invalid` one with the
+   *   reference's text for a job that is not periodic or not launched (disabled, stopped).
+   */
+  async forcePeriodic(namespace: string, id: string): Promise<{ readonly EvalID: string; readonly EvalCreateIndex: number; readonly Index: number }> {
+    const launched = await launchPeriodic(this.#context, namespacedKey(namespace, id), this.clock.nowMs(), true);
+    if (launched === "not found") throw missing("job not found");
+    if (launched === "not periodic") throw invalid("can't force launch non-periodic job");
+    if (launched === "not tracked" || launched === undefined) throw invalid(`force launch for job ${JSON.stringify(id)} failed: can't force run non-tracked job ${JSON.stringify(id)} (${namespace})`);
+    return { EvalID: launched.evaluation.ID, EvalCreateIndex: launched.index, Index: launched.index };
   }
 
   /** A deployment action: fail, pause or resume, promote (see `deployment-watcher.ts`). */
@@ -206,6 +231,8 @@ export class Cluster {
   #takeUp(): void {
     if (!this.#active) return;
     const pass = this.#pass();
+    // A new leader launches what fell due while nobody led, then tracks every periodic job.
+    this.#periodic.restore(this.store.tables.jobs.values());
     this.#scheduleAll(pass);
     this.#rules.considerAll(pass, (kind) => this.store.tables[SCENARIO_TABLES[kind]].values());
   }
@@ -278,7 +305,8 @@ export class Cluster {
   #observe(write: AppliedWrite): void {
     if (!this.#active) return;
     const rows = <Row>(changes: ReadonlyMap<string, Row | undefined> | undefined) => [...(changes?.values() ?? [])].filter((row): row is Row => row !== undefined);
-    const { evals, allocs, deployment, nodes } = write.changes;
+    const { evals, allocs, deployment, nodes, jobs } = write.changes;
+    this.#periodic.track(rows(jobs));
     // One budget for the write's rows: the steps first, then the rules in the order added.
     const pass = this.#pass(write.index);
     this.#schedule(pass, rows(evals), rows(allocs), rows(deployment), rows(nodes));
@@ -308,6 +336,7 @@ export class Cluster {
   /** Schedules what every row of the state waits for (see {@link Cluster.#schedule}). */
   #scheduleAll(pass: RulePass): void {
     const { tables } = this.store;
+    this.#periodic.track(tables.jobs.values());
     this.#schedule(pass, tables.evals.values(), tables.allocs.values(), tables.deployment.values(), tables.nodes.values());
   }
 
@@ -407,10 +436,11 @@ export class Cluster {
   /**
    * Runs the pending steps of the simulated scheduler now, in order (for the demo data): all of
    * the deployment lifecycle's, or with `immediateOnly` only the evaluations, leaving placements to
-   * their timers. Allocations' ends (`bexpr.run_for`) and scenario rules keep their times.
+   * their timers. Allocations' ends (`bexpr.run_for`), scenario rules and periodic launches keep their times.
    */
   settle(immediateOnly = false): Promise<void> {
-    return this.#steps.settle((name) => !name.startsWith("finish ") && !name.startsWith(RULE_STEP_PREFIX), immediateOnly);
+    // A periodic launch schedules the next one: settling them would never end.
+    return this.#steps.settle((name) => !name.startsWith("finish ") && !name.startsWith(RULE_STEP_PREFIX) && !name.startsWith(PERIODIC_STEP_PREFIX), immediateOnly);
   }
 
   /** Stops the scheduler and wakes every waiting blocking query. */

@@ -15,6 +15,8 @@ import { invalid } from "../base/errors.js";
 import type { JobSpec, JsonObject, TaskGroup } from "../state/model.js";
 import { integer } from "./canonicalize.js";
 import { formatErrors } from "../../go/multierror.js";
+import { validatePeriodic } from "./cron.js";
+import { validateParameterized } from "./parameterized.js";
 
 export { canonicalizeJob } from "./canonicalize.js";
 export { DEFAULT_UPDATE_STRATEGY } from "../../structs/job-blocks.js";
@@ -161,11 +163,16 @@ export function validateJob(job: JobSpec, namespaceExists: boolean): string[] {
     const groupErrors = validateTaskGroup(group);
     if (groupErrors.length > 0) errors.push(`Task group ${group.Name} validation failed: ${formatErrors(groupErrors)}`);
   }
-  if (job.Periodic !== null && job.Periodic.Enabled !== false && job.Type !== "batch" && job.Type !== "sysbatch") {
-    errors.push('Periodic can only be used with "batch" or "sysbatch" scheduler');
+  if (job.Periodic !== null && job.Periodic.Enabled !== false) {
+    if (job.Type !== "batch" && job.Type !== "sysbatch") errors.push('Periodic can only be used with "batch" or "sysbatch" scheduler');
+    // The block's own errors are one item: its multi-error's text.
+    const periodicErrors = validatePeriodic(job.Periodic);
+    if (periodicErrors.length > 0) errors.push(formatErrors(periodicErrors));
   }
-  if (job.ParameterizedJob !== null && job.Type !== "batch" && job.Type !== "sysbatch") {
-    errors.push('Parameterized job can only be used with "batch" or "sysbatch" scheduler');
+  if (job.ParameterizedJob !== null && !job.Dispatched) {
+    if (job.Type !== "batch" && job.Type !== "sysbatch") errors.push('Parameterized job can only be used with "batch" or "sysbatch" scheduler');
+    const parameterizedErrors = validateParameterized(job.ParameterizedJob);
+    if (parameterizedErrors.length > 0) errors.push(formatErrors(parameterizedErrors));
   }
   if (job.Type === "_core") errors.push("job type cannot be core");
   if (job.Priority < 1 || job.Priority > 100) errors.push("job priority must be between [1, 100]");

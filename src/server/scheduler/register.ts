@@ -14,7 +14,7 @@ import type { Evaluation, Job, JobSpec, JsonObject } from "../state/model.js";
 import { namespacedKey, type Transaction } from "../state/store.js";
 import { formatErrors } from "../../go/multierror.js";
 import { canonicalizeJob, specChanged, validateJob, type RegisterRequest } from "./job-spec.js";
-import { newEvaluation, putJob, putSummary, type SchedulerContext } from "./state.js";
+import { countChild, isParameterized, newEvaluation, putJob, putSummary, type SchedulerContext } from "./state.js";
 
 /** The versions of a job kept (the reference's `JobDefaultTrackedVersions`), and its newest stable one. */
 export const MAX_JOB_VERSIONS = 6;
@@ -88,11 +88,9 @@ function planRegistration(context: SchedulerContext, spec: JobSpec, request: Reg
   // Invalid jobs are client mistakes: 400, where the reference answers 500 (decisions table).
   if (errors.length > 0) throw invalid(formatErrors(errors));
   if (request.enforceIndex) enforceIndex(previous, request.jobModifyIndex);
-  if (previous !== undefined && previous.Type !== spec.Type) {
-    throw invalid(`cannot update job from type ${JSON.stringify(previous.Type)} to ${JSON.stringify(spec.Type)}`);
-  }
+  if (previous !== undefined) validateJobUpdate(previous, spec);
   const changed = previous === undefined || specChanged(previous, spec);
-  const needsEval = spec.Periodic === null && spec.ParameterizedJob === null;
+  const needsEval = spec.Periodic === null && !isParameterized(spec);
   return changed || needsEval ? { changed, needsEval } : undefined;
 }
 
@@ -168,6 +166,21 @@ export function putVersion(state: Transaction<"jobs" | "job_versions">, key: str
   for (const version of versions.slice(MAX_JOB_VERSIONS)) if (version !== newestStable) state.job_versions.delete(`${key}\u0000${version.Version}`);
 }
 
+/**
+ * The reference's `validateJobUpdate`: a job keeps its type, and stays periodic or not,
+ * parameterized or not, dispatched or not (`Dispatched` is dropped from what a client sends, so
+ * a dispatched child cannot be registered again).
+ */
+function validateJobUpdate(previous: Job, spec: JobSpec): void {
+  if (previous.Type !== spec.Type) throw invalid(`cannot update job from type ${JSON.stringify(previous.Type)} to ${JSON.stringify(spec.Type)}`);
+  const periodic = (job: JobSpec) => job.Periodic !== null;
+  if (periodic(previous) && !periodic(spec)) throw invalid("cannot update periodic job to being non-periodic");
+  if (!periodic(previous) && periodic(spec)) throw invalid("cannot update non-periodic job to being periodic");
+  if (isParameterized(previous) && !isParameterized(spec)) throw invalid("cannot update parameterized job to being non-parameterized");
+  if (!isParameterized(previous) && isParameterized(spec)) throw invalid("cannot update non-parameterized job to being parameterized");
+  if (previous.Dispatched !== spec.Dispatched) throw invalid("field 'Dispatched' is read-only");
+}
+
 /** `EnforceIndex`: the job must be at the modify index the client says (0: must not exist). */
 function enforceIndex(previous: Job | undefined, expected: number): void {
   const prefix = `Enforcing job modify index ${expected}`;
@@ -193,9 +206,11 @@ export async function deregister(context: SchedulerContext, namespace: string, i
     const job = state.jobs.get(key);
     if (job === undefined) return undefined;
     const now = clock.nowNs();
-    const needsEval = job.Periodic === null && job.ParameterizedJob === null;
+    const needsEval = job.Periodic === null && !isParameterized(job);
     if (options.purge) {
       state.jobs.delete(key);
+      // A child purged counts as dead in its parent's summary (`DeleteJobTxn`).
+      if (job.ParentID !== "") countChild(state, job, job.Status, "dead");
       state.job_summary.delete(key);
       for (const alloc of [...state.allocs.group(key).values()]) state.allocs.delete(alloc.ID);
       for (const deployment of [...state.deployment.group(key).values()]) state.deployment.delete(deployment.ID);

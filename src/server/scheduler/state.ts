@@ -12,7 +12,7 @@
  * @module
  */
 import { randomUUID } from "node:crypto";
-import type { Allocation, ClientStatus, Deployment, DeploymentState, Evaluation, Job, JobSpec, Node, TaskGroupSummary, TaskRun } from "../state/model.js";
+import type { Allocation, ClientStatus, Deployment, DeploymentState, Evaluation, Job, JobSpec, JobSummary, Node, TaskGroupSummary, TaskRun } from "../state/model.js";
 import { goTime } from "../../go/time.js";
 import { namespacedKey, type Store, type Tables, type Transaction } from "../state/store.js";
 import type { Clock } from "../base/clock.js";
@@ -100,13 +100,18 @@ export function newEvaluation(clock: Clock, index: number, fields: EvaluationFie
   return { ID: randomUUID(), Status: "pending", ...fields, CreateIndex: index, ModifyIndex: index, CreateTime: now, ModifyTime: now };
 }
 
+/** The reference's `Job.IsParameterized`: a parameterized block, and not a dispatched child (which carries its parent's block). */
+export function isParameterized(job: JobSpec): boolean {
+  return job.ParameterizedJob !== null && !job.Dispatched;
+}
+
 /**
  * The reference's job status: system, periodic and parameterized jobs run unless stopped; other
  * jobs run while a deployment is active or an allocation has not finished, are pending while an
  * evaluation is, dead once their work is done (or stopped), and pending before any.
  */
 export function jobStatus(tables: Tables, job: JobSpec, state: Partial<Transaction<"deployment" | "allocs" | "evals">>): string {
-  if (job.Type === "system" || job.Periodic !== null || job.ParameterizedJob !== null) return job.Stop ? "dead" : "running";
+  if (job.Type === "system" || job.Periodic !== null || isParameterized(job)) return job.Stop ? "dead" : "running";
   const key = namespacedKey(job.Namespace, job.ID);
   // The write's own changes first: the tables it names are read through its transaction.
   const deployments = [...(state.deployment ?? tables.deployment).group(key).values()];
@@ -119,10 +124,33 @@ export function jobStatus(tables: Tables, job: JobSpec, state: Partial<Transacti
   return "pending";
 }
 
-/** Stores a job with its status as the reference computes it. */
-export function putJob(context: SchedulerContext, state: Transaction<"jobs"> & Partial<Transaction<"deployment" | "allocs" | "evals">>, job: Job): void {
+/**
+ * Stores a job with its status as the reference computes it. A child of a periodic or
+ * parameterized job whose status changes moves from one count of its parent's summary to the
+ * other (`setJobSummary`), in the same write when it names the summaries (every write that can
+ * change a batch job's status does).
+ */
+export function putJob(context: SchedulerContext, state: Transaction<"jobs"> & Partial<Transaction<"deployment" | "allocs" | "evals" | "job_summary">>, job: Job): void {
   const status = jobStatus(context.store.tables, job, state);
+  const before = state.jobs.get(namespacedKey(job.Namespace, job.ID))?.Status ?? "";
   state.jobs.put(status === job.Status ? job : { ...job, Status: status, ModifyIndex: state.index });
+  if (job.ParentID !== "" && status !== before && state.job_summary !== undefined) countChild(state as Transaction<"job_summary">, job, before, status);
+}
+
+/** The children counts of a job's summary, by the job status each counts. */
+const CHILDREN_FIELDS: Readonly<Record<string, keyof JobSummary["Children"]>> = { pending: "Pending", running: "Running", dead: "Dead" };
+
+/** Moves a child from its old status's count (none for a new child) to its new one in its parent's summary, when the parent still has one. */
+export function countChild(state: Transaction<"job_summary">, child: JobSpec, before: string, after: string): void {
+  const key = namespacedKey(child.Namespace, child.ParentID);
+  const summary = state.job_summary.get(key);
+  if (summary === undefined) return;
+  const children = { ...summary.Children };
+  const from = CHILDREN_FIELDS[before];
+  const to = CHILDREN_FIELDS[after];
+  if (from !== undefined) children[from] = Math.max(0, children[from] - 1);
+  if (to !== undefined) children[to] += 1;
+  state.job_summary.put({ ...summary, Children: children, ModifyIndex: state.index });
 }
 
 /** Stores the job's summary with a count for each of its task groups (the counts it had kept). */
