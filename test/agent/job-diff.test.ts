@@ -85,13 +85,18 @@ describe("diffJobs: an unchanged job", () => {
 });
 
 describe("diffJobs: the job's fields", () => {
+  it("shows a change of ParentID (from empty: Added), which the server sets (a registration's is dropped)", () => {
+    const diff = diffJobs(job(), job({}, { ParentID: "batch-parent" }));
+    expect(diff.Type).toBe("Edited");
+    expect(diff.Fields).toEqual([field("Added", "ParentID", "", "batch-parent")]);
+  });
+
   it.each<[string, JsonObject, FieldDiff]>([
     ["Priority", { Priority: 70 }, field("Edited", "Priority", "50", "70")],
     ["AllAtOnce", { AllAtOnce: true }, field("Edited", "AllAtOnce", "false", "true")],
     ["Stop", { Stop: true }, field("Edited", "Stop", "false", "true")],
     ["Name", { Name: "frontend" }, field("Edited", "Name", "web", "frontend")],
     ["NodePool", { NodePool: "gpu" }, field("Edited", "NodePool", "default", "gpu")],
-    ["ParentID (from empty: Added)", { ParentID: "batch-parent" }, field("Added", "ParentID", "", "batch-parent")],
     ["a Meta key added", { Meta: { team: "ops" } }, field("Added", "Meta[team]", "", "ops")],
   ])("shows a change of %s as a field with Old and New texts", (_name, spec, expected) => {
     const diff = diffJobs(job(), job(spec));
