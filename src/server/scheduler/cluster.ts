@@ -36,7 +36,7 @@ import { processEvaluation } from "./generic-sched.js";
 import { nodesDown, unblock } from "./blocked.js";
 import { fateOf, finishAllocation, runAllocations, stopAllocations } from "./client.js";
 import { ACTIVE_DEPLOYMENT, registered } from "./state.js";
-import { fingerprint, registrationTime } from "./fingerprint.js";
+import { fingerprint, registrationTime, SIMULATED_ATTRIBUTES } from "./fingerprint.js";
 import { RULE_STEP_PREFIX, ScenarioRules } from "./rules.js";
 import { StepQueue } from "./timers.js";
 import type { SchedulerContext } from "./state.js";
@@ -120,7 +120,7 @@ export class Cluster {
           SchedulingEligibility: "eligible",
           Drain: false,
           Version: "1.9.4",
-          Attributes: { "kernel.name": "linux", "cpu.arch": "amd64", "os.name": "debian", "driver.docker": "1", "driver.exec": "1" },
+          Attributes: { ...SIMULATED_ATTRIBUTES },
           ...fingerprint({ Address: address }),
           Meta: {},
           ...registered(registeredAt, 1),
