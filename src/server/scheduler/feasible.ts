@@ -107,7 +107,7 @@ export interface Target {
  * `${`; `${node.unique.id}`, `${node.unique.name}`, `${node.datacenter}`, `${node.class}`,
  * `${node.pool}`, `${attr.<name>}` and `${meta.<name>}`; anything else is missing.
  */
-export function resolveTarget(target: string, node: Pick<Node, "ID" | "Name" | "Datacenter" | "NodeClass" | "NodePool" | "Attributes" | "Meta">): Target {
+export function resolveTarget(target: string, node: Pick<Node, "ID" | "Name" | "Datacenter" | "NodeClass" | "NodePool" | "Attributes" | "Meta" | "Version">): Target {
   if (!target.startsWith("${")) return { value: target, found: true };
   switch (target) {
     case "${node.unique.id}":
@@ -123,7 +123,12 @@ export function resolveTarget(target: string, node: Pick<Node, "ID" | "Name" | "
   }
   // Only a trailing `}` is trimmed, as `strings.TrimSuffix` does.
   const name = (prefix: string) => target.slice(prefix.length, target.endsWith("}") ? -1 : undefined);
-  if (target.startsWith("${attr.")) return lookup(node.Attributes, name("${attr."));
+  if (target.startsWith("${attr.")) {
+    const attribute = name("${attr.");
+    // The client fingerprints its own version as an attribute; the agent keeps it as the node's `Version`.
+    if (attribute === "nomad.version" && !Object.hasOwn(node.Attributes, attribute)) return { value: node.Version, found: true };
+    return lookup(node.Attributes, attribute);
+  }
   if (target.startsWith("${meta.")) return lookup(node.Meta, name("${meta."));
   return { value: "", found: false };
 }
