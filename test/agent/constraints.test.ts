@@ -93,3 +93,23 @@ describe("placement on feasible nodes with room", () => {
     expect((await failed(id))!.g).toMatchObject({ NodesEvaluated: 3, NodesExhausted: 0, DimensionExhausted: null, ...expected });
   });
 });
+
+describe("room freed on a node", () => {
+  const agent = useAgent({ clock: "manual", placementDelayMs: 1000, nodes: 1 });
+  const read = async <T = Item>(path: string) => parseJson((await agent.get(path)).text) as T;
+
+  it("unblocks the evaluation of a job that found no room, as the reference does when a client reports an allocation finished", async () => {
+    await agent.register(constrained("hog", 1, {}, { Resources: { CPU: 100, MemoryMB: 10_000 } }));
+    await settled(agent.url);
+    await agent.register(constrained("waiting", 1, {}, { Resources: { CPU: 100, MemoryMB: 10_000 } }));
+    await settled(agent.url);
+    expect(await read<Item[]>("/v1/job/waiting/allocations")).toEqual([]);
+    expect((await read<Item[]>("/v1/job/waiting/evaluations")).find((each) => each.Status === "blocked")).toMatchObject({ FailedTGAllocs: { g: { DimensionExhausted: { memory: 1 } } } });
+    expect((await agent.put("/v1/job/hog", "", { method: "DELETE" })).status).toBe(200);
+    await settled(agent.url);
+    await agent.agent.clock.advance("1s");
+    await settled(agent.url);
+    expect((await read<Item[]>("/v1/job/waiting/allocations")).map((alloc) => alloc.NodeName)).toEqual(["client-1"]);
+    expect((await read<Item[]>("/v1/job/waiting/evaluations")).some((each) => each.Status === "blocked")).toBe(false);
+  });
+});

@@ -240,6 +240,11 @@ describe("distinct_property (TestDistinctPropertyIterator_JobDistinctProperty)",
   });
 });
 
+/** What an allocation of one main task `t` was given. */
+function given(cpu: number, memory: number): Allocation["AllocatedResources"] {
+  return { Tasks: { t: { Cpu: { CpuShares: cpu, ReservedCores: null }, Memory: { MemoryMB: memory, MemoryMaxMB: 0 }, Networks: null, Devices: null } }, TaskLifecycles: {}, Shared: { DiskMB: 300, Networks: null, Ports: null } };
+}
+
 describe("the stack", () => {
   const job = (fields: Partial<Job> = {}) => ({ ID: "web", Namespace: "default", NodePool: "default", Constraints: null, Affinities: null, Spreads: null, ...fields }) as Job;
   const group = (fields: Record<string, unknown> = {}): TaskGroup => ({ Name: "g", Count: 3, Tasks: [{ Name: "t", Driver: "exec", Resources: { CPU: 100, MemoryMB: 256 } }], EphemeralDisk: { SizeMB: 300 }, ...fields });
@@ -273,10 +278,10 @@ describe("the stack", () => {
       const selection = stack.select(group());
       if (!selection.ok) throw new Error("not placed");
       chosen.push(selection.node.ID);
-      usage.record(alloc({ ID: `web-${i}`, JobID: "web", NodeID: selection.node.ID, AllocatedResources: { Tasks: { t: { Cpu: { CpuShares: 100, ReservedCores: null }, Memory: { MemoryMB: 256, MemoryMaxMB: 0 }, Networks: null, Devices: null } }, TaskLifecycles: { t: null }, Shared: { DiskMB: 300, Networks: null, Ports: null } } as Allocation["AllocatedResources"] }));
+      usage.record(alloc({ ID: `web-${i}`, JobID: "web", NodeID: selection.node.ID, AllocatedResources: given(100, 256) }));
     }
     expect(chosen).toEqual(["n1", "n2", "n3"]);
-    usage.record(alloc({ ID: "big", JobID: "other", NodeID: "n2", AllocatedResources: { Tasks: { t: { Cpu: { CpuShares: 4000, ReservedCores: null }, Memory: { MemoryMB: 8000, MemoryMaxMB: 0 }, Networks: null, Devices: null } }, TaskLifecycles: { t: null }, Shared: { DiskMB: 300, Networks: null, Ports: null } } as Allocation["AllocatedResources"] }));
+    usage.record(alloc({ ID: "big", JobID: "other", NodeID: "n2", AllocatedResources: given(4000, 8000) }));
     const packed = new Stack({ job: job({ ID: "api" }), nodes, usage }).select(group());
     expect(packed.ok && packed.node.ID).toBe("n2");
   });

@@ -35,7 +35,7 @@ import { allowReplacements, completeDeployment, lastPlacedMs, META_FAIL_DEPLOYME
 import { processEvaluation } from "./generic-sched.js";
 import { nodesDown, unblock } from "./blocked.js";
 import { fateOf, finishAllocation, runAllocations, stopAllocations } from "./client.js";
-import { ACTIVE_DEPLOYMENT, registered } from "./state.js";
+import { ACTIVE_DEPLOYMENT, isTerminal, registered } from "./state.js";
 import { fingerprint, registrationTime, SIMULATED_ATTRIBUTES } from "./fingerprint.js";
 import { RULE_STEP_PREFIX, ScenarioRules } from "./rules.js";
 import { StepQueue } from "./timers.js";
@@ -342,6 +342,8 @@ export class Cluster {
     const placed = new Map<string, Allocation[]>();
     for (const alloc of allocs) {
       const jobKey = namespacedKey(alloc.Namespace, alloc.JobID);
+      // An allocation that stopped running frees room on its node, which a blocked evaluation may be waiting for.
+      if (isTerminal(alloc)) this.#steps.defer("unblock-capacity", 0, () => unblock(context, "capacity"));
       if (alloc.DesiredStatus !== "run") {
         if (alloc.ClientStatus === "pending" || alloc.ClientStatus === "running") this.#steps.defer(`stop ${jobKey}`, 0, () => stopAllocations(context, jobKey));
         continue;

@@ -328,12 +328,14 @@ export class Stack {
       details.set(spread.Attribute, { weight: spread.Weight, desired });
     }
     const sets = spreads.map((spread) => new PropertySet(spread.Attribute, group.Name, 0, new Set(spread.SpreadTarget.map((target) => target.Value))));
+    // The values in use are counted once for the choice, not once for each node ranked.
+    const jobAllocs = [...usage.jobAllocs(job.Namespace, job.ID)];
+    const uses = sets.map((set) => set.used(jobAllocs, (id) => this.#nodeOf(id)));
     let lowestBoost = -1;
     return (node) => {
-      const jobAllocs = [...usage.jobAllocs(job.Namespace, job.ID)];
       let total = 0;
-      for (const set of sets) {
-        const use = set.used(jobAllocs, (id) => this.#nodeOf(id));
+      for (const [i, set] of sets.entries()) {
+        const use = uses[i]!;
         const value = propertyOf(node, set.property);
         if (!value.found) {
           total -= 1;
