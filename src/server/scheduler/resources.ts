@@ -58,6 +58,8 @@ interface NodeUsage {
   readonly cores: Set<number>;
   /** The node's proposed allocations (`ProposedAllocs`): those that run there, less those the plan stops, and the plan's own. */
   readonly allocs: Allocation[];
+  /** What they weigh together (`AllocsFit`'s `used`), kept as they are added so that a node's room is read at once. */
+  readonly used: { cpu: number; memory: number; disk: number };
 }
 
 /**
@@ -79,18 +81,23 @@ export class NodeUsageIndex {
       this.#byNode = new Map();
       for (const alloc of this.allocations()) {
         if (alloc.DesiredStatus !== "run" || ["complete", "failed", "lost"].includes(alloc.ClientStatus)) continue;
-        this.of(alloc.NodeID).allocs.push(alloc);
+        this.record(alloc);
         if (alloc.AllocatedResources !== undefined) this.add(alloc.NodeID, alloc.AllocatedResources);
       }
     }
     let usage = this.#byNode.get(nodeId);
-    if (usage === undefined) this.#byNode.set(nodeId, (usage = { ports: new Set(), cores: new Set(), allocs: [] }));
+    if (usage === undefined) this.#byNode.set(nodeId, (usage = { ports: new Set(), cores: new Set(), allocs: [], used: { cpu: 0, memory: 0, disk: 0 } }));
     return usage;
   }
 
-  /** Counts an allocation the plan places among its node's (its ports and cores were counted when they were given). */
+  /** Counts an allocation among its node's, and what it weighs there (the ports and cores of one the plan places were counted when they were given). */
   record(alloc: Allocation): void {
-    this.of(alloc.NodeID).allocs.push(alloc);
+    const usage = this.of(alloc.NodeID);
+    usage.allocs.push(alloc);
+    const weight = comparableResources(alloc.AllocatedResources);
+    usage.used.cpu += weight.cpu;
+    usage.used.memory += weight.memory;
+    usage.used.disk += weight.disk;
   }
 
   /** The proposed allocations of one job, on every node. */
@@ -240,7 +247,7 @@ export function allocateResources(group: TaskGroup, node: Node, usage: NodeUsage
   const held = (): NodeUsage => {
     if (commit) return usage.of(node.ID);
     const real = usage.of(node.ID);
-    return (trial ??= { ports: new Set(real.ports), cores: new Set(real.cores), allocs: real.allocs });
+    return (trial ??= { ports: new Set(real.ports), cores: new Set(real.cores), allocs: real.allocs, used: real.used });
   };
   const disk = integer(block(group.EphemeralDisk)?.SizeMB) ?? 0;
   let shared: AllocatedResources["Shared"] = { Networks: null, DiskMB: disk, Ports: null };

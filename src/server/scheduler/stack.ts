@@ -20,14 +20,15 @@
  *    runs), the rescheduling penalty (-1 on the nodes a replaced allocation failed on), node
  *    affinities (the weights of those met, over the sum of their magnitudes) and spreads (the
  *    reference's boost toward each target's share, or toward the least used value); the score is
- *    their average (`ScoreNormalizationIterator`).
+ *    their average (`ScoreNormalizationIterator`);
+ * 5. the choice (`LimitIterator`, `MaxScoreIterator`): the first few nodes that rank (2, or log2
+ *    of the nodes for a service job; at least 100 with affinities or spreads), passing over up to
+ *    3 that score 0 or less while later ones come, and the best of them, the first on a tie. A
+ *    system job's stack takes its one node if it fits.
  *
  * Where the agent differs, so that a placement is the same on every run: the reference shuffles
- * the nodes and ranks only the first few that fit (`LimitIterator`: 2, or log2 of the nodes for
- * a service job, more with affinities or spreads, skipping up to 3 with a score of 0 or below),
- * taking the best of those (`MaxScoreIterator`); the agent ranks every node that fits, in the
- * order of the node table, and takes the best, the first one on a tie. The failed placement's
- * counts are the reference's, since a failed placement evaluates every node in both.
+ * the nodes first (`ShuffleNodes`); the agent takes them in the order of the node table. A failed
+ * placement's counts are the reference's, since it evaluates every node in both.
  *
  * @module
  */
@@ -35,7 +36,7 @@ import type { Job, JsonObject, Node, TaskGroup } from "../state/model.js";
 import { affinitiesOf, computedClass, ConstraintCache, constraintName, constraintsOf, distinctHosts, escapesClass, FILTER_CLASS_INELIGIBLE, FILTER_DRIVERS, groupConstraints, hasDrivers, meetsConstraint, OPERANDS, propertyOf, PropertySet, spreadsOf, unmetConstraint, wantsDistinctHosts, type Constraint } from "./feasible.js";
 import { fingerprintResources } from "./fingerprint.js";
 import { integer } from "./canonicalize.js";
-import { allocateResources, comparableResources, freeCores, type NodeUsageIndex } from "./resources.js";
+import { allocateResources, comparableResources, freeCores, type ComparableResources, type NodeUsageIndex } from "./resources.js";
 
 /** The best fit's score (`binPackingMaxFitScore`): both CPU and memory full. */
 const BIN_PACKING_MAX_FIT_SCORE = 18;
@@ -120,6 +121,49 @@ function bump(counts: Map<string, number>, key: string): void {
   counts.set(key, (counts.get(key) ?? 0) + 1);
 }
 
+/** A node that passed the checks and has room, with its final score. */
+interface RankedNode {
+  readonly node: Node;
+  readonly score: number;
+}
+
+/** The reference's default `NodeLimitForFeasibilityChecks`: how many fitting nodes a group with affinities or spreads ranks at least. */
+const NODE_LIMIT_FOR_FEASIBILITY_CHECKS = 100;
+
+/** A score at or below which the limit passes a node over while it can (`skipScoreThreshold`). */
+const SKIP_SCORE_THRESHOLD = 0;
+
+/** How many nodes at or below that score the limit passes over (`maxSkip`). */
+const MAX_SKIP = 3;
+
+/**
+ * The first `limit` ranked nodes (`LimitIterator.Next`): up to {@link MAX_SKIP} nodes scoring at
+ * or below {@link SKIP_SCORE_THRESHOLD} are passed over for later ones, and offered only once the
+ * nodes run out.
+ */
+function* limited(source: Iterator<RankedNode>, limit: number): Generator<RankedNode> {
+  const skipped: RankedNode[] = [];
+  let skippedIndex = 0;
+  const fromSource = () => {
+    const next = source.next();
+    return next.done === true ? undefined : next.value;
+  };
+  // The source's next node, or a skipped one once the source is exhausted.
+  const nextOption = () => fromSource() ?? (skippedIndex < skipped.length ? skipped[skippedIndex++] : undefined);
+  for (let seen = 0; seen < limit; ) {
+    let option = nextOption();
+    if (option === undefined) return;
+    while (option !== undefined && option.score <= SKIP_SCORE_THRESHOLD && skipped.length < MAX_SKIP) {
+      skipped.push(option);
+      option = fromSource();
+    }
+    seen++;
+    option ??= nextOption();
+    if (option === undefined) return;
+    yield option;
+  }
+}
+
 /** What a stack chooses among. */
 export interface StackInput {
   readonly job: Job;
@@ -155,6 +199,10 @@ function byDatacenter(nodes: readonly Node[]): Record<string, number> {
  * A job's scheduling stack for one evaluation: {@link Stack.select} chooses a node for an
  * allocation of a group. Verdicts on computed classes last as long as the stack (the reference's
  * `EvalEligibility`), so one stack serves one evaluation.
+ *
+ * A system scheduler places on each node in turn with a stack made with `system: true` and
+ * `select(group, { nodes: [node] })` (`SystemStack`: no `distinct_hosts`, no ranking), and records
+ * each allocation it places in the usage index (`usage.record`).
  */
 export class Stack {
   readonly #cache = new ConstraintCache();
@@ -165,11 +213,15 @@ export class Stack {
   /** Per group and computed class, whether the group's checks hold. */
   readonly #groupClasses = new Map<string, Map<string, boolean>>();
   readonly #nodesAvailable: Record<string, number>;
+  /** How many fitting nodes a choice ranks (`GenericStack.SetNodes`): 2, or log2 of the nodes for a service job; raised for affinities and spreads, and kept raised. */
+  #limit: number;
 
   constructor(private readonly input: StackInput) {
     this.#jobConstraints = constraintsOf(input.job.Constraints);
     this.#jobEscapes = escapesClass(this.#jobConstraints);
     this.#nodesAvailable = byDatacenter(input.nodes);
+    const count = input.nodes.length;
+    this.#limit = input.job.Type !== "batch" && count > 0 ? Math.max(2, Math.ceil(Math.log2(count))) : 2;
   }
 
   /** A node by ID. */
@@ -205,34 +257,42 @@ export class Stack {
     const jobAllocs = propertySets.length === 0 ? [] : [...usage.jobAllocs(job.Namespace, job.ID)];
     const propertyUse = propertySets.map((set) => set.used(jobAllocs, (id) => this.#nodeOf(id)));
     const ranking = system ? undefined : this.#ranking(group);
+    // What the group weighs is the same on every node, unless it reserves cores (whose speed is the node's).
+    const wantedCores = (Array.isArray(group.Tasks) ? (group.Tasks as JsonObject[]) : []).reduce((sum, task) => sum + (integer((task.Resources as JsonObject | undefined)?.Cores) ?? 0), 0);
+    let sameAsk: ComparableResources | undefined;
+    const askOn = (node: Node) => (wantedCores > 0 ? comparableResources(allocateResources(group, node, usage, undefined, false)) : (sameAsk ??= comparableResources(allocateResources(group, node, usage, undefined, false))));
 
-    let best: { node: Node; score: number } | undefined;
-    for (const node of nodes) {
-      metric.nodesEvaluated++;
-      const infeasible = this.#infeasible(node, group.Name, asked, groupEscapes, groupClasses);
-      if (infeasible !== undefined) {
-        metric.filter(node, infeasible);
-        continue;
+    // The nodes that pass the checks and have room, ranked, one at a time as the limit asks for them.
+    const ranked = function* (this: Stack): Generator<RankedNode> {
+      for (const node of nodes) {
+        metric.nodesEvaluated++;
+        const infeasible = this.#infeasible(node, group.Name, asked, groupEscapes, groupClasses);
+        if (infeasible !== undefined) {
+          metric.filter(node, infeasible);
+          continue;
+        }
+        if (!distinctHosts(usage.of(node.ID).allocs, job, group.Name, distinct)) {
+          metric.filter(node, OPERANDS.distinctHosts);
+          continue;
+        }
+        const unmetProperty = propertySets.map((set, i) => set.satisfies(node, propertyUse[i]!)).find((reason) => reason !== undefined);
+        if (unmetProperty !== undefined) {
+          metric.filter(node, unmetProperty);
+          continue;
+        }
+        const fit = this.#fit(node, wantedCores, askOn);
+        if (!fit.ok) {
+          metric.exhaust(node, fit.dimension);
+          continue;
+        }
+        const scores = [fit.score, ...(ranking?.(node, options.penaltyNodeIds) ?? [])];
+        yield { node, score: scores.reduce((sum, each) => sum + each, 0) / scores.length };
       }
-      const proposed = usage.of(node.ID).allocs;
-      if (!distinctHosts(proposed, job, group.Name, distinct)) {
-        metric.filter(node, OPERANDS.distinctHosts);
-        continue;
-      }
-      const unmetProperty = propertySets.map((set, i) => set.satisfies(node, propertyUse[i]!)).find((reason) => reason !== undefined);
-      if (unmetProperty !== undefined) {
-        metric.filter(node, unmetProperty);
-        continue;
-      }
-      const fit = this.#fit(node, group);
-      if (!fit.ok) {
-        metric.exhaust(node, fit.dimension);
-        continue;
-      }
-      const scores = [fit.score, ...(ranking?.(node, options.penaltyNodeIds) ?? [])];
-      const score = scores.reduce((sum, each) => sum + each, 0) / scores.length;
-      if (best === undefined || score > best.score) best = { node, score };
-    }
+    }.call(this);
+    // A system job's one node is taken if it fits; a generic job's best among the first few (`LimitIterator`, `MaxScoreIterator`).
+    if (!system && (ranking?.hasAffinitiesOrSpreads ?? false)) this.#limit = Math.max(this.#limit, group.Count < NODE_LIMIT_FOR_FEASIBILITY_CHECKS ? NODE_LIMIT_FOR_FEASIBILITY_CHECKS : group.Count);
+    let best: RankedNode | undefined;
+    for (const option of system ? ranked : limited(ranked, this.#limit)) if (best === undefined || option.score > best.score) best = option;
     return best === undefined ? { ok: false, metric } : { ok: true, ...best };
   }
 
@@ -258,18 +318,13 @@ export class Stack {
     return reason;
   }
 
-  /** Whether the group fits on the node beside its proposed allocations (`BinPackIterator`, `AllocsFit`), and how well (`ScoreFitBinPack`, normalised). */
-  #fit(node: Node, group: TaskGroup): { readonly ok: true; readonly score: number } | { readonly ok: false; readonly dimension: string } {
+  /** Whether the group (asking `wantedCores` cores, and what `askOn` says it weighs on a node) fits on the node beside its proposed allocations (`BinPackIterator`, `AllocsFit`), and how well (`ScoreFitBinPack`, normalised). */
+  #fit(node: Node, wantedCores: number, askOn: (node: Node) => ComparableResources): { readonly ok: true; readonly score: number } | { readonly ok: false; readonly dimension: string } {
     const { usage } = this.input;
-    const wantedCores = (Array.isArray(group.Tasks) ? (group.Tasks as JsonObject[]) : []).reduce((sum, task) => sum + (integer((task.Resources as JsonObject | undefined)?.Cores) ?? 0), 0);
     if (wantedCores > 0 && freeCores(node, usage) < wantedCores) return { ok: false, dimension: "cores" };
-    const used = { cpu: 0, memory: 0, disk: 0 };
-    for (const alloc of [...usage.of(node.ID).allocs.map((each) => each.AllocatedResources), allocateResources(group, node, usage, undefined, false)]) {
-      const weight = comparableResources(alloc);
-      used.cpu += weight.cpu;
-      used.memory += weight.memory;
-      used.disk += weight.disk;
-    }
+    const held = usage.of(node.ID).used;
+    const ask = askOn(node);
+    const used = { cpu: held.cpu + ask.cpu, memory: held.memory + ask.memory, disk: held.disk + ask.disk };
     // Rows written before the agent kept a node's resources stand for the simulated machine.
     const offered = node.NodeResources ?? fingerprintResources(node.Address);
     const reserved = node.ReservedResources;
@@ -287,12 +342,12 @@ export class Stack {
   }
 
   /** The generic stack's scorers after bin packing, for one group: each returns the scores it appends for a node (none when it does not apply). */
-  #ranking(group: TaskGroup): (node: Node, penalty: ReadonlySet<string> | undefined) => number[] {
+  #ranking(group: TaskGroup): ((node: Node, penalty: ReadonlySet<string> | undefined) => number[]) & { readonly hasAffinitiesOrSpreads: boolean } {
     const { job, usage } = this.input;
     const affinities = [...affinitiesOf(job.Affinities), ...affinitiesOf(group.Affinities), ...(Array.isArray(group.Tasks) ? (group.Tasks as JsonObject[]).flatMap((task) => affinitiesOf(task.Affinities)) : [])];
     const affinityWeight = affinities.reduce((sum, affinity) => sum + Math.abs(affinity.Weight), 0);
     const spread = this.#spreadScorer(group);
-    return (node, penalty) => {
+    const score = (node: Node, penalty: ReadonlySet<string> | undefined): number[] => {
       const scores: number[] = [];
       // Job anti-affinity: the group's allocations already there.
       const collisions = usage.of(node.ID).allocs.filter((alloc) => alloc.JobID === job.ID && alloc.TaskGroup === group.Name).length;
@@ -306,6 +361,7 @@ export class Stack {
       if (spreadScore !== 0) scores.push(spreadScore);
       return scores;
     };
+    return Object.assign(score, { hasAffinitiesOrSpreads: affinities.length > 0 || spread !== undefined });
   }
 
   /** The spread score of a node for one group (`SpreadIterator.Next`), or undefined when the job and group have no spread. */
