@@ -10,7 +10,7 @@ import { describe, expect, it } from "vitest";
 import { checkConstraint, checkOrder, checkVersionMatch, ConstraintCache, constraintsOf, distinctHosts, hasDrivers, meetsConstraint, PropertySet, resolveTarget, type ConstraintValue } from "../../src/server/scheduler/feasible.js";
 import { fingerprint } from "../../src/server/scheduler/fingerprint.js";
 import { NodeUsageIndex } from "../../src/server/scheduler/resources.js";
-import { Stack } from "../../src/server/scheduler/stack.js";
+import { feasibleOn, Stack } from "../../src/server/scheduler/stack.js";
 import type { Allocation, Job, Node, TaskGroup } from "../../src/server/state/model.js";
 
 /** `mock.Node()`: what the reference's tests check against. */
@@ -291,5 +291,16 @@ describe("the stack", () => {
     const stack = new Stack({ job: job({ Affinities: [{ LTarget: "${node.unique.name}", RTarget: "client-3", Operand: "=", Weight: 50 }] }), nodes, usage });
     const chosen = stack.select(group());
     expect(chosen.ok && chosen.node.ID).toBe("n3");
+  });
+
+  it.each<[string, Record<string, unknown>, boolean, Record<string, unknown>]>([
+    ["a node it fits", {}, true, {}],
+    ["a node it does not fit", { Tasks: [{ Name: "t", Driver: "exec", Resources: { CPU: 100, MemoryMB: 20_000 } }] }, false, { NodesEvaluated: 1, NodesInPool: 3, NodesExhausted: 1, DimensionExhausted: { memory: 1 } }],
+    ["a node without its driver", { Tasks: [{ Name: "t", Driver: "podman" }] }, false, { NodesEvaluated: 1, NodesFiltered: 1, ConstraintFiltered: { "missing drivers": 1 } }],
+  ])("tells a system scheduler whether %s can take a group (feasibleOn)", (_name, fields, ok, metric) => {
+    const selection = feasibleOn(nodes[1]!, job({ Type: "system" }), group(fields), new NodeUsageIndex(() => []), nodes);
+    expect(selection.ok).toBe(ok);
+    if (selection.ok) expect(selection.node.ID).toBe("n2");
+    else expect(selection.metric.toJSON()).toMatchObject(metric);
   });
 });

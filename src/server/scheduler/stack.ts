@@ -435,3 +435,16 @@ function evenSpreadBoost(use: ReadonlyMap<string, number>, value: string): numbe
   if (min === 0) return 1;
   return (max - min) / min;
 }
+
+/**
+ * Whether one node can take an allocation of a system or sysbatch job's group, and why not
+ * (`SystemStack.Select` on that node): the same checks and room as any placement, without
+ * `distinct_hosts` or ranking. `nodes` are all the nodes the job can take, for the metric's
+ * `NodesInPool` and `NodesAvailable`; record each allocation placed in `usage` (`usage.record`)
+ * for the next node's room and `distinct_property` counts. A system scheduler placing on many
+ * nodes in one evaluation may rather keep one `Stack` with `system: true` and call
+ * `select(group, { nodes: [node] })` for each.
+ */
+export function feasibleOn(node: Node, job: Job, group: TaskGroup, usage: NodeUsageIndex, nodes: readonly Node[] = [node]): Selection {
+  return new Stack({ job, nodes, usage, system: true }).select(group, { nodes: [node] });
+}
