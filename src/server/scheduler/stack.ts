@@ -43,13 +43,21 @@ const BIN_PACKING_MAX_FIT_SCORE = 18;
 
 /** What a failed placement reports (`structs.AllocMetric`), filled as the reference's iterators fill it. */
 export class AllocMetric {
+  /** Nodes taken from the stack's list (`NodesEvaluated`). */
   nodesEvaluated = 0;
+  /** Nodes a feasibility check filtered out (`NodesFiltered`). */
   nodesFiltered = 0;
+  /** Nodes without room (`NodesExhausted`). */
   nodesExhausted = 0;
+  /** The group's further placements in the evaluation, not tried once one failed (`CoalescedFailures`). */
   coalescedFailures = 0;
+  /** Nodes filtered, by node class (`ClassFiltered`). */
   readonly classFiltered = new Map<string, number>();
+  /** Nodes filtered, by the check's reason (`ConstraintFiltered`). */
   readonly constraintFiltered = new Map<string, number>();
+  /** Nodes without room, by node class (`ClassExhausted`). */
   readonly classExhausted = new Map<string, number>();
+  /** Nodes without room, by the dimension that ran out (`DimensionExhausted`). */
   readonly dimensionExhausted = new Map<string, number>();
   /** Per task, what the group asked of an exhausted dimension, summed over its failed placements (`ResourcesExhausted`). */
   readonly resourcesExhausted = new Map<string, { cpu: number; memory: number }>();
