@@ -48,6 +48,11 @@ describe("placement on feasible nodes with room", () => {
     expect(await placedOn(id)).toEqual(nodes);
   });
 
+  it("ranks the node an affinity prefers first", async () => {
+    await register(constrained("liking", 1, {}, {}, { Affinities: [{ LTarget: "${node.unique.name}", RTarget: "client-3", Operand: "=", Weight: 100 }] }));
+    expect(await placedOn("liking")).toEqual(["client-3"]);
+  });
+
   it("blocks a group too big for any node, with the reference's exhaustion metrics", async () => {
     await register(constrained("huge", 2, {}, { Resources: { CPU: 100, MemoryMB: 20_000 } }));
     expect(await placedOn("huge")).toEqual([]);

@@ -10,7 +10,9 @@ import { describe, expect, it } from "vitest";
 import { checkConstraint, checkOrder, checkVersionMatch, ConstraintCache, constraintsOf, distinctHosts, hasDrivers, meetsConstraint, PropertySet, resolveTarget, type ConstraintValue } from "../../src/server/scheduler/feasible.js";
 import { fingerprint } from "../../src/server/scheduler/fingerprint.js";
 import { NodeUsageIndex } from "../../src/server/scheduler/resources.js";
+import { nodesFor } from "../../src/server/scheduler/placement.js";
 import { feasibleOn, Stack } from "../../src/server/scheduler/stack.js";
+import { MemoryStore } from "../../src/server/state/memory.js";
 import type { Allocation, Job, Node, TaskGroup } from "../../src/server/state/model.js";
 
 /** `mock.Node()`: what the reference's tests check against. */
@@ -302,5 +304,39 @@ describe("the stack", () => {
     expect(selection.ok).toBe(ok);
     if (selection.ok) expect(selection.node.ID).toBe("n2");
     else expect(selection.metric.toJSON()).toMatchObject(metric);
+  });
+
+  it("spreads a group evenly over a property's values", () => {
+    const racks = [mockNode({ ID: "n1", NodeClass: "", Meta: { rack: "r1" } }), mockNode({ ID: "n2", NodeClass: "", Meta: { rack: "r1" } }), mockNode({ ID: "n3", NodeClass: "", Meta: { rack: "r2" } })];
+    const usage = new NodeUsageIndex(() => []);
+    const stack = new Stack({ job: job(), nodes: racks, usage });
+    const chosen: string[] = [];
+    for (let i = 0; i < 2; i++) {
+      const selection = stack.select(group({ Count: 2, Spreads: [{ Attribute: "${meta.rack}", Weight: 50 }] }));
+      if (!selection.ok) throw new Error("not placed");
+      chosen.push(selection.node.ID);
+      usage.record(alloc({ ID: `web-${i}`, JobID: "web", NodeID: selection.node.ID, AllocatedResources: given(100, 256) }));
+    }
+    // The second goes to the rack not used yet, though the other node of the first rack is as empty.
+    expect(chosen).toEqual(["n1", "n3"]);
+  });
+});
+
+describe("the nodes a job can take (readyNodesInDCsAndPool)", () => {
+  it.each<[string, Partial<Node>, Partial<Job>, boolean]>([
+    ["a ready, eligible node of its datacenter and pool", {}, {}, true],
+    ["a node down", { Status: "down" }, {}, false],
+    ["an ineligible node", { SchedulingEligibility: "ineligible" }, {}, false],
+    ["a draining node", { Drain: true }, {}, false],
+    ["a node of another datacenter", { Datacenter: "dc2" }, {}, false],
+    ["a node of a datacenter the job's glob matches", { Datacenter: "eu-1" }, { Datacenters: ["eu-*"] }, true],
+    ["a node of another pool", { NodePool: "gpu" }, {}, false],
+    ["a node of the job's pool", { NodePool: "gpu" }, { NodePool: "gpu" }, true],
+    ["a node of any pool, for the pool all", { NodePool: "gpu" }, { NodePool: "all" }, true],
+  ])("%s: %s", async (_name, node, job, taken) => {
+    const store = new MemoryStore();
+    await store.seed(["nodes"], (state) => state.nodes.put(mockNode(node)));
+    const spec = { ID: "web", Namespace: "default", Datacenters: ["dc1"], NodePool: "default", ...job } as Job;
+    expect(nodesFor(store.tables, spec).length === 1).toBe(taken);
   });
 });
