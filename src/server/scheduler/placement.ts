@@ -76,6 +76,8 @@ export interface PlacementInput {
   readonly allocations: () => Iterable<Allocation>;
   /** A node by ID, for the allocations `distinct_property` and spreads count on nodes the job cannot take (default: among `nodes`). */
   readonly nodeOf?: (id: string) => Node | undefined;
+  /** Placing a system or sysbatch job's allocations: its stack has no `distinct_hosts` and no ranking (`SystemStack`). */
+  readonly system?: boolean;
 }
 
 /**
@@ -95,7 +97,7 @@ export function computePlacements(input: PlacementInput, results: ReconcileResul
   const usage = new NodeUsageIndex(function* () {
     for (const alloc of input.allocations()) if (!stopping.has(alloc.ID)) yield alloc;
   });
-  const stack = new Stack({ job, nodes, usage, ...(input.nodeOf === undefined ? {} : { nodeOf: input.nodeOf }) });
+  const stack = new Stack({ job, nodes, usage, system: input.system === true, ...(input.nodeOf === undefined ? {} : { nodeOf: input.nodeOf }) });
   const placements = [
     ...results.destructive.map((each) => ({ group: each.group, name: each.name, canary: false, previous: each.stop, reschedule: false, destructive: true })),
     ...results.place.map((each) => ({ ...each, destructive: false })),
