@@ -19,7 +19,7 @@ type Allocated = {
 /** The simulated node's address (the first node of `Cluster.seed`). */
 const NODE_ADDRESS = "127.0.0.2";
 
-/** A group of two tasks: one with CPU and memory (and a secrets directory, and a memory limit), one pinned to two cores. */
+/** A group of two tasks: one with CPU and memory (and a secrets directory, and a memory limit), one pinned to a core (two allocations fit the node's four cores of 2500 MHz). */
 const web = job("web", {
   TaskGroups: [
     {
@@ -29,7 +29,7 @@ const web = job("web", {
       Networks: [{ Mode: "host", DynamicPorts: [{ Label: "http", To: -1 }, { Label: "grpc" }] }],
       Tasks: [
         { Name: "server", Driver: "mock", Resources: { CPU: 250, MemoryMB: 128, MemoryMaxMB: 512, SecretsMB: 4 } },
-        { Name: "pinned", Driver: "mock", Resources: { Cores: 2, MemoryMB: 64 }, Lifecycle: { Hook: "prestart", Sidecar: true } },
+        { Name: "pinned", Driver: "mock", Resources: { Cores: 1, MemoryMB: 64 }, Lifecycle: { Hook: "prestart", Sidecar: true } },
       ],
     },
   ],
@@ -52,17 +52,14 @@ describe("the resources the scheduler gives an allocation", () => {
     for (const each of resources) {
       // Memory with the secrets directory; no memory limit without memory oversubscription (off by default in the reference).
       expect(each.Tasks.server).toEqual({ Cpu: { CpuShares: 250, ReservedCores: null }, Memory: { MemoryMB: 132, MemoryMaxMB: 0 }, Networks: null, Devices: null });
-      // Two cores of 2500 MHz.
-      expect(each.Tasks.pinned?.Cpu.CpuShares).toBe(5000);
+      // One core of 2500 MHz.
+      expect(each.Tasks.pinned?.Cpu.CpuShares).toBe(2500);
       expect(each.Tasks.pinned?.Memory).toEqual({ MemoryMB: 64, MemoryMaxMB: 0 });
       expect(each.TaskLifecycles).toEqual({ server: null, pinned: { Hook: "prestart", Sidecar: true } });
       expect(each.Shared.DiskMB).toBe(500);
     }
     // The node's lowest free cores and ports, each taken once on the node.
-    expect(resources.map((each) => each.Tasks.pinned?.Cpu.ReservedCores).sort()).toEqual([
-      [0, 1],
-      [2, 3],
-    ]);
+    expect(resources.map((each) => each.Tasks.pinned?.Cpu.ReservedCores).sort()).toEqual([[0], [1]]);
     const ports = resources.map((each) => each.Shared.Ports ?? []);
     expect(ports.flat().map((port) => port.Value).sort()).toEqual([20000, 20001, 20002, 20003]);
     for (const [http, grpc] of ports) {
@@ -95,11 +92,11 @@ describe("the resources the scheduler gives an allocation", () => {
     const network = allocated(stub!).Shared.Networks![0];
     expect(alloc.TaskResources).toEqual({
       server: { CPU: 250, Cores: 0, MemoryMB: 132, MemoryMaxMB: 0, DiskMB: 0, IOPS: 0, Networks: null, Devices: null, NUMA: null, SecretsMB: 0 },
-      pinned: { CPU: 5000, Cores: 2, MemoryMB: 64, MemoryMaxMB: 0, DiskMB: 0, IOPS: 0, Networks: null, Devices: null, NUMA: null, SecretsMB: 0 },
+      pinned: { CPU: 2500, Cores: 1, MemoryMB: 64, MemoryMaxMB: 0, DiskMB: 0, IOPS: 0, Networks: null, Devices: null, NUMA: null, SecretsMB: 0 },
     });
     expect(alloc.SharedResources).toEqual({ CPU: 0, Cores: 0, MemoryMB: 0, MemoryMaxMB: 0, DiskMB: 500, IOPS: 0, Networks: [network], Devices: null, NUMA: null, SecretsMB: 0 });
     // The sum (`Resources.Add`): a task without a memory limit adds its memory to the limit.
-    expect(alloc.Resources).toEqual({ CPU: 5250, Cores: 2, MemoryMB: 196, MemoryMaxMB: 196, DiskMB: 500, IOPS: 0, Networks: [network], Devices: null, NUMA: null, SecretsMB: 0 });
+    expect(alloc.Resources).toEqual({ CPU: 2750, Cores: 1, MemoryMB: 196, MemoryMaxMB: 196, DiskMB: 500, IOPS: 0, Networks: [network], Devices: null, NUMA: null, SecretsMB: 0 });
   });
 
   it("gives static ports as asked, and dynamic ones past those the node's live allocations hold", async () => {
@@ -123,11 +120,11 @@ describe("the resources the scheduler gives an allocation", () => {
     await settled(agent.url);
     await agent.agent.clock.advance("1m");
     await settled(agent.url);
-    await agent.register(job("again", { TaskGroups: [{ Name: "g", Networks: [{ DynamicPorts: [{ Label: "http" }] }], Tasks: [{ Name: "t", Driver: "mock", Resources: { Cores: 4 } }] }] }));
+    await agent.register(job("again", { TaskGroups: [{ Name: "g", Networks: [{ DynamicPorts: [{ Label: "http" }] }], Tasks: [{ Name: "t", Driver: "mock", Resources: { Cores: 2 } }] }] }));
     await settled(agent.url);
     const [stub] = await stubs("again");
     expect(allocated(stub!).Shared.Ports?.map((port) => port.Value)).toEqual([20000]);
-    expect(allocated(stub!).Tasks.t?.Cpu.ReservedCores).toEqual([0, 1, 2, 3]);
+    expect(allocated(stub!).Tasks.t?.Cpu.ReservedCores).toEqual([0, 1]);
   });
 });
 

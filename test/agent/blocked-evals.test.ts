@@ -23,7 +23,9 @@ describe("a job no node can take", () => {
     const evals = await evaluations("elsewhere");
     const first = evals.find((evaluation) => evaluation.TriggeredBy === "job-register")!;
     const blocked = evals.find((evaluation) => evaluation.Status === "blocked")!;
-    expect(first).toMatchObject({ Status: "complete", BlockedEval: blocked.ID, QueuedAllocations: { g: 2 }, FailedTGAllocs: { g: { NodesEvaluated: 0, NodesAvailable: { dc9: 0 }, CoalescedFailures: 1 } } });
+    expect(first).toMatchObject({ Status: "complete", BlockedEval: blocked.ID, QueuedAllocations: { g: 2 }, FailedTGAllocs: { g: { NodesEvaluated: 0, NodesInPool: 0, NodePool: "default", CoalescedFailures: 1 } } });
+    // Ready nodes by datacenter, of those in the job's: none (`readyNodesInDCsAndPool` counts only the datacenters it finds nodes in).
+    expect((first.FailedTGAllocs as Record<string, Item>).g!.NodesAvailable).toEqual({});
     expect(blocked).toMatchObject({ TriggeredBy: "queued-allocs", PreviousEval: first.ID, StatusDescription: "created to place remaining allocations", JobID: "elsewhere" });
     expect(await read<Item[]>("/v1/job/elsewhere/allocations")).toEqual([]);
     // The reconciler makes the service job's deployment whether or not its placements succeed, so the job is running (`getJobStatus`).

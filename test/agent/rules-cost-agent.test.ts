@@ -6,7 +6,8 @@ import { describe, expect, it } from "vitest";
 import { parseJson } from "../../src/json.js";
 import { job, useAgent } from "./support.js";
 
-const TASKS = Array.from({ length: 20 }, (_, i) => ({ Name: `task-${i}`, Driver: "mock" }));
+/** Twenty small tasks (all ten allocations fit on the three nodes; at the default 300 MB a task, two would fill a node). */
+const TASKS = Array.from({ length: 20 }, (_, i) => ({ Name: `task-${i}`, Driver: "mock", Resources: { CPU: 20, MemoryMB: 32 } }));
 const COSTLY = 'any TaskRun.Tasks as a { any TaskRun.Tasks as b { a == b and a == "none" } }';
 
 describe("the rules' cost budget of one write, over HTTP", () => {

@@ -14,8 +14,8 @@ import { DEFAULT_LIMITS, OptionsError, resolveOptions } from "../../src/server/o
 
 /** The budget of these tests: far above what the steps and a plain rule spend on ten rows, far below one evaluation of {@link COSTLY}. */
 const BUDGET = 1000;
-/** Twenty tasks, so that each allocation's `TaskRun.Tasks` holds twenty names. */
-const TASKS = Array.from({ length: 20 }, (_, i) => ({ Name: `task-${i}`, Driver: "mock" }));
+/** Twenty small tasks, so that each allocation's `TaskRun.Tasks` holds twenty names (and all ten allocations fit the one node: at the default 300 MB a task, two would fill it). */
+const TASKS = Array.from({ length: 20 }, (_, i) => ({ Name: `task-${i}`, Driver: "mock", Resources: { CPU: 20, MemoryMB: 32 } }));
 /** A filter of about 20 × 20 × 5 = 2,000 units on each of those allocations, and that selects none. */
 const COSTLY = 'any TaskRun.Tasks as a { any TaskRun.Tasks as b { a == b and a == "none" } }';
 

@@ -9,7 +9,7 @@ import { createHash } from "node:crypto";
 import { describeRefused } from "./snapshot.js";
 import { distinct, invalidFixture, knownFields, listAt, oneOf, stringAt, stringMapAt, structAt, UUID } from "./fixture-fields.js";
 import { registered } from "../scheduler/state.js";
-import { fingerprintResources, reservedResources } from "../scheduler/fingerprint.js";
+import { fingerprintResources, reservedResources, SIMULATED_ATTRIBUTES } from "../scheduler/fingerprint.js";
 import { overlay } from "../../structs/derive.js";
 import { NODE_RESERVED_RESOURCES, NODE_RESOURCES } from "../../structs/resources.js";
 import type { Node, NodeReservedResources, NodeResources } from "../state/model.js";
@@ -36,7 +36,7 @@ export interface FixtureNode {
   readonly SchedulingEligibility?: Node["SchedulingEligibility"];
   /** Default false. */
   readonly Drain?: boolean;
-  /** Default: those of the agent's own simulated nodes (a Linux amd64 node with the docker and exec drivers). */
+  /** Default: those of the agent's own simulated nodes (a Linux amd64 node with the docker, exec, raw_exec and mock drivers); a job's tasks run only on nodes with their driver (`driver.<name>` true). */
   readonly Attributes?: Readonly<Record<string, string>>;
   /** Default none. */
   readonly Meta?: Readonly<Record<string, string>>;
@@ -58,7 +58,7 @@ const ELIGIBILITIES: readonly Node["SchedulingEligibility"][] = ["eligible", "in
 const MAX_PORT = 65_535;
 
 /** What the agent's own simulated nodes report (`Cluster.seed`), given to a fixture's nodes that name no attributes. */
-const DEFAULT_NODE_ATTRIBUTES: Readonly<Record<string, string>> = { "kernel.name": "linux", "cpu.arch": "amd64", "os.name": "debian", "driver.docker": "1", "driver.exec": "1" };
+const DEFAULT_NODE_ATTRIBUTES: Readonly<Record<string, string>> = SIMULATED_ATTRIBUTES;
 /** The version the simulated nodes report. */
 const NODE_VERSION = "1.9.4";
 

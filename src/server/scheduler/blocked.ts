@@ -58,14 +58,33 @@ export async function writeBlocked(context: SchedulerContext, job: Job, evaluati
 }
 
 /**
- * A node can take allocations now: the blocked evaluations of jobs that a node can take are
- * pending again, for the `evaluate` step (a scan of the evaluations, made when a node becomes
- * ready or eligible, which is rare).
+ * What may let a blocked evaluation place now: a node that became ready and eligible, or room
+ * freed on the nodes (an allocation that stopped running, as the reference's node endpoint
+ * unblocks the evaluations of the node's class when a client reports an allocation finished).
  */
-export async function unblock(context: SchedulerContext): Promise<void> {
+export type UnblockCause = "node" | "capacity";
+
+/**
+ * Whether freed room may help a blocked evaluation: some node was without room for it, or held
+ * allocations a `distinct_*` constraint counted. One whose nodes were all filtered by what they
+ * are (constraints, drivers) waits for a node, as the reference's class eligibility keeps it.
+ */
+function roomMayHelp(evaluation: Evaluation): boolean {
+  return Object.values(evaluation.FailedTGAllocs ?? {}).some((metric) => {
+    const filtered = typeof metric.ConstraintFiltered === "object" && metric.ConstraintFiltered !== null ? Object.keys(metric.ConstraintFiltered) : [];
+    return (typeof metric.NodesExhausted === "number" && metric.NodesExhausted > 0) || filtered.some((reason) => reason.startsWith("distinct_"));
+  });
+}
+
+/**
+ * A node can take allocations now, or room was freed: the blocked evaluations of jobs that a node
+ * can take are pending again, for the `evaluate` step (a scan of the evaluations, made when a node
+ * becomes ready or eligible, or an allocation stops running, while an evaluation is blocked).
+ */
+export async function unblock(context: SchedulerContext, cause: UnblockCause = "node"): Promise<void> {
   const { store, clock } = context;
   const unblocked = [...store.tables.evals.values()].filter((evaluation) => {
-    if (evaluation.Status !== "blocked") return false;
+    if (evaluation.Status !== "blocked" || (cause === "capacity" && !roomMayHelp(evaluation))) return false;
     const job = store.tables.jobs.get(namespacedKey(evaluation.Namespace, evaluation.JobID));
     return job !== undefined && nodesFor(store.tables, job).length > 0;
   });

@@ -41,8 +41,8 @@ import { allowReplacements, completeDeployment, nextHealthMs, passProgressDeadli
 import { processEvaluation } from "./generic-sched.js";
 import { nodesDown, nodesReady, unblock } from "./blocked.js";
 import { fateOf, finishAllocations, runAllocations, stopAllocations } from "./client.js";
-import { ACTIVE_DEPLOYMENT, registered } from "./state.js";
-import { fingerprint, registrationTime } from "./fingerprint.js";
+import { ACTIVE_DEPLOYMENT, isTerminal, registered } from "./state.js";
+import { fingerprint, registrationTime, SIMULATED_ATTRIBUTES } from "./fingerprint.js";
 import { RULE_STEP_PREFIX, ScenarioRules } from "./rules.js";
 import { StepQueue } from "./timers.js";
 import { launchPeriodic, PERIODIC_STEP_PREFIX, PeriodicDispatch } from "./periodic.js";
@@ -131,7 +131,7 @@ export class Cluster {
           SchedulingEligibility: "eligible",
           Drain: false,
           Version: "1.9.4",
-          Attributes: { "kernel.name": "linux", "cpu.arch": "amd64", "os.name": "debian", "driver.docker": "1", "driver.exec": "1" },
+          Attributes: { ...SIMULATED_ATTRIBUTES },
           ...fingerprint({ Address: address }),
           Meta: {},
           ...registered(registeredAt, 1),
@@ -383,6 +383,8 @@ export class Cluster {
     const starting = new Set<string>();
     for (const alloc of allocs) {
       const jobKey = namespacedKey(alloc.Namespace, alloc.JobID);
+      // An allocation that stopped running frees room on its node, which a blocked evaluation may be waiting for.
+      if (isTerminal(alloc)) this.#steps.defer("unblock-capacity", 0, () => unblock(context, "capacity"));
       if (alloc.DesiredStatus !== "run") {
         if (alloc.ClientStatus === "pending" || alloc.ClientStatus === "running") this.#steps.defer(`stop ${jobKey}`, 0, () => stopAllocations(context, jobKey));
         continue;

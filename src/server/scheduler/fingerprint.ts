@@ -20,6 +20,23 @@
  */
 import type { Node, NodeReservedResources, NodeResources } from "../state/model.js";
 
+/**
+ * The attributes a simulated client fingerprints (`Node.Attributes`): a Linux amd64 machine and
+ * its task drivers, which the scheduler's driver check reads (`driver.<name>`): docker and exec,
+ * raw_exec (a dev agent enables it), and `mock`, the agent's own name for a simulated task (the
+ * reference's test builds call theirs `mock_driver`). Every task of every driver is simulated
+ * alike; a job asking for another driver finds no node, as on the reference.
+ */
+export const SIMULATED_ATTRIBUTES: Readonly<Record<string, string>> = Object.freeze({
+  "kernel.name": "linux",
+  "cpu.arch": "amd64",
+  "os.name": "debian",
+  "driver.docker": "1",
+  "driver.exec": "1",
+  "driver.raw_exec": "1",
+  "driver.mock": "1",
+});
+
 /** How long a simulated client fingerprints its machine before it registers its node. */
 export const FINGERPRINT_MS = 1000;
 

@@ -110,7 +110,7 @@ async function processOnce(context: SchedulerContext, evalId: string): Promise<v
   const latest = input.deployment;
   // New allocations join the job's deployment when it is going (`s.deployment.Active()`).
   const joined = created ?? (latest !== undefined && latest.JobVersion === job.Version && ["running", "paused", "blocked", "unblocking", "initializing", "pending"].includes(latest.Status) ? latest : undefined);
-  const { plan, failedTGAllocs, queued } = computePlacements({ job, evaluation, nodes: nodesFor(store.tables, job), deploymentId: joined?.ID ?? "", nowNs: input.nowNs, allocations: () => store.tables.allocs.values() }, results);
+  const { plan, failedTGAllocs, queued } = computePlacements({ job, evaluation, nodes: nodesFor(store.tables, job), deploymentId: joined?.ID ?? "", nowNs: input.nowNs, allocations: () => store.tables.allocs.values(), nodeOf: (id) => store.tables.nodes.get(id) }, results);
   // Every group of a job that placed nothing has nothing queued.
   const queuedAllocations = results.place.length + results.destructive.length === 0 ? Object.fromEntries(job.TaskGroups.map((group) => [group.Name, 0])) : queued;
   const failed = Object.keys(failedTGAllocs).length > 0;

@@ -1,12 +1,14 @@
 /**
  * Placing allocations on nodes, as the reference's generic scheduler does once the reconciler has
  * said what to place (`scheduler/generic_sched.go`, `computePlacements`): the nodes that can take
- * a job (ready, eligible, in one of its datacenters) take its allocations in turn, a rescheduled
- * allocation avoiding the nodes it failed on; a replacement names the allocation it replaces and,
- * when that one failed, carries its reschedule tracker. Each allocation placed carries what the
- * scheduler gave it on its node (`AllocatedResources`, see `resources.ts`). What finds no node is
- * counted among the group's failed placements (`FailedTGAllocs`), for a blocked evaluation to
- * place later.
+ * a job (ready, eligible, not draining, in its node pool and one of its datacenters) are ranked
+ * for each allocation by the job's stack (`stack.ts`: constraints, drivers, `distinct_*`, room for
+ * its CPU, memory and disk, then bin packing, anti-affinity, affinities and spreads), a
+ * rescheduled allocation ranked down on the nodes it failed on; a replacement names the
+ * allocation it replaces and, when that one failed, carries its reschedule tracker. Each
+ * allocation placed carries what the scheduler gave it on its node (`AllocatedResources`, see
+ * `resources.ts`). What finds no node is counted among the group's failed placements
+ * (`FailedTGAllocs`, the stack's `AllocMetric`), for a blocked evaluation to place later.
  *
  * @module
  */
@@ -17,6 +19,7 @@ import type { Plan, PlanStop } from "./plan.js";
 import { STOP_DESCRIPTIONS, type ReconcileResults } from "./reconciler.js";
 import { LAST_RESCHEDULE_FAILED, reschedulePolicyOf, trackerOfReplacement } from "./reschedule.js";
 import { allocateResources, NodeUsageIndex } from "./resources.js";
+import { AllocMetric, Stack } from "./stack.js";
 import { CLIENT_DESCRIPTIONS } from "./state.js";
 
 /** Whether a job's datacenter pattern matches a node's datacenter: `*` stands for any run of characters, as the reference's glob. */
@@ -35,28 +38,21 @@ export function matchesGlob(pattern: string, datacenter: string): boolean {
   return true;
 }
 
-/** The nodes that can take the job's allocations: ready, eligible, in one of its datacenters (`*` and other globs match as the reference's). */
-export function nodesFor(tables: Tables, job: JobSpec): Node[] {
-  return [...tables.nodes.values()].filter((node) => node.Status === "ready" && node.SchedulingEligibility === "eligible" && job.Datacenters.some((pattern) => matchesGlob(pattern, node.Datacenter)));
-}
+/** `structs.NodePoolAll`: a job in this pool can run on the nodes of every pool. */
+const NODE_POOL_ALL = "all";
 
-/** `structs.AllocMetric` with every field at its zero value: what a task group that found no node reports. */
-const ALLOC_METRIC: JsonObject = Object.freeze({
-  NodesEvaluated: 0,
-  NodesFiltered: 0,
-  NodesInPool: 0,
-  NodesAvailable: null,
-  ClassFiltered: null,
-  ConstraintFiltered: null,
-  NodesExhausted: 0,
-  ClassExhausted: null,
-  DimensionExhausted: null,
-  QuotaExhausted: null,
-  ResourcesExhausted: null,
-  ScoreMetaData: null,
-  AllocationTime: 0,
-  CoalescedFailures: 0,
-});
+/**
+ * The nodes that can take the job's allocations (`readyNodesInDCsAndPool`): ready, eligible, not
+ * draining, in the job's node pool (any pool for `all`) and in one of its datacenters (`*` and
+ * other globs match as the reference's). Whether each can run a group, and has room for it, is the
+ * stack's to decide (`stack.ts`).
+ */
+export function nodesFor(tables: Tables, job: JobSpec): Node[] {
+  const anyPool = job.NodePool === NODE_POOL_ALL || job.NodePool === "";
+  return [...tables.nodes.values()].filter(
+    (node) => node.Status === "ready" && node.SchedulingEligibility === "eligible" && !node.Drain && (anyPool || node.NodePool === job.NodePool) && job.Datacenters.some((pattern) => matchesGlob(pattern, node.Datacenter)),
+  );
+}
 
 /** What placing the reconciler's results gives: the plan, the groups that found no node, and how many of each group's placements are left to make. */
 export interface Placements {
@@ -76,8 +72,12 @@ export interface PlacementInput {
   /** The deployment new allocations join (`""`: none). */
   readonly deploymentId: string;
   readonly nowNs: bigint;
-  /** Every allocation of the cluster, read (once) only when a placement asks for ports or cores, to know what the nodes' live allocations hold. */
+  /** Every allocation of the cluster, read (once) when the first placement is ranked, to know what the nodes' live allocations hold. */
   readonly allocations: () => Iterable<Allocation>;
+  /** A node by ID, for the allocations `distinct_property` and spreads count on nodes the job cannot take (default: among `nodes`). */
+  readonly nodeOf?: (id: string) => Node | undefined;
+  /** Placing a system or sysbatch job's allocations: its stack has no `distinct_hosts` and no ranking (`SystemStack`). */
+  readonly system?: boolean;
 }
 
 /**
@@ -92,32 +92,31 @@ export function computePlacements(input: PlacementInput, results: ReconcileResul
   // An allocation updated in place joins the evaluation's deployment, its health there not yet known.
   const inplace = results.inplaceUpdate.map((alloc) => (alloc.DeploymentID === deploymentId ? alloc : { ...alloc, DeploymentID: deploymentId, DeploymentStatus: null }));
   const allocs: Allocation[] = [...inplace, ...results.attributeUpdates];
-  const failedTGAllocs: Record<string, JsonObject> = {};
+  const failed = new Map<string, AllocMetric>();
   const queued: Record<string, number> = {};
-  let turn = 0;
   // What the allocations this plan stops hold is free for its placements, as the reference's proposed allocations leave them out.
   const stopping = new Set([...results.stop.map((stop) => stop.alloc.ID), ...results.destructive.map((each) => each.stop.ID)]);
   const usage = new NodeUsageIndex(function* () {
     for (const alloc of input.allocations()) if (!stopping.has(alloc.ID)) yield alloc;
   });
+  const stack = new Stack({ job, nodes, usage, system: input.system === true, ...(input.nodeOf === undefined ? {} : { nodeOf: input.nodeOf }) });
   const placements = [
     ...results.destructive.map((each) => ({ group: each.group, name: each.name, canary: false, previous: each.stop, reschedule: false, destructive: true })),
     ...results.place.map((each) => ({ ...each, destructive: false })),
   ];
   for (const { group, name, canary, previous, reschedule, destructive } of placements) {
     queued[group.Name] = (queued[group.Name] ?? 0) + 1;
-    const failed = failedTGAllocs[group.Name];
-    if (failed !== undefined) {
-      failedTGAllocs[group.Name] = { ...failed, CoalescedFailures: (failed.CoalescedFailures as number) + 1 };
+    const metric = failed.get(group.Name);
+    // A group that failed once is not tried again in this evaluation (`CoalescedFailures`).
+    if (metric !== undefined) {
+      metric.coalescedFailures++;
+      metric.exhaustResources(group);
       continue;
     }
-    // A failed allocation's replacement avoids the nodes it and its predecessors failed on, when another can take it.
-    const penalized = new Set(reschedule && previous !== undefined ? [previous.NodeID, ...(previous.RescheduleTracker?.Events ?? []).map((event) => event.PrevNodeID)] : []);
-    const candidates = nodes.filter((node) => !penalized.has(node.ID));
-    const pool = candidates.length > 0 ? candidates : nodes;
-    const node = pool.length === 0 ? undefined : pool[turn++ % pool.length]!;
-    if (node === undefined) {
-      failedTGAllocs[group.Name] = { ...ALLOC_METRIC, NodesAvailable: nodesAvailable(job) };
+    const selection = stack.select(group, { penaltyNodeIds: penaltyNodes(previous) });
+    if (!selection.ok) {
+      selection.metric.exhaustResources(group);
+      failed.set(group.Name, selection.metric);
       // The failed allocation stays as it is, its tracker noting the attempt (`markFailedToReschedule`).
       if (reschedule && previous !== undefined) {
         const at = stops.findIndex((stop) => stop.alloc.ID === previous.ID);
@@ -126,8 +125,10 @@ export function computePlacements(input: PlacementInput, results: ReconcileResul
       }
       continue;
     }
+    const node = selection.node;
     queued[group.Name]!--;
     const alloc = newAllocation(input, usage, group, name, node, canary && deploymentId !== "");
+    usage.record(alloc);
     if (previous === undefined) {
       allocs.push(alloc);
       continue;
@@ -144,12 +145,19 @@ export function computePlacements(input: PlacementInput, results: ReconcileResul
     const tracker = { Events: previous.RescheduleTracker?.Events ?? [], LastReschedule: "ok" };
     if (at !== -1) stops[at] = { ...stops[at]!, alloc: { ...previous, RescheduleTracker: tracker } };
   }
+  const failedTGAllocs = Object.fromEntries([...failed].map(([group, metric]) => [group, metric.toJSON()]));
   return { plan: { deployment: results.deployment, deploymentUpdates: results.deploymentUpdates, stops, allocs }, failedTGAllocs, queued };
 }
 
-/** The nodes available in each of the job's datacenters (none, when a placement failed: the agent fails only without nodes). */
-function nodesAvailable(job: Job): JsonObject {
-  return Object.fromEntries(job.Datacenters.filter((pattern) => !pattern.includes("*")).map((datacenter) => [datacenter, 0]));
+/**
+ * The nodes a replacement is ranked down on (`getSelectOptions`): the one its predecessor failed
+ * on, and those of the predecessor's earlier reschedules.
+ */
+function penaltyNodes(previous: Allocation | undefined): ReadonlySet<string> | undefined {
+  if (previous === undefined) return undefined;
+  const nodes = new Set((previous.RescheduleTracker?.Events ?? []).map((event) => event.PrevNodeID));
+  if (previous.ClientStatus === "failed") nodes.add(previous.NodeID);
+  return nodes;
 }
 
 /** A new allocation of the job's group on `node`, pending, with the resources it is given there (its write sets its indexes). */

@@ -15,8 +15,9 @@
  * lowest port of the node's range that no live allocation of the node holds, no port of this
  * placement already took, and the node does not keep back (the reference picks one at random);
  * reserved cores are the node's lowest cores no live allocation holds (the reference shuffles
- * them). Nothing is refused for want of room: a node taken in turn takes the allocation, and
- * when its cores or ports run out, the lowest ones are given again.
+ * them). Whether an allocation fits on a node (CPU, memory, disk, cores) is decided before it
+ * is given anything (`stack.ts`, with {@link comparableResources}); ports are not checked for
+ * room: when a node's dynamic ports run out, the lowest ones are given again.
  *
  * @module
  */
@@ -51,22 +52,27 @@ interface PortMapping {
   readonly IgnoreCollision: boolean;
 }
 
-/** What one node's live allocations hold: the ports and reserved cores a placement must not take again. */
+/** What one node's live allocations hold: the ports and reserved cores a placement must not take again, and the allocations themselves. */
 interface NodeUsage {
   readonly ports: Set<number>;
   readonly cores: Set<number>;
+  /** The node's proposed allocations (`ProposedAllocs`): those that run there, less those the plan stops, and the plan's own. */
+  readonly allocs: Allocation[];
+  /** What they weigh together (`AllocsFit`'s `used`), kept as they are added so that a node's room is read at once. */
+  readonly used: { cpu: number; memory: number; disk: number };
 }
 
 /**
- * What the nodes' live allocations hold (`NetworkIndex.AddAllocs` and the cores the reference
- * counts as consumed), read from the allocations once, when a placement first needs it (most
- * jobs ask for no port and no core, and never read it), and kept up to date with the plan's
- * own placements (the reference's proposed allocations).
+ * What the nodes' live allocations hold (`NetworkIndex.AddAllocs`, the cores the reference counts
+ * as consumed, and the allocations the bin packing and the `distinct_*` checks count), read from
+ * the allocations once, when a placement first needs it, and kept up to date with the plan's
+ * own placements (the reference's proposed allocations: call {@link NodeUsageIndex.record} with
+ * each allocation placed).
  */
 export class NodeUsageIndex {
   #byNode: Map<string, NodeUsage> | undefined;
 
-  /** `allocations` are read on first use only. */
+  /** `allocations` are read on first use only; those not running (desired to stop, or finished on their client) are left out. */
   constructor(private readonly allocations: () => Iterable<Allocation>) {}
 
   /** The usage of a node (created empty for a node nothing runs on). */
@@ -75,12 +81,29 @@ export class NodeUsageIndex {
       this.#byNode = new Map();
       for (const alloc of this.allocations()) {
         if (alloc.DesiredStatus !== "run" || ["complete", "failed", "lost"].includes(alloc.ClientStatus)) continue;
+        this.record(alloc);
         if (alloc.AllocatedResources !== undefined) this.add(alloc.NodeID, alloc.AllocatedResources);
       }
     }
     let usage = this.#byNode.get(nodeId);
-    if (usage === undefined) this.#byNode.set(nodeId, (usage = { ports: new Set(), cores: new Set() }));
+    if (usage === undefined) this.#byNode.set(nodeId, (usage = { ports: new Set(), cores: new Set(), allocs: [], used: { cpu: 0, memory: 0, disk: 0 } }));
     return usage;
+  }
+
+  /** Counts an allocation among its node's, and what it weighs there (the ports and cores of one the plan places were counted when they were given). */
+  record(alloc: Allocation): void {
+    const usage = this.of(alloc.NodeID);
+    usage.allocs.push(alloc);
+    const weight = comparableResources(alloc.AllocatedResources);
+    usage.used.cpu += weight.cpu;
+    usage.used.memory += weight.memory;
+    usage.used.disk += weight.disk;
+  }
+
+  /** The proposed allocations of one job, on every node. */
+  *jobAllocs(namespace: string, jobId: string): Generator<Allocation> {
+    this.of("");
+    for (const usage of this.#byNode!.values()) for (const alloc of usage.allocs) if (alloc.JobID === jobId && alloc.Namespace === namespace) yield alloc;
   }
 
   /** Counts what an allocation placed on the node holds. */
@@ -218,9 +241,14 @@ function reserveCores(wanted: number, node: Node, usage: NodeUsage): { readonly 
  * What the scheduler gives one allocation of `group` on `node` (`structs.AllocatedResources`),
  * from the group's canonical tasks and ephemeral disk, counting what it takes in `usage`.
  */
-export function allocateResources(group: TaskGroup, node: Node, usage: NodeUsageIndex, memoryOversubscription = MEMORY_OVERSUBSCRIPTION_ENABLED): AllocatedResources {
-  // The node's usage is read only for what takes ports or cores: most groups take neither.
-  const held = () => usage.of(node.ID);
+export function allocateResources(group: TaskGroup, node: Node, usage: NodeUsageIndex, memoryOversubscription = MEMORY_OVERSUBSCRIPTION_ENABLED, commit = true): AllocatedResources {
+  // The node's usage is read only for what takes ports or cores: most groups take neither. A trial (`commit` false) takes them from a copy.
+  let trial: NodeUsage | undefined;
+  const held = (): NodeUsage => {
+    if (commit) return usage.of(node.ID);
+    const real = usage.of(node.ID);
+    return (trial ??= { ports: new Set(real.ports), cores: new Set(real.cores), allocs: real.allocs, used: real.used });
+  };
   const disk = integer(block(group.EphemeralDisk)?.SizeMB) ?? 0;
   let shared: AllocatedResources["Shared"] = { Networks: null, DiskMB: disk, Ports: null };
   // Only the group's first network is given (`iter.taskGroup.Networks[0]`).
@@ -267,4 +295,49 @@ export function allocateResources(group: TaskGroup, node: Node, usage: NodeUsage
   }
   // A main task's lifecycle is a nil pointer, which Go's map holds and writes as null (the declared type has no null elements).
   return { Tasks: tasks, TaskLifecycles: lifecycles as AllocatedResources["TaskLifecycles"], Shared: shared };
+}
+
+/** `structs.ComparableResources` flattened to what the bin packing compares: CPU shares, memory, disk, reserved cores. */
+export interface ComparableResources {
+  cpu: number;
+  memory: number;
+  disk: number;
+  readonly cores: number[];
+}
+
+/**
+ * What an allocation's resources weigh on its node (`AllocatedResources.Comparable`): its tasks'
+ * CPU and memory, counting tasks that cannot run at the same time once (the largest of the
+ * prestart, main and poststop phases; sidecars in both prestart and main), reserved cores always,
+ * and the group's disk.
+ */
+export function comparableResources(resources: AllocatedResources | undefined): ComparableResources {
+  const total: ComparableResources = { cpu: 0, memory: 0, disk: resources?.Shared.DiskMB ?? 0, cores: [] };
+  if (resources === undefined) return total;
+  const phases = { prestart: { cpu: 0, memory: 0 }, main: { cpu: 0, memory: 0 }, poststop: { cpu: 0, memory: 0 } };
+  for (const [name, task] of Object.entries(resources.Tasks ?? {})) {
+    let cpu = task.Cpu.CpuShares;
+    // Reserved cores are not shared with other phases: always counted.
+    if ((task.Cpu.ReservedCores ?? []).length > 0) {
+      total.cpu += cpu;
+      total.cores.push(...(task.Cpu.ReservedCores ?? []));
+      cpu = 0;
+    }
+    const lifecycle = block((resources.TaskLifecycles as Record<string, unknown> | null | undefined)?.[name]);
+    const hook = text(lifecycle?.Hook);
+    const into = lifecycle === undefined ? ["main"] : hook === "prestart" ? (lifecycle.Sidecar === true ? ["prestart", "main"] : ["prestart"]) : hook === "poststart" ? ["main"] : hook === "poststop" ? ["poststop"] : [];
+    for (const phase of into as (keyof typeof phases)[]) {
+      phases[phase].cpu += cpu;
+      phases[phase].memory += task.Memory.MemoryMB;
+    }
+  }
+  total.cpu += Math.max(phases.prestart.cpu, phases.main.cpu, phases.poststop.cpu);
+  total.memory += Math.max(phases.prestart.memory, phases.main.memory, phases.poststop.memory);
+  return total;
+}
+
+/** The cores of the node that no live or planned allocation holds. */
+export function freeCores(node: Node, usage: NodeUsageIndex): number {
+  const held = usage.of(node.ID).cores;
+  return usableCores(node).filter((core) => !held.has(core.id)).length;
 }

@@ -103,11 +103,18 @@ export function computeSystemPlan(context: SchedulerContext, job: Job, evaluatio
   for (const [nodeId, { place, destructive }] of perNode) {
     const node = tables.nodes.get(nodeId);
     const placements = computePlacements(
-      { job, evaluation, nodes: node === undefined ? [] : [node], deploymentId: "", nowNs: context.clock.nowNs(), allocations: () => tables.allocs.values() },
+      { job, evaluation, nodes: node === undefined ? [] : [node], deploymentId: "", nowNs: context.clock.nowNs(), allocations: () => tables.allocs.values(), system: true },
       { deployment: undefined, deploymentUpdates: [], place, destructive, inplaceUpdate: [], stop: [], attributeUpdates: [], followupEvals: [] },
     );
     planned.push(...placements.plan.allocs);
     stops.push(...placements.plan.stops);
+    for (const [group, metric] of Object.entries(placements.failedTGAllocs)) {
+      // A node its constraints filter out is not a failed placement: the group is not for that node (`computePlacements`).
+      if ((metric.NodesFiltered as number) > 0) {
+        placements.queued[group] = 0;
+        delete placements.failedTGAllocs[group];
+      }
+    }
     for (const [group, count] of Object.entries(placements.queued)) queued[group] = (queued[group] ?? 0) + count;
     for (const [group, metric] of Object.entries(placements.failedTGAllocs)) {
       const failed = failedTGAllocs[group];
