@@ -31,6 +31,16 @@ describe("a system or sysbatch job on 3 ready nodes", () => {
     expect(evaluation).toMatchObject({ Status: "complete", Type: type, QueuedAllocations: { g: 0 } });
   });
 
+  it.each(["system", "sysbatch"])("skips a node its constraints filter out, without a failed placement or a blocked evaluation (%s)", async (type) => {
+    const id = `constrained-${type}`;
+    await agent.register(job(id, { Type: type, Constraints: [{ LTarget: "${node.unique.name}", RTarget: "client-2", Operand: "!=" }] }));
+    await agent.agent.clock.advance(0);
+    const allocs = await allocations(agent, id);
+    expect(byNode(allocs)).toEqual([`client-1 ${id}.g[0] pending`, `client-3 ${id}.g[0] pending`]);
+    const evals = await read<Item[]>(agent, `/v1/job/${id}/evaluations`);
+    expect(evals.map((evaluation) => [evaluation.Status, evaluation.FailedTGAllocs ?? null, evaluation.QueuedAllocations])).toEqual([["complete", null, { g: 0 }]]);
+  });
+
   it.each([
     ["system", { MaxParallel: 1, HealthCheck: "checks", MinHealthyTime: 10e9 }],
     ["sysbatch", null],
