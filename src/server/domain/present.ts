@@ -189,8 +189,8 @@ export function deprecatedResources(allocated: AllocatedResources): { readonly R
 
 /**
  * `structs.Allocation` (`GET /v1/allocation/<id>`, what `/v1/allocations?filter=` sees), with the
- * reference's `omitempty`. `job` is the allocation's job (null when it is gone); the agent keeps
- * no older versions of a job, so it is the job as it is now. An allocation the scheduler gave
+ * reference's `omitempty`. `job` is the allocation's job at its version (null when it is gone;
+ * the job as it is now once that version is no longer kept). An allocation the scheduler gave
  * resources also has the deprecated fields derived from them ({@link deprecatedResources}).
  */
 export function presentAllocation(alloc: Allocation, job: Job | null): JsonObject {

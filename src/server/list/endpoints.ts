@@ -346,9 +346,13 @@ export const aclTokensEndpoint: ListEndpoint<AclToken> = {
   keyset: { table: "acl_token", order: (prefix) => (prefix === "" ? "creation" : "id"), idPrefix: uuidPrefix, namespaced: false },
 };
 
-/** The job of an allocation, as stored now (null when it is gone): what its full object shows as `Job`. */
+/** The job of an allocation at its version (null when the job is gone): what its full object shows as `Job`. */
 export function allocationJob(alloc: Allocation, view: StateView): Job | null {
-  return view.tables.jobs.get(namespacedKey(alloc.Namespace, alloc.JobID)) ?? null;
+  const key = namespacedKey(alloc.Namespace, alloc.JobID);
+  const job = view.tables.jobs.get(key) ?? null;
+  if (job === null || job.Version === alloc.JobVersion) return job;
+  // The job at the allocation's version, as the reference's allocation carries it; the job as it is now once that version is no longer kept.
+  return view.tables.job_versions.get(`${key}\u0000${alloc.JobVersion}`)?.Job ?? job;
 }
 
 /** What the allocation list's filter sees: the full allocation, and the fields only its stub has. */
