@@ -11,6 +11,7 @@ import type { Evaluation, Job, JsonObject, Node } from "../state/model.js";
 import { namespacedKey } from "../state/store.js";
 import { nodesFor } from "./placement.js";
 import { isTerminal, newEvaluation, putJob, type SchedulerContext } from "./state.js";
+import type { Clock } from "../base/clock.js";
 
 /** What the reference writes on a blocked evaluation (`DescBlockedEvalFailedPlacements`). */
 export const BLOCKED_DESCRIPTION = "created to place remaining allocations";
@@ -116,18 +117,7 @@ export async function nodesDown(context: SchedulerContext): Promise<void> {
       const job = state.jobs.get(key);
       // One waiting node-update evaluation a job is enough (the evaluate step may be off).
       if (job === undefined || [...state.evals.group(key).values()].some((e) => e.Status === "pending" && e.TriggeredBy === "node-update")) continue;
-      state.evals.put(
-        newEvaluation(clock, state.index, {
-          Namespace: job.Namespace,
-          Priority: job.Priority,
-          Type: job.Type,
-          TriggeredBy: "node-update",
-          JobID: job.ID,
-          JobModifyIndex: job.JobModifyIndex,
-          NodeID: node.ID,
-          NodeModifyIndex: node.ModifyIndex,
-        }),
-      );
+      state.evals.put(nodeUpdateEval(clock, state.index, job, node));
       putJob(context, state, job);
     }
   }, "EvalUpdate");
@@ -160,19 +150,22 @@ export async function nodesReady(context: SchedulerContext): Promise<void> {
       const job = state.jobs.get(key);
       // One waiting evaluation a job is enough: it places on every node that lacks the job's allocation.
       if (job === undefined || [...state.evals.group(key).values()].some((e) => e.Status === "pending")) continue;
-      state.evals.put(
-        newEvaluation(clock, state.index, {
-          Namespace: job.Namespace,
-          Priority: job.Priority,
-          Type: job.Type,
-          TriggeredBy: "node-update",
-          JobID: job.ID,
-          JobModifyIndex: job.JobModifyIndex,
-          NodeID: node.ID,
-          NodeModifyIndex: node.ModifyIndex,
-        }),
-      );
+      state.evals.put(nodeUpdateEval(clock, state.index, job, node));
       putJob(context, state, job);
     }
   }, "EvalUpdate");
+}
+
+/** A job's evaluation for a node's change (`createNodeEvals`): `node-update`, naming the node and the index it was at. */
+function nodeUpdateEval(clock: Clock, index: number, job: Job, node: Node): Evaluation {
+  return newEvaluation(clock, index, {
+    Namespace: job.Namespace,
+    Priority: job.Priority,
+    Type: job.Type,
+    TriggeredBy: "node-update",
+    JobID: job.ID,
+    JobModifyIndex: job.JobModifyIndex,
+    NodeID: node.ID,
+    NodeModifyIndex: node.ModifyIndex,
+  });
 }

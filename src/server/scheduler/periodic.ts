@@ -12,12 +12,11 @@
  *
  * @module
  */
-import { inDeclaredOrder } from "../../structs/derive.js";
 import { JOB } from "../../structs/job.js";
 import type { Evaluation, Job, JobSpec, JsonObject } from "../state/model.js";
 import { namespacedKey, type Transaction } from "../state/store.js";
 import { nextLaunchMs } from "./cron.js";
-import { putVersion } from "./register.js";
+import { nextVersion, putVersion } from "./register.js";
 import { isParameterized, isTerminal, newEvaluation, putJob, putSummary, type SchedulerContext } from "./state.js";
 import type { StepQueue } from "./timers.js";
 
@@ -79,17 +78,7 @@ export function registerChild(
   const { index } = state;
   const key = namespacedKey(spec.Namespace, spec.ID);
   const previous = state.jobs.get(key);
-  const job: Job = inDeclaredOrder(JOB, {
-    ...spec,
-    Status: "",
-    StatusDescription: "",
-    Stable: false,
-    Version: previous === undefined ? 0 : previous.Version + 1,
-    SubmitTime: context.clock.nowNs(),
-    CreateIndex: previous?.CreateIndex ?? index,
-    ModifyIndex: index,
-    JobModifyIndex: index,
-  });
+  const job = nextVersion(context, spec, previous, index, "");
   putSummary(state, job);
   const evaluation =
     job.Periodic === null ? newEvaluation(context.clock, index, { Namespace: job.Namespace, Priority: job.Priority, Type: job.Type, TriggeredBy: triggeredBy, JobID: job.ID, JobModifyIndex: index }) : undefined;

@@ -94,6 +94,26 @@ function planRegistration(context: SchedulerContext, spec: JobSpec, request: Reg
   return changed || needsEval ? { changed, needsEval } : undefined;
 }
 
+/**
+ * The job's next version as `spec` registers it at `index` (its first when there is no
+ * `previous`): not stable, submitted now, created when the first was, with `status` until the
+ * state store's rules set it. In `structs.Job`'s order, the order its row keeps (and its JSON is
+ * written in).
+ */
+export function nextVersion(context: SchedulerContext, spec: JobSpec, previous: Job | undefined, index: number, status: string): Job {
+  return inDeclaredOrder(JOB, {
+    ...spec,
+    Status: status,
+    StatusDescription: "",
+    Stable: false,
+    Version: previous === undefined ? 0 : previous.Version + 1,
+    SubmitTime: context.clock.nowNs(),
+    CreateIndex: previous?.CreateIndex ?? index,
+    ModifyIndex: index,
+    JobModifyIndex: index,
+  });
+}
+
 /** The registration's write: the job (when changed), its summary, and its evaluation (when one is needed). */
 function registerAt(
   context: SchedulerContext,
@@ -106,18 +126,7 @@ function registerAt(
   const { index } = state;
   let job = previous;
   if (plan.changed) {
-    // In structs.Job's order, the order its row keeps (and its JSON is written in).
-    job = inDeclaredOrder(JOB, {
-      ...preserved(spec, previous, request),
-      Status: "pending",
-      StatusDescription: "",
-      Stable: false,
-      Version: previous === undefined ? 0 : previous.Version + 1,
-      SubmitTime: context.clock.nowNs(),
-      CreateIndex: previous?.CreateIndex ?? index,
-      ModifyIndex: index,
-      JobModifyIndex: index,
-    });
+    job = nextVersion(context, preserved(spec, previous, request), previous, index, "pending");
     putSummary(state, job);
   }
   const evaluation = plan.needsEval
