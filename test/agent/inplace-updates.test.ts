@@ -104,4 +104,33 @@ describe("a new version of a job", () => {
     ]);
     expect((await read("/v1/job/grown")).Stable).toBe(true);
   });
+
+  it("marks an allocation updated in place unhealthy when it fails in its new deployment, which replaces it and succeeds", async () => {
+    const before = await deployed("failing");
+    await agent.register(service("failing", { count: 3 }));
+    await agent.agent.clock.advance(0);
+    const rule = agent.agent.scenarios.add({ on: "allocation", select: `ID == "${before[0]!.ID}"`, after: "1s", set: { ClientStatus: "failed" } });
+    await agent.agent.clock.advance("1s");
+    const failed = await read(`/v1/allocation/${before[0]!.ID}`);
+    expect([failed.ClientStatus, failed.DeploymentStatus?.Healthy]).toEqual(["failed", false]);
+    expect((await read("/v1/job/failing/deployment")).TaskGroups.g.UnhealthyAllocs).toBe(1);
+    // The watcher lets it be replaced (the group has a progress deadline): by the reschedule policy's 30 s delay, then healthy 10 s after it runs.
+    await agent.agent.clock.advance("60s");
+    expect((await read("/v1/job/failing/deployment")).Status).toBe("successful");
+    agent.agent.scenarios.remove(rule);
+  });
+
+  it("finds allocations updated in place before they ran healthy MinHealthyTime after they run, not at their HealthyDeadline", async () => {
+    await agent.register(service("early"));
+    await agent.agent.clock.advance(0);
+    // Still pending: the priority changes, and both are updated in place into the new deployment.
+    await agent.register(service("early", { priority: 70 }));
+    await agent.agent.clock.advance(0);
+    expect((await running("early")).map((alloc) => [alloc.ClientStatus, alloc.JobVersion])).toEqual([
+      ["pending", 1],
+      ["pending", 1],
+    ]);
+    await agent.agent.clock.advance("11s");
+    expect(await read("/v1/job/early/deployment")).toMatchObject({ JobVersion: 1, Status: "successful", TaskGroups: { g: { HealthyAllocs: 2 } } });
+  });
 });

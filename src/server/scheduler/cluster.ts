@@ -393,7 +393,7 @@ export class Cluster {
         const deploymentId = alloc.DeploymentID;
         if (ACTIVE_DEPLOYMENT.has(this.store.tables.deployment.get(deploymentId)?.Status ?? "")) this.#steps.defer(`watch ${deploymentId}`, WATCHER_BATCH_MS, () => allowReplacements(context, deploymentId));
       }
-      if (alloc.ClientStatus === "running" && alloc.DeploymentID !== "" && alloc.DeploymentStatus?.Healthy === null) starting.add(alloc.DeploymentID);
+      if (alloc.ClientStatus === "running" && alloc.DeploymentID !== "" && (alloc.DeploymentStatus?.Healthy ?? null) === null) starting.add(alloc.DeploymentID);
       if (alloc.ClientStatus === "pending" && stepTakes(run, alloc, pass)) {
         const batch = `run ${alloc.DeploymentID} ${jobKey} ${alloc.CreateIndex}`;
         placed.set(batch, [...(placed.get(batch) ?? []), alloc]);

@@ -202,10 +202,11 @@ export function updateAlloc(
   const run = alloc.TaskRun === undefined || status === alloc.ClientStatus ? {} : { TaskRun: taskRun(context.clock, alloc.TaskRun, status, change.DesiredStatus ?? alloc.DesiredStatus, exitCode) };
   let updated: Allocation = { ...alloc, ...description, ...change, ...run, ModifyIndex: state.index, ModifyTime: context.clock.nowNs() };
   const failed = status === "failed" && alloc.ClientStatus !== "failed" && (change.DesiredStatus ?? alloc.DesiredStatus) === "run";
-  if (failed && state.deployment !== undefined && updated.DeploymentStatus !== null && updated.DeploymentStatus.Healthy === null) {
+  // One updated in place into its deployment has no deployment status yet: its client's health tracker reports it all the same.
+  if (failed && state.deployment !== undefined && updated.DeploymentID !== "" && (updated.DeploymentStatus?.Healthy ?? null) === null) {
     const deployment = state.deployment.get(updated.DeploymentID);
     if (deployment !== undefined && ACTIVE_DEPLOYMENT.has(deployment.Status)) {
-      updated = { ...updated, DeploymentStatus: { ...updated.DeploymentStatus, Healthy: false, Timestamp: new Date(context.clock.nowMs()).toISOString(), ModifyIndex: state.index } };
+      updated = { ...updated, DeploymentStatus: { Canary: false, ...updated.DeploymentStatus, Healthy: false, Timestamp: new Date(context.clock.nowMs()).toISOString(), ModifyIndex: state.index } };
       updateDeploymentWithAlloc(context, state as Transaction<"deployment">, alloc, updated);
     }
   }
