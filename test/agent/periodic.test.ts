@@ -45,6 +45,9 @@ describe("a periodic block's next launch (PeriodicConfig.Next)", () => {
     ["more specs than the agent reads", { Specs: Array.from({ length: MAX_CRON_SPECS + 1 }, () => "* * * * *") }, `the mini-agent reads at most ${MAX_CRON_SPECS} cron specs for one job`],
     ["an unreadable spec", { Spec: "*/5 * *" }, 'Invalid cron spec "*/5 * *": missing field(s)'],
     ["a value out of range", { Spec: "99 * * * *" }, 'Invalid cron spec "99 * * * *"'],
+    // cronexpr reads the years 1970 to 2099: a later one would have the next launch searched for through every year up to it.
+    ["a year past cronexpr's", { Spec: "0 0 31 4 * 1970-9999" }, 'Invalid cron spec "0 0 31 4 * 1970-9999": syntax error in year field'],
+    ["a year before cronexpr's", { Spec: "0 0 1 1 * 1969" }, "syntax error in year field"],
     ["an unknown time zone", { Spec: "* * * * *", TimeZone: "Mars/Olympus" }, 'Invalid time zone "Mars/Olympus": unknown time zone Mars/Olympus'],
     ["both Spec and Specs", { Spec: "* * * * *", Specs: ["* * * * *"] }, "Only cron or crons may be used"],
     ["no spec", {}, "Must specify a spec"],
@@ -81,10 +84,11 @@ describe("a periodic job", () => {
     expect(await read<Item[]>("/v1/job/cron/allocations")).toEqual([]);
     const start = nowMs();
 
-    await agent.agent.clock.advance("6m");
+    // A minute past the first multiple of 5 minutes (at most 6 minutes on, wherever the clock started): one launch.
+    const launchSeconds = Math.ceil((start + 1) / 300_000) * 300;
+    await agent.agent.clock.advance(launchSeconds * 1000 + 60_000 - start);
     const launched = await children("cron");
     expect(launched).toHaveLength(1);
-    const launchSeconds = Math.ceil(start / 300_000) * 300;
     expect(launched[0]).toMatchObject({ ID: `cron/periodic-${launchSeconds}`, ParentID: "cron", Type: "batch" });
     const child = await read(`/v1/job/${encodeURIComponent(launched[0]!.ID)}`);
     expect(child).toMatchObject({ Name: child.ID, ParentID: "cron", Periodic: null });

@@ -34,7 +34,9 @@ export const MAX_CRON_SPEC_LENGTH = 1024;
 export const MAX_CRON_SPECS = 20;
 
 /** The years cronexpr knows: a spec's search ends with them. */
-const CRON_YEARS = "1970-2099";
+const FIRST_CRON_YEAR = 1970;
+const LAST_CRON_YEAR = 2099;
+const CRON_YEARS = `${FIRST_CRON_YEAR}-${LAST_CRON_YEAR}`;
 
 /** A cron spec that cannot be read, with the reason. */
 class CronSpecError extends Error {}
@@ -60,7 +62,23 @@ function sevenPartPattern(spec: string): string {
   }
   // Any year is one of cronexpr's, 1970 to 2099: a spec no date matches (February 30) ends its search there, not in the year 10000.
   if (seven[6] === "*" || seven[6] === "?") seven[6] = CRON_YEARS;
+  else checkYears(seven[6]!);
   return seven.join(" ");
+}
+
+/**
+ * Refuses a year field that names a year cronexpr does not have (it reads 1970 to 2099 only): a
+ * search for the next time would otherwise go on through years no date of the spec matches.
+ */
+function checkYears(field: string): void {
+  for (const part of field.split(",")) {
+    const range = part.split("/")[0]!;
+    if (range === "*" || range === "?") continue;
+    for (const year of range.split("-")) {
+      const value = Number(year);
+      if (!/^\d{1,4}$/.test(year) || value < FIRST_CRON_YEAR || value > LAST_CRON_YEAR) throw new CronSpecError("syntax error in year field");
+    }
+  }
 }
 
 /** The parsed spec, in a time zone (`undefined`: the machine's, Go's `Local`). */
