@@ -37,6 +37,22 @@ export const SIMULATED_ATTRIBUTES: Readonly<Record<string, string>> = Object.fre
   "driver.mock": "1",
 });
 
+/**
+ * The Nomad version the simulated clients report (their `Version`, and the `nomad.version`
+ * attribute the reference's client fingerprints): that of a client built from the pinned
+ * reference (`version/version.go`: 2.0.6, pre-release `dev`), so the agent's nodes take part in
+ * what the reference gates on its clients' version (system deployments from 1.11).
+ */
+export const SIMULATED_NOMAD_VERSION = "2.0.6-dev";
+
+/**
+ * The Nomad version a node's client reports: its `nomad.version` attribute, which the agent's
+ * nodes keep as their `Version` (a fixture's node may set the attribute itself).
+ */
+export function nomadVersionOf(node: Partial<Pick<Node, "Version" | "Attributes">>): string {
+  return node.Attributes?.["nomad.version"] ?? node.Version ?? "";
+}
+
 /** How long a simulated client fingerprints its machine before it registers its node. */
 export const FINGERPRINT_MS = 1000;
 
