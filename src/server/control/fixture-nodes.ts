@@ -120,7 +120,8 @@ export function fixtureNodeRow(node: FixtureNode, position: number, datacenter: 
     StatusDescription: node.StatusDescription ?? "",
     SchedulingEligibility: node.SchedulingEligibility ?? "eligible",
     Drain: node.Drain ?? false,
-    Version: SIMULATED_NOMAD_VERSION,
+    // A node whose attributes name its client's version reports it (as the reference's stub reads it from there).
+    Version: node.Attributes?.["nomad.version"] ?? SIMULATED_NOMAD_VERSION,
     Attributes: { ...(node.Attributes ?? DEFAULT_NODE_ATTRIBUTES) },
     NodeResources: nodeResources(node, address),
     ReservedResources: overlay(NODE_RESERVED_RESOURCES, reservedResources(), node.ReservedResources) as NodeReservedResources,
