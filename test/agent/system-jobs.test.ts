@@ -12,7 +12,7 @@
 import { describe, expect, it } from "vitest";
 import { parseJson } from "../../src/json.js";
 import { SIMULATED_ATTRIBUTES } from "../../src/server/scheduler/fingerprint.js";
-import { job, useAgent, type TestAgent } from "./support.js";
+import { job, send, useAgent, type TestAgent } from "./support.js";
 
 type Item = Record<string, unknown>;
 
@@ -204,6 +204,37 @@ describe("a system job's deployments", () => {
     expect(await read(agent, "/v1/job/roll")).toMatchObject({ Version: 1, Stable: true });
     const evals = await read<Item[]>(agent, "/v1/job/roll/evaluations");
     expect(evals.filter((evaluation) => evaluation.TriggeredBy === "deployment-watcher").length).toBeGreaterThanOrEqual(2);
+  });
+
+  it.each([
+    ["promoted by a client", { AutoPromote: false }, "Deployment is running but requires manual promotion"],
+    ["promoting itself", { AutoPromote: true }, undefined],
+  ])("replaces Canary percent of the nodes first (at most MaxParallel), waits for their promotion, then rolls the rest (%s)", async (name, promote, waiting) => {
+    const id = `canary-${promote.AutoPromote ? "auto" : "manual"}`;
+    const canaries = { ...update, MaxParallel: 2, Canary: 50, ...promote };
+    await agent.register(job(id, { Type: "system", Update: canaries }));
+    await agent.agent.clock.advance("10s");
+    await agent.register(job(id, { Type: "system", Update: canaries, Meta: { v: "1" } }));
+    await agent.agent.clock.advance(0);
+    const latest = async () => (await deployments(id)).find((each) => each.JobVersion === 1)!;
+    const rolled = async () => (await allocations(agent, id)).filter((alloc) => alloc.JobVersion === 1 && alloc.DesiredStatus === "run");
+    // 50 % of 3 nodes, rounded up: 2 canaries, each replacing its node's allocation.
+    const placed = await rolled();
+    expect(placed.map((alloc) => (alloc.DeploymentStatus as Item).Canary)).toEqual([true, true]);
+    expect(await latest()).toMatchObject({ Status: "running", TaskGroups: { g: { DesiredCanaries: 2, DesiredTotal: 3, Promoted: false } } });
+    await agent.agent.clock.advance("10s");
+    if (waiting !== undefined) {
+      // Healthy canaries wait for a client's promotion; the third node keeps the old version.
+      expect(await latest()).toMatchObject({ Status: "running", StatusDescription: waiting, TaskGroups: { g: { HealthyAllocs: 2, Promoted: false } } });
+      expect(await rolled()).toHaveLength(2);
+      const waitingId = (await latest()).ID as string;
+      const promoted = await send(`${agent.url}/v1/deployment/promote/${waitingId}`, { method: "POST", body: JSON.stringify({ DeploymentID: waitingId, All: true }) });
+      expect(promoted.status, name).toBe(200);
+    }
+    await agent.agent.clock.advance("20s");
+    expect(byNode(await rolled())).toEqual([`client-1 ${id}.g[0] running`, `client-2 ${id}.g[0] running`, `client-3 ${id}.g[0] running`]);
+    expect(await latest()).toMatchObject({ Status: "successful", TaskGroups: { g: { DesiredCanaries: 2, DesiredTotal: 3, HealthyAllocs: 3, Promoted: true } } });
+    expect(await read(agent, `/v1/job/${id}`)).toMatchObject({ Version: 1, Stable: true });
   });
 
   it("cancels the deployment of an older version still rolling out when a newer one is registered", async () => {

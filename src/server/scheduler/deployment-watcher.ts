@@ -346,11 +346,11 @@ export async function watchDeployment(context: SchedulerContext, deploymentId: s
   const job = store.tables.jobs.get(key);
   if (job === undefined) return;
   const running = (state: Transaction<"deployment">) => state.deployment.get(deploymentId)?.Status === "running";
-  if (requiresPromotion(deployment)) {
-    if (canAutoPromote(context, deployment)) await store.write(["deployment", "evals", "allocs"], (state) => void (running(state) && promoteAt(context, state, state.deployment.get(deploymentId)!, undefined)), "DeploymentPromote");
+  if (requiresPromotion(deployment) && canAutoPromote(context, deployment)) {
+    await store.write(["deployment", "evals", "allocs"], (state) => void (running(state) && promoteAt(context, state, state.deployment.get(deploymentId)!, undefined)), "DeploymentPromote");
     return;
   }
-  // A system job's evaluation rolls the next nodes, and its plan finds the deployment complete (the system scheduler's `computeJobAllocs`).
+  // A system job's evaluation rolls the next nodes, says the deployment waits for promotion, or finds it complete (the system scheduler's `computeJobAllocs`).
   if (isSystemJob(job)) {
     const { plan } = computeSystemPlan(context, job, watcherEvaluation(context, store, deployment, job));
     if (isNoOp(plan)) return;
@@ -359,6 +359,7 @@ export async function watchDeployment(context: SchedulerContext, deploymentId: s
     }, "EvalUpdate");
     return;
   }
+  if (requiresPromotion(deployment)) return;
   const results = reconcile(reconcileInput(context, job, { ID: randomUUID(), Priority: deployment.EvalPriority }));
   if (results.place.length + results.destructive.length + results.inplaceUpdate.length + results.stop.length + results.attributeUpdates.length > 0) {
     await store.write(["evals"], (state) => {

@@ -26,10 +26,12 @@
  * evaluation replaces, and when the deployment is complete, the system scheduler decides
  * (`system-sched.ts`).
  *
+ * An update of a group whose update block asks for canaries, before its deployment promoted
+ * them, is a canary (the system scheduler keeps as many as the deployment wants).
+ *
  * Not modelled: disconnected clients (the reference's `Disconnecting`, `Reconnecting` and
  * expiring `unknown` allocations: a running allocation on a disconnected node is kept, see
- * `Node.TerminalStatus`), and canaries of system jobs (an update with `Canary` rolls out as
- * one without).
+ * `Node.TerminalStatus`).
  *
  * @module
  */
@@ -63,6 +65,8 @@ export interface AllocTuple<A extends NodeAlloc = NodeAlloc> {
   readonly group: TaskGroup | undefined;
   /** The allocation itself; for a placement, the terminal allocation of that name on the node it replaces, if any. */
   readonly alloc: A | undefined;
+  /** An update to be placed as a canary of the job's deployment (the group's `Canary` above 0, not yet promoted). */
+  readonly canary?: boolean;
 }
 
 /** The diff of a system job's allocations, node by node (`NodeReconcileResult`). */
@@ -322,8 +326,13 @@ export function reconcileNode<A extends NodeAlloc>(
       result.stop.push(tuple);
       continue;
     }
-    if (alloc.JobVersion !== job.Version) result.update.push(tuple);
-    else ignore(tuple);
+    if (alloc.JobVersion !== job.Version) {
+      // A canary while the group's deployment has not promoted it (with no deployment yet, the one to come has not).
+      const state = deployments.current === undefined ? undefined : deployments.current.TaskGroups[group.Name];
+      const promoted = deployments.current === undefined ? false : state === undefined ? undefined : state.Promoted;
+      const canary = (updateStrategyOf(job, group)?.Canary ?? 0) > 0 && promoted === false;
+      result.update.push(canary ? { ...tuple, canary } : tuple);
+    } else ignore(tuple);
   }
   for (const [name, group] of required) {
     if (!existing.has(name)) {

@@ -14,7 +14,12 @@
  * out) and is successful once that many are healthy; the deployment watcher's evaluations roll
  * the next nodes (`deployment-watcher.ts`).
  *
- * Not modelled: canaries of system jobs, in-place updates of their allocations, and the system
+ * A group whose update block asks for canaries (`Canary`, for a system job a percentage of the
+ * allocations being updated, at most `MaxParallel`) has that many of its nodes replaced first,
+ * as canaries; the deployment then waits for their promotion (by a client, or by itself with
+ * `AutoPromote`) before it rolls the other nodes.
+ *
+ * Not modelled: in-place updates of their allocations, and the system
  * scheduler's per-node blocked evaluations (a placement no node can take is reported in
  * `FailedTGAllocs` only). A finished deployment is left as it is, where the reference writes its
  * `DesiredTotal` again with every evaluation.
@@ -26,7 +31,7 @@ import { namespacedKey } from "../state/store.js";
 import type { DeploymentStatusUpdate, PlanStop } from "./plan.js";
 import { computePlacements, nodesFor, type Placements } from "./placement.js";
 import { reconcileNodes, type AllocTuple, type NodeReconcileResult } from "./reconcile-node.js";
-import { STOP_DESCRIPTIONS, updateStrategyOf, type DestructiveResult, type PlaceResult } from "./reconciler.js";
+import { requiresPromotion, STOP_DESCRIPTIONS, updateStrategyOf, type DestructiveResult, type PlaceResult } from "./reconciler.js";
 import { ACTIVE_DEPLOYMENT, DEPLOYMENT_DESCRIPTIONS, isTerminal, type SchedulerContext } from "./state.js";
 
 /** Whether the system scheduler handles the job's evaluations (`system` and `sysbatch` jobs). */
@@ -87,7 +92,8 @@ function evictAndPlace<A extends Allocation>(job: Job, result: NodeReconcileResu
     const limit = limits.get(group) ?? 0;
     if (limit <= 0) continue;
     replaced.push(tuple);
-    limits.set(group, limit - 1);
+    // Canaries are all placed here, and cut down to those the deployment wants once it is known (see keepCanaries).
+    if (tuple.canary !== true) limits.set(group, limit - 1);
   }
   return replaced;
 }
@@ -141,9 +147,15 @@ export function computeSystemPlan(context: SchedulerContext, job: Job, evaluatio
   for (const { name, nodeId, group, alloc } of result.place) {
     if (group !== undefined) onNode(nodeId).place.push({ group, name, canary: false, reschedule: false, ...(alloc === undefined ? {} : { previous: alloc }) });
   }
-  for (const { name, nodeId, group, alloc } of evictAndPlace(job, result, active ? deployment : undefined)) {
-    if (group !== undefined && alloc !== undefined) onNode(nodeId).destructive.push({ group, name, stop: alloc });
+  const canaryOf = new Set<string>();
+  for (const { name, nodeId, group, alloc, canary } of evictAndPlace(job, result, active ? deployment : undefined)) {
+    if (group === undefined || alloc === undefined) continue;
+    onNode(nodeId).destructive.push({ group, name, stop: alloc });
+    if (canary === true) canaryOf.add(alloc.ID);
   }
+  // The updates of each group (`tgDestructiveUpdateCounts`), less those no node could take.
+  const updating = new Map<string, number>();
+  for (const { group } of result.update) if (group !== undefined) updating.set(group.Name, (updating.get(group.Name) ?? 0) + 1);
   const deploymentId = active ? deployment!.ID : "";
   const planned: Allocation[] = [];
   const failedTGAllocs: Record<string, JsonObject> = {};
@@ -154,10 +166,16 @@ export function computeSystemPlan(context: SchedulerContext, job: Job, evaluatio
       { job, evaluation, nodes: node === undefined ? [] : [node], deploymentId, nowNs, allocations: () => tables.allocs.values(), system: true },
       { deployment: undefined, deploymentUpdates: [], place, destructive, inplaceUpdate: [], stop: [], attributeUpdates: [], followupEvals: [] },
     );
-    planned.push(...placements.plan.allocs);
+    // A replacement of an update marked canary is the deployment's canary (`missing.Canary`).
+    planned.push(...placements.plan.allocs.map((alloc) => (alloc.PreviousAllocation !== undefined && canaryOf.has(alloc.PreviousAllocation) && alloc.DeploymentStatus !== null ? { ...alloc, DeploymentStatus: { ...alloc.DeploymentStatus, Canary: true } } : alloc)));
     stops.push(...placements.plan.stops);
-    // A node that could not take its placement is not one the group is on.
-    for (const [group, left] of Object.entries(placements.queued)) if (left > 0) candidates.set(group, (candidates.get(group) ?? 0) - left);
+    // A node that could not take its placement is not one the group is on, nor an update that could not be placed one.
+    for (const [group, left] of Object.entries(placements.queued)) {
+      if (left <= 0) continue;
+      candidates.set(group, (candidates.get(group) ?? 0) - left);
+      const updates = perNode.get(nodeId)?.destructive.filter((each) => each.group.Name === group).length ?? 0;
+      updating.set(group, (updating.get(group) ?? 0) - Math.min(left, updates));
+    }
     for (const [group, metric] of Object.entries(placements.failedTGAllocs)) {
       // A node its constraints filter out is not a failed placement: the group is not for that node (`computePlacements`).
       if ((metric.NodesFiltered as number) > 0) {
@@ -183,14 +201,55 @@ export function computeSystemPlan(context: SchedulerContext, job: Job, evaluatio
       const wanted = candidates.get(group.Name) ?? 0;
       const state = groups[group.Name];
       if (wanted < 1 || state === undefined) continue;
-      if (state.DesiredTotal !== wanted) groups[group.Name] = { ...state, DesiredTotal: wanted };
-      complete &&= state.HealthyAllocs >= wanted;
+      const update = updateStrategyOf(job, group);
+      // A group is canarying while its deployment has not promoted an update of a version after the first.
+      const canarying = update !== undefined && update.Canary > 0 && !state.Promoted && job.Version !== 0 && (updating.get(group.Name) ?? 0) > 0;
+      let desiredCanaries = state.DesiredCanaries;
+      if (canarying) {
+        // `Canary` is a percentage of the allocations being updated here, rounded up, at most MaxParallel.
+        const existing = result.ignore.filter(({ alloc }) => alloc?.TaskGroup === group.Name && alloc.DeploymentStatus?.Canary === true);
+        desiredCanaries = Math.min(Math.ceil((update.Canary * ((updating.get(group.Name) ?? 0) + existing.length)) / 100), update.MaxParallel);
+        keepCanaries(group.Name, desiredCanaries - existing.length, planned, stops);
+      }
+      if (state.DesiredTotal !== wanted || state.DesiredCanaries !== desiredCanaries) groups[group.Name] = { ...state, DesiredTotal: wanted, DesiredCanaries: desiredCanaries };
+      complete &&= !canarying && state.HealthyAllocs >= wanted;
     }
     if (Object.entries(groups).some(([name, state]) => deployment!.TaskGroups[name] !== state)) {
       deployment = { ...deployment, TaskGroups: groups };
       written = deployment;
     }
-    if (complete) deploymentUpdates.push({ DeploymentID: deployment.ID, Status: "successful", StatusDescription: DEPLOYMENT_DESCRIPTIONS.successful });
+    if (requiresPromotion(deployment)) {
+      // Waiting for its canaries to be promoted, whether or not it is otherwise complete (`setDeploymentStatusAndUpdates`).
+      const auto = Object.values(deployment.TaskGroups).every((group) => group.DesiredCanaries === 0 || group.AutoPromote);
+      const description = auto ? DEPLOYMENT_DESCRIPTIONS.autoPromotion : DEPLOYMENT_DESCRIPTIONS.needsPromotion;
+      if (deployment.StatusDescription !== description) {
+        deployment = { ...deployment, StatusDescription: description };
+        written = deployment;
+      }
+    } else if (complete) deploymentUpdates.push({ DeploymentID: deployment.ID, Status: "successful", StatusDescription: DEPLOYMENT_DESCRIPTIONS.successful });
   }
   return { plan: { deployment: written, deploymentUpdates, stops, allocs: planned }, failedTGAllocs, queued, deploymentId: deployment?.ID ?? "" };
+}
+
+/**
+ * Keeps `wanted` of the group's new canaries among the plan's new allocations, node by node (`evictUnneededCanaries`):
+ * the others are not placed, and the allocations they would have replaced are not stopped.
+ */
+function keepCanaries(group: string, wanted: number, planned: Allocation[], stops: PlanStop[]): void {
+  let left = wanted;
+  for (let i = 0; i < planned.length; ) {
+    const alloc = planned[i]!;
+    if (alloc.TaskGroup !== group || alloc.DeploymentStatus?.Canary !== true) {
+      i++;
+      continue;
+    }
+    if (left > 0) {
+      left--;
+      i++;
+      continue;
+    }
+    planned.splice(i, 1);
+    const stopped = stops.findIndex((stop) => stop.alloc.ID === alloc.PreviousAllocation);
+    if (stopped !== -1) stops.splice(stopped, 1);
+  }
 }
