@@ -237,6 +237,25 @@ describe("a system job's deployments", () => {
     expect(await read(agent, `/v1/job/${id}`)).toMatchObject({ Version: 1, Stable: true });
   });
 
+  it("updates every node's allocation in place at once when its tasks can take the change, in the new deployment, then successful", async () => {
+    await agent.register(job("inplace", { Type: "system", Update: update }));
+    await agent.agent.clock.advance("10s");
+    const before = (await allocations(agent, "inplace")).map((alloc) => alloc.ID).sort();
+    await agent.register(job("inplace", { Type: "system", Update: update, Priority: 70 }));
+    await agent.agent.clock.advance(0);
+    const after = await allocations(agent, "inplace");
+    // The same allocations, at the new version: MaxParallel limits replacements, not updates in place.
+    expect(after.map((alloc) => alloc.ID).sort()).toEqual(before);
+    expect(after.map((alloc) => alloc.JobVersion)).toEqual([1, 1, 1]);
+    const deployment = (await deployments("inplace")).find((each) => each.JobVersion === 1)!;
+    expect(deployment).toMatchObject({ Status: "running", TaskGroups: { g: { DesiredTotal: 3, PlacedAllocs: 3, HealthyAllocs: 0 } } });
+    const full = await Promise.all(after.map((alloc) => read(agent, `/v1/allocation/${alloc.ID as string}`)));
+    expect(full.map((alloc) => [alloc.DeploymentID, alloc.DeploymentStatus ?? null])).toEqual(Array(3).fill([deployment.ID, null]));
+    await agent.agent.clock.advance("10s");
+    expect(await read(agent, `/v1/deployment/${deployment.ID as string}`)).toMatchObject({ Status: "successful", TaskGroups: { g: { HealthyAllocs: 3 } } });
+    expect(await read(agent, "/v1/job/inplace")).toMatchObject({ Version: 1, Stable: true });
+  });
+
   it("cancels the deployment of an older version still rolling out when a newer one is registered", async () => {
     await agent.register(job("newer", { Type: "system", Update: update }));
     await agent.agent.clock.advance("10s");

@@ -19,7 +19,11 @@
  * as canaries; the deployment then waits for their promotion (by a client, or by itself with
  * `AutoPromote`) before it rolls the other nodes.
  *
- * Not modelled: in-place updates of their allocations, and the system
+ * An update its tasks can take is made in place, as the generic scheduler's (`alloc-update.ts`):
+ * the allocation stays, at the new version, in the deployment, and holds a `MaxParallel` place
+ * until it is found healthy.
+ *
+ * Not modelled: the system
  * scheduler's per-node blocked evaluations (a placement no node can take is reported in
  * `FailedTGAllocs` only). A finished deployment is left as it is, where the reference writes its
  * `DesiredTotal` again with every evaluation.
@@ -29,6 +33,7 @@
 import type { Allocation, Deployment, Evaluation, Job, JsonObject, Node } from "../state/model.js";
 import { namespacedKey } from "../state/store.js";
 import type { DeploymentStatusUpdate, PlanStop } from "./plan.js";
+import { genericAllocUpdate } from "./alloc-update.js";
 import { computePlacements, nodesFor, type Placements } from "./placement.js";
 import { reconcileNodes, type AllocTuple, type NodeReconcileResult } from "./reconcile-node.js";
 import { requiresPromotion, STOP_DESCRIPTIONS, updateStrategyOf, type DestructiveResult, type PlaceResult } from "./reconciler.js";
@@ -117,8 +122,19 @@ export function computeSystemPlan(context: SchedulerContext, job: Job, evaluatio
   for (const node of tables.nodes.values()) if (!isReady(node)) notReadyNodes.add(node.ID);
   const latest = [...tables.deployment.group(key).values()].at(-1);
   const nowNs = context.clock.nowNs();
-  const result = reconcileNodes({ job, readyNodes, notReadyNodes, taintedNodes: tainted, live: allocs.filter((alloc) => !isTerminal(alloc)), terminal: terminalByNodeByName(allocs), deployment: latest, nowNs });
-  const { deployments } = result;
+  const reconciled = reconcileNodes({ job, readyNodes, notReadyNodes, taintedNodes: tainted, live: allocs.filter((alloc) => !isTerminal(alloc)), terminal: terminalByNodeByName(allocs), deployment: latest, nowNs });
+  const { deployments } = reconciled;
+  // Updates its tasks can take stay on their node at the new version (`inplaceUpdate`); the others are destructive.
+  const allocUpdate = genericAllocUpdate({ jobAt: (version) => tables.job_versions.get(`${key}\u0000${version}`)?.Job, node: (id) => tables.nodes.get(id), evalId: evaluation.ID });
+  const inplace: Allocation[] = [];
+  const destructiveUpdates: AllocTuple<Allocation>[] = [];
+  for (const tuple of reconciled.update) {
+    const decided = tuple.alloc === undefined || tuple.group === undefined ? ({ kind: "destructive" } as const) : allocUpdate(tuple.alloc, job, tuple.group);
+    if (decided.kind === "destructive") destructiveUpdates.push(tuple);
+    // A finished allocation its update leaves as it is is not written again (`inplaceUpdate`'s terminal case).
+    else if (decided.kind === "inplace") inplace.push(decided.alloc);
+  }
+  const result = { ...reconciled, update: destructiveUpdates };
   // The deployment the evaluation works with: the reconciler's current one, else the job's latest.
   let deployment = deployments.current ?? latest;
   // One this evaluation cancels takes no allocations.
@@ -139,7 +155,7 @@ export function computeSystemPlan(context: SchedulerContext, job: Job, evaluatio
 
   // The nodes each group is to be on (`tgCandidateNodeCounts`): placed, kept or updated there.
   const candidates = new Map<string, number>();
-  for (const { group } of [...result.place, ...result.ignore, ...result.update]) if (group !== undefined) candidates.set(group.Name, (candidates.get(group.Name) ?? 0) + 1);
+  for (const { group } of [...result.place, ...result.ignore, ...reconciled.update]) if (group !== undefined) candidates.set(group.Name, (candidates.get(group.Name) ?? 0) + 1);
 
   // Each node's placements and replacements, placed on that node alone.
   const perNode = new Map<string, { place: PlaceResult[]; destructive: DestructiveResult[] }>();
@@ -157,7 +173,8 @@ export function computeSystemPlan(context: SchedulerContext, job: Job, evaluatio
   const updating = new Map<string, number>();
   for (const { group } of result.update) if (group !== undefined) updating.set(group.Name, (updating.get(group.Name) ?? 0) + 1);
   const deploymentId = active ? deployment!.ID : "";
-  const planned: Allocation[] = [];
+  // An allocation updated in place joins the deployment, its health there not yet known.
+  const planned: Allocation[] = inplace.map((alloc) => (alloc.DeploymentID === deploymentId ? alloc : { ...alloc, DeploymentID: deploymentId, DeploymentStatus: null }));
   const failedTGAllocs: Record<string, JsonObject> = {};
   const queued: Record<string, number> = Object.fromEntries((job.Stop ? [] : job.TaskGroups).map((group) => [group.Name, 0]));
   for (const [nodeId, { place, destructive }] of perNode) {
