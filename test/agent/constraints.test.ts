@@ -40,7 +40,7 @@ describe("placement on feasible nodes with room", () => {
     ["!= on the name", { LTarget: "${node.unique.name}", RTarget: "client-1", Operand: "!=" }, 2, ["client-2", "client-3"]],
     ["set_contains_any on the name", { LTarget: "${node.unique.name}", RTarget: "client-3, client-9", Operand: "set_contains_any" }, 1, ["client-3"]],
     ["an attribute the nodes have", { LTarget: "${attr.kernel.name}", RTarget: "linux", Operand: "=" }, 3, ["client-1", "client-2", "client-3"]],
-    ["a version of the client", { LTarget: "${attr.nomad.version}", RTarget: ">= 1.5, < 2", Operand: "version" }, 3, ["client-1", "client-2", "client-3"]],
+    ["a version of the client", { LTarget: "${attr.nomad.version}", RTarget: ">= 1.11, < 3", Operand: "version" }, 3, ["client-1", "client-2", "client-3"]],
     ["distinct_hosts", { Operand: "distinct_hosts" }, 3, ["client-1", "client-2", "client-3"]],
   ])("places by %s as the reference's checks do", async (_name, constraint, count, nodes) => {
     const id = `by-${String(constraint.Operand).replace(/[^a-z]/g, "-")}-${String(constraint.LTarget ?? "").replace(/[^a-z]/g, "")}`;

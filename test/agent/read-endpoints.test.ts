@@ -271,7 +271,7 @@ describe("GET /v1/nodes and /v1/node/<id>", () => {
   it("filters on the full node, and on the fields its stub shows", async () => {
     const filtered = async (filter: string) => body<Item[]>(await agent.get(`/v1/nodes?filter=${encodeURIComponent(filter)}`)).map((node) => node.Name as string).sort();
     expect(await filtered('Attributes["os.name"] == "debian" and HTTPAddr matches ":4646$"')).toEqual(["client-1", "client-2"]);
-    expect(await filtered('Attributes["nomad.version"] == "1.9.4" and Name == "client-2"')).toEqual(["client-2"]);
+    expect(await filtered('Attributes["nomad.version"] == "2.0.6" and Name == "client-2"')).toEqual(["client-2"]);
     expect(await filtered('Address == "127.0.0.2" and Drain == false')).toEqual(["client-1"]);
     const unknown = await agent.get(`/v1/nodes?filter=${encodeURIComponent("Nope == 1")}`);
     expect(unknown.status).toBe(400);
@@ -284,7 +284,7 @@ describe("GET /v1/nodes and /v1/node/<id>", () => {
     const node = body(response);
     expect(Object.keys(node)).toEqual(NODE_FIELDS);
     expect(node).toMatchObject({ ID: stub!.ID, SecretID: "", HTTPAddr: `${stub!.Address}:4646`, Name: stub!.Name, DrainStrategy: null, Drain: false });
-    expect(node.Attributes).toMatchObject({ "os.name": "debian", "nomad.version": "1.9.4" });
+    expect(node.Attributes).toMatchObject({ "os.name": "debian", "nomad.version": "2.0.6" });
     expectReadMeta(response, node.ModifyIndex as number);
     // Registered as the reference's state store registers a node: its status's time, and its first event.
     const registeredAt = node.StatusUpdatedAt as number;

@@ -5,12 +5,14 @@
  * that becomes ready or eligible gets one through a `node-update` evaluation
  * (`nomad/node_endpoint.go` `createNodeEvals`); a node that goes down has its allocation lost,
  * and nothing is placed elsewhere; sysbatch allocations run to completion and the job is then
- * dead (`getJobStatus`), and a finished one is not placed again. On the manual clock, over real
- * sockets.
+ * dead (`getJobStatus`), and a finished one is not placed again; a system job's version rolls
+ * out behind a deployment, `MaxParallel` nodes at a time, when every eligible client is 1.11 or
+ * newer (`createDeployment`, `evictAndPlace`). On the manual clock, over real sockets.
  */
 import { describe, expect, it } from "vitest";
 import { parseJson } from "../../src/json.js";
-import { job, useAgent, type TestAgent } from "./support.js";
+import { SIMULATED_ATTRIBUTES } from "../../src/server/scheduler/fingerprint.js";
+import { job, send, useAgent, type TestAgent } from "./support.js";
 
 type Item = Record<string, unknown>;
 
@@ -129,7 +131,8 @@ describe("a system job's new version and its stop", () => {
     await agent.agent.clock.advance("1s");
     const first = await allocations(agent, "sys");
     await agent.register(job("sys", { Type: "system", Meta: { v: "2" } }));
-    await agent.agent.clock.advance("1s");
+    // The default update block rolls one node at a time, each healthy after its MinHealthyTime (10 s).
+    await agent.agent.clock.advance("1m");
     const allocs = await allocations(agent, "sys");
     const current = allocs.filter((alloc) => alloc.JobVersion === 1);
     expect(byNode(current)).toEqual(["client-1 sys.g[0] running", "client-2 sys.g[0] running"]);
@@ -154,5 +157,130 @@ describe("a system job's new version and its stop", () => {
     expect(byNode(allocs.filter((alloc) => alloc.JobVersion === 1))).toEqual(["client-1 again.g[0] complete", "client-2 again.g[0] complete"]);
     expect(allocs).toHaveLength(4);
     expect((await read(agent, "/v1/job/again")).Status).toBe("dead");
+  });
+});
+
+describe("a system job's deployments", () => {
+  const agent = useAgent({ clock: "manual", placementDelayMs: 1000, nodes: 3 });
+  const deployments = (id: string) => read<Item[]>(agent, `/v1/job/${id}/deployments`);
+  const update = { MaxParallel: 1, MinHealthyTime: 2e9, HealthyDeadline: 60e9, ProgressDeadline: 120e9 };
+
+  it("places a first registration on every node at once behind a deployment, successful once all are healthy, the job stable", async () => {
+    await agent.register(job("first", { Type: "system", Update: update }));
+    await agent.agent.clock.advance(0);
+    expect(byNode(await allocations(agent, "first"))).toEqual(["client-1 first.g[0] pending", "client-2 first.g[0] pending", "client-3 first.g[0] pending"]);
+    const [running] = await deployments("first");
+    expect(running).toMatchObject({ Status: "running", JobVersion: 0, TaskGroups: { g: { DesiredTotal: 3, PlacedAllocs: 3, HealthyAllocs: 0 } } });
+    await agent.agent.clock.advance("10s");
+    expect(await read(agent, `/v1/deployment/${running!.ID as string}`)).toMatchObject({ Status: "successful", StatusDescription: "Deployment completed successfully", TaskGroups: { g: { DesiredTotal: 3, HealthyAllocs: 3 } } });
+    expect(await read(agent, "/v1/job/first")).toMatchObject({ Version: 0, Stable: true, Status: "running" });
+  });
+
+  it("replaces one node's allocation at a time with MaxParallel 1, each after the one before is healthy, then is successful and the job stable", async () => {
+    await agent.register(job("roll", { Type: "system", Update: update }));
+    await agent.agent.clock.advance("10s");
+    await agent.register(job("roll", { Type: "system", Update: update, Meta: { v: "1" } }));
+    await agent.agent.clock.advance(0);
+    const latest = async () => (await deployments("roll")).find((each) => each.JobVersion === 1)!;
+    const rolled = async () => (await allocations(agent, "roll")).filter((alloc) => alloc.JobVersion === 1 && alloc.DesiredStatus === "run");
+    expect(await latest()).toMatchObject({ Status: "running", TaskGroups: { g: { DesiredTotal: 3, PlacedAllocs: 1 } } });
+    // Second by second: never more than one new allocation not yet healthy, and the old one on its node kept until then.
+    const placedAt: number[] = [];
+    for (let second = 0; second < 30 && placedAt.length < 3; second++) {
+      const current = await rolled();
+      const waiting = current.filter((alloc) => (alloc.DeploymentStatus as Item | null)?.Healthy !== true);
+      expect(waiting.length).toBeLessThanOrEqual(1);
+      const old = (await allocations(agent, "roll")).filter((alloc) => alloc.JobVersion === 0 && alloc.DesiredStatus === "run");
+      expect(old.length + current.length).toBe(3);
+      while (placedAt.length < current.length) placedAt.push(second);
+      if (placedAt.length < 3) await agent.agent.clock.advance("1s");
+    }
+    // Each next node waits for the one before: placed, running a second later, healthy its MinHealthyTime (2 s) after that.
+    expect(placedAt[0]).toBe(0);
+    for (const at of [1, 2]) expect(placedAt[at]! - placedAt[at - 1]!).toBeGreaterThanOrEqual(2);
+    await agent.agent.clock.advance("10s");
+    expect(byNode(await rolled())).toEqual(["client-1 roll.g[0] running", "client-2 roll.g[0] running", "client-3 roll.g[0] running"]);
+    expect(await latest()).toMatchObject({ Status: "successful", TaskGroups: { g: { DesiredTotal: 3, PlacedAllocs: 3, HealthyAllocs: 3, UnhealthyAllocs: 0 } } });
+    expect(await read(agent, "/v1/job/roll")).toMatchObject({ Version: 1, Stable: true });
+    const evals = await read<Item[]>(agent, "/v1/job/roll/evaluations");
+    expect(evals.filter((evaluation) => evaluation.TriggeredBy === "deployment-watcher").length).toBeGreaterThanOrEqual(2);
+  });
+
+  it.each([
+    ["promoted by a client", { AutoPromote: false }, "Deployment is running but requires manual promotion"],
+    ["promoting itself", { AutoPromote: true }, undefined],
+  ])("replaces Canary percent of the nodes first (at most MaxParallel), waits for their promotion, then rolls the rest (%s)", async (name, promote, waiting) => {
+    const id = `canary-${promote.AutoPromote ? "auto" : "manual"}`;
+    const canaries = { ...update, MaxParallel: 2, Canary: 50, ...promote };
+    await agent.register(job(id, { Type: "system", Update: canaries }));
+    await agent.agent.clock.advance("10s");
+    await agent.register(job(id, { Type: "system", Update: canaries, Meta: { v: "1" } }));
+    await agent.agent.clock.advance(0);
+    const latest = async () => (await deployments(id)).find((each) => each.JobVersion === 1)!;
+    const rolled = async () => (await allocations(agent, id)).filter((alloc) => alloc.JobVersion === 1 && alloc.DesiredStatus === "run");
+    // 50 % of 3 nodes, rounded up: 2 canaries, each replacing its node's allocation.
+    const placed = await rolled();
+    expect(placed.map((alloc) => (alloc.DeploymentStatus as Item).Canary)).toEqual([true, true]);
+    expect(await latest()).toMatchObject({ Status: "running", TaskGroups: { g: { DesiredCanaries: 2, DesiredTotal: 3, Promoted: false } } });
+    await agent.agent.clock.advance("10s");
+    if (waiting !== undefined) {
+      // Healthy canaries wait for a client's promotion; the third node keeps the old version.
+      expect(await latest()).toMatchObject({ Status: "running", StatusDescription: waiting, TaskGroups: { g: { HealthyAllocs: 2, Promoted: false } } });
+      expect(await rolled()).toHaveLength(2);
+      const waitingId = (await latest()).ID as string;
+      const promoted = await send(`${agent.url}/v1/deployment/promote/${waitingId}`, { method: "POST", body: JSON.stringify({ DeploymentID: waitingId, All: true }) });
+      expect(promoted.status, name).toBe(200);
+    }
+    await agent.agent.clock.advance("20s");
+    expect(byNode(await rolled())).toEqual([`client-1 ${id}.g[0] running`, `client-2 ${id}.g[0] running`, `client-3 ${id}.g[0] running`]);
+    expect(await latest()).toMatchObject({ Status: "successful", TaskGroups: { g: { DesiredCanaries: 2, DesiredTotal: 3, HealthyAllocs: 3, Promoted: true } } });
+    expect(await read(agent, `/v1/job/${id}`)).toMatchObject({ Version: 1, Stable: true });
+  });
+
+  it("updates every node's allocation in place at once when its tasks can take the change, in the new deployment, then successful", async () => {
+    await agent.register(job("inplace", { Type: "system", Update: update }));
+    await agent.agent.clock.advance("10s");
+    const before = (await allocations(agent, "inplace")).map((alloc) => alloc.ID).sort();
+    await agent.register(job("inplace", { Type: "system", Update: update, Priority: 70 }));
+    await agent.agent.clock.advance(0);
+    const after = await allocations(agent, "inplace");
+    // The same allocations, at the new version: MaxParallel limits replacements, not updates in place.
+    expect(after.map((alloc) => alloc.ID).sort()).toEqual(before);
+    expect(after.map((alloc) => alloc.JobVersion)).toEqual([1, 1, 1]);
+    const deployment = (await deployments("inplace")).find((each) => each.JobVersion === 1)!;
+    expect(deployment).toMatchObject({ Status: "running", TaskGroups: { g: { DesiredTotal: 3, PlacedAllocs: 3, HealthyAllocs: 0 } } });
+    const full = await Promise.all(after.map((alloc) => read(agent, `/v1/allocation/${alloc.ID as string}`)));
+    expect(full.map((alloc) => [alloc.DeploymentID, alloc.DeploymentStatus ?? null])).toEqual(Array(3).fill([deployment.ID, null]));
+    await agent.agent.clock.advance("10s");
+    expect(await read(agent, `/v1/deployment/${deployment.ID as string}`)).toMatchObject({ Status: "successful", TaskGroups: { g: { HealthyAllocs: 3 } } });
+    expect(await read(agent, "/v1/job/inplace")).toMatchObject({ Version: 1, Stable: true });
+  });
+
+  it("cancels the deployment of an older version still rolling out when a newer one is registered", async () => {
+    await agent.register(job("newer", { Type: "system", Update: update }));
+    await agent.agent.clock.advance("10s");
+    await agent.register(job("newer", { Type: "system", Update: update, Meta: { v: "1" } }));
+    await agent.agent.clock.advance(0);
+    await agent.register(job("newer", { Type: "system", Update: update, Meta: { v: "2" } }));
+    await agent.agent.clock.advance(0);
+    const byVersion = Object.fromEntries((await deployments("newer")).map((each) => [each.JobVersion, [each.Status, each.StatusDescription]]));
+    expect(byVersion).toEqual({ 0: ["successful", "Deployment completed successfully"], 1: ["cancelled", "Cancelled due to newer version of job"], 2: ["running", "Deployment is running"] });
+  });
+});
+
+describe("a system job on a cluster with a client older than 1.11", () => {
+  const node = (Name: string, version?: string) => ({ Name, Attributes: version === undefined ? SIMULATED_ATTRIBUTES : { ...SIMULATED_ATTRIBUTES, "nomad.version": version } });
+  const agent = useAgent({ clock: "manual", placementDelayMs: 1000, data: { Nodes: [node("client-1"), node("client-2", "1.10.5"), node("client-3")] } });
+
+  it("makes no deployment, and replaces MaxParallel allocations per evaluation with nothing to roll the rest, as the reference's compatibility check", async () => {
+    expect((await read<Item[]>(agent, "/v1/nodes")).map((node) => `${node.Name as string} ${node.Version as string}`).sort()).toEqual(["client-1 2.0.6", "client-2 1.10.5", "client-3 2.0.6"]);
+    await agent.register(job("legacy", { Type: "system" }));
+    await agent.agent.clock.advance("1m");
+    await agent.register(job("legacy", { Type: "system", Meta: { v: "1" } }));
+    await agent.agent.clock.advance("1m");
+    const allocs = await allocations(agent, "legacy");
+    expect(allocs.filter((alloc) => alloc.JobVersion === 1 && alloc.DesiredStatus === "run")).toHaveLength(1);
+    expect(allocs.filter((alloc) => alloc.JobVersion === 0 && alloc.DesiredStatus === "run")).toHaveLength(2);
+    expect(await read<Item[]>(agent, "/v1/job/legacy/deployments")).toEqual([]);
   });
 });

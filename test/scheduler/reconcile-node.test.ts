@@ -7,14 +7,13 @@
  */
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import type { ClientStatus, DesiredStatus, Node, TaskGroup } from "../../src/server/state/model.js";
+import type { ClientStatus, Deployment, DeploymentState, DesiredStatus, Node, TaskGroup } from "../../src/server/state/model.js";
 import { SHOW_GAPS_VARIABLE } from "../nomad-api/ported.js";
-import { reconcileNode, reconcileNodes, requiredAllocs, type NodeAlloc, type NodeJob, type NodeReconcileInput, type NodeReconcileResult } from "../../src/server/scheduler/reconcile-node.js";
+import { reconcileNode, reconcileNodes, requiredAllocs, type NodeAlloc, type NodeJob, type NodeReady, type NodeReconcileInput, type NodeReconcileResult } from "../../src/server/scheduler/reconcile-node.js";
 
 /** The places the agent's model does not (yet) have what a reference test needs. */
 const KNOWN_GAPS = {
   disconnect: "disconnected clients are not modelled: no AllocStates, no disconnect block, so no Disconnecting, Reconnecting or expired unknown allocations",
-  "system-deployments": "system jobs make no deployments (the reference's NodeReconciler.createDeployment, since 1.11)",
 } as const;
 
 /** Why a Go test is not ported. */
@@ -34,7 +33,7 @@ const FATES = {
   TestDiffSystemAllocsForNode_LostNode: PORTED,
   TestDiffSystemAllocsForNode_DisconnectedNode: fails("disconnect"),
   TestDiffSystemAllocs: PORTED,
-  TestNodeDeployments: fails("system-deployments"),
+  TestNodeDeployments: PORTED,
   TestNodeReconciler_PropTest: PORTED,
 } as const satisfies Readonly<Record<string, Entry>>;
 
@@ -49,8 +48,10 @@ function goTest(name: keyof typeof FATES, test: () => void): void {
 // The reference's mocks (`nomad/mock`), as far as the node reconciler reads them.
 
 const group = (name: string, count = 1): TaskGroup => ({ Name: name, Count: count });
-const systemJob = (fields: Partial<NodeJob> = {}): NodeJob => ({ ID: "my-job", Type: "system", Version: 3, Stop: false, TaskGroups: [group("web")], ...fields });
-const sysbatchJob = (): NodeJob => ({ ID: "my-sysbatch", Type: "sysbatch", Version: 3, Stop: false, TaskGroups: [group("pinger")] });
+/** What `mock.SystemJob` sets that the reconciler reads beyond the test's fields (its groups have no update block). */
+const JOB_DEFAULTS = { Namespace: "default", Priority: 100, CreateIndex: 1, JobModifyIndex: 1, Update: null } as const;
+const systemJob = (fields: Partial<NodeJob> = {}): NodeJob => ({ ...JOB_DEFAULTS, ID: "my-job", Type: "system", Version: 3, Stop: false, TaskGroups: [group("web")], ...fields });
+const sysbatchJob = (): NodeJob => ({ ...JOB_DEFAULTS, ID: "my-sysbatch", Type: "sysbatch", Version: 3, Stop: false, TaskGroups: [group("pinger")] });
 let allocs = 0;
 /** An allocation of `job` (of its version less `older`) on a node, running unless told otherwise. */
 const alloc = (job: NodeJob, nodeId: string, name: string, fields: Partial<NodeAlloc> & { readonly older?: number } = {}): NodeAlloc => {
@@ -213,11 +214,53 @@ describe("reconcile_node_test.go", () => {
   });
 
   goTest("TestNodeDeployments", () => {
-    // A new job that needs a deployment gets one, running; a stopped job's running deployment is cancelled.
-    const job = systemJob({ ID: "new-job", Version: 100, TaskGroups: [group("web"), { ...group("other"), Update: { MaxParallel: 1 } }] });
-    const diff = reconcileNodes({ job, readyNodes: [{ ID: "foo" }], notReadyNodes: new Set(), taintedNodes: new Map(), live: [], terminal: new Map() });
-    const withDeployments = diff as NodeReconcileResult & { readonly deploymentCurrent?: { readonly Status: string } };
-    expect(withDeployments.deploymentCurrent?.Status).toBe("running");
+    // Two groups, the second with the default update block; three nodes, the last one's client older than 1.11.
+    const job = systemJob({ Version: 0, TaskGroups: [group("web"), { ...group("other"), Update: { MaxParallel: 1, HealthCheck: "checks", MinHealthyTime: 10e9, HealthyDeadline: 300e9, ProgressDeadline: 600e9, AutoRevert: false, AutoPromote: false, Canary: 0, Stagger: 30e9 } }] });
+    const nodes: NodeReady[] = [{ ID: "foo" }, { ID: "bar" }, { ID: "baz", Attributes: { "nomad.version": "1.8.20+ent" } }];
+    const stoppedJob: NodeJob = { ...job, Stop: true };
+    const allocs = nodes.map((node) => alloc(job, node.ID, "my-job.web[0]"));
+    const newJobWithNoAllocs: NodeJob = { ...job, ID: "new-job", Version: 100, CreateIndex: 1000 };
+    const deployment = (fields: Partial<Deployment>): Deployment => ({
+      ID: "d",
+      Namespace: "default",
+      JobID: job.ID,
+      JobVersion: job.Version,
+      JobModifyIndex: 1,
+      JobSpecModifyIndex: 1,
+      JobCreateIndex: job.CreateIndex,
+      IsMultiregion: false,
+      TaskGroups: {},
+      Status: "running",
+      StatusDescription: "",
+      EvalPriority: 50,
+      CreateIndex: 1,
+      ModifyIndex: 1,
+      CreateTime: 0n,
+      ModifyTime: 0n,
+      ...fields,
+    });
+    const groupState = (fields: Partial<DeploymentState>): DeploymentState => ({ AutoRevert: false, AutoPromote: false, ProgressDeadline: 0, RequireProgressBy: null, Promoted: false, PlacedCanaries: null, DesiredCanaries: 0, DesiredTotal: 0, PlacedAllocs: 0, HealthyAllocs: 0, UnhealthyAllocs: 0, ...fields });
+    const running = deployment({ StatusDescription: "Deployment is running", TaskGroups: { web: groupState({ AutoRevert: true, ProgressDeadline: 60e9 }), other: groupState({ AutoPromote: true }) } });
+    const cases: readonly { name: string; job: NodeJob; live: NodeAlloc[]; terminal?: Map<string, Map<string, NodeAlloc>>; nodes: NodeReady[]; existing?: Deployment; current?: "new" | "existing" | "none"; status?: string; description?: string }[] = [
+      // The Go test asserts nothing of this case; the reference's code sets the successful deployment aside, and creates none for the version it rolled out.
+      { name: "existing successful deployment for the current job version should not return a deployment", job, live: allocs, nodes: nodes.slice(0, 1), existing: deployment({ Status: "successful" }), current: "none" },
+      { name: "existing running deployment should remain untouched", job, live: allocs, nodes, existing: running, current: "existing" },
+      { name: "existing running deployment for a stopped job should be cancelled", job: stoppedJob, live: allocs, nodes: nodes.slice(0, 1), existing: deployment({}), status: "cancelled", description: "Cancelled because job is stopped" },
+      { name: "no existing deployment for a new job that needs one should result in a new deployment", job: newJobWithNoAllocs, live: allocs, nodes: nodes.slice(0, 1), current: "new", status: "running", description: "Deployment is running" },
+      // The Go test asserts nothing of this case either (its terminal map is keyed by allocation ID, so the reconciler never finds the allocation).
+      { name: "terminal allocs due to reschedule, shouldn't result in a deployment", job: newJobWithNoAllocs, live: [], terminal: terminalOn("foo", allocs[0]!), nodes: nodes.slice(0, 1) },
+      // Asserted here beyond the Go test: an eligible node older than 1.11 keeps the deployment off.
+      { name: "new job with old node should have no deployment", job: newJobWithNoAllocs, live: allocs, nodes, current: "none" },
+    ];
+    for (const each of cases) {
+      const { deployments } = reconcileNodes({ job: each.job, readyNodes: each.nodes, notReadyNodes: new Set(), taintedNodes: new Map(), live: each.live, terminal: each.terminal ?? new Map(), deployment: each.existing });
+      if (each.current === "new") expect(deployments.current?.Status, each.name).toBe(each.status);
+      if (each.current === "new") expect(deployments.created, each.name).toBe(true);
+      if (each.current === "existing") expect(deployments.current, each.name).toBe(each.existing);
+      if (each.current === "existing" || each.current === "none") expect(deployments.updates, each.name).toEqual([]);
+      if (each.current === "none") expect(deployments.current, each.name).toBeUndefined();
+      if (each.description !== undefined) expect(deployments.updates, each.name).toContainEqual(expect.objectContaining({ Status: each.status, StatusDescription: each.description }));
+    }
   });
 });
 
@@ -240,7 +283,7 @@ function arbitraryInput(type: "system" | "sysbatch") {
       empty: fc.array(arbitraryNode, { maxLength: 5 }),
     })
     .map(({ groups, stopped, nodes, empty }) => {
-      const job: NodeJob = { ID: "job", Type: type, Version: 2, Stop: stopped, TaskGroups: groups };
+      const job: NodeJob = { ...JOB_DEFAULTS, ID: "job", Type: type, Version: 2, Stop: stopped, TaskGroups: groups };
       const readyNodes: { ID: string }[] = [];
       const notReadyNodes = new Set<string>();
       const taintedNodes = new Map<string, Pick<Node, "Status">>();

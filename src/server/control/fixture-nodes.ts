@@ -9,7 +9,7 @@ import { createHash } from "node:crypto";
 import { describeRefused } from "./snapshot.js";
 import { distinct, invalidFixture, knownFields, listAt, oneOf, stringAt, stringMapAt, structAt, UUID } from "./fixture-fields.js";
 import { registered } from "../scheduler/state.js";
-import { fingerprintResources, reservedResources, SIMULATED_ATTRIBUTES } from "../scheduler/fingerprint.js";
+import { fingerprintResources, reservedResources, SIMULATED_ATTRIBUTES, SIMULATED_NOMAD_VERSION } from "../scheduler/fingerprint.js";
 import { overlay } from "../../structs/derive.js";
 import { NODE_RESERVED_RESOURCES, NODE_RESOURCES } from "../../structs/resources.js";
 import type { Node, NodeReservedResources, NodeResources } from "../state/model.js";
@@ -59,8 +59,6 @@ const MAX_PORT = 65_535;
 
 /** What the agent's own simulated nodes report (`Cluster.seed`), given to a fixture's nodes that name no attributes. */
 const DEFAULT_NODE_ATTRIBUTES: Readonly<Record<string, string>> = SIMULATED_ATTRIBUTES;
-/** The version the simulated nodes report. */
-const NODE_VERSION = "1.9.4";
 
 /** Checks the `Nodes` of a fixture: undefined when it has none (the agent keeps those of its `nodes` option). */
 export function checkNodes(value: unknown): FixtureNode[] | undefined {
@@ -122,7 +120,8 @@ export function fixtureNodeRow(node: FixtureNode, position: number, datacenter: 
     StatusDescription: node.StatusDescription ?? "",
     SchedulingEligibility: node.SchedulingEligibility ?? "eligible",
     Drain: node.Drain ?? false,
-    Version: NODE_VERSION,
+    // A node whose attributes name its client's version reports it (as the reference's stub reads it from there).
+    Version: node.Attributes?.["nomad.version"] ?? SIMULATED_NOMAD_VERSION,
     Attributes: { ...(node.Attributes ?? DEFAULT_NODE_ATTRIBUTES) },
     NodeResources: nodeResources(node, address),
     ReservedResources: overlay(NODE_RESERVED_RESOURCES, reservedResources(), node.ReservedResources) as NodeReservedResources,

@@ -42,7 +42,7 @@ import { processEvaluation } from "./generic-sched.js";
 import { nodesDown, nodesReady, unblock } from "./blocked.js";
 import { fateOf, finishAllocations, runAllocations, stopAllocations } from "./client.js";
 import { ACTIVE_DEPLOYMENT, isTerminal, registered } from "./state.js";
-import { fingerprint, registrationTime, SIMULATED_ATTRIBUTES } from "./fingerprint.js";
+import { fingerprint, registrationTime, SIMULATED_ATTRIBUTES, SIMULATED_NOMAD_VERSION } from "./fingerprint.js";
 import { RULE_STEP_PREFIX, ScenarioRules } from "./rules.js";
 import { StepQueue } from "./timers.js";
 import { launchPeriodic, PERIODIC_STEP_PREFIX, PeriodicDispatch } from "./periodic.js";
@@ -130,7 +130,7 @@ export class Cluster {
           StatusDescription: "",
           SchedulingEligibility: "eligible",
           Drain: false,
-          Version: "1.9.4",
+          Version: SIMULATED_NOMAD_VERSION,
           Attributes: { ...SIMULATED_ATTRIBUTES },
           ...fingerprint({ Address: address }),
           Meta: {},

@@ -22,6 +22,8 @@ import { reconcile, requiresPromotion, updateStrategyOf } from "./reconciler.js"
 import { specChanged } from "./job-spec.js";
 import { putVersion } from "./register.js";
 import { reconcileInput } from "./generic-sched.js";
+import { isNoOp } from "./plan.js";
+import { computeSystemPlan, isSystemJob } from "./system-sched.js";
 import { reschedulePolicyOf, rescheduleEligible } from "./reschedule.js";
 import { ACTIVE_DEPLOYMENT, DEPLOYMENT_DESCRIPTIONS, isTerminal, newEvaluation, putJob, putSummary, ROLLBACK_DESCRIPTIONS, updateDeploymentStatus, updateDeploymentWithAlloc, type SchedulerContext } from "./state.js";
 
@@ -332,7 +334,9 @@ export async function passProgressDeadline(context: SchedulerContext, deployment
  * replaces) it writes an evaluation for it (`createBatchedUpdate`); when the deployment is
  * complete it is successful, the job's version stable. The reference has every healthy
  * allocation bring an evaluation, whose plan marks a complete deployment successful; the agent
- * writes the deployment's success directly.
+ * writes a service job's success directly, and a system job's evaluation (whose plan rolls the
+ * next `MaxParallel` nodes, or finds the deployment complete) whenever its plan would change
+ * something.
  */
 export async function watchDeployment(context: SchedulerContext, deploymentId: string): Promise<void> {
   const { store } = context;
@@ -342,10 +346,20 @@ export async function watchDeployment(context: SchedulerContext, deploymentId: s
   const job = store.tables.jobs.get(key);
   if (job === undefined) return;
   const running = (state: Transaction<"deployment">) => state.deployment.get(deploymentId)?.Status === "running";
-  if (requiresPromotion(deployment)) {
-    if (canAutoPromote(context, deployment)) await store.write(["deployment", "evals", "allocs"], (state) => void (running(state) && promoteAt(context, state, state.deployment.get(deploymentId)!, undefined)), "DeploymentPromote");
+  if (requiresPromotion(deployment) && canAutoPromote(context, deployment)) {
+    await store.write(["deployment", "evals", "allocs"], (state) => void (running(state) && promoteAt(context, state, state.deployment.get(deploymentId)!, undefined)), "DeploymentPromote");
     return;
   }
+  // A system job's evaluation rolls the next nodes, says the deployment waits for promotion, or finds it complete (the system scheduler's `computeJobAllocs`).
+  if (isSystemJob(job)) {
+    const { plan } = computeSystemPlan(context, job, watcherEvaluation(context, store, deployment, job));
+    if (isNoOp(plan)) return;
+    await store.write(["evals"], (state) => {
+      if (store.tables.deployment.get(deploymentId)?.Status === "running") state.evals.put(watcherEvaluation(context, state, deployment, job));
+    }, "EvalUpdate");
+    return;
+  }
+  if (requiresPromotion(deployment)) return;
   const results = reconcile(reconcileInput(context, job, { ID: randomUUID(), Priority: deployment.EvalPriority }));
   if (results.place.length + results.destructive.length + results.inplaceUpdate.length + results.stop.length + results.attributeUpdates.length > 0) {
     await store.write(["evals"], (state) => {

@@ -37,6 +37,24 @@ export const SIMULATED_ATTRIBUTES: Readonly<Record<string, string>> = Object.fre
   "driver.mock": "1",
 });
 
+/**
+ * The Nomad version the simulated clients report (their `Version`, and the `nomad.version`
+ * attribute the reference's client fingerprints): the pinned reference's (`version/version.go`:
+ * 2.0.6), so the agent's nodes take part in what the reference gates on its clients' version
+ * (system deployments from 1.11). Without its `dev` pre-release marker, as a released client
+ * reports it: a `version` constraint without a pre-release never matches a pre-release version
+ * (go-version), so `${attr.nomad.version} version ">= 1.11"` would find no node.
+ */
+export const SIMULATED_NOMAD_VERSION = "2.0.6";
+
+/**
+ * The Nomad version a node's client reports: its `nomad.version` attribute, which the agent's
+ * nodes keep as their `Version` (a fixture's node may set the attribute itself).
+ */
+export function nomadVersionOf(node: Partial<Pick<Node, "Version" | "Attributes">>): string {
+  return node.Attributes?.["nomad.version"] ?? node.Version ?? "";
+}
+
 /** How long a simulated client fingerprints its machine before it registers its node. */
 export const FINGERPRINT_MS = 1000;
 

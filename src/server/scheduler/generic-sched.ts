@@ -99,9 +99,9 @@ async function processOnce(context: SchedulerContext, evalId: string): Promise<v
   }
   // System and sysbatch jobs are planned node by node (the reference's worker hands their evaluations to its system scheduler).
   if (isSystemJob(job)) {
-    const { plan, failedTGAllocs, queued } = computeSystemPlan(context, job, evaluation);
+    const { plan, failedTGAllocs, queued, deploymentId } = computeSystemPlan(context, job, evaluation);
     if (!isNoOp(plan)) await writePlan(context, job, plan, snapshotIndex);
-    await writeStatus(context, evaluation, { failedTGAllocs, queued, deploymentId: "" });
+    await writeStatus(context, evaluation, { failedTGAllocs, queued, deploymentId });
     return;
   }
   const input = reconcileInput(context, job, evaluation);

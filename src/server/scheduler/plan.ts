@@ -31,7 +31,7 @@ export interface DeploymentStatusUpdate {
 
 /** What one evaluation's processing writes (`structs.Plan`). */
 export interface Plan {
-  /** The deployment it creates. */
+  /** The deployment it creates, or changes (a system job's, whose `DesiredTotal` each evaluation counts). */
   readonly deployment: Deployment | undefined;
   readonly deploymentUpdates: readonly DeploymentStatusUpdate[];
   readonly stops: readonly PlanStop[];
@@ -62,7 +62,7 @@ export function applyPlan(context: SchedulerContext, state: Transaction<"allocs"
   // The write names only the tables the plan changes (see {@link planTables}).
   const { index } = state;
   const now = context.clock.nowNs();
-  if (plan.deployment !== undefined) state.deployment.put({ ...plan.deployment, CreateIndex: index, ModifyIndex: index, ModifyTime: now });
+  if (plan.deployment !== undefined) state.deployment.put({ ...plan.deployment, CreateIndex: state.deployment.get(plan.deployment.ID)?.CreateIndex ?? index, ModifyIndex: index, ModifyTime: now });
   for (const update of plan.deploymentUpdates) updateDeploymentStatus(context, state, update.DeploymentID, update.Status, update.StatusDescription);
   for (const stop of plan.stops) {
     const alloc = state.allocs.get(stop.alloc.ID);

@@ -16,21 +16,45 @@
  * A pure function of its input, tested as the reference's own tables and properties
  * (`test/scheduler/reconcile-node.test.ts`). Where the reference compares an allocation's job's
  * `JobModifyIndex` with the job's, the agent's allocations carry their job's version, which is
- * compared instead. Not modelled: disconnected clients (the reference's `Disconnecting`,
- * `Reconnecting` and expiring `unknown` allocations: a running allocation on a disconnected node
- * is kept, see `Node.TerminalStatus`) and system deployments (`createDeployment`,
- * `cancelUnnededSystemDeployments`).
+ * compared instead.
+ *
+ * It also keeps the job's deployment, as the reference's does since 1.11: a job whose version
+ * is going out to nodes (a first registration, or allocations of an older version to replace)
+ * gets one when its group has an update block (`createDeployment`), unless an eligible node is
+ * older than 1.11 (`compatNodeTooOldForDeployment`); a deployment of an older version, or of a
+ * stopped job, is cancelled (`cancelUnnededSystemDeployments`). How many allocations each
+ * evaluation replaces, and when the deployment is complete, the system scheduler decides
+ * (`system-sched.ts`).
+ *
+ * An update of a group whose update block asks for canaries, before its deployment promoted
+ * them, is a canary (the system scheduler keeps as many as the deployment wants).
+ *
+ * Not modelled: disconnected clients (the reference's `Disconnecting`, `Reconnecting` and
+ * expiring `unknown` allocations: a running allocation on a disconnected node is kept, see
+ * `Node.TerminalStatus`).
  *
  * @module
  */
-import type { Allocation, Job, Node, TaskGroup } from "../state/model.js";
+import { randomUUID } from "node:crypto";
+import { compareVersions, parseVersion } from "../../go/version.js";
+import type { Allocation, Deployment, DeploymentState, Job, Node, TaskGroup } from "../state/model.js";
 import { allocName } from "./alloc-names.js";
+import { nomadVersionOf } from "./fingerprint.js";
+import type { DeploymentStatusUpdate } from "./plan.js";
+import { updateStrategyOf } from "./reconciler.js";
+import { ACTIVE_DEPLOYMENT, DEPLOYMENT_DESCRIPTIONS } from "./state.js";
 
 /** What the node reconciler reads of an allocation. */
 export type NodeAlloc = Pick<Allocation, "ID" | "NodeID" | "Name" | "TaskGroup" | "JobType" | "JobVersion" | "ClientStatus" | "DesiredStatus" | "DesiredTransition">;
 
 /** What the node reconciler reads of a job. */
-export type NodeJob = Pick<Job, "ID" | "Type" | "Version" | "Stop" | "TaskGroups">;
+export type NodeJob = Pick<Job, "ID" | "Namespace" | "Type" | "Version" | "Stop" | "TaskGroups" | "Update" | "Priority" | "CreateIndex" | "JobModifyIndex">;
+
+/** What the node reconciler reads of a ready node: its ID, and the Nomad version its client reports (the deployment gate). */
+export type NodeReady = Pick<Node, "ID"> & Partial<Pick<Node, "Version" | "Attributes">>;
+
+/** The version from which clients track the health of a system job's deployment (`minVersionSystemDeployments`). */
+const MIN_VERSION_SYSTEM_DEPLOYMENTS = parseVersion("1.11.0")!;
 
 /** An allocation the job requires or has, by name, and what to do with it on its node (`AllocTuple`). */
 export interface AllocTuple<A extends NodeAlloc = NodeAlloc> {
@@ -41,6 +65,8 @@ export interface AllocTuple<A extends NodeAlloc = NodeAlloc> {
   readonly group: TaskGroup | undefined;
   /** The allocation itself; for a placement, the terminal allocation of that name on the node it replaces, if any. */
   readonly alloc: A | undefined;
+  /** An update to be placed as a canary of the job's deployment (the group's `Canary` above 0, not yet promoted). */
+  readonly canary?: boolean;
 }
 
 /** The diff of a system job's allocations, node by node (`NodeReconcileResult`). */
@@ -59,11 +85,33 @@ export interface NodeReconcileResult<A extends NodeAlloc = NodeAlloc> {
   readonly lost: AllocTuple<A>[];
 }
 
+/**
+ * The job's deployments as the node reconciler leaves them (`NodeReconciler`'s
+ * `DeploymentCurrent`, `DeploymentOld`, `DeploymentUpdates`), filled in node by node.
+ */
+export interface NodeDeployments {
+  /** The deployment of the job's version still going, or the one created for it; undefined when none. */
+  current: Deployment | undefined;
+  /** Whether `current` was created by this reconciliation (then the plan writes it). */
+  created: boolean;
+  /** A deployment set aside: of an older version (cancelled), or successful. */
+  old: Deployment | undefined;
+  /** Status changes: a deployment cancelled, or one created running. */
+  readonly updates: DeploymentStatusUpdate[];
+  /** Whether some allocation of the job's version was found up to date (`compatHasSameVersionAllocs`). */
+  sameVersionAllocs: boolean;
+}
+
+/** The deployments before reconciliation: the job's latest one. */
+export function nodeDeployments(latest: Deployment | undefined): NodeDeployments {
+  return { current: latest, created: false, old: undefined, updates: [], sameVersionAllocs: false };
+}
+
 /** What {@link reconcileNodes} reads (the arguments of `NodeReconciler.Compute`). */
 export interface NodeReconcileInput<A extends NodeAlloc = NodeAlloc> {
   readonly job: NodeJob;
   /** The nodes the job can be placed on: ready, eligible and in its datacenters (`readyNodes`). */
-  readonly readyNodes: readonly Pick<Node, "ID">[];
+  readonly readyNodes: readonly NodeReady[];
   /** Nodes that are not ready: down, ineligible, or draining (`notReadyNodes`), by ID. */
   readonly notReadyNodes: ReadonlySet<string>;
   /** Nodes of the job's allocations that are down, draining or disconnected, by ID; undefined for a node that no longer exists (`taintedNodes`). */
@@ -72,6 +120,10 @@ export interface NodeReconcileInput<A extends NodeAlloc = NodeAlloc> {
   readonly live: readonly A[];
   /** The job's latest terminal allocation of each name, by node ID then name (`TerminalByNodeByName`). */
   readonly terminal: ReadonlyMap<string, ReadonlyMap<string, A>>;
+  /** The job's latest deployment, if any. */
+  readonly deployment?: Deployment | undefined;
+  /** Now (nanoseconds since the epoch), a new deployment's `CreateTime`; 0 when not told. */
+  readonly nowNs?: bigint;
 }
 
 /**
@@ -92,9 +144,11 @@ function emptyResult<A extends NodeAlloc>(): NodeReconcileResult<A> {
 
 /**
  * Diffs the job's allocations against what it requires, on every node that has one of them or
- * can take one (`NodeReconciler.Compute`).
+ * can take one (`NodeReconciler.Compute`), and says what becomes of the job's deployment
+ * (`deployments`).
  */
-export function reconcileNodes<A extends NodeAlloc>(input: NodeReconcileInput<A>): NodeReconcileResult<A> {
+export function reconcileNodes<A extends NodeAlloc>(input: NodeReconcileInput<A>): NodeReconcileResult<A> & { readonly deployments: NodeDeployments } {
+  const deployments = nodeDeployments(input.deployment);
   const byNode = new Map<string, A[]>();
   for (const alloc of input.live) byNode.set(alloc.NodeID, [...(byNode.get(alloc.NodeID) ?? []), alloc]);
   const eligible = new Set<string>();
@@ -105,10 +159,112 @@ export function reconcileNodes<A extends NodeAlloc>(input: NodeReconcileInput<A>
   const required = requiredAllocs(input.job);
   const result = emptyResult<A>();
   for (const [nodeId, allocs] of byNode) {
-    const diff = reconcileNode(input, nodeId, eligible, required, allocs);
+    const diff = reconcileNode(input, nodeId, eligible, required, allocs, deployments);
     for (const key of Object.keys(result) as (keyof NodeReconcileResult<A>)[]) result[key].push(...diff[key]);
   }
-  return result;
+  // A deployment is not started where clients would not report its health: when allocations of
+  // the job's version already run with none (a rollout begun before the upgrade), or while an
+  // eligible node is older than 1.11 (the COMPAT(1.11.0) checks of `Compute`).
+  const tooOld = input.readyNodes.some((node) => {
+    const version = parseVersion(nomadVersionOf(node));
+    return version !== undefined && compareVersions(version, MIN_VERSION_SYSTEM_DEPLOYMENTS) < 0;
+  });
+  if (input.deployment === undefined && deployments.current !== undefined && (deployments.sameVersionAllocs || tooOld)) {
+    const dropped = deployments.current.ID;
+    deployments.current = undefined;
+    deployments.created = false;
+    deployments.updates.splice(0, deployments.updates.length, ...deployments.updates.filter((update) => update.DeploymentID !== dropped));
+  }
+  return { ...result, deployments };
+}
+
+/**
+ * Sets aside the deployment the job no longer needs (`cancelUnnededSystemDeployments`): one still
+ * going is cancelled when the job is stopped or has another version; a successful one is no
+ * longer current.
+ */
+function cancelUnneededDeployments(job: NodeJob, deployments: NodeDeployments): void {
+  const current = deployments.current;
+  if (current === undefined) return;
+  const cancel = (description: string) => {
+    // Once per reconciliation, where the reference stages it again on every node.
+    if (ACTIVE_DEPLOYMENT.has(current.Status) && !deployments.updates.some((update) => update.DeploymentID === current.ID)) deployments.updates.push({ DeploymentID: current.ID, Status: "cancelled", StatusDescription: description });
+  };
+  if (job.Stop) {
+    cancel(DEPLOYMENT_DESCRIPTIONS.stoppedJob);
+    return;
+  }
+  if ((current.JobCreateIndex !== job.CreateIndex || current.JobVersion !== job.Version) && ACTIVE_DEPLOYMENT.has(current.Status)) {
+    cancel(DEPLOYMENT_DESCRIPTIONS.newerJob);
+    deployments.old = current;
+    deployments.current = undefined;
+    return;
+  }
+  if (current.Status === "successful") {
+    deployments.old = current;
+    deployments.current = undefined;
+  }
+}
+
+/** A group's state in a new deployment, from its update block (`DeploymentState` of `computeForNode`). */
+function newGroupState(job: NodeJob, group: TaskGroup): DeploymentState {
+  const update = updateStrategyOf(job, group);
+  return {
+    AutoRevert: update?.AutoRevert ?? false,
+    AutoPromote: update?.AutoPromote ?? false,
+    ProgressDeadline: update?.ProgressDeadline ?? 0,
+    RequireProgressBy: null,
+    Promoted: false,
+    PlacedCanaries: null,
+    DesiredCanaries: 0,
+    DesiredTotal: 0,
+    PlacedAllocs: 0,
+    HealthyAllocs: 0,
+    UnhealthyAllocs: 0,
+  };
+}
+
+/**
+ * Gives the group a place in the job's deployment, creating it when it is the first
+ * (`createDeployment`): not when an older deployment was of this version already, nor when the
+ * node runs the job's version already and nothing there is being updated (nor when that version
+ * ended there: a replacement of a finished allocation is no rollout).
+ */
+function createDeployment<A extends NodeAlloc>(input: Pick<NodeReconcileInput<A>, "job" | "nowNs">, group: TaskGroup, updates: number, live: readonly A[], terminal: ReadonlyMap<string, A> | undefined, deployments: NodeDeployments): void {
+  const { job } = input;
+  if (deployments.old !== undefined && deployments.old.JobVersion === job.Version) return;
+  const ofThisVersion = (alloc: A) => alloc.JobVersion === job.Version;
+  let hadRunning = false;
+  if (live.some(ofThisVersion)) {
+    deployments.sameVersionAllocs = true;
+    hadRunning = true;
+  }
+  if ([...(terminal?.values() ?? [])].some(ofThisVersion)) hadRunning = true;
+  if (hadRunning && updates === 0) return;
+  if (deployments.current === undefined) {
+    const nowNs = input.nowNs ?? 0n;
+    deployments.current = {
+      ID: randomUUID(),
+      Namespace: job.Namespace,
+      JobID: job.ID,
+      JobVersion: job.Version,
+      JobModifyIndex: job.JobModifyIndex,
+      JobSpecModifyIndex: job.JobModifyIndex,
+      JobCreateIndex: job.CreateIndex,
+      IsMultiregion: false,
+      TaskGroups: {},
+      Status: "running",
+      StatusDescription: DEPLOYMENT_DESCRIPTIONS.running,
+      EvalPriority: job.Priority,
+      CreateIndex: 0,
+      ModifyIndex: 0,
+      CreateTime: nowNs,
+      ModifyTime: nowNs,
+    };
+    deployments.created = true;
+    deployments.updates.push({ DeploymentID: deployments.current.ID, Status: "running", StatusDescription: DEPLOYMENT_DESCRIPTIONS.running });
+  }
+  deployments.current = { ...deployments.current, TaskGroups: { ...deployments.current.TaskGroups, [group.Name]: newGroupState(job, group) } };
 }
 
 /**
@@ -124,9 +280,17 @@ export function reconcileNode<A extends NodeAlloc>(
   eligible: ReadonlySet<string>,
   required: ReadonlyMap<string, TaskGroup>,
   live: readonly A[],
+  deployments: NodeDeployments = nodeDeployments(undefined),
 ): NodeReconcileResult<A> {
   const { job, notReadyNodes, taintedNodes, terminal } = input;
   const result = emptyResult<A>();
+  cancelUnneededDeployments(job, deployments);
+  // A paused deployment (or one waiting for its peers), or a failed one, starts nothing new.
+  const held = deployments.current !== undefined && ["paused", "pending", "initializing", "failed"].includes(deployments.current.Status);
+  const ignore = (tuple: AllocTuple<A>) => {
+    deployments.sameVersionAllocs = true;
+    result.ignore.push(tuple);
+  };
   const existing = new Set<string>();
   for (const alloc of live) {
     const name = alloc.Name;
@@ -145,16 +309,16 @@ export function reconcileNode<A extends NodeAlloc>(
     if (taintedNodes.has(alloc.NodeID)) {
       const node = taintedNodes.get(alloc.NodeID);
       // A sysbatch allocation that ran to completion is done with, wherever its node went.
-      if (alloc.JobType === "sysbatch" && alloc.ClientStatus === "complete") result.ignore.push(tuple);
+      if (alloc.JobType === "sysbatch" && alloc.ClientStatus === "complete") ignore(tuple);
       // Lost with a node that is down or gone; left alone on one that is draining or disconnected.
       else if (node === undefined || node.Status === "down") result.lost.push(tuple);
-      else result.ignore.push(tuple);
+      else ignore(tuple);
       continue;
     }
     // On a node that is not ready (ineligible, say): kept, unless the job changed since it was placed.
     if (notReadyNodes.has(nodeId)) {
       if (alloc.JobVersion !== job.Version) result.stop.push(tuple);
-      else result.ignore.push(tuple);
+      else ignore(tuple);
       continue;
     }
     // On a node the job no longer targets (another datacenter, say): stopped.
@@ -162,21 +326,31 @@ export function reconcileNode<A extends NodeAlloc>(
       result.stop.push(tuple);
       continue;
     }
-    if (alloc.JobVersion !== job.Version) result.update.push(tuple);
-    else result.ignore.push(tuple);
+    if (alloc.JobVersion !== job.Version) {
+      // A canary while the group's deployment has not promoted it (with no deployment yet, the one to come has not).
+      const state = deployments.current === undefined ? undefined : deployments.current.TaskGroups[group.Name];
+      const promoted = deployments.current === undefined ? false : state === undefined ? undefined : state.Promoted;
+      const canary = (updateStrategyOf(job, group)?.Canary ?? 0) > 0 && promoted === false;
+      result.update.push(canary ? { ...tuple, canary } : tuple);
+    } else ignore(tuple);
   }
   for (const [name, group] of required) {
-    if (existing.has(name)) continue;
-    const finished = terminal.get(nodeId)?.get(name);
-    // A sysbatch allocation that finished here is not placed again, unless the job changed since.
-    if (job.Type === "sysbatch" && finished !== undefined) {
-      (finished.JobVersion !== job.Version ? result.update : result.ignore).push({ name, nodeId, group, alloc: finished });
-      continue;
+    if (!existing.has(name)) {
+      const finished = terminal.get(nodeId)?.get(name);
+      // A sysbatch allocation that finished here is not placed again, unless the job changed since.
+      if (job.Type === "sysbatch" && finished !== undefined) {
+        (finished.JobVersion !== job.Version ? result.update : result.ignore).push({ name, nodeId, group, alloc: finished });
+        continue;
+      }
+      // Nothing is placed on a node that is tainted or that the job cannot use.
+      if (taintedNodes.has(nodeId) || !eligible.has(nodeId)) continue;
+      // A placement names the allocation of that name that ended on the node, which it replaces.
+      result.place.push({ name, nodeId, group, alloc: finished?.NodeID === nodeId ? finished : undefined });
     }
-    // Nothing is placed on a node that is tainted or that the job cannot use.
-    if (taintedNodes.has(nodeId) || !eligible.has(nodeId)) continue;
-    // A placement names the allocation of that name that ended on the node, which it replaces.
-    result.place.push({ name, nodeId, group, alloc: finished?.NodeID === nodeId ? finished : undefined });
+    // A group with an update block (its MaxParallel above 0) rolls out behind a deployment, unless the job's has it already.
+    const inDeployment = deployments.current !== undefined && Object.hasOwn(deployments.current.TaskGroups, group.Name);
+    if (inDeployment || held || updateStrategyOf(job, group) === undefined) continue;
+    createDeployment(input, group, result.update.length, live, terminal.get(nodeId), deployments);
   }
   return result;
 }

@@ -116,13 +116,14 @@ export function wantedCount(_job: Job, group: TaskGroup): number {
 }
 
 /**
- * A group's update strategy when it makes deployments (a service job's, `MaxParallel` above 0);
- * undefined otherwise (`UpdateStrategy.IsEmpty`). Registration gave the group its block with the
- * API's defaults applied (`canonicalize.ts`); it is read over the job's, each field as Go holds it
- * (one a stored row lacks at its zero value).
+ * A group's update strategy when it makes deployments (a service or system job's, `MaxParallel`
+ * above 0); undefined otherwise (`UpdateStrategy.IsEmpty`; batch and sysbatch jobs may not have
+ * one). Registration gave the group its block with the API's defaults applied
+ * (`canonicalize.ts`); it is read over the job's, each field as Go holds it (one a stored row
+ * lacks at its zero value).
  */
-export function updateStrategyOf(job: Job, group: TaskGroup): UpdateStrategy | undefined {
-  if (job.Type !== "service") return undefined;
+export function updateStrategyOf(job: Pick<Job, "Type" | "Update">, group: TaskGroup): UpdateStrategy | undefined {
+  if (job.Type !== "service" && job.Type !== "system") return undefined;
   const own = typeof group.Update === "object" ? group.Update : null;
   const update = structValue(UPDATE_STRATEGY, { ...(job.Update ?? {}), ...(own ?? {}) });
   return update.MaxParallel > 0 ? update : undefined;

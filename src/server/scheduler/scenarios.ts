@@ -279,7 +279,7 @@ export const LIFECYCLE_DEFAULTS: readonly LifecycleStep[] = Object.freeze(([
     select: 'Status == "pending"',
     after: null,
     enabled: true,
-    does: "processes the evaluation in the reference's writes: places the job's allocations on the ready, eligible nodes of its datacenters and starts a service job's deployment, whether or not a node can take them (what none can take waits behind a blocked evaluation); replaces an older version MaxParallel at a time, or places only its canaries; reschedules failed allocations, now or by a follow-up evaluation; stops the allocations and cancels the deployments the job no longer wants",
+    does: "processes the evaluation in the reference's writes: places the job's allocations on the ready, eligible nodes of its datacenters and starts a service or system job's deployment, whether or not a node can take them (what none can take waits behind a blocked evaluation); replaces an older version MaxParallel at a time, or places only its canaries; reschedules failed allocations, now or by a follow-up evaluation; stops the allocations and cancels the deployments the job no longer wants",
     timing: "at once; a follow-up evaluation at its WaitUntil",
   },
   {
