@@ -133,4 +133,16 @@ describe("a new version of a job", () => {
     await agent.agent.clock.advance("11s");
     expect(await read("/v1/job/early/deployment")).toMatchObject({ JobVersion: 1, Status: "successful", TaskGroups: { g: { HealthyAllocs: 2 } } });
   });
+
+  it("replaces an allocation whose node no longer meets the new version's constraints, and keeps the other in place", async () => {
+    const before = await deployed("fenced");
+    const [leaving, staying] = before;
+    await agent.register({ ...service("fenced"), Constraints: [{ LTarget: "${node.unique.id}", RTarget: leaving!.NodeID, Operand: "!=" }] });
+    await agent.agent.clock.advance(0);
+    const after = await allocations("fenced");
+    expect(after.find((alloc) => alloc.ID === staying!.ID)).toMatchObject({ JobVersion: 1, DesiredStatus: "run" });
+    expect(after.find((alloc) => alloc.ID === leaving!.ID)).toMatchObject({ JobVersion: 0, DesiredStatus: "stop", DesiredDescription: "alloc is being updated due to job update" });
+    const replacement = after.find((alloc) => alloc.ID !== leaving!.ID && alloc.ID !== staying!.ID)!;
+    expect(replacement.NodeID).not.toBe(leaving!.NodeID);
+  });
 });

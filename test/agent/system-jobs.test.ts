@@ -43,6 +43,26 @@ describe("a system or sysbatch job on 3 ready nodes", () => {
     expect(evals.map((evaluation) => [evaluation.Status, evaluation.FailedTGAllocs ?? null, evaluation.QueuedAllocations])).toEqual([["complete", null, { g: 0 }]]);
   });
 
+  it("reports the nodes filtered when its constraints keep it off every node, as the reference's system scheduler (mergeNodeFiltered)", async () => {
+    await agent.register(job("nowhere", { Type: "system", Constraints: [{ LTarget: "${node.unique.name}", RTarget: "nowhere", Operand: "=" }] }));
+    await agent.agent.clock.advance(0);
+    expect(await allocations(agent, "nowhere")).toEqual([]);
+    const [evaluation] = await read<Item[]>(agent, "/v1/job/nowhere/evaluations");
+    expect(evaluation!.FailedTGAllocs).toMatchObject({ g: { NodesEvaluated: 3, NodesFiltered: 3 } });
+  });
+
+  it("counts what it placed on the other nodes for a distinct_property (one node of the datacenter takes it)", async () => {
+    await agent.register(job("distinct", { Type: "system", Constraints: [{ LTarget: "${node.datacenter}", RTarget: "1", Operand: "distinct_property" }] }));
+    await agent.agent.clock.advance(0);
+    expect(await allocations(agent, "distinct")).toHaveLength(1);
+  });
+
+  it("names its allocations after the job's Name, as materializeSystemTaskGroups", async () => {
+    await agent.register(job("named", { Type: "system", Name: "other" }));
+    await agent.agent.clock.advance(0);
+    expect([...new Set((await allocations(agent, "named")).map((alloc) => alloc.Name))]).toEqual(["other.g[0]"]);
+  });
+
   it.each([
     ["system", { MaxParallel: 1, HealthCheck: "checks", MinHealthyTime: 10e9 }],
     ["sysbatch", null],
@@ -282,5 +302,19 @@ describe("a system job on a cluster with a client older than 1.11", () => {
     expect(allocs.filter((alloc) => alloc.JobVersion === 1 && alloc.DesiredStatus === "run")).toHaveLength(1);
     expect(allocs.filter((alloc) => alloc.JobVersion === 0 && alloc.DesiredStatus === "run")).toHaveLength(2);
     expect(await read<Item[]>(agent, "/v1/job/legacy/deployments")).toEqual([]);
+  });
+});
+
+describe("a system job whose new version no longer fits some nodes", () => {
+  const agent = useAgent({ clock: "manual", placementDelayMs: 1000, nodes: 3 });
+
+  it("stops its allocations there, though nothing replaces them (evictAndPlace)", async () => {
+    await agent.register(job("narrowed", { Type: "system" }));
+    await agent.agent.clock.advance("11s");
+    await agent.register(job("narrowed", { Type: "system", Constraints: [{ LTarget: "${node.unique.name}", RTarget: "client-2", Operand: "=" }] }));
+    // One node a step (MaxParallel 1), each step once the last is healthy.
+    for (let step = 0; step < 4; step++) await agent.agent.clock.advance("12s");
+    const running = (await allocations(agent, "narrowed")).filter((alloc) => alloc.DesiredStatus === "run");
+    expect(running.map((alloc) => `${alloc.NodeName as string} v${alloc.JobVersion as number}`)).toEqual(["client-2 v1"]);
   });
 });

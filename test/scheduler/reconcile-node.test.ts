@@ -50,8 +50,8 @@ function goTest(name: keyof typeof FATES, test: () => void): void {
 const group = (name: string, count = 1): TaskGroup => ({ Name: name, Count: count });
 /** What `mock.SystemJob` sets that the reconciler reads beyond the test's fields (its groups have no update block). */
 const JOB_DEFAULTS = { Namespace: "default", Priority: 100, CreateIndex: 1, JobModifyIndex: 1, Update: null } as const;
-const systemJob = (fields: Partial<NodeJob> = {}): NodeJob => ({ ...JOB_DEFAULTS, ID: "my-job", Type: "system", Version: 3, Stop: false, TaskGroups: [group("web")], ...fields });
-const sysbatchJob = (): NodeJob => ({ ...JOB_DEFAULTS, ID: "my-sysbatch", Type: "sysbatch", Version: 3, Stop: false, TaskGroups: [group("pinger")] });
+const systemJob = (fields: Partial<NodeJob> = {}): NodeJob => ({ ...JOB_DEFAULTS, ID: "my-job", Name: "my-job", Type: "system", Version: 3, Stop: false, TaskGroups: [group("web")], ...fields });
+const sysbatchJob = (): NodeJob => ({ ...JOB_DEFAULTS, ID: "my-sysbatch", Name: "my-sysbatch", Type: "sysbatch", Version: 3, Stop: false, TaskGroups: [group("pinger")] });
 let allocs = 0;
 /** An allocation of `job` (of its version less `older`) on a node, running unless told otherwise. */
 const alloc = (job: NodeJob, nodeId: string, name: string, fields: Partial<NodeAlloc> & { readonly older?: number } = {}): NodeAlloc => {
@@ -283,7 +283,7 @@ function arbitraryInput(type: "system" | "sysbatch") {
       empty: fc.array(arbitraryNode, { maxLength: 5 }),
     })
     .map(({ groups, stopped, nodes, empty }) => {
-      const job: NodeJob = { ...JOB_DEFAULTS, ID: "job", Type: type, Version: 2, Stop: stopped, TaskGroups: groups };
+      const job: NodeJob = { ...JOB_DEFAULTS, ID: "job", Name: "job", Type: type, Version: 2, Stop: stopped, TaskGroups: groups };
       const readyNodes: { ID: string }[] = [];
       const notReadyNodes = new Set<string>();
       const taintedNodes = new Map<string, Pick<Node, "Status">>();

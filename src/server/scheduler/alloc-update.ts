@@ -9,14 +9,18 @@
  * The reference's allocation carries the job it runs; the agent's carries its version, and the
  * job at that version is read from the versions the agent keeps (`register.ts`, `putVersion`).
  * An allocation whose version was pruned (the newest six and the newest stable one are kept) is
- * replaced. The reference also asks its placement stack whether the group still fits on the
- * node (a constraint changed, say); the agent does not.
+ * replaced. As the reference, the placement stack is asked whether the group of the new version
+ * still fits on the allocation's node, the allocations being updated set aside (a constraint that
+ * no longer holds there makes the update destructive).
  *
  * @module
  */
-import type { Allocation, Job, Node } from "../state/model.js";
-import { matchesGlob } from "./placement.js";
+import type { Allocation, Job, Node, TaskGroup } from "../state/model.js";
+import { namespacedKey, type Tables } from "../state/store.js";
+import { matchesGlob, nodesFor } from "./placement.js";
 import type { AllocUpdateFn } from "./reconciler.js";
+import { NodeUsageIndex } from "./resources.js";
+import { Stack } from "./stack.js";
 import { isTerminal } from "./state.js";
 import { tasksUpdated } from "./tasks-updated.js";
 
@@ -27,6 +31,32 @@ export interface AllocUpdateState {
   readonly node: (id: string) => Node | undefined;
   /** The evaluation being processed: an allocation updated in place names it. */
   readonly evalId: string;
+  /** Whether the new version's group fits on the node (the placement stack's checks and room); every node does without it. */
+  readonly fits?: (node: Node, group: TaskGroup) => boolean;
+}
+
+/**
+ * The update function of an evaluation of `job` on the state in `tables` (the generic or, with
+ * `system`, the system scheduler's): earlier versions from the versions the agent keeps, and the
+ * placement stack's answer for the allocation's node, with the room the job's allocations of
+ * earlier versions hold given back to them (an allocation updated in place keeps its own).
+ */
+export function allocUpdateFor(tables: Tables, job: Job, evalId: string, system: boolean): AllocUpdateFn {
+  const key = namespacedKey(job.Namespace, job.ID);
+  let stack: Stack | undefined;
+  const fits = (node: Node, group: TaskGroup) => {
+    stack ??= new Stack({
+      job,
+      nodes: nodesFor(tables, job),
+      usage: new NodeUsageIndex(function* () {
+        for (const alloc of tables.allocs.values()) if (alloc.JobVersion === job.Version || alloc.Namespace !== job.Namespace || alloc.JobID !== job.ID) yield alloc;
+      }),
+      nodeOf: (id) => tables.nodes.get(id),
+      system,
+    });
+    return stack.select(group, { nodes: [node] }).ok;
+  };
+  return genericAllocUpdate({ jobAt: (version) => tables.job_versions.get(`${key}\u0000${version}`)?.Job, node: (id) => tables.nodes.get(id), evalId, fits });
 }
 
 /** The node pool that stands for every pool (`NodePoolAll`). */
@@ -48,6 +78,7 @@ export function genericAllocUpdate(state: AllocUpdateState): AllocUpdateFn {
     if (node === undefined) return { kind: "destructive" };
     if (!job.Datacenters.some((pattern) => matchesGlob(pattern, node.Datacenter))) return { kind: "destructive" };
     if (job.NodePool !== NODE_POOL_ALL && node.NodePool !== job.NodePool) return { kind: "destructive" };
+    if (state.fits !== undefined && !state.fits(node, group)) return { kind: "destructive" };
     const updated: Allocation = { ...existing, EvalID: state.evalId, JobType: job.Type, JobVersion: job.Version };
     return { kind: "inplace", alloc: updated };
   };

@@ -17,7 +17,7 @@
  */
 import type { Evaluation, Job, JsonObject, Node } from "../state/model.js";
 import { namespacedKey } from "../state/store.js";
-import { genericAllocUpdate } from "./alloc-update.js";
+import { allocUpdateFor } from "./alloc-update.js";
 import { BLOCKED_DESCRIPTION, writeBlocked } from "./blocked.js";
 import { applyPlan, isNoOp, planTables } from "./plan.js";
 import { computePlacements, nodesFor } from "./placement.js";
@@ -55,7 +55,7 @@ export function reconcileInput(context: SchedulerContext, job: Job, evaluation: 
     const node = tables.nodes.get(alloc.NodeID);
     if (node?.Status === "down") tainted.set(node.ID, node);
   }
-  const allocUpdate = genericAllocUpdate({ jobAt: (version) => tables.job_versions.get(`${key}\u0000${version}`)?.Job, node: (id) => tables.nodes.get(id), evalId: evaluation.ID });
+  const allocUpdate = allocUpdateFor(tables, job, evaluation.ID, false);
   return { job, allocUpdate, allocs, deployment: deployments.at(-1), taintedNodes: tainted, evaluation, nowNs: context.clock.nowNs() };
 }
 

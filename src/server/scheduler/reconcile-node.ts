@@ -48,7 +48,7 @@ import { ACTIVE_DEPLOYMENT, DEPLOYMENT_DESCRIPTIONS } from "./state.js";
 export type NodeAlloc = Pick<Allocation, "ID" | "NodeID" | "Name" | "TaskGroup" | "JobType" | "JobVersion" | "ClientStatus" | "DesiredStatus" | "DesiredTransition">;
 
 /** What the node reconciler reads of a job. */
-export type NodeJob = Pick<Job, "ID" | "Namespace" | "Type" | "Version" | "Stop" | "TaskGroups" | "Update" | "Priority" | "CreateIndex" | "JobModifyIndex">;
+export type NodeJob = Pick<Job, "ID" | "Name" | "Namespace" | "Type" | "Version" | "Stop" | "TaskGroups" | "Update" | "Priority" | "CreateIndex" | "JobModifyIndex">;
 
 /** What the node reconciler reads of a ready node: its ID, and the Nomad version its client reports (the deployment gate). */
 export type NodeReady = Pick<Node, "ID"> & Partial<Pick<Node, "Version" | "Attributes">>;
@@ -133,7 +133,7 @@ export interface NodeReconcileInput<A extends NodeAlloc = NodeAlloc> {
 export function requiredAllocs(job: NodeJob): Map<string, TaskGroup> {
   const required = new Map<string, TaskGroup>();
   if (job.Stop) return required;
-  for (const group of job.TaskGroups) for (let i = 0; i < group.Count; i++) required.set(allocName(job.ID, group.Name, i), group);
+  for (const group of job.TaskGroups) for (let i = 0; i < group.Count; i++) required.set(allocName(job.Name, group.Name, i), group);
   return required;
 }
 

@@ -33,7 +33,7 @@
 import type { Allocation, Deployment, Evaluation, Job, JsonObject, Node } from "../state/model.js";
 import { namespacedKey } from "../state/store.js";
 import type { DeploymentStatusUpdate, PlanStop } from "./plan.js";
-import { genericAllocUpdate } from "./alloc-update.js";
+import { allocUpdateFor } from "./alloc-update.js";
 import { computePlacements, nodesFor, type Placements } from "./placement.js";
 import { reconcileNodes, type AllocTuple, type NodeReconcileResult } from "./reconcile-node.js";
 import { requiresPromotion, STOP_DESCRIPTIONS, updateStrategyOf, type DestructiveResult, type PlaceResult } from "./reconciler.js";
@@ -125,7 +125,7 @@ export function computeSystemPlan(context: SchedulerContext, job: Job, evaluatio
   const reconciled = reconcileNodes({ job, readyNodes, notReadyNodes, taintedNodes: tainted, live: allocs.filter((alloc) => !isTerminal(alloc)), terminal: terminalByNodeByName(allocs), deployment: latest, nowNs });
   const { deployments } = reconciled;
   // Updates its tasks can take stay on their node at the new version (`inplaceUpdate`); the others are destructive.
-  const allocUpdate = genericAllocUpdate({ jobAt: (version) => tables.job_versions.get(`${key}\u0000${version}`)?.Job, node: (id) => tables.nodes.get(id), evalId: evaluation.ID });
+  const allocUpdate = allocUpdateFor(tables, job, evaluation.ID, true);
   const inplace: Allocation[] = [];
   const destructiveUpdates: AllocTuple<Allocation>[] = [];
   for (const tuple of reconciled.update) {
@@ -177,12 +177,24 @@ export function computeSystemPlan(context: SchedulerContext, job: Job, evaluatio
   const planned: Allocation[] = inplace.map((alloc) => (alloc.DeploymentID === deploymentId ? alloc : { ...alloc, DeploymentID: deploymentId, DeploymentStatus: null }));
   const failedTGAllocs: Record<string, JsonObject> = {};
   const queued: Record<string, number> = Object.fromEntries((job.Stop ? [] : job.TaskGroups).map((group) => [group.Name, 0]));
+  // Per group: how many placements its constraints filtered out, and their metrics merged (`mergeNodeFiltered`).
+  const filtered = new Map<string, { count: number; metric: JsonObject }>();
+  // What the nodes hold as the plan goes: the cluster's allocations less those stopped, with those placed on the nodes before (a `distinct_property` counts them).
+  const allocations = function* () {
+    const stopped = new Set(stops.map((stop) => stop.alloc.ID));
+    for (const alloc of tables.allocs.values()) if (!stopped.has(alloc.ID)) yield alloc;
+    yield* planned;
+  };
   for (const [nodeId, { place, destructive }] of perNode) {
     const node = tables.nodes.get(nodeId);
     const placements = computePlacements(
-      { job, evaluation, nodes: node === undefined ? [] : [node], deploymentId, nowNs, allocations: () => tables.allocs.values(), system: true },
+      { job, evaluation, nodes: node === undefined ? [] : [node], deploymentId, nowNs, allocations, nodeOf: (id) => tables.nodes.get(id), system: true },
       { deployment: undefined, deploymentUpdates: [], place, destructive, inplaceUpdate: [], stop: [], attributeUpdates: [], followupEvals: [] },
     );
+    // An allocation of an older version is stopped whether or not its replacement finds room on its node (`evictAndPlace`).
+    for (const { stop } of destructive) {
+      if (!placements.plan.stops.some((each) => each.alloc.ID === stop.ID)) stops.push({ alloc: stop, description: STOP_DESCRIPTIONS.updating });
+    }
     // A replacement of an update marked canary is the deployment's canary (`missing.Canary`).
     planned.push(...placements.plan.allocs.map((alloc) => (alloc.PreviousAllocation !== undefined && canaryOf.has(alloc.PreviousAllocation) && alloc.DeploymentStatus !== null ? { ...alloc, DeploymentStatus: { ...alloc.DeploymentStatus, Canary: true } } : alloc)));
     stops.push(...placements.plan.stops);
@@ -196,6 +208,8 @@ export function computeSystemPlan(context: SchedulerContext, job: Job, evaluatio
     for (const [group, metric] of Object.entries(placements.failedTGAllocs)) {
       // A node its constraints filter out is not a failed placement: the group is not for that node (`computePlacements`).
       if ((metric.NodesFiltered as number) > 0) {
+        const before = filtered.get(group);
+        filtered.set(group, { count: (before?.count ?? 0) + (placements.queued[group] ?? 0), metric: before === undefined ? metric : mergeNodeFiltered(before.metric, metric) });
         placements.queued[group] = 0;
         delete placements.failedTGAllocs[group];
       }
@@ -206,6 +220,13 @@ export function computeSystemPlan(context: SchedulerContext, job: Job, evaluatio
       // One metric a group, the other nodes' failures coalesced into it, as the reference reports them.
       failedTGAllocs[group] = failed === undefined ? metric : { ...failed, CoalescedFailures: (failed.CoalescedFailures as number) + 1 + (metric.CoalescedFailures as number) };
     }
+  }
+
+  // A group its constraints kept off every node it was to be placed on, with no allocation anywhere, failed: the filtered nodes' metrics say why.
+  for (const [group, { count, metric }] of filtered) {
+    const placing = [...perNode.values()].reduce((sum, { place, destructive }) => sum + place.filter((each) => each.group.Name === group).length + destructive.filter((each) => each.group.Name === group).length, 0);
+    const existing = [...result.ignore, ...reconciled.update].some((tuple) => tuple.group?.Name === group);
+    if (placing - count <= 0 && !existing && failedTGAllocs[group] === undefined) failedTGAllocs[group] = metric;
   }
 
   // The deployment wants the group on as many nodes as it could be placed on (`DesiredTotal`), and is complete once that many are healthy.
@@ -269,4 +290,20 @@ function keepCanaries(group: string, wanted: number, planned: Allocation[], stop
     const stopped = stops.findIndex((stop) => stop.alloc.ID === alloc.PreviousAllocation);
     if (stopped !== -1) stops.splice(stopped, 1);
   }
+}
+
+/** Two filtered nodes' metrics as one (`mergeNodeFiltered`): the nodes evaluated and filtered, and the filters' counts, added. */
+function mergeNodeFiltered(a: JsonObject, b: JsonObject): JsonObject {
+  const add = (x: unknown, y: unknown) => {
+    const sum: Record<string, number> = { ...((x as Record<string, number> | null) ?? {}) };
+    for (const [key, count] of Object.entries((y as Record<string, number> | null) ?? {})) sum[key] = (sum[key] ?? 0) + count;
+    return Object.keys(sum).length === 0 ? null : sum;
+  };
+  return {
+    ...a,
+    NodesEvaluated: (a.NodesEvaluated as number) + (b.NodesEvaluated as number),
+    NodesFiltered: (a.NodesFiltered as number) + (b.NodesFiltered as number),
+    ClassFiltered: add(a.ClassFiltered, b.ClassFiltered),
+    ConstraintFiltered: add(a.ConstraintFiltered, b.ConstraintFiltered),
+  };
 }
