@@ -6,7 +6,7 @@ import { connect } from "node:net";
 import { describe, expect, it } from "vitest";
 import { MAX_EVALUATION_COST, MAX_SOURCE_LENGTH } from "../../src/index.js";
 import { globMatches } from "../../src/server/domain/acl-policy.js";
-import { MAX_HEADER_BYTES, MAX_JOB_ALLOCATIONS, MAX_JSON_DEPTH, MAX_PATH_PARAM_LENGTH, MAX_POLICY_RULES_BYTES, type AgentOptions } from "../../src/server/index.js";
+import { MAX_HEADER_BYTES, MAX_JOB_ALLOCATIONS, MAX_JOB_PLACEMENT_RULES, MAX_JSON_DEPTH, MAX_PATH_PARAM_LENGTH, MAX_POLICY_RULES_BYTES, type AgentOptions } from "../../src/server/index.js";
 import { eventually, job, ON_POSTGRES, useAgent, type TestAgent } from "../agent/support.js";
 
 const ROOT = "00000000-0000-4000-8000-0000000000a1";
@@ -261,6 +261,15 @@ describe("findings 7 and 10: bodies that used to be 500s or silently changed", (
     const response = await put("/v1/jobs", JSON.stringify({ Job: job("huge", { TaskGroups: [{ Name: "g", Count: 1_000_000_000, Tasks: [{ Name: "t", Driver: "d" }] }] }) }));
     expect(response.status).toBe(400);
     expect(response.text).toContain(`the task groups ask for 1000000000 allocations; the mini-agent places at most ${MAX_JOB_ALLOCATIONS} for one job`);
+  });
+
+  it(`refuses a job with more than ${MAX_JOB_PLACEMENT_RULES} constraints, affinities and spreads, and takes one with that many`, async () => {
+    const rules = (count: number) => Array.from({ length: count }, (_, i) => ({ LTarget: "${node.unique.name}", Operand: "regexp", RTarget: `c|${i}` }));
+    // Half on the job, half on its task: they count together.
+    const spec = (count: number) => job("ruled", { Constraints: rules(count - 500), TaskGroups: [{ Name: "g", Count: 3, Tasks: [{ Name: "t", Driver: "d", Constraints: rules(500) }] }] });
+    const refused = await put("/v1/jobs", JSON.stringify({ Job: spec(MAX_JOB_PLACEMENT_RULES + 1) }));
+    expect([refused.status, refused.text]).toEqual([400, `1 error occurred:\n\t* the job has ${MAX_JOB_PLACEMENT_RULES + 1} constraints, affinities and spreads; the mini-agent checks at most ${MAX_JOB_PLACEMENT_RULES} for one job\n\n`]);
+    expect((await put("/v1/jobs", JSON.stringify({ Job: spec(MAX_JOB_PLACEMENT_RULES) }))).status).toBe(200);
   });
 
   it.each<[unknown, string]>([

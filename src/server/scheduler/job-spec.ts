@@ -29,6 +29,25 @@ export { DEFAULT_UPDATE_STRATEGY } from "../../structs/job-blocks.js";
 export const MAX_JOB_ALLOCATIONS = 10_000;
 
 /**
+ * The most placement rules (constraints, affinities and spreads, of the job, its groups and its
+ * tasks together) one job may have. The reference has no such limit; each is checked on every
+ * node an evaluation considers (once a node: `stack.ts`), so 40,000 regular expressions held the
+ * agent for seconds an evaluation.
+ */
+export const MAX_JOB_PLACEMENT_RULES = 1_000;
+
+/** How many placement rules a job has: its own, its groups' and their tasks'. */
+function placementRules(job: JobSpec): number {
+  const count = (block: JsonObject | JobSpec) => ["Constraints", "Affinities", "Spreads"].reduce((sum, field) => sum + (Array.isArray((block as JsonObject)[field]) ? ((block as JsonObject)[field] as unknown[]).length : 0), 0);
+  let rules = count(job);
+  for (const group of job.TaskGroups) {
+    rules += count(group as unknown as JsonObject);
+    for (const task of Array.isArray(group.Tasks) ? (group.Tasks as JsonObject[]) : []) rules += count(task);
+  }
+  return rules;
+}
+
+/**
  * The reference's `api.Job`, for decoding: `structs.Job`'s fields (the API's have the same names
  * and kinds) and the two blocks only the API's job has, merged into its groups at registration.
  */
@@ -180,6 +199,8 @@ export function validateJob(job: JobSpec, namespaceExists: boolean): string[] {
   if (allocations > MAX_JOB_ALLOCATIONS) {
     errors.push(`the task groups ask for ${allocations} allocations; the mini-agent places at most ${MAX_JOB_ALLOCATIONS} for one job`);
   }
+  const rules = placementRules(job);
+  if (rules > MAX_JOB_PLACEMENT_RULES) errors.push(`the job has ${rules} constraints, affinities and spreads; the mini-agent checks at most ${MAX_JOB_PLACEMENT_RULES} for one job`);
   if (!namespaceExists) errors.push(`job ${JSON.stringify(job.ID)} is in nonexistent namespace ${JSON.stringify(job.Namespace)}`);
   return errors;
 }

@@ -220,6 +220,14 @@ export class Stack {
   readonly #jobClasses = new Map<string, boolean>();
   /** Per group and computed class, whether the group's checks hold. */
   readonly #groupClasses = new Map<string, Map<string, boolean>>();
+  /**
+   * Per node, why the job's constraints fail there (undefined: they hold), and per group and node
+   * why the group's checks do: a node's verdict stands for the stack's evaluation, so each
+   * constraint is checked once per node however many allocations are placed (a constraint that
+   * escapes the computed class, `${node.unique.name}` say, was checked again for every one).
+   */
+  readonly #jobVerdicts = new Map<string, string | undefined>();
+  readonly #groupVerdicts = new Map<string, Map<string, string | undefined>>();
   readonly #nodesAvailable: Record<string, number>;
   /** How many fitting nodes a choice ranks (`GenericStack.SetNodes`): 2, or log2 of the nodes for a service job; raised for affinities and spreads, and kept raised. */
   #limit: number;
@@ -308,19 +316,31 @@ export class Stack {
   #infeasible(node: Node, group: string, asked: { readonly constraints: readonly Constraint[]; readonly drivers: readonly string[] }, groupEscapes: boolean, groupClasses: Map<string, boolean>): string | undefined {
     const computed = computedClass(node);
     if (!this.#jobEscapes && this.#jobClasses.get(computed) === false) return FILTER_CLASS_INELIGIBLE;
-    const unmet = unmetConstraint(this.#jobConstraints, node, this.#cache);
+    let unmet: string | undefined;
+    if (this.#jobVerdicts.has(node.ID)) unmet = this.#jobVerdicts.get(node.ID);
+    else {
+      const constraint = unmetConstraint(this.#jobConstraints, node, this.#cache);
+      unmet = constraint === undefined ? undefined : constraintName(constraint);
+      this.#jobVerdicts.set(node.ID, unmet);
+    }
     if (!this.#jobEscapes) this.#jobClasses.set(computed, unmet === undefined);
-    if (unmet !== undefined) return constraintName(unmet);
+    if (unmet !== undefined) return unmet;
     if (!groupEscapes) {
       const known = groupClasses.get(computed);
       if (known === false) return FILTER_CLASS_INELIGIBLE;
       if (known === true) return undefined;
     }
+    let verdicts = this.#groupVerdicts.get(group);
+    if (verdicts === undefined) this.#groupVerdicts.set(group, (verdicts = new Map()));
     let reason: string | undefined;
-    if (!hasDrivers(node, asked.drivers)) reason = FILTER_DRIVERS;
+    if (verdicts.has(node.ID)) reason = verdicts.get(node.ID);
     else {
-      const failed = asked.constraints.find((constraint) => !meetsConstraint(constraint, node, this.#cache));
-      if (failed !== undefined) reason = constraintName(failed);
+      if (!hasDrivers(node, asked.drivers)) reason = FILTER_DRIVERS;
+      else {
+        const failed = asked.constraints.find((constraint) => !meetsConstraint(constraint, node, this.#cache));
+        if (failed !== undefined) reason = constraintName(failed);
+      }
+      verdicts.set(node.ID, reason);
     }
     if (!groupEscapes) groupClasses.set(computed, reason === undefined);
     return reason;
