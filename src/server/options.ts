@@ -142,7 +142,7 @@ export interface AgentOptions {
    * moves it with `agent.clock.advance("10m")`, which runs the scheduler's steps due on the way.
    */
   readonly clock?: "real" | "manual";
-  /** How many simulated client nodes the agent has in its datacenter (default 3); allocations are placed on them in turn. */
+  /** How many simulated client nodes the agent has in its datacenter (default 3); allocations are placed on them as the reference's scheduler ranks them (`placement.ts`). */
   readonly nodes?: number;
   /** Log level (default `info`; `silent` for test suites). */
   readonly logLevel?: LogLevel;

@@ -50,6 +50,6 @@ export async function loadDemo(cluster: Cluster): Promise<void> {
     TaskGroups: [{ Name: "backup", Count: 1, Tasks: [{ Name: "backup", Driver: "exec", Config: { command: "/bin/backup" } }] }],
   });
   await cluster.settle();
-  // Left to the live scheduler: this deployment runs when the agent starts and completes after the placement delay.
+  // Left to the live scheduler: this deployment runs when the agent starts and completes once its allocations have run their MinHealthyTime.
   await register(cluster, "prod", serviceJob("web", "nginx:1.25", 2, { owner: "team-a" }));
 }

@@ -17,7 +17,7 @@
  */
 import type { Allocation, Job, Node, TaskGroup } from "../state/model.js";
 import { namespacedKey, type Tables } from "../state/store.js";
-import { matchesGlob, nodesFor } from "./placement.js";
+import { nodesFor, targets } from "./placement.js";
 import type { AllocUpdateFn } from "./reconciler.js";
 import { NodeUsageIndex } from "./resources.js";
 import { Stack } from "./stack.js";
@@ -59,8 +59,6 @@ export function allocUpdateFor(tables: Tables, job: Job, evalId: string, system:
   return genericAllocUpdate({ jobAt: (version) => tables.job_versions.get(`${key}\u0000${version}`)?.Job, node: (id) => tables.nodes.get(id), evalId, fits });
 }
 
-/** The node pool that stands for every pool (`NodePoolAll`). */
-const NODE_POOL_ALL = "all";
 
 /**
  * The reference's `genericAllocUpdateFn` on the agent's state: an allocation updated in place is
@@ -76,8 +74,7 @@ export function genericAllocUpdate(state: AllocUpdateState): AllocUpdateFn {
     if (isTerminal(existing)) return { kind: "ignore" };
     const node = state.node(existing.NodeID);
     if (node === undefined) return { kind: "destructive" };
-    if (!job.Datacenters.some((pattern) => matchesGlob(pattern, node.Datacenter))) return { kind: "destructive" };
-    if (job.NodePool !== NODE_POOL_ALL && node.NodePool !== job.NodePool) return { kind: "destructive" };
+    if (!targets(job, node)) return { kind: "destructive" };
     if (state.fits !== undefined && !state.fits(node, group)) return { kind: "destructive" };
     const updated: Allocation = { ...existing, EvalID: state.evalId, JobType: job.Type, JobVersion: job.Version };
     return { kind: "inplace", alloc: updated };

@@ -48,10 +48,18 @@ const NODE_POOL_ALL = "all";
  * stack's to decide (`stack.ts`).
  */
 export function nodesFor(tables: Tables, job: JobSpec): Node[] {
+  return [...tables.nodes.values()].filter((node) => isReady(node) && targets(job, node));
+}
+
+/** Whether a node can take new allocations (`Node.Ready`): ready, eligible, not draining. */
+export function isReady(node: Node): boolean {
+  return node.Status === "ready" && node.SchedulingEligibility === "eligible" && !node.Drain;
+}
+
+/** Whether the job targets the node: in its node pool (any pool for `all`) and one of its datacenters. */
+export function targets(job: Pick<JobSpec, "NodePool" | "Datacenters">, node: Node): boolean {
   const anyPool = job.NodePool === NODE_POOL_ALL || job.NodePool === "";
-  return [...tables.nodes.values()].filter(
-    (node) => node.Status === "ready" && node.SchedulingEligibility === "eligible" && !node.Drain && (anyPool || node.NodePool === job.NodePool) && job.Datacenters.some((pattern) => matchesGlob(pattern, node.Datacenter)),
-  );
+  return (anyPool || node.NodePool === job.NodePool) && job.Datacenters.some((pattern) => matchesGlob(pattern, node.Datacenter));
 }
 
 /** What placing the reconciler's results gives: the plan, the groups that found no node, and how many of each group's placements are left to make. */

@@ -110,11 +110,6 @@ interface DeploymentContext {
   readonly failed: boolean;
 }
 
-/** How many allocations a group wants: its count (system and sysbatch jobs, one per node, are reconciled by `reconcile-node.ts`). */
-export function wantedCount(_job: Job, group: TaskGroup): number {
-  return group.Count;
-}
-
 /**
  * A group's update strategy when it makes deployments (a service or system job's, `MaxParallel`
  * above 0); undefined otherwise (`UpdateStrategy.IsEmpty`; batch and sysbatch jobs may not have
@@ -218,11 +213,12 @@ function computeGroup(input: ReconcileInput, deployments: DeploymentContext, nam
   const group = job.TaskGroups.find((each) => each.Name === name);
   // A batch job's finished allocations count, so that they are not placed again.
   let all = allocs.filter((alloc) => alloc.DesiredStatus === "run" || (batch && alloc.DesiredTransition?.Reschedule !== true));
-  if (group === undefined || wantedCount(job, group) === 0) {
+  // How many allocations the group wants: its count (system and sysbatch jobs, one per node, are reconciled by `reconcile-node.ts`).
+  if (group === undefined || group.Count === 0) {
     stopAll(input, all, results);
     return true;
   }
-  const wanted = wantedCount(job, group);
+  const wanted = group.Count;
   const update = updateStrategyOf(job, group);
   const existing = deployments.current?.TaskGroups[name];
   // A copy: only a deployment the reconciler creates takes what it decides.

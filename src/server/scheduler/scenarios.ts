@@ -298,7 +298,7 @@ export const LIFECYCLE_DEFAULTS: readonly LifecycleStep[] = Object.freeze(([
     after: null,
     enabled: true,
     does: "the allocation's tasks end: it is complete, or failed when its job's bexpr.exit_code is not 0",
-    timing: "its job's bexpr.run_for after its tasks started; for a batch job without it, the placement delay; never for other jobs without it",
+    timing: "its job's bexpr.run_for after its tasks started; for a batch or sysbatch job without it, the placement delay; never for other jobs without it",
   },
   {
     name: "complete",
@@ -307,7 +307,7 @@ export const LIFECYCLE_DEFAULTS: readonly LifecycleStep[] = Object.freeze(([
     after: null,
     enabled: true,
     does: "its allocations are healthy, and it is successful (the job's version stable) or the update's next allocations are placed; canaries wait for their promotion; it fails when its job sets bexpr.fail_deployment",
-    timing: "the placement delay after its last allocations were placed (none placed: it waits); its progress deadline when its job scripts a failure and it has one",
+    timing: "each allocation once it has run its group's MinHealthyTime (unhealthy at its HealthyDeadline when not healthy by then; none placed: it waits); it fails at its RequireProgressBy when it has made no progress",
   },
 ] satisfies LifecycleStep[]).map((step): LifecycleStep => Object.freeze(step)));
 

@@ -34,7 +34,7 @@ import type { Allocation, Deployment, Evaluation, Job, JsonObject, Node } from "
 import { namespacedKey } from "../state/store.js";
 import type { DeploymentStatusUpdate, PlanStop } from "./plan.js";
 import { allocUpdateFor } from "./alloc-update.js";
-import { computePlacements, nodesFor, type Placements } from "./placement.js";
+import { computePlacements, isReady, nodesFor, type Placements } from "./placement.js";
 import { reconcileNodes, type AllocTuple, type NodeReconcileResult } from "./reconcile-node.js";
 import { requiresPromotion, STOP_DESCRIPTIONS, updateStrategyOf, type DestructiveResult, type PlaceResult } from "./reconciler.js";
 import { ACTIVE_DEPLOYMENT, DEPLOYMENT_DESCRIPTIONS, isTerminal, type SchedulerContext } from "./state.js";
@@ -42,11 +42,6 @@ import { ACTIVE_DEPLOYMENT, DEPLOYMENT_DESCRIPTIONS, isTerminal, type SchedulerC
 /** Whether the system scheduler handles the job's evaluations (`system` and `sysbatch` jobs). */
 export function isSystemJob(job: Pick<Job, "Type">): boolean {
   return job.Type === "system" || job.Type === "sysbatch";
-}
-
-/** Whether a node can take new allocations (`Node.Ready`): ready, eligible, not draining. */
-function isReady(node: Node): boolean {
-  return node.Status === "ready" && node.SchedulingEligibility === "eligible" && !node.Drain;
 }
 
 /**
