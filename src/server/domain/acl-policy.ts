@@ -198,14 +198,16 @@ export function globMatches(glob: string, name: string): boolean {
 
 /**
  * What a set of policies allows: capabilities per namespace (merged, `deny` winning), and the
- * coarse node policy.
+ * coarse node and agent policies.
  */
 export class Permissions {
   readonly #namespaces = new Map<string, Set<string>>();
   readonly #node: string | undefined;
+  readonly #agent: string | undefined;
 
   constructor(policies: readonly ParsedPolicy[]) {
     let node: string | undefined;
+    let agent: string | undefined;
     for (const policy of policies) {
       for (const rule of policy.Namespaces ?? []) {
         const current = this.#namespaces.get(rule.Name) ?? new Set<string>();
@@ -215,8 +217,10 @@ export class Permissions {
         else this.#namespaces.set(rule.Name, new Set([...current, ...rule.Capabilities]));
       }
       node = strongestCoarse(node, policy.Node?.Policy);
+      agent = strongestCoarse(agent, policy.Agent?.Policy);
     }
     this.#node = node;
+    this.#agent = agent;
   }
 
   /**
@@ -258,6 +262,11 @@ export class Permissions {
   /** The node policy allows reading (`node:read`). */
   get nodeRead(): boolean {
     return this.#node === "read" || this.#node === "write";
+  }
+
+  /** The agent policy allows reading (`agent:read`, the reference's `AllowAgentRead`). */
+  get agentRead(): boolean {
+    return this.#agent === "read" || this.#agent === "write";
   }
 }
 

@@ -63,38 +63,44 @@ export function lonePeers(identity: MemberIdentity): Peers {
 export const SERVER_ROLES: Readonly<Record<HeaderStyle, string>> = { svc: "svc", nomad: "nomad" };
 
 /**
- * The members response, in the reference's shape: `Server*` name this agent, `Members` every
- * agent sharing its state. Tags are written in sorted key order, as Go writes maps.
+ * One member in the reference's shape (`command/agent`'s `Member`), as `/v1/agent/members` lists
+ * it and `/v1/agent/self` names the agent itself. Tags are written in sorted key order, as Go
+ * writes maps.
  */
+export function presentMember(identity: MemberIdentity, member: MemberRecord, style: HeaderStyle): unknown {
+  return {
+    Name: member.name,
+    Addr: member.address,
+    Port: SERF_PORT,
+    Tags: {
+      bootstrap: "1",
+      build: member.version,
+      dc: member.datacenter,
+      id: member.nodeId,
+      port: String(RPC_PORT),
+      raft_vsn: "3",
+      region: identity.region,
+      revision: "",
+      role: SERVER_ROLES[style],
+      rpc_addr: member.address,
+      vsn: "1",
+    },
+    Status: member.status,
+    ProtocolMin: 1,
+    ProtocolMax: 5,
+    ProtocolCur: 2,
+    DelegateMin: 2,
+    DelegateMax: 4,
+    DelegateCur: 4,
+  };
+}
+
+/** The members response, in the reference's shape: `Server*` name this agent, `Members` every agent sharing its state. */
 export function membersResponse(identity: MemberIdentity, members: readonly MemberRecord[], style: HeaderStyle): unknown {
   return {
     ServerName: identity.nodeName,
     ServerRegion: identity.region,
     ServerDC: identity.datacenter,
-    Members: members.map((member) => ({
-      Name: member.name,
-      Addr: member.address,
-      Port: SERF_PORT,
-      Tags: {
-        bootstrap: "1",
-        build: member.version,
-        dc: member.datacenter,
-        id: member.nodeId,
-        port: String(RPC_PORT),
-        raft_vsn: "3",
-        region: identity.region,
-        revision: "",
-        role: SERVER_ROLES[style],
-        rpc_addr: member.address,
-        vsn: "1",
-      },
-      Status: member.status,
-      ProtocolMin: 1,
-      ProtocolMax: 5,
-      ProtocolCur: 2,
-      DelegateMin: 2,
-      DelegateMax: 4,
-      DelegateCur: 4,
-    })),
+    Members: members.map((member) => presentMember(identity, member, style)),
   };
 }

@@ -38,6 +38,9 @@ import { BrowserGuard, type BrowserRefusal } from "../control/browser-guard.js";
 import { answeredWithoutLeader } from "../control/leader.js";
 import type { StateControl } from "../control/state-control.js";
 import { MAX_BODY_BYTES, MAX_PATH_PARAM_LENGTH, MAX_HEADER_BYTES } from "./constants.js";
+import { agentRoutes } from "./agent-routes.js";
+import { headerHint } from "./header-hint.js";
+import { unservedAnswer } from "./unserved-routes.js";
 
 export type { HttpSettings } from "./route.js";
 
@@ -121,6 +124,8 @@ export async function buildApp(
   };
   const lane = new ListLane(lists, settings.headerNames);
   const guard = new BrowserGuard(settings);
+  // Told once, through the agent's log, when a client of the reference sends its headers to an agent of the svc style.
+  const hint = headerHint(settings.headerNames.style, (message) => app.log.warn(message));
   const app = Fastify({
     logger: settings.logLevel === "silent" ? false : { level: settings.logLevel, ...(settings.logFormat === "text" ? { stream: textLog(process.stdout) } : {}) },
     exposeHeadRoutes: false,
@@ -134,6 +139,7 @@ export async function buildApp(
         // anything else, it also keeps the headers later given to writeHead readable (Node keeps them
         // only when one was set before), and the journal reads the answer's index header there.
         response.setHeader("Vary", "Accept-Encoding");
+        hint(request, response);
         // A web page's way in (DNS rebinding, a cross-site write) is shut first, for every path and the lane.
         const refusal = guard.refusal(request);
         if (refusal !== undefined) return refuse(response, refusal);
@@ -228,13 +234,17 @@ export async function buildApp(
   controlRoutes(app, context, control);
   if (state !== undefined) fixtureRoutes(app, context, control, state);
   simulationRoutes(app, context, control);
+  agentRoutes(app, context, control.leader);
 
-  // Unknown paths: an empty 404 (and the UI redirect for `/`), as the reference's fallthrough.
+  // Unknown paths: a route of the reference the agent does not simulate is named as such
+  // (`unserved-routes.ts`); any other, an empty 404 (and the UI redirect for `/`), as the reference's fallthrough.
   app.all("*", async (request, reply) => {
     const url = new URL(request.url, "http://agent");
     if (request.method === "GET" && url.pathname === "/") {
       return reply.code(307).header("Location", `/ui/${url.search}`).header(EMPTY_BODY_HEADER, "1").send(Buffer.alloc(0));
     }
+    const unserved = unservedAnswer(request.method, url.pathname);
+    if (unserved !== undefined) throw unserved;
     return reply.code(404).header(EMPTY_BODY_HEADER, "1").send(Buffer.alloc(0));
   });
 
