@@ -649,8 +649,49 @@ export class GoClient {
     self: (q?: QueryOptions) => this.query<GoStruct<"ACLToken">>("/v1/acl/token/self", "ACLToken", q),
   };
 
-  /** `Agent()`. */
+  /** `Agent()`: `Self` fills the cache `NodeName`, `Datacenter` and `Region` answer from, as the Go client's `populateCache`. */
   readonly agent = {
+    cache: { nodeName: "", datacenter: "", region: "" },
+    /** `Self`. */
+    self: async (): Promise<GoStruct<"AgentSelf">> => {
+      let out: GoStruct<"AgentSelf">;
+      try {
+        [out] = await this.query<GoStruct<"AgentSelf">>("/v1/agent/self", "*AgentSelf");
+      } catch (error) {
+        throw new GoClientError(`failed querying self endpoint: ${(error as Error).message}`);
+      }
+      const { cache } = this.agent;
+      if (cache.nodeName === "") cache.nodeName = out.Member.Name;
+      if (cache.datacenter === "" && typeof out.Config?.Datacenter === "string") cache.datacenter = out.Config.Datacenter;
+      if (cache.region === "" && typeof out.Config?.Region === "string") cache.region = out.Config.Region;
+      return out;
+    },
+    /** `NodeName`. */
+    nodeName: async (): Promise<string> => {
+      if (this.agent.cache.nodeName === "") await this.agent.self();
+      return this.agent.cache.nodeName;
+    },
+    /** `Datacenter`. */
+    datacenter: async (): Promise<string> => {
+      if (this.agent.cache.datacenter === "") await this.agent.self();
+      return this.agent.cache.datacenter;
+    },
+    /** `Region`. */
+    region: async (): Promise<string> => {
+      if (this.agent.cache.region === "") await this.agent.self();
+      return this.agent.cache.region;
+    },
+    /** `Health`: the answer decoded whatever its status (the reference answers 500 with the same JSON when not healthy). */
+    health: async (): Promise<GoStruct<"AgentHealthResponse">> => {
+      const response = await this.newRequest("GET", "/v1/agent/health").do();
+      try {
+        return decodeBody(response, "AgentHealthResponse") as GoStruct<"AgentHealthResponse">;
+      } catch (error) {
+        throw new GoClientError(`unable to unmarshal response with status ${response.status}: ${(error as Error).message}`);
+      }
+    },
+    /** `Servers`. */
+    servers: async (): Promise<string[] | null> => (await this.query<string[] | null>("/v1/agent/servers", "[]string"))[0],
     /** `Members`. */
     members: async (): Promise<Stub<"ServerMembers">> => (await this.query<Stub<"ServerMembers">>("/v1/agent/members", "*ServerMembers"))[0],
   };

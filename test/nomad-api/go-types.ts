@@ -55,6 +55,9 @@ export const API_STRUCTS = {
   BootstrapRequest: { BootstrapSecret: "string" },
 
   // api/agent.go
+  AgentSelf: { Config: "map[string]any config", Member: "AgentMember member", Stats: "map[string]map[string]string stats" },
+  AgentHealthResponse: { Client: "*AgentHealth client,omitempty", Server: "*AgentHealth server,omitempty" },
+  AgentHealth: { Ok: "bool ok", Message: "string message" },
   ServerMembers: { ServerName: "string", ServerRegion: "string", ServerDC: "string", Members: "[]*AgentMember" },
   AgentMember: {
     Name: "string",
