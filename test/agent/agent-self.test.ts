@@ -6,6 +6,7 @@
  */
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import type { Agent, HeaderStyle } from "../../src/server/index.js";
+import { MAX_PATH_PARAM_LENGTH } from "../../src/server/http/constants.js";
 import { send, startTestAgent, useAgent } from "./support.js";
 
 const ROOT = "00000000-0000-4000-8000-00000000b001";
@@ -146,6 +147,7 @@ describe("the reference's routes the agent does not simulate", () => {
     ["a path the reference does not have", "/v1/nothing-here"],
     ["a suffix the reference's job handler does not know", "/v1/job/example/nothing"],
     ["a path outside /v1", "/nothing"],
+    ["a served route's path the router does not take (a name past its length limit)", `/v1/namespace/${"n".repeat(MAX_PATH_PARAM_LENGTH + 1)}`],
   ])("answers %s with the reference's empty 404", async (_name, path) => {
     const response = await agent.get(path);
     expect([response.status, response.text, response.headers["content-type"]]).toEqual([404, "", undefined]);

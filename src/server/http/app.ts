@@ -40,7 +40,7 @@ import type { StateControl } from "../control/state-control.js";
 import { MAX_BODY_BYTES, MAX_PATH_PARAM_LENGTH, MAX_HEADER_BYTES } from "./constants.js";
 import { agentRoutes } from "./agent-routes.js";
 import { headerHint } from "./header-hint.js";
-import { unservedAnswer } from "./unserved-routes.js";
+import { UnservedRoutes } from "./unserved-routes.js";
 
 export type { HttpSettings } from "./route.js";
 
@@ -207,6 +207,10 @@ export async function buildApp(
     route.onSend = route.onSend === undefined ? [finish] : [...[route.onSend].flat(), finish];
   });
 
+  // Every route the agent serves, for the answer to the paths it does not (`unserved-routes.ts`).
+  const unserved = new UnservedRoutes();
+  app.addHook("onRoute", (route) => unserved.served(route.url));
+
   // Bodies are read as text; the JSON decoding (with Go's error texts) is the handlers'.
   app.removeAllContentTypeParsers();
   app.addContentTypeParser("*", { parseAs: "string" }, (_request, body, done) => done(null, body));
@@ -243,8 +247,8 @@ export async function buildApp(
     if (request.method === "GET" && url.pathname === "/") {
       return reply.code(307).header("Location", `/ui/${url.search}`).header(EMPTY_BODY_HEADER, "1").send(Buffer.alloc(0));
     }
-    const unserved = unservedAnswer(request.method, url.pathname);
-    if (unserved !== undefined) throw unserved;
+    const answer = unserved.answer(request.method, url.pathname);
+    if (answer !== undefined) throw answer;
     return reply.code(404).header(EMPTY_BODY_HEADER, "1").send(Buffer.alloc(0));
   });
 

@@ -191,13 +191,32 @@ export function notSimulated(method: string, pattern: string): HttpError {
   return new HttpError(404, `the mini-agent does not simulate ${method} ${pattern}`);
 }
 
+/** A route pattern with its parameters' names left out (`/v1/job/:`), to compare the agent's patterns with the table's. */
+function shapeOf(pattern: string): string {
+  return pattern.replace(/\/:[^/]+/g, "/:");
+}
+
 /**
- * The answer to a request for `path` that no route of the agent took, as an error to throw
- * (see the module's description), or undefined for a path the reference has no route for
- * (its empty 404).
+ * The agent's answer to the requests no route of its own took. It is told every route the agent
+ * registers ({@link UnservedRoutes.served}), so that a path of a served route that the router did
+ * not take (a name past the router's length limit) keeps the empty 404 rather than be called not
+ * simulated.
  */
-export function unservedAnswer(method: string, path: string): HttpError | undefined {
-  if (isEnterpriseRoute(path)) return new HttpError(501, ENTERPRISE_ONLY);
-  const pattern = referenceRouteOf(path);
-  return pattern === undefined ? undefined : notSimulated(method, pattern);
+export class UnservedRoutes {
+  readonly #served = new Set<string>();
+
+  /** Notes a route pattern the agent serves (fastify's `onRoute`). */
+  served(pattern: string): void {
+    this.#served.add(shapeOf(pattern));
+  }
+
+  /**
+   * The answer to a request for `path` that no route of the agent took, as an error to throw (see
+   * the module's description), or undefined for the reference's empty 404.
+   */
+  answer(method: string, path: string): HttpError | undefined {
+    if (isEnterpriseRoute(path)) return new HttpError(501, ENTERPRISE_ONLY);
+    const pattern = referenceRouteOf(path);
+    return pattern === undefined || this.#served.has(shapeOf(pattern)) ? undefined : notSimulated(method, pattern);
+  }
 }
