@@ -490,10 +490,15 @@ func (p *program) run() {
 	})
 	p.call("Deployments.List", func() error {
 		list, _, err := deployments.List(nil)
-		if err == nil && len(list) < 3 {
-			err = fmt.Errorf("%d deployments", len(list))
+		if err != nil {
+			return err
 		}
-		return err
+		for _, listed := range list {
+			if listed.ID == deployment.ID {
+				return nil
+			}
+		}
+		return fmt.Errorf("%d deployments, without web's latest", len(list))
 	})
 	p.call("Deployments.PrefixList", func() error {
 		list, _, err := deployments.PrefixList(deployment.ID[:4])
