@@ -110,7 +110,7 @@ export type GoTestName = (typeof GO_TEST_FUNCTIONS)[number];
  */
 export const GAPS = {
   migration:
-    "allocations marked to migrate (DesiredTransition.Migrate, a draining node) are neither stopped nor replaced: the reconciler treats only down nodes as tainted, and the agent cannot drain a node",
+    "allocations marked to migrate are stopped and replaced (`computeMigrations`), but the model has no DesiredTransition.MigrateDisablePlacement, and the port's count of a group's desired updates does not tell a migrating allocation stopped for a scale-down from one migrated, nor count a batch allocation marked to migrate and to reschedule as migrating",
   "job create index":
     "an allocation keeps its job's version but not the job's CreateIndex, so allocations of an earlier job of the same ID and version count as the new job's: the reference makes a deployment for the new job and re-runs a batch job's finished allocations, ours does neither (not reachable over HTTP today: a purge deletes the job's allocations, in the agent as in the reference's DeleteJobTxn)",
   "forced reschedule":
@@ -195,12 +195,12 @@ export const FATES: Readonly<Record<GoTestName, Fate>> = {
   TestReconciler_LostNode: PORTED,
   TestReconciler_LostNode_ScaleUp: PORTED,
   TestReconciler_LostNode_ScaleDown: PORTED,
-  TestReconciler_DrainNode: gap("migration"),
-  TestReconciler_MigrateBatchAllocs: gap("migration"),
+  TestReconciler_DrainNode: PORTED,
+  TestReconciler_MigrateBatchAllocs: PORTED,
   TestReconciler_MigrateDisablePlacementBatchAllocs: gap("migration", "and DesiredTransition has no MigrateDisablePlacement"),
   TestReconciler_MigrateDisablePlacementBatchAllocs_StillRunningAfterStop: gap("migration", "DesiredTransition has no MigrateDisablePlacement: without it the reference too ignores a batch allocation the server stopped and places its replacement, which is what ours does"),
   TestReconciler_MigrateRescheduleBatchAllocs: gap("migration"),
-  TestReconciler_DrainNode_ScaleUp: gap("migration"),
+  TestReconciler_DrainNode_ScaleUp: PORTED,
   TestReconciler_DrainNode_ScaleDown: gap("migration"),
   TestReconciler_RemovedTG: PORTED,
   TestReconciler_JobStopped: portedWith("its case of a nil job (a job purged) has no counterpart: our reconciler is always given a job"),
@@ -229,7 +229,7 @@ export const FATES: Readonly<Record<GoTestName, Fate>> = {
   TestReconciler_PausedOrFailedDeployment_NoMoreCanaries: PORTED,
   TestReconciler_PausedOrFailedDeployment_NoMorePlacements: PORTED,
   TestReconciler_PausedOrFailedDeployment_NoMoreDestructiveUpdates: PORTED,
-  TestReconciler_DrainNode_Canary: gap("migration", "its counts hold today, because the reconciler takes every node it is given as tainted for down: the canaries are stopped as lost where the reference stops them as migrating"),
+  TestReconciler_DrainNode_Canary: PORTED,
   TestReconciler_LostNode_Canary: PORTED,
   TestReconciler_StopOldCanaries: PORTED,
   TestReconciler_NewCanaries: PORTED,
@@ -241,8 +241,8 @@ export const FATES: Readonly<Record<GoTestName, Fate>> = {
   TestReconciler_PromoteCanaries_Unblock: PORTED,
   TestReconciler_PromoteCanaries_CanariesEqualCount: PORTED,
   TestReconciler_DeploymentLimit_HealthAccounting: PORTED,
-  TestReconciler_TaintedNode_RollingUpgrade: gap("migration"),
-  TestReconciler_FailedDeployment_TaintedNodes: gap("migration"),
+  TestReconciler_TaintedNode_RollingUpgrade: PORTED,
+  TestReconciler_FailedDeployment_TaintedNodes: PORTED,
   TestReconciler_CompleteDeployment: PORTED,
   TestReconciler_MarkDeploymentComplete_FailedAllocations: PORTED,
   TestReconciler_FailedDeployment_CancelCanaries: PORTED,
