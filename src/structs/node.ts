@@ -61,7 +61,7 @@ export const NODE = struct(
     field("NodeClass", "string", "its class", { row: "kept" }),
     field("NodePool", "string", "its node pool", { row: "kept" }),
     field("ComputedClass", "string", "the class its attributes compute to"),
-    field("DrainStrategy", untyped("*DrainStrategy"), "its drain, while it drains"),
+    field("DrainStrategy", untyped("*DrainStrategy"), "its drain, while it drains", { row: "optional" }),
     field("SchedulingEligibility", "string", "eligible or ineligible for new allocations", { row: "kept", oneOf: NODE_ELIGIBILITIES }),
     field("Status", "string", "initializing, ready, down or disconnected", { row: "kept", oneOf: NODE_STATUSES }),
     field("StatusDescription", "string", "why it has its status", { row: "kept" }),

@@ -259,6 +259,11 @@ export class Permissions {
   get nodeRead(): boolean {
     return this.#node === "read" || this.#node === "write";
   }
+
+  /** The node policy allows writing (`node:write`: eligibility, drains, purges). */
+  get nodeWrite(): boolean {
+    return this.#node === "write";
+  }
 }
 
 const COARSE_ORDER = ["read", "write"];

@@ -61,7 +61,7 @@ export interface ReconcileInput {
   /** The job's latest deployment, whatever its status. */
   readonly deployment: Deployment | undefined;
   /** Nodes whose allocations are lost (down) or may be migrated (draining), by ID. */
-  readonly taintedNodes: ReadonlyMap<string, Node>;
+  readonly taintedNodes: ReadonlyMap<string, Node | undefined>;
   readonly evaluation: Pick<Evaluation, "ID" | "Priority">;
   readonly nowNs: bigint;
 }
@@ -185,7 +185,7 @@ function cancelUnneededDeployments(job: Job, deployment: Deployment | undefined)
  * server stopped it; lost when it still runs on a node that is down; migrating when the drainer
  * marked it to migrate (`DesiredTransition.Migrate`, its node draining); otherwise kept.
  */
-function classify(allocs: readonly Allocation[], tainted: ReadonlyMap<string, Node>): { untainted: Allocation[]; migrate: Allocation[]; lost: Allocation[] } {
+function classify(allocs: readonly Allocation[], tainted: ReadonlyMap<string, Node | undefined>): { untainted: Allocation[]; migrate: Allocation[]; lost: Allocation[] } {
   const untainted: Allocation[] = [];
   const migrate: Allocation[] = [];
   const lost: Allocation[] = [];
@@ -194,8 +194,8 @@ function classify(allocs: readonly Allocation[], tainted: ReadonlyMap<string, No
     if (alloc.DesiredStatus !== "run") continue;
     const clientTerminal = alloc.ClientStatus === "complete" || alloc.ClientStatus === "failed" || alloc.ClientStatus === "lost";
     const node = tainted.get(alloc.NodeID);
-    // A tainted node that is not draining is down (the reference's rules: lost comes before migrate).
-    if (!clientTerminal && node !== undefined && !node.Drain) lost.push(alloc);
+    // A tainted node that is not draining is down or gone (the reference's rules: lost comes before migrate).
+    if (!clientTerminal && tainted.has(alloc.NodeID) && (node === undefined || node.Status === "down" || !(node.Drain || node.DrainStrategy != null))) lost.push(alloc);
     else if (!clientTerminal && alloc.DesiredTransition?.Migrate === true) migrate.push(alloc);
     else untainted.push(alloc);
   }

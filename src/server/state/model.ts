@@ -288,6 +288,8 @@ export interface Node {
   readonly StatusDescription: string;
   readonly SchedulingEligibility: "eligible" | "ineligible";
   readonly Drain: boolean;
+  /** How it drains, while it drains (absent or null otherwise; `node-update.ts`). */
+  readonly DrainStrategy?: DrainStrategy | null;
   readonly Version: string;
   readonly Attributes: { readonly [name: string]: string };
   /** What its client fingerprinted of its machine (absent on rows written before the agent kept it). */
@@ -308,6 +310,18 @@ export type NodeResources = StructValue<typeof NODE_RESOURCES>;
 
 /** `structs.NodeReservedResources`: what a node keeps back from tasks. */
 export type NodeReservedResources = StructValue<typeof NODE_RESERVED_RESOURCES>;
+
+/** `structs.DrainStrategy`: how a node drains, as the reference's JSON writes it. */
+export interface DrainStrategy {
+  /** Nanoseconds the drain may take before what is left is stopped; 0 for no deadline, below 0 to stop everything now. */
+  readonly Deadline: number;
+  /** The system jobs' allocations stay on the node. */
+  readonly IgnoreSystemJobs: boolean;
+  /** When the deadline passes (RFC 3339; Go's zero time without a deadline). */
+  readonly ForceDeadline: string;
+  /** When the drain started (RFC 3339). */
+  readonly StartedAt: string;
+}
 
 /** `structs.NodeEvent`: something that happened to a node. */
 export interface NodeEvent {
