@@ -72,7 +72,7 @@ export const NODE = struct(
     field("CSINodePlugins", untyped("map[string]*CSIInfo"), "its CSI node plugins"),
     field("HostVolumes", untyped("map[string]*ClientHostVolumeConfig"), "its host volumes"),
     field("HostNetworks", untyped("map[string]*ClientHostNetworkConfig"), "its host networks"),
-    field("LastDrain", untyped("*DrainMetadata"), "its last drain"),
+    field("LastDrain", untyped("*DrainMetadata"), "its last drain", { row: "optional" }),
     field("LastMissedHeartbeatIndex", "index", "the index it last missed a heartbeat at"),
     field("LastAllocUpdateIndex", "index", "the index its allocations were last updated at"),
     field("CreateIndex", "index", "the index it was created at", { row: "kept" }),

@@ -22,7 +22,7 @@
  */
 import type { Allocation, Evaluation, Job, Node } from "../state/model.js";
 import { namespacedKey } from "../state/store.js";
-import { CLIENT_TERMINAL, GO_ZERO_TIME, NODE_EVENT_MESSAGES, withNodeEvent } from "./node-update.js";
+import { CLIENT_TERMINAL, GO_ZERO_TIME, lastDrainAfter, NODE_EVENT_MESSAGES, withNodeEvent } from "./node-update.js";
 import { isTerminal, newEvaluation, putJob, type SchedulerContext } from "./state.js";
 
 /** The `MaxParallel` of a group without a migrate block (the API's `DefaultMigrateStrategy`). */
@@ -151,7 +151,7 @@ export async function drainNodes(context: SchedulerContext): Promise<void> {
         const current = state.nodes.get(node.ID);
         if (current?.DrainStrategy == null) continue;
         const details = deadlined ? { [DEADLINE_REACHED_DETAIL]: "true" } : null;
-        state.nodes.put({ ...current, DrainStrategy: null, Drain: false, StatusUpdatedAt: Math.floor(clock.nowMs() / 1000), ...withNodeEvent(current, clock, state.index, "Drain", NODE_EVENT_MESSAGES.drainComplete, details), ModifyIndex: state.index });
+        state.nodes.put({ ...current, DrainStrategy: null, Drain: false, StatusUpdatedAt: Math.floor(clock.nowMs() / 1000), ...lastDrainAfter(current, null, clock.nowMs(), null, true), ...withNodeEvent(current, clock, state.index, "Drain", NODE_EVENT_MESSAGES.drainComplete, details), ModifyIndex: state.index });
       }
     }, "NodeUpdateDrain");
   }

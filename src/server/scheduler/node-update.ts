@@ -9,7 +9,7 @@
 import { goTime } from "../../go/time.js";
 import { invalid, missing } from "../base/errors.js";
 import type { Clock } from "../base/clock.js";
-import type { DrainStrategy, Evaluation, Job, Node, NodeEvent } from "../state/model.js";
+import type { DrainMetadata, DrainStrategy, Evaluation, Job, Node, NodeEvent } from "../state/model.js";
 import { namespacedKey, type Transaction } from "../state/store.js";
 import { isTerminal, newEvaluation, putJob, type SchedulerContext } from "./state.js";
 import { targets } from "./placement.js";
@@ -58,6 +58,23 @@ export interface DrainRequest {
 export function withNodeEvent(node: Node, clock: Clock, index: number, subsystem: string, message: string, details: Readonly<Record<string, string>> | null = null): Pick<Node, "Events"> {
   const event: NodeEvent = { Message: message, Subsystem: subsystem, Details: details === null ? null : { ...details }, Timestamp: goTime(clock.nowMs()), CreateIndex: index };
   return { Events: [...(node.Events ?? []), event].slice(-MAX_NODE_EVENTS) };
+}
+
+/**
+ * The node's `LastDrain` after a change of its drain strategy to `strategy` at `nowMs`
+ * (`updateNodeDrainImpl`): a new one when a drain starts, updated (its meta kept unless new meta
+ * is given) otherwise; `complete` when the drainer finished it, `canceled` when it was removed
+ * before. Unchanged when the node neither drained nor drains.
+ */
+export function lastDrainAfter(node: Node, strategy: DrainStrategy | null, nowMs: number, meta: Readonly<Record<string, string>> | null, completed: boolean): Pick<Node, "LastDrain"> {
+  if (node.DrainStrategy == null && strategy === null) return {};
+  // The reference keeps whole seconds here (`time.Unix(updatedAt, 0)`).
+  const at = goTime(Math.floor(nowMs / 1000) * 1000);
+  const started = node.DrainStrategy == null || node.LastDrain == null;
+  const previous = started ? { StartedAt: at, Meta: meta === null ? null : { ...meta } } : node.LastDrain!;
+  const status: DrainMetadata["Status"] = strategy !== null ? "draining" : completed ? "complete" : "canceled";
+  const keptMeta = meta !== null && Object.keys(meta).length > 0 ? { ...meta } : previous.Meta;
+  return { LastDrain: { StartedAt: previous.StartedAt, UpdatedAt: at, Status: status, AccessorID: "", Meta: keptMeta } };
 }
 
 /** The node of `id`, or a 404 with the reference's text (it answers 500: the decisions table). */
@@ -121,6 +138,7 @@ export async function updateDrain(context: SchedulerContext, id: string, request
       Drain: strategy !== null,
       SchedulingEligibility: strategy !== null ? "ineligible" : request.markEligible ? "eligible" : current.SchedulingEligibility,
       StatusUpdatedAt: Math.floor(nowMs / 1000),
+      ...lastDrainAfter(current, strategy, nowMs, request.meta, false),
       ...(message === undefined ? {} : withNodeEvent(current, clock, state.index, "Drain", message)),
       ModifyIndex: state.index,
     });

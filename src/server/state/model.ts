@@ -290,6 +290,8 @@ export interface Node {
   readonly Drain: boolean;
   /** How it drains, while it drains (absent or null otherwise; `node-update.ts`). */
   readonly DrainStrategy?: DrainStrategy | null;
+  /** Its last drain, once it drained (absent before). */
+  readonly LastDrain?: DrainMetadata | null;
   readonly Version: string;
   readonly Attributes: { readonly [name: string]: string };
   /** What its client fingerprinted of its machine (absent on rows written before the agent kept it). */
@@ -321,6 +323,19 @@ export interface DrainStrategy {
   readonly ForceDeadline: string;
   /** When the drain started (RFC 3339). */
   readonly StartedAt: string;
+}
+
+/** `structs.DrainMetadata`: a node's last drain. */
+export interface DrainMetadata {
+  /** RFC 3339, to the second. */
+  readonly StartedAt: string;
+  /** RFC 3339, to the second. */
+  readonly UpdatedAt: string;
+  /** `draining`, `complete` or `canceled`. */
+  readonly Status: "draining" | "complete" | "canceled";
+  /** The accessor of the token that asked for it (empty: the agent does not record it). */
+  readonly AccessorID: string;
+  readonly Meta: { readonly [key: string]: string } | null;
 }
 
 /** `structs.NodeEvent`: something that happened to a node. */
