@@ -395,7 +395,7 @@ export class Cluster {
       if (node.DrainStrategy != null) {
         this.#draining.add(node.ID);
         const deadline = drainDeadlineMs(node, this.clock.nowMs());
-        if (deadline !== undefined) this.#steps.defer(`drain-deadline ${node.ID} ${deadline}`, Math.max(0, deadline - this.clock.nowMs()), () => drainNodes(context));
+        if (deadline !== undefined) this.#steps.defer(`drain-deadline ${node.ID} ${deadline}`, Math.max(0, deadline - this.clock.nowMs()), async () => void (await drainNodes(context)));
       } else this.#draining.delete(node.ID);
     }
     const { evaluate, run, finish, complete } = this.#lifecycleSteps();
@@ -413,7 +413,12 @@ export class Cluster {
     const starting = new Set<string>();
     // While a node drains, every change of an allocation (a replacement healthy, one stopped) may let the drainer go on.
     const draining = this.#draining.size > 0;
-    if (draining) this.#steps.defer("drain", 0, () => drainNodes(context));
+    if (draining) {
+      this.#steps.defer("drain", 0, async () => {
+        // None left (a draining node purged, say): the drainer sleeps until a node drains again.
+        if ((await drainNodes(context)) === 0) this.#draining.clear();
+      });
+    }
     for (const alloc of allocs) {
       const jobKey = namespacedKey(alloc.Namespace, alloc.JobID);
       // An allocation that stopped running frees room on its node, which a blocked evaluation may be waiting for.

@@ -120,10 +120,11 @@ function decide(context: SchedulerContext, nodes: readonly Node[]): DrainPass {
 /**
  * One pass of the drainer over every draining node: marks the allocations to migrate, with an
  * evaluation of each of their jobs, in one write; then completes the drains that are done.
+ * Returns how many nodes were draining.
  */
-export async function drainNodes(context: SchedulerContext): Promise<void> {
+export async function drainNodes(context: SchedulerContext): Promise<number> {
   const nodes = drainingNodes(context);
-  if (nodes.length === 0) return;
+  if (nodes.length === 0) return 0;
   const { store, clock } = context;
   const pass = decide(context, nodes);
   if (pass.migrate.length > 0) {
@@ -155,4 +156,5 @@ export async function drainNodes(context: SchedulerContext): Promise<void> {
       }
     }, "NodeUpdateDrain");
   }
+  return nodes.length;
 }
