@@ -165,11 +165,11 @@ export async function purgeNode(context: SchedulerContext, id: string): Promise<
   return { NodeModifyIndex: index, EvalIDs: evals.EvalIDs ?? [], EvalCreateIndex: evals.EvalCreateIndex, Index: index };
 }
 
-/** Evaluates the node's jobs now (`Node.Evaluate`, `POST /v1/node/<id>/evaluate`). */
+/** Evaluates the node's jobs now (`Node.Evaluate`, `POST /v1/node/<id>/evaluate`); the reference leaves `NodeModifyIndex` 0 here. */
 export async function evaluateNode(context: SchedulerContext, id: string): Promise<NodeUpdateResponse> {
   const node = nodeOf(context, id);
   const evals = await createNodeEvals(context, id, node.ModifyIndex);
-  return { NodeModifyIndex: node.ModifyIndex, EvalIDs: evals.EvalIDs, EvalCreateIndex: evals.EvalCreateIndex, Index: evals.EvalCreateIndex };
+  return { NodeModifyIndex: 0, EvalIDs: evals.EvalIDs, EvalCreateIndex: evals.EvalCreateIndex, Index: evals.EvalCreateIndex };
 }
 
 /**
