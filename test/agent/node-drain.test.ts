@@ -121,3 +121,42 @@ describe("draining a node", () => {
     expect(response.text).toContain(text);
   });
 });
+
+describe.each([false, true])("draining a node with IgnoreSystemJobs %s", (ignoreSystemJobs) => {
+  const agent = useAgent({ clock: "manual", placementDelayMs: 1000, nodes: 2 });
+  const read = async <T = Item>(path: string) => parseJson((await agent.get(path)).text) as T;
+  const allocsOf = (jobId: string) => read<Alloc[]>(`/v1/job/${jobId}/allocations`).then((stubs) => Promise.all(stubs.map((stub) => read<Alloc>(`/v1/allocation/${stub.ID}`))));
+
+  it(`moves the system job's allocation ${ignoreSystemJobs ? "never" : "last, once the others are gone"}`, async () => {
+    await agent.register(job("sys", { Type: "system" }));
+    await agent.register(job("svc", { TaskGroups: [{ Name: "g", Count: 1, Tasks: [{ Name: "t", Driver: "mock" }] }] }));
+    await agent.agent.clock.advance("30s");
+    const [service] = await allocsOf("svc");
+    const nodeId = service!.NodeID;
+    const system = (await allocsOf("sys")).find((alloc) => alloc.NodeID === nodeId)!;
+    expect(system).toMatchObject({ ClientStatus: "running" });
+
+    expect((await agent.put(`/v1/node/${nodeId}/drain`, { DrainSpec: { Deadline: 0, IgnoreSystemJobs: ignoreSystemJobs } })).status).toBe(200);
+    await agent.agent.clock.advance(0);
+    expect(await read<Alloc>(`/v1/allocation/${service!.ID}`)).toMatchObject({ DesiredStatus: "stop", DesiredDescription: "alloc is being migrated" });
+    let node = await read<Node>(`/v1/node/${nodeId}`);
+    for (let step = 0; step < 30 && node.DrainStrategy !== null; step++) {
+      await agent.agent.clock.advance("1s");
+      node = await read<Node>(`/v1/node/${nodeId}`);
+    }
+    expect(node).toMatchObject({ DrainStrategy: null, SchedulingEligibility: "ineligible" });
+    await agent.agent.clock.advance("1s");
+    const after = await read<Alloc>(`/v1/allocation/${system.ID}`);
+    if (ignoreSystemJobs) expect(after).toMatchObject({ DesiredStatus: "run", ClientStatus: "running" });
+    else {
+      expect(after).toMatchObject({ DesiredStatus: "stop", DesiredTransition: { Migrate: true } });
+      // Last: after the service allocation had stopped running there.
+      const serviceDone = await read<Alloc>(`/v1/allocation/${service!.ID}`);
+      expect(serviceDone.ClientStatus).toBe("complete");
+      expect(after.ModifyIndex as number).toBeGreaterThan(serviceDone.ModifyIndex as number);
+    }
+    // Nothing of the system job runs on the drained node but what was left there.
+    const live = (await allocsOf("sys")).filter((alloc) => alloc.NodeID === nodeId && alloc.DesiredStatus === "run");
+    expect(live).toHaveLength(ignoreSystemJobs ? 1 : 0);
+  });
+});
