@@ -86,7 +86,7 @@ describe("draining a node", () => {
     expect(await nodeOf(nodeId)).toMatchObject({ SchedulingEligibility: "eligible", DrainStrategy: null });
   });
 
-  it("moves what is left at the deadline, batch allocations included, and says the deadline was reached", async () => {
+  it("stops what is left at the deadline, a batch allocation without a replacement, and says the deadline was reached", async () => {
     const nodes = await read<Node[]>("/v1/nodes");
     const target = nodes.find((node) => node.SchedulingEligibility === "eligible")!;
     for (const other of nodes.filter((node) => node.ID !== target.ID)) await agent.put(`/v1/node/${other.ID}/eligibility`, { Eligibility: "ineligible" });
@@ -105,9 +105,12 @@ describe("draining a node", () => {
     const node = await nodeOf(target.ID);
     expect(node).toMatchObject({ DrainStrategy: null, SchedulingEligibility: "ineligible" });
     expect(node.Events.at(-1)).toMatchObject({ Message: "Node drain complete", Details: { deadline_reached: "true" } });
-    expect(await read<Alloc>(`/v1/allocation/${batch!.ID}`)).toMatchObject({ DesiredStatus: "stop", DesiredDescription: "alloc is being migrated", DesiredTransition: { Migrate: true } });
-    const replaced = (await allocsOf("crunch")).find((alloc) => alloc.PreviousAllocation === batch!.ID);
-    expect(replaced?.NodeID).not.toBe(target.ID);
+    expect(await read<Alloc>(`/v1/allocation/${batch!.ID}`)).toMatchObject({ DesiredStatus: "stop", DesiredDescription: "alloc is being migrated", DesiredTransition: { Migrate: true, MigrateDisablePlacement: true } });
+    // Its work is not started over elsewhere (the drainer's MigrateDisablePlacement), even once the node is eligible again.
+    await agent.agent.clock.advance("1s");
+    expect((await agent.put(`/v1/node/${target.ID}/eligibility`, { Eligibility: "eligible" })).status).toBe(200);
+    await agent.agent.clock.advance("1s");
+    expect((await allocsOf("crunch")).map((alloc) => alloc.ID)).toEqual([batch!.ID]);
   });
 
   it.each([

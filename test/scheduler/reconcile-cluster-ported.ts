@@ -110,7 +110,7 @@ export type GoTestName = (typeof GO_TEST_FUNCTIONS)[number];
  */
 export const GAPS = {
   migration:
-    "allocations marked to migrate are stopped and replaced (`computeMigrations`), but the model has no DesiredTransition.MigrateDisablePlacement, and the migrating allocations do not go through the rescheduling rules (`filterByRescheduleable`)",
+    "allocations marked to migrate are stopped and replaced (`computeMigrations`), but they do not go through the rescheduling rules (`filterByRescheduleable`): the reference reschedules a batch allocation marked to migrate and to reschedule",
   "job create index":
     "an allocation keeps its job's version but not the job's CreateIndex, so allocations of an earlier job of the same ID and version count as the new job's: the reference makes a deployment for the new job and re-runs a batch job's finished allocations, ours does neither (not reachable over HTTP today: a purge deletes the job's allocations, in the agent as in the reference's DeleteJobTxn)",
   "forced reschedule":
@@ -197,8 +197,8 @@ export const FATES: Readonly<Record<GoTestName, Fate>> = {
   TestReconciler_LostNode_ScaleDown: PORTED,
   TestReconciler_DrainNode: PORTED,
   TestReconciler_MigrateBatchAllocs: PORTED,
-  TestReconciler_MigrateDisablePlacementBatchAllocs: gap("migration", "and DesiredTransition has no MigrateDisablePlacement"),
-  TestReconciler_MigrateDisablePlacementBatchAllocs_StillRunningAfterStop: gap("migration", "DesiredTransition has no MigrateDisablePlacement: without it the reference too ignores a batch allocation the server stopped and places its replacement, which is what ours does"),
+  TestReconciler_MigrateDisablePlacementBatchAllocs: PORTED,
+  TestReconciler_MigrateDisablePlacementBatchAllocs_StillRunningAfterStop: PORTED,
   TestReconciler_MigrateRescheduleBatchAllocs: gap("migration", "a batch allocation marked to migrate and to reschedule is rescheduled by the reference (its migrating set goes through filterByRescheduleable); ours stops it without a replacement"),
   TestReconciler_DrainNode_ScaleUp: PORTED,
   TestReconciler_DrainNode_ScaleDown: PORTED,

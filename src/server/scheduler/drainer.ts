@@ -7,7 +7,8 @@
  *   marked `DesiredTransition.Migrate`, with an evaluation of its job (`node-drain`), in one
  *   `AllocUpdateDesiredTransition` write; the scheduler stops it and places its replacement
  *   (the reconciler's `computeMigrations`).
- * - Batch jobs' allocations are left to finish.
+ * - Batch jobs' allocations are left to finish; those moved by the deadline are stopped without
+ *   a replacement (`MigrateDisablePlacement`).
  * - A node is done when no allocation of a job other than a system job is left running there
  *   (`IsDone`): its system jobs' allocations (unless `IgnoreSystemJobs`) are marked to migrate,
  *   and its drain is complete: the strategy removed, the node left ineligible, the event
@@ -133,7 +134,8 @@ export async function drainNodes(context: SchedulerContext): Promise<number> {
       for (const { ID } of pass.migrate) {
         const alloc = state.allocs.get(ID);
         if (alloc === undefined || isTerminal(alloc)) continue;
-        const transition = { Reschedule: null, ForceReschedule: null, NoShutdownDelay: null, ...alloc.DesiredTransition, Migrate: true };
+        // A batch job's allocation is stopped without a replacement: its work is not started over elsewhere.
+        const transition = { Reschedule: null, ForceReschedule: null, NoShutdownDelay: null, ...alloc.DesiredTransition, Migrate: true, ...(alloc.JobType === "batch" ? { MigrateDisablePlacement: true } : {}) };
         state.allocs.put({ ...alloc, DesiredTransition: transition, ModifyIndex: state.index, ModifyTime: clock.nowNs() });
         const key = namespacedKey(alloc.Namespace, alloc.JobID);
         const job = state.jobs.get(key);

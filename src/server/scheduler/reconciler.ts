@@ -190,6 +190,11 @@ function classify(allocs: readonly Allocation[], tainted: ReadonlyMap<string, No
   const migrate: Allocation[] = [];
   const lost: Allocation[] = [];
   for (const alloc of allocs) {
+    // A drained batch allocation keeps its place (the drain said not to replace it), whatever the server did with it.
+    if (alloc.DesiredStatus !== "run" && alloc.DesiredTransition?.MigrateDisablePlacement === true) {
+      untainted.push(alloc);
+      continue;
+    }
     // Stopped by the server: nothing more to do with it.
     if (alloc.DesiredStatus !== "run") continue;
     const clientTerminal = alloc.ClientStatus === "complete" || alloc.ClientStatus === "failed" || alloc.ClientStatus === "lost";
@@ -292,12 +297,12 @@ function computeGroup(input: ReconcileInput, deployments: DeploymentContext, nam
  * Stops each allocation marked to migrate and places its replacement, of the same name, in name
  * order (`computeMigrations`); the drainer paced the marks by the group's `migrate` block. A batch
  * job's allocation also marked to reschedule is left to the rescheduling (the reference's
- * `alloc stop`).
+ * `alloc stop`), and one the drainer moved (`MigrateDisablePlacement`) is not replaced.
  */
 function computeMigrations(job: Job, group: TaskGroup, migrate: readonly Allocation[], results: ReconcileResults): void {
   for (const alloc of [...migrate].sort(byName)) {
     results.stop.push({ alloc, description: STOP_DESCRIPTIONS.migrating });
-    if (job.Type === "batch" && alloc.DesiredTransition?.Reschedule === true) continue;
+    if (job.Type === "batch" && (alloc.DesiredTransition?.Reschedule === true || alloc.DesiredTransition?.MigrateDisablePlacement === true)) continue;
     results.place.push({ group, name: alloc.Name, previous: alloc, reschedule: false, canary: alloc.DeploymentStatus?.Canary === true });
   }
 }

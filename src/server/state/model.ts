@@ -248,6 +248,8 @@ export interface DesiredTransition {
   readonly Reschedule: boolean | null;
   readonly ForceReschedule: boolean | null;
   readonly NoShutdownDelay: boolean | null;
+  /** Set by the drainer on a batch job's allocation: it is stopped, and no replacement placed (absent on rows written before the agent kept it). */
+  readonly MigrateDisablePlacement?: boolean | null;
 }
 
 /**
