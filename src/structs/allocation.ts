@@ -62,6 +62,7 @@ export const DESIRED_TRANSITION = struct("structs.DesiredTransition", "What the 
   field("Reschedule", ptr("bool"), "it is to be rescheduled"),
   field("ForceReschedule", ptr("bool"), "it is to be rescheduled whatever its policy"),
   field("NoShutdownDelay", ptr("bool"), "it is to stop without its shutdown delay"),
+  field("MigrateDisablePlacement", ptr("bool"), "a drained batch allocation: stopped, not replaced"),
 ]);
 
 /** `structs.AllocDeploymentStatus`. */

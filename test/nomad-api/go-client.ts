@@ -569,6 +569,32 @@ export class GoClient {
     prefixList: (prefix: string) => this.nodes.list({ Prefix: prefix }),
     /** `Info`. */
     info: (nodeID: string, q?: QueryOptions) => this.query<GoStruct<"Node">>(`/v1/node/${nodeID}`, "Node", q),
+    /** `UpdateDrain`: `UpdateDrainOpts` without meta. */
+    updateDrain: (nodeID: string, spec: GoStructInput<"DrainSpec"> | null, markEligible: boolean, q?: WriteOptions) => this.nodes.updateDrainOpts(nodeID, { DrainSpec: spec, MarkEligible: markEligible, Meta: null }, q),
+    /** `UpdateDrainOpts`: a `NodeUpdateDrainRequest` PUT, the write's meta in the answer. */
+    updateDrainOpts: async (nodeID: string, opts: { DrainSpec: GoStructInput<"DrainSpec"> | null; MarkEligible: boolean; Meta: Record<string, string> | null }, q?: WriteOptions) => {
+      const request = { NodeID: nodeID, ...opts };
+      const [response, meta] = await this.write<GoStruct<"NodeDrainUpdateResponse">>("PUT", `/v1/node/${nodeID}/drain`, { value: request, type: "NodeUpdateDrainRequest" }, "NodeDrainUpdateResponse", q);
+      return { ...response, WriteMeta: meta };
+    },
+    /** `ToggleEligibility`. */
+    toggleEligibility: async (nodeID: string, eligible: boolean, q?: WriteOptions) => {
+      const request = { NodeID: nodeID, Eligibility: eligible ? "eligible" : "ineligible" };
+      const [response, meta] = await this.write<GoStruct<"NodeEligibilityUpdateResponse">>("PUT", `/v1/node/${nodeID}/eligibility`, { value: request, type: "NodeUpdateEligibilityRequest" }, "NodeEligibilityUpdateResponse", q);
+      return { ...response, WriteMeta: meta };
+    },
+    /** `Allocations`: newest first (`AllocationSort`). */
+    allocations: async (nodeID: string, q?: QueryOptions): Promise<[Stub<"Allocation">[] | null, QueryMeta]> => {
+      const [list, meta] = await this.query<Stub<"Allocation">[] | null>(`/v1/node/${nodeID}/allocations`, "[]*Allocation", q);
+      return [sorted(list, byCreateIndexDescending), meta];
+    },
+    /** `ForceEvaluate`: answers `EvalID`, which the server's answer (`EvalIDs`) does not carry: "", as in Go. */
+    forceEvaluate: async (nodeID: string, q?: WriteOptions): Promise<[string, WriteMeta]> => {
+      const [response, meta] = await this.write<GoStruct<"nodeEvalResponse">>("PUT", `/v1/node/${nodeID}/evaluate`, undefined, "nodeEvalResponse", q);
+      return [response.EvalID, meta];
+    },
+    /** `Purge`: a PUT through `putQuery`. */
+    purge: (nodeID: string, q?: QueryOptions) => this.putQuery<GoStruct<"NodePurgeResponse">>(`/v1/node/${nodeID}/purge`, undefined, "NodePurgeResponse", q),
   };
 
   /** `Namespaces()`. */

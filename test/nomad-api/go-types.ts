@@ -603,6 +603,12 @@ export const API_STRUCTS = {
   },
   DrainStrategy: { "...DrainSpec": "DrainSpec", ForceDeadline: "time.Time", StartedAt: "time.Time" },
   DrainSpec: { Deadline: "time.Duration", IgnoreSystemJobs: "bool" },
+  NodeUpdateDrainRequest: { NodeID: "string", DrainSpec: "*DrainSpec", MarkEligible: "bool", Meta: "map[string]string" },
+  NodeDrainUpdateResponse: { NodeModifyIndex: "uint64", EvalIDs: "[]string", EvalCreateIndex: "uint64", "...WriteMeta": "WriteMeta" },
+  NodeUpdateEligibilityRequest: { NodeID: "string", Eligibility: "string" },
+  NodeEligibilityUpdateResponse: { NodeModifyIndex: "uint64", EvalIDs: "[]string", EvalCreateIndex: "uint64", "...WriteMeta": "WriteMeta" },
+  NodePurgeResponse: { EvalIDs: "[]string", EvalCreateIndex: "uint64", NodeModifyIndex: "uint64" },
+  nodeEvalResponse: { EvalID: "string" },
   NodeEvent: { Message: "string", Subsystem: "string", Details: "map[string]string", Timestamp: "time.Time", CreateIndex: "uint64" },
   NodeListStub: {
     Address: "string",

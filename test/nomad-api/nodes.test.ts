@@ -2,10 +2,13 @@
  * The reference's `api/nodes_test.go`, ported (see `jobs.test.ts` for how). Its tests run a `-dev`
  * agent: one client node, which the agent's `nodes: 1` stands for.
  */
-import { describe, expect } from "vitest";
+import { describe, expect, onTestFinished } from "vitest";
+import { decodeStruct } from "./go-json.js";
 import { HEADER_STYLES } from "./go-client.js";
 import { clientSide, notServed, PORTED, runGoTests } from "./ported.js";
-import { assertQueryMeta, goTestServers, len, MustError, oneNodeFromNodeList } from "./support.js";
+import { assertQueryMeta, assertWriteMeta, goTestServers, len, MustError, oneNodeFromNodeList } from "./support.js";
+
+const SECOND_NS = 1_000_000_000;
 
 /** Every test of api/nodes_test.go (reference commit aa026cc99cfb), in its order. */
 export const NODES_TESTS = {
@@ -15,15 +18,15 @@ export const NODES_TESTS = {
   TestNodes_Info: PORTED,
   TestNode_Stats: notServed("GET /v1/client/stats"),
   TestNodes_NoSecretID: PORTED,
-  TestNodes_ToggleDrain: notServed("PUT /v1/node/<id>/drain"),
-  TestNodes_ToggleEligibility: notServed("PUT /v1/node/<id>/eligibility"),
-  TestNodes_Allocations: notServed("GET /v1/node/<id>/allocations"),
-  TestNodes_ForceEvaluate: notServed("PUT /v1/node/<id>/evaluate"),
+  TestNodes_ToggleDrain: PORTED,
+  TestNodes_ToggleEligibility: PORTED,
+  TestNodes_Allocations: PORTED,
+  TestNodes_ForceEvaluate: PORTED,
   TestNodes_Sort: clientSide("NodeIndexSort"),
   TestNodes_MonitorDrain_Multiplex_Bad: clientSide("Nodes.monitorDrainMultiplex"),
   TestNodes_MonitorDrain_Multiplex_Good: clientSide("Nodes.monitorDrainMultiplex"),
   TestNodes_DrainStrategy_Equal: clientSide("DrainStrategy.Equal"),
-  TestNodes_Purge: notServed("PUT /v1/node/<id>/purge"),
+  TestNodes_Purge: PORTED,
   TestNodeStatValueFormatting: clientSide("StatValue.String"),
 } as const;
 
@@ -90,6 +93,97 @@ describe.each(HEADER_STYLES)("api/nodes_test.go (%s headers)", (style) => {
       if (typeof id !== "string") throw new MustError(`interface conversion: interface {} is ${typeof id}, not string`);
       expect(id).toBe(nodeID);
       expect(resp?.SecretID).toBe("");
+    },
+
+    async TestNodes_ToggleDrain() {
+      const { client } = await makeClient({ devMode: true });
+      const nodeID = (await oneNodeFromNodeList(client)).ID;
+      const [out] = await client.nodes.info(nodeID);
+      expect(out.Drain).toBe(false);
+      expect(out.LastDrain).toBeNull();
+
+      const timeBeforeDrain = Date.now() - 1000;
+      const drainMeta = { reason: "this node needs to go" };
+      const drainOut = await client.nodes.updateDrainOpts(nodeID, { DrainSpec: { Deadline: 10 * SECOND_NS }, MarkEligible: false, Meta: drainMeta });
+      assertWriteMeta(drainOut.WriteMeta);
+
+      // The drain may have completed already: the node's events tell its course.
+      const controller = new AbortController();
+      onTestFinished(() => controller.abort());
+      const channel = await client.eventStream.stream({ Node: [nodeID] }, 0, {}, controller.signal);
+      let sawDraining = 0;
+      let sawDrainComplete = 0;
+      while (sawDrainComplete === 0) {
+        const events = await channel.next(5_000);
+        if (events === "timeout" || events === "closed") throw new MustError("waiting on stream event that never happened");
+        if (events.Err !== undefined) throw new MustError(String(events.Err));
+        for (const event of events.Events ?? []) {
+          const node = decodeStruct(event.Payload, "EventPayload", "mapstructure").Node!;
+          expect(node.DrainStrategy !== null).toBe(node.Drain);
+          expect(!node.Drain || node.SchedulingEligibility === "ineligible").toBe(true);
+          if (node.Drain && node.SchedulingEligibility === "ineligible") {
+            expect(node.LastDrain).not.toBeNull();
+            expect(node.LastDrain!.Status).toBe("draining");
+            const startedAt = Date.parse(node.LastDrain!.StartedAt as string);
+            expect(startedAt).toBeGreaterThanOrEqual(timeBeforeDrain);
+            expect(startedAt).toBeLessThanOrEqual(Date.now());
+            expect(node.LastDrain!.Meta).toEqual(drainMeta);
+            sawDraining = Number(node.ModifyIndex);
+          } else if (sawDraining !== 0 && !node.Drain && node.SchedulingEligibility === "ineligible") {
+            expect(node.LastDrain).not.toBeNull();
+            expect(node.LastDrain!.Status).toBe("complete");
+            expect(Date.parse(node.LastDrain!.UpdatedAt as string)).toBeGreaterThanOrEqual(Date.parse(node.LastDrain!.StartedAt as string));
+            expect(node.LastDrain!.Meta).toEqual(drainMeta);
+            sawDrainComplete = Number(node.ModifyIndex);
+          }
+        }
+      }
+
+      const offOut = await client.nodes.updateDrain(nodeID, null, true);
+      assertWriteMeta(offOut.WriteMeta);
+      const [after] = await client.nodes.info(nodeID);
+      expect(after.Drain).toBe(false);
+      expect(after.DrainStrategy).toBeNull();
+      expect(after.SchedulingEligibility).toBe("eligible");
+    },
+
+    async TestNodes_ToggleEligibility() {
+      const { client } = await makeClient({ devMode: true });
+      const nodeID = (await oneNodeFromNodeList(client)).ID;
+      expect((await client.nodes.info(nodeID))[0].SchedulingEligibility).toBe("eligible");
+
+      assertWriteMeta((await client.nodes.toggleEligibility(nodeID, false)).WriteMeta);
+      expect((await client.nodes.info(nodeID))[0].SchedulingEligibility).toBe("ineligible");
+
+      assertWriteMeta((await client.nodes.toggleEligibility(nodeID, true)).WriteMeta);
+      const [out] = await client.nodes.info(nodeID);
+      expect(out.SchedulingEligibility).toBe("eligible");
+      expect(out.DrainStrategy).toBeNull();
+    },
+
+    async TestNodes_Allocations() {
+      const { client } = await makeClient({ devMode: true });
+      // A node that does not exist has no allocations (the index is not checked: the node may have registered).
+      const [allocations] = await client.nodes.allocations("nope");
+      expect(len(allocations)).toBe(0);
+    },
+
+    async TestNodes_ForceEvaluate() {
+      const { client } = await makeClient({ devMode: true });
+      await expect(client.nodes.forceEvaluate("12345678-abcd-efab-cdef-123456789abc")).rejects.toThrow("not found");
+      const nodeID = (await oneNodeFromNodeList(client)).ID;
+      // No allocations to process: the index and the evaluation are not checked.
+      await client.nodes.forceEvaluate(nodeID);
+    },
+
+    async TestNodes_Purge() {
+      const { client } = await makeClient({ devMode: true });
+      await expect(client.nodes.purge("12345678-abcd-efab-cdef-123456789abc")).rejects.toThrow("not found");
+      const nodeID = (await oneNodeFromNodeList(client)).ID;
+      const [out, meta] = await client.nodes.purge(nodeID);
+      expect(out).not.toBeNull();
+      // Not assertQueryMeta: the RPC's answer does not say whether a leader is known.
+      expect(Number(meta.LastIndex)).toBeGreaterThan(0);
     },
   });
 });

@@ -91,17 +91,16 @@ export const TESTS_3: GoTests = {
   },
 
   TestReconciler_MigrateDisablePlacementBatchAllocs() {
-    // The Go test also sets MigrateDisablePlacement, which our DesiredTransition lacks: migrated without a replacement.
     const job = mockBatchJob();
-    const allocs = mockAllocs(job, 10, (i) => (i < 2 ? { DesiredTransition: transition({ Migrate: true }) } : {}));
+    const allocs = mockAllocs(job, 10, (i) => (i < 2 ? { DesiredTransition: transition({ Migrate: true, MigrateDisablePlacement: true }) } : {}));
     const { input, results } = compute({ job, allocs });
-    expectResults(input, results, { stop: 2, desiredTGUpdates: { web: { Ignore: 8 } } });
+    expectResults(input, results, { stop: 2, desiredTGUpdates: { web: { Migrate: 2, Ignore: 8 } } });
     expect(indexesOf(namesOf(results).stop)).toEqual([0, 1]);
   },
 
   TestReconciler_MigrateDisablePlacementBatchAllocs_StillRunningAfterStop() {
     const job = mockBatchJob();
-    const allocs = mockAllocs(job, 10, (i) => (i < 2 ? { ClientStatus: "running", DesiredStatus: "stop", DesiredTransition: transition({ Migrate: true }) } : { ClientStatus: "running" }));
+    const allocs = mockAllocs(job, 10, (i) => (i < 2 ? { ClientStatus: "running", DesiredStatus: "stop", DesiredTransition: transition({ Migrate: true, MigrateDisablePlacement: true }) } : { ClientStatus: "running" }));
     const { input, results } = compute({ job, allocs });
     expectResults(input, results, { desiredTGUpdates: { web: { Ignore: 10 } } });
   },

@@ -8,7 +8,7 @@
  */
 import { expect } from "vitest";
 import { allocIndex } from "../../src/server/scheduler/alloc-names.js";
-import type { ReconcileInput, ReconcileResults } from "../../src/server/scheduler/reconciler.js";
+import { STOP_DESCRIPTIONS, type ReconcileInput, type ReconcileResults } from "../../src/server/scheduler/reconciler.js";
 import type { DeploymentStatusUpdate } from "../../src/server/scheduler/plan.js";
 import type { Deployment, DeploymentState } from "../../src/server/state/model.js";
 
@@ -67,20 +67,24 @@ export function desiredUpdates(input: ReconcileInput, results: ReconcileResults)
   for (const alloc of input.allocs) of(alloc.TaskGroup);
   const touched = new Set<string>();
   for (const place of results.place) {
+    // A migration's placement is counted with its stop, below (`computeMigrations` counts each migrating allocation once, placed or not).
     const migrating = place.previous?.DesiredTransition?.Migrate === true && !place.reschedule;
-    if (migrating) of(place.group.Name).Migrate++;
-    else if (place.canary && place.previous === undefined) of(place.group.Name).Canary++;
-    else of(place.group.Name).Place++;
     if (place.previous !== undefined) touched.add(place.previous.ID);
+    if (migrating) continue;
+    if (place.canary && place.previous === undefined) of(place.group.Name).Canary++;
+    else of(place.group.Name).Place++;
   }
   // The current deployment's canaries lost with their node are stopped without being counted (`cancelUnneededCanaries`: transient, not the deployment's progress).
   const deployment = input.deployment;
   const current = deployment !== undefined && !input.job.Stop && deployment.JobVersion === input.job.Version && deployment.JobCreateIndex === input.job.CreateIndex;
   const canaries = new Set(current ? Object.values(deployment.TaskGroups).flatMap((group) => group.PlacedCanaries ?? []) : []);
-  for (const { alloc, clientStatus } of results.stop) {
-    // Nor are migrations' (`computeMigrations` counts them as Migrate).
-    const migrating = alloc.DesiredTransition?.Migrate === true && clientStatus !== "lost";
-    if (!(clientStatus === "lost" && canaries.has(alloc.ID)) && !migrating) of(alloc.TaskGroup).Stop++;
+  for (const { alloc, clientStatus, description } of results.stop) {
+    // Migrations are counted as Migrate (`computeMigrations`); the current deployment's canaries
+    // stopped as migrating are not counted (`cancelUnneededCanaries`); a migrating allocation
+    // stopped for a scale-down is a Stop (`computeStop`).
+    const migrating = description === STOP_DESCRIPTIONS.migrating;
+    if (migrating && !canaries.has(alloc.ID)) of(alloc.TaskGroup).Migrate++;
+    else if (!(clientStatus === "lost" && canaries.has(alloc.ID)) && !migrating) of(alloc.TaskGroup).Stop++;
     touched.add(alloc.ID);
   }
   for (const { stop } of results.destructive) {

@@ -268,6 +268,11 @@ export class Permissions {
   get agentRead(): boolean {
     return this.#agent === "read" || this.#agent === "write";
   }
+
+  /** The node policy allows writing (`node:write`: eligibility, drains, purges). */
+  get nodeWrite(): boolean {
+    return this.#node === "write";
+  }
 }
 
 const COARSE_ORDER = ["read", "write"];

@@ -27,6 +27,7 @@ import { eventRoutes } from "./event-routes.js";
 import { deregisterJob, jobRoutes } from "./job-routes.js";
 import { metricsRoutes } from "./metrics-routes.js";
 import { deploymentRoutes } from "./deployment-routes.js";
+import { nodeRoutes } from "./node-routes.js";
 import { namespaceRoutes } from "./namespace-routes.js";
 import { readRoutes } from "./read-routes.js";
 import { uiRoutes } from "./ui-routes.js";
@@ -232,6 +233,7 @@ export async function buildApp(
   aclRoutes(app, context);
   namespaceRoutes(app, context);
   deploymentRoutes(app, context);
+  nodeRoutes(app, context);
   readRoutes(app, context, { job: { DELETE: deregisterJob(context) } });
   uiRoutes(app, context);
   eventRoutes(app, context, events);

@@ -85,6 +85,11 @@ export class AllocNameIndex {
     return names;
   }
 
+  /** Frees the index of `alloc`'s name (`UnsetIndex`). */
+  unset(alloc: Allocation): void {
+    this.#used.delete(allocIndex(alloc));
+  }
+
   /** The `n` highest names in use, no longer marked so (fewer when fewer are in use). */
   highest(n: number): Set<string> {
     const names = new Set<string>();

@@ -48,6 +48,8 @@ import { StepQueue } from "./timers.js";
 import { launchPeriodic, PERIODIC_STEP_PREFIX, PeriodicDispatch } from "./periodic.js";
 import { dispatch, type DispatchRequest, type DispatchResponse } from "./dispatch.js";
 import type { SchedulerContext } from "./state.js";
+import { drainDeadlineMs, drainNodes } from "./drainer.js";
+import { evaluateNode, purgeNode, updateDrain, updateEligibility, type DrainRequest, type NodeUpdateResponse } from "./node-update.js";
 
 export { CLIENT_DESCRIPTIONS, DEPLOYMENT_DESCRIPTIONS, isTerminal } from "./state.js";
 export { META_EXIT_CODE, META_RUN_FOR } from "./client.js";
@@ -86,6 +88,8 @@ export class Cluster {
   readonly #unsubscribe: () => void;
   /** What the scheduler's functions read besides their transaction. */
   readonly #context: SchedulerContext;
+  /** The nodes seen draining (from the rows of the writes observed): while there are any, allocations' changes wake the drainer. */
+  readonly #draining = new Set<string>();
 
   /** The clock of timestamps and of the scheduler's steps. */
   readonly clock: Clock;
@@ -175,6 +179,26 @@ export class Cluster {
   /** A deployment action: fail, pause or resume, promote (see `deployment-watcher.ts`). */
   updateDeployment(id: string, action: DeploymentAction): Promise<DeploymentUpdateResponse> {
     return updateDeployment(this.#context, id, action);
+  }
+
+  /** Marks a node eligible or ineligible (`PUT /v1/node/<id>/eligibility`; see `node-update.ts`). */
+  updateNodeEligibility(id: string, eligibility: string): Promise<NodeUpdateResponse> {
+    return updateEligibility(this.#context, id, eligibility);
+  }
+
+  /** Sets or removes a node's drain strategy (`PUT /v1/node/<id>/drain`; see `node-update.ts` and `drainer.ts`). */
+  updateNodeDrain(id: string, request: DrainRequest): Promise<NodeUpdateResponse> {
+    return updateDrain(this.#context, id, request);
+  }
+
+  /** Removes a node (`POST /v1/node/<id>/purge`) and evaluates the jobs it had allocations of. */
+  purgeNode(id: string): Promise<NodeUpdateResponse> {
+    return purgeNode(this.#context, id);
+  }
+
+  /** Evaluates a node's jobs (`POST /v1/node/<id>/evaluate`). */
+  evaluateNode(id: string): Promise<NodeUpdateResponse> {
+    return evaluateNode(this.#context, id);
   }
 
   /** Creates or updates a namespace. */
@@ -367,6 +391,12 @@ export class Cluster {
       }
       // A node that is down loses its allocations: each of their jobs is evaluated again.
       if (node.Status === "down") this.#steps.defer("nodes-down", 0, () => nodesDown(context));
+      // A draining node: the drainer looks at it now, and again at its deadline.
+      if (node.DrainStrategy != null) {
+        this.#draining.add(node.ID);
+        const deadline = drainDeadlineMs(node, this.clock.nowMs());
+        if (deadline !== undefined) this.#steps.defer(`drain-deadline ${node.ID} ${deadline}`, Math.max(0, deadline - this.clock.nowMs()), async () => void (await drainNodes(context)));
+      } else this.#draining.delete(node.ID);
     }
     const { evaluate, run, finish, complete } = this.#lifecycleSteps();
     const nowMs = this.clock.nowMs();
@@ -381,6 +411,14 @@ export class Cluster {
     }
     const placed = new Map<string, Allocation[]>();
     const starting = new Set<string>();
+    // While a node drains, every change of an allocation (a replacement healthy, one stopped) may let the drainer go on.
+    const draining = this.#draining.size > 0;
+    if (draining) {
+      this.#steps.defer("drain", 0, async () => {
+        // None left (a draining node purged, say): the drainer sleeps until a node drains again.
+        if ((await drainNodes(context)) === 0) this.#draining.clear();
+      });
+    }
     for (const alloc of allocs) {
       const jobKey = namespacedKey(alloc.Namespace, alloc.JobID);
       // An allocation that stopped running frees room on its node, which a blocked evaluation may be waiting for.

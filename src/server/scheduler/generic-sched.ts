@@ -42,7 +42,7 @@ export async function processEvaluation(context: SchedulerContext, evalId: strin
 
 /**
  * What the reconciler reads for a job now: its allocations, latest deployment, the nodes that are
- * down, and how an allocation takes the job's version (the job's earlier versions, as the agent
+ * down, draining or gone, and how an allocation takes the job's version (the job's earlier versions, as the agent
  * keeps them, stand for the job each allocation carries in the reference).
  */
 export function reconcileInput(context: SchedulerContext, job: Job, evaluation: Pick<Evaluation, "ID" | "Priority">): ReconcileInput {
@@ -50,10 +50,11 @@ export function reconcileInput(context: SchedulerContext, job: Job, evaluation: 
   const key = namespacedKey(job.Namespace, job.ID);
   const allocs = [...tables.allocs.group(key).values()];
   const deployments = [...tables.deployment.group(key).values()];
-  const tainted = new Map<string, Node>();
+  const tainted = new Map<string, Node | undefined>();
   for (const alloc of allocs) {
     const node = tables.nodes.get(alloc.NodeID);
-    if (node?.Status === "down") tainted.set(node.ID, node);
+    // Down, draining, or gone (purged): its allocations are lost, or migrate when the drainer marked them.
+    if (node === undefined || node.Status === "down" || node.DrainStrategy != null) tainted.set(alloc.NodeID, node);
   }
   const allocUpdate = allocUpdateFor(tables, job, evaluation.ID, false);
   return { job, allocUpdate, allocs, deployment: deployments.at(-1), taintedNodes: tainted, evaluation, nowNs: context.clock.nowNs() };

@@ -31,6 +31,7 @@ export const STOP_DESCRIPTIONS = {
   notNeeded: "alloc not needed due to job update",
   updating: "alloc is being updated due to job update",
   lost: "alloc is lost since its node is down",
+  migrating: "alloc is being migrated",
   nodeTainted: "alloc not needed as node is tainted",
   rescheduled: "alloc was rescheduled because it failed",
 } as const;
@@ -59,8 +60,8 @@ export interface ReconcileInput {
   readonly allocs: readonly Allocation[];
   /** The job's latest deployment, whatever its status. */
   readonly deployment: Deployment | undefined;
-  /** Nodes whose allocations are lost (down), by ID. */
-  readonly taintedNodes: ReadonlyMap<string, Node>;
+  /** Nodes whose allocations are lost (down) or may be migrated (draining), by ID. */
+  readonly taintedNodes: ReadonlyMap<string, Node | undefined>;
   readonly evaluation: Pick<Evaluation, "ID" | "Priority">;
   readonly nowNs: bigint;
 }
@@ -179,24 +180,37 @@ function cancelUnneededDeployments(job: Job, deployment: Deployment | undefined)
   return { current: deployment, updates: [] };
 }
 
-/** Where each allocation stands (`classifyAllocs`, for the states the agent has): ignored once the server stopped it, lost when it still runs on a node that is down, otherwise kept. */
-function classify(allocs: readonly Allocation[], tainted: ReadonlyMap<string, Node>): { untainted: Allocation[]; lost: Allocation[] } {
+/**
+ * Where each allocation stands (`classifyAllocs`, for the states the agent has): ignored once the
+ * server stopped it; lost when it still runs on a node that is down; migrating when the drainer
+ * marked it to migrate (`DesiredTransition.Migrate`, its node draining); otherwise kept.
+ */
+function classify(allocs: readonly Allocation[], tainted: ReadonlyMap<string, Node | undefined>): { untainted: Allocation[]; migrate: Allocation[]; lost: Allocation[] } {
   const untainted: Allocation[] = [];
+  const migrate: Allocation[] = [];
   const lost: Allocation[] = [];
   for (const alloc of allocs) {
+    // A drained batch allocation keeps its place (the drain said not to replace it), whatever the server did with it.
+    if (alloc.DesiredStatus !== "run" && alloc.DesiredTransition?.MigrateDisablePlacement === true) {
+      untainted.push(alloc);
+      continue;
+    }
     // Stopped by the server: nothing more to do with it.
     if (alloc.DesiredStatus !== "run") continue;
     const clientTerminal = alloc.ClientStatus === "complete" || alloc.ClientStatus === "failed" || alloc.ClientStatus === "lost";
-    if (!clientTerminal && tainted.has(alloc.NodeID)) lost.push(alloc);
+    const node = tainted.get(alloc.NodeID);
+    // A tainted node that is not draining is down or gone (the reference's rules: lost comes before migrate).
+    if (!clientTerminal && tainted.has(alloc.NodeID) && (node === undefined || node.Status === "down" || !(node.Drain || node.DrainStrategy != null))) lost.push(alloc);
+    else if (!clientTerminal && alloc.DesiredTransition?.Migrate === true) migrate.push(alloc);
     else untainted.push(alloc);
   }
-  return { untainted, lost };
+  return { untainted, migrate, lost };
 }
 
 /** Stops every one of `allocs`, lost ones as lost (`filterAndStopAll`). */
 function stopAll(input: ReconcileInput, allocs: readonly Allocation[], results: ReconcileResults): void {
-  const { untainted, lost } = classify(allocs, input.taintedNodes);
-  for (const alloc of untainted) results.stop.push({ alloc, description: STOP_DESCRIPTIONS.notNeeded });
+  const { untainted, migrate, lost } = classify(allocs, input.taintedNodes);
+  for (const alloc of [...untainted, ...migrate]) results.stop.push({ alloc, description: STOP_DESCRIPTIONS.notNeeded });
   for (const alloc of lost) results.stop.push({ alloc, clientStatus: "lost", description: STOP_DESCRIPTIONS.lost });
 }
 
@@ -241,9 +255,11 @@ function computeGroup(input: ReconcileInput, deployments: DeploymentContext, nam
   const { lost } = classified;
   if (split.later.length > 0) rescheduleLater(input, split.later, results);
 
-  const names = new AllocNameIndex(job.ID, name, wanted, [...untainted, ...split.now, ...lost]);
+  const names = new AllocNameIndex(job.ID, name, wanted, [...untainted, ...classified.migrate, ...split.now, ...lost]);
   let canarying = dstate.DesiredCanaries !== 0 && !dstate.Promoted;
-  untainted = computeStop(wanted, names, untainted, lost, canaries.current, canarying, results);
+  const kept = computeStop(wanted, names, untainted, classified.migrate, lost, canaries.current, canarying, results);
+  untainted = kept.untainted;
+  const { migrate } = kept;
 
   const { inplace, destructive } = computeUpdates(input, group, untainted, results);
   if (existing === undefined) dstate.DesiredTotal += destructive.length + inplace.length;
@@ -257,23 +273,38 @@ function computeGroup(input: ReconcileInput, deployments: DeploymentContext, nam
     }
   }
   canarying = dstate.DesiredCanaries !== 0 && !dstate.Promoted;
-  let underProvisionedBy = computeUnderProvisionedBy(deployments, update, wanted, untainted, destructive, canarying);
-  const place = computePlacements(group, wanted, names, untainted, split.now, lost);
+  let underProvisionedBy = computeUnderProvisionedBy(deployments, update, wanted, untainted, destructive, migrate, canarying);
+  const place = computePlacements(group, wanted, names, untainted, migrate, split.now, lost);
   if (existing === undefined) dstate.DesiredTotal += place.length;
   const placeReady = !deployments.paused && !deployments.failed && !canarying;
   underProvisionedBy = placeAllocs(deployments, placeReady, place, split.now, lost, underProvisionedBy, results);
   if (placeReady) {
     for (const alloc of destructive.slice(0, Math.max(0, Math.min(destructive.length, underProvisionedBy)))) results.destructive.push({ group, name: alloc.Name, stop: alloc });
   }
+  computeMigrations(job, group, migrate, results);
   createDeployment(input, deployments, name, update, existing !== undefined, dstate, all, destructive.length + inplace.length, results);
   // Never more placements than the count.
   const placed = results.place.length - placedBefore;
   if (placed > wanted) results.place.splice(placedBefore + wanted);
 
-  const groupDone = destructive.length + inplace.length + Math.min(placed, wanted) + split.now.length + split.later.length === 0 && !needsCanaries;
+  const groupDone = destructive.length + inplace.length + Math.min(placed, wanted) + migrate.length + split.now.length + split.later.length === 0 && !needsCanaries;
   const current = deployments.current?.TaskGroups[name];
   if (!groupDone || deployments.current === undefined) return false;
   return current === undefined || (current.HealthyAllocs >= Math.max(current.DesiredTotal, current.DesiredCanaries) && (current.DesiredCanaries === 0 || current.Promoted));
+}
+
+/**
+ * Stops each allocation marked to migrate and places its replacement, of the same name, in name
+ * order (`computeMigrations`); the drainer paced the marks by the group's `migrate` block. A batch
+ * job's allocation also marked to reschedule is left to the rescheduling (the reference's
+ * `alloc stop`), and one the drainer moved (`MigrateDisablePlacement`) is not replaced.
+ */
+function computeMigrations(job: Job, group: TaskGroup, migrate: readonly Allocation[], results: ReconcileResults): void {
+  for (const alloc of [...migrate].sort(byName)) {
+    results.stop.push({ alloc, description: STOP_DESCRIPTIONS.migrating });
+    if (job.Type === "batch" && (alloc.DesiredTransition?.Reschedule === true || alloc.DesiredTransition?.MigrateDisablePlacement === true)) continue;
+    results.place.push({ group, name: alloc.Name, previous: alloc, reschedule: false, canary: alloc.DeploymentStatus?.Canary === true });
+  }
 }
 
 /**
@@ -323,12 +354,13 @@ function cancelUnneededCanaries(input: ReconcileInput, deployments: DeploymentCo
   let remaining = without(all, stopped);
   if (deployments.current === undefined) return { all: remaining, current: [] };
   const canaryIds = new Set(Object.values(deployments.current.TaskGroups).flatMap((group) => group.PlacedCanaries ?? []));
-  const { untainted, lost } = classify(
+  const { untainted, migrate, lost } = classify(
     remaining.filter((alloc) => canaryIds.has(alloc.ID)),
     input.taintedNodes,
   );
+  for (const alloc of migrate) results.stop.push({ alloc, description: STOP_DESCRIPTIONS.migrating });
   for (const alloc of lost) results.stop.push({ alloc, clientStatus: "lost", description: STOP_DESCRIPTIONS.lost });
-  remaining = without(remaining, lost);
+  remaining = without(remaining, [...migrate, ...lost]);
   return { all: remaining, current: untainted };
 }
 
@@ -365,14 +397,25 @@ function rescheduleLater(input: ReconcileInput, later: readonly DelayedReschedul
 }
 
 /**
- * Stops the lost allocations and those beyond the count: a promoted canary's namesake first,
- * then the highest names (`computeStop`); returns the allocations kept.
+ * Stops the lost allocations and those beyond the count: a promoted canary's namesake first, then
+ * the migrating ones of the highest names, then the highest names (`computeStop`); returns the
+ * allocations kept and those still to migrate.
  */
-function computeStop(wanted: number, names: AllocNameIndex, untainted: readonly Allocation[], lost: readonly Allocation[], canaries: readonly Allocation[], canarying: boolean, results: ReconcileResults): Allocation[] {
+function computeStop(
+  wanted: number,
+  names: AllocNameIndex,
+  untainted: readonly Allocation[],
+  migrating: readonly Allocation[],
+  lost: readonly Allocation[],
+  canaries: readonly Allocation[],
+  canarying: boolean,
+  results: ReconcileResults,
+): { untainted: Allocation[]; migrate: Allocation[] } {
   for (const alloc of lost) results.stop.push({ alloc, clientStatus: "lost", description: STOP_DESCRIPTIONS.lost });
   let working = canarying ? without(untainted, canaries) : [...untainted];
-  let remove = working.length - wanted;
-  if (remove <= 0) return [...untainted];
+  let remove = working.length + migrating.length - wanted;
+  let migrate = [...migrating];
+  if (remove <= 0) return { untainted: [...untainted], migrate };
   working = working.filter((alloc) => alloc.DesiredStatus === "run").sort(byName);
   const stopped: Allocation[] = [];
   const stop = (alloc: Allocation) => {
@@ -385,12 +428,23 @@ function computeStop(wanted: number, names: AllocNameIndex, untainted: readonly 
     const canaryNames = new Set(canaries.map((alloc) => alloc.Name));
     for (const alloc of without(working, canaries)) if (remove > 0 && canaryNames.has(alloc.Name)) stop(alloc);
   }
+  // Allocations that would move anyway go first: the highest names among them.
+  if (remove > 0 && migrate.length > 0) {
+    const highest = new AllocNameIndex(migrate[0]!.JobID, migrate[0]!.TaskGroup, wanted, migrate).highest(remove);
+    for (const alloc of [...migrate].sort(byName)) {
+      if (remove <= 0 || !highest.has(alloc.Name)) continue;
+      results.stop.push({ alloc, description: STOP_DESCRIPTIONS.notNeeded });
+      migrate = without(migrate, [alloc]);
+      names.unset(alloc);
+      remove--;
+    }
+  }
   if (remove > 0) {
     const highest = names.highest(remove);
     for (const alloc of [...working]) if (remove > 0 && highest.has(alloc.Name)) stop(alloc);
   }
   for (const alloc of [...working]) if (remove > 0) stop(alloc);
-  return without(untainted, stopped);
+  return { untainted: without(untainted, stopped), migrate };
 }
 
 /**
@@ -398,8 +452,8 @@ function computeStop(wanted: number, names: AllocNameIndex, untainted: readonly 
  * when nothing is replaced, `MaxParallel` less those of the deployment not yet healthy, none
  * while the deployment is paused or failed, an allocation of it is unhealthy, or canaries wait.
  */
-function computeUnderProvisionedBy(deployments: DeploymentContext, update: UpdateStrategy | undefined, wanted: number, untainted: readonly Allocation[], destructive: readonly Allocation[], canarying: boolean): number {
-  if (update === undefined || destructive.length === 0) return wanted;
+function computeUnderProvisionedBy(deployments: DeploymentContext, update: UpdateStrategy | undefined, wanted: number, untainted: readonly Allocation[], destructive: readonly Allocation[], migrate: readonly Allocation[], canarying: boolean): number {
+  if (update === undefined || destructive.length + migrate.length === 0) return wanted;
   const maxParallel = update.MaxParallel;
   const current = deployments.current;
   if (current === undefined) return maxParallel;
@@ -413,10 +467,10 @@ function computeUnderProvisionedBy(deployments: DeploymentContext, update: Updat
   return Math.max(0, room);
 }
 
-/** The placements the group lacks: failed allocations rescheduled, lost ones replaced up to the count, then new ones (`computePlacements`). */
-function computePlacements(group: TaskGroup, wanted: number, names: AllocNameIndex, untainted: readonly Allocation[], reschedule: readonly Allocation[], lost: readonly Allocation[]): PlaceResult[] {
+/** The placements the group lacks: failed allocations rescheduled, lost ones replaced up to the count, then new ones (`computePlacements`; migrating ones are replaced by `computeMigrations`). */
+function computePlacements(group: TaskGroup, wanted: number, names: AllocNameIndex, untainted: readonly Allocation[], migrate: readonly Allocation[], reschedule: readonly Allocation[], lost: readonly Allocation[]): PlaceResult[] {
   const place: PlaceResult[] = reschedule.map((alloc) => ({ group, name: alloc.Name, previous: alloc, reschedule: true, canary: alloc.DeploymentStatus?.Canary === true }));
-  let existing = untainted.length + reschedule.length;
+  let existing = untainted.length + migrate.length + reschedule.length;
   for (const alloc of lost) {
     if (existing >= wanted) break;
     existing++;

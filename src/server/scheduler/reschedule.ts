@@ -152,6 +152,8 @@ export function trackerOfReplacement(previous: Allocation, policy: ReschedulePol
  */
 function shouldFilter(alloc: Allocation, batch: boolean): { readonly untainted: boolean; readonly ignore: boolean } {
   if (batch) {
+    // A drained batch allocation (MigrateDisablePlacement) still counts, so that nothing replaces it.
+    if (alloc.DesiredTransition?.MigrateDisablePlacement === true) return { untainted: true, ignore: false };
     if (alloc.DesiredTransition?.Reschedule === true) return { untainted: false, ignore: false };
     if (alloc.DesiredStatus === "stop") {
       if (alloc.ClientStatus === "complete") return { untainted: true, ignore: false };

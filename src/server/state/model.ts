@@ -248,6 +248,8 @@ export interface DesiredTransition {
   readonly Reschedule: boolean | null;
   readonly ForceReschedule: boolean | null;
   readonly NoShutdownDelay: boolean | null;
+  /** Set by the drainer on a batch job's allocation: it is stopped, and no replacement placed (absent on rows written before the agent kept it). */
+  readonly MigrateDisablePlacement?: boolean | null;
 }
 
 /**
@@ -288,6 +290,10 @@ export interface Node {
   readonly StatusDescription: string;
   readonly SchedulingEligibility: "eligible" | "ineligible";
   readonly Drain: boolean;
+  /** How it drains, while it drains (absent or null otherwise; `node-update.ts`). */
+  readonly DrainStrategy?: DrainStrategy | null;
+  /** Its last drain, once it drained (absent before). */
+  readonly LastDrain?: DrainMetadata | null;
   readonly Version: string;
   readonly Attributes: { readonly [name: string]: string };
   /** What its client fingerprinted of its machine (absent on rows written before the agent kept it). */
@@ -308,6 +314,31 @@ export type NodeResources = StructValue<typeof NODE_RESOURCES>;
 
 /** `structs.NodeReservedResources`: what a node keeps back from tasks. */
 export type NodeReservedResources = StructValue<typeof NODE_RESERVED_RESOURCES>;
+
+/** `structs.DrainStrategy`: how a node drains, as the reference's JSON writes it. */
+export interface DrainStrategy {
+  /** Nanoseconds the drain may take before what is left is stopped; 0 for no deadline, below 0 to stop everything now. */
+  readonly Deadline: number;
+  /** The system jobs' allocations stay on the node. */
+  readonly IgnoreSystemJobs: boolean;
+  /** When the deadline passes (RFC 3339; Go's zero time without a deadline). */
+  readonly ForceDeadline: string;
+  /** When the drain started (RFC 3339). */
+  readonly StartedAt: string;
+}
+
+/** `structs.DrainMetadata`: a node's last drain. */
+export interface DrainMetadata {
+  /** RFC 3339, to the second. */
+  readonly StartedAt: string;
+  /** RFC 3339, to the second. */
+  readonly UpdatedAt: string;
+  /** `draining`, `complete` or `canceled`. */
+  readonly Status: "draining" | "complete" | "canceled";
+  /** The accessor of the token that asked for it (empty: the agent does not record it). */
+  readonly AccessorID: string;
+  readonly Meta: { readonly [key: string]: string } | null;
+}
 
 /** `structs.NodeEvent`: something that happened to a node. */
 export interface NodeEvent {
