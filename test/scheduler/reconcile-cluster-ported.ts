@@ -194,7 +194,7 @@ export const FATES: Readonly<Record<GoTestName, Fate>> = {
   TestReconciler_LostNode_ScaleUp: PORTED,
   TestReconciler_LostNode_ScaleDown: PORTED,
   TestReconciler_DrainNode: gap("migration"),
-  TestReconciler_MigrateBatchAllocs: gap("migration"),
+  TestReconciler_MigrateBatchAllocs: PORTED,
   TestReconciler_MigrateDisablePlacementBatchAllocs: gap("migration", "and DesiredTransition has no MigrateDisablePlacement"),
   TestReconciler_MigrateDisablePlacementBatchAllocs_StillRunningAfterStop: gap("migration", "DesiredTransition has no MigrateDisablePlacement: without it the reference too ignores a batch allocation the server stopped and places its replacement, which is what ours does"),
   TestReconciler_MigrateRescheduleBatchAllocs: gap("migration"),

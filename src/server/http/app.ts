@@ -27,6 +27,7 @@ import { eventRoutes } from "./event-routes.js";
 import { deregisterJob, jobRoutes } from "./job-routes.js";
 import { metricsRoutes } from "./metrics-routes.js";
 import { deploymentRoutes } from "./deployment-routes.js";
+import { actionRoutes } from "./action-routes.js";
 import { namespaceRoutes } from "./namespace-routes.js";
 import { readRoutes } from "./read-routes.js";
 import { uiRoutes } from "./ui-routes.js";
@@ -222,6 +223,7 @@ export async function buildApp(
   aclRoutes(app, context);
   namespaceRoutes(app, context);
   deploymentRoutes(app, context);
+  actionRoutes(app, context);
   readRoutes(app, context, { job: { DELETE: deregisterJob(context) } });
   uiRoutes(app, context);
   eventRoutes(app, context, events);

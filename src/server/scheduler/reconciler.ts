@@ -33,6 +33,7 @@ export const STOP_DESCRIPTIONS = {
   lost: "alloc is lost since its node is down",
   nodeTainted: "alloc not needed as node is tainted",
   rescheduled: "alloc was rescheduled because it failed",
+  migrating: "alloc is being migrated",
 } as const;
 
 /** Follow-up evaluations of failures within this long of the first are one (`batchedFailedAllocWindowSize`). */
@@ -229,7 +230,9 @@ function computeGroup(input: ReconcileInput, deployments: DeploymentContext, nam
   all = canaries.all;
 
   const classified = classify(all, input.taintedNodes);
-  const split = filterByRescheduleable(classified.untainted, {
+  // Running allocations marked to migrate (`PUT /v1/allocation/<id>/stop`) are replaced (`classifyAllocs`' migrate set).
+  const migrate = classified.untainted.filter((alloc) => alloc.DesiredTransition?.Migrate === true && !isTerminal(alloc)).sort(byName);
+  const split = filterByRescheduleable(without(classified.untainted, migrate), {
     batch,
     jobType: job.Type,
     policyOf: (each) => reschedulePolicyOf(job, each),
@@ -241,7 +244,7 @@ function computeGroup(input: ReconcileInput, deployments: DeploymentContext, nam
   const { lost } = classified;
   if (split.later.length > 0) rescheduleLater(input, split.later, results);
 
-  const names = new AllocNameIndex(job.ID, name, wanted, [...untainted, ...split.now, ...lost]);
+  const names = new AllocNameIndex(job.ID, name, wanted, [...untainted, ...migrate, ...split.now, ...lost]);
   let canarying = dstate.DesiredCanaries !== 0 && !dstate.Promoted;
   untainted = computeStop(wanted, names, untainted, lost, canaries.current, canarying, results);
 
@@ -258,19 +261,21 @@ function computeGroup(input: ReconcileInput, deployments: DeploymentContext, nam
   }
   canarying = dstate.DesiredCanaries !== 0 && !dstate.Promoted;
   let underProvisionedBy = computeUnderProvisionedBy(deployments, update, wanted, untainted, destructive, canarying);
-  const place = computePlacements(group, wanted, names, untainted, split.now, lost);
+  // Migrating allocations count as there: each is replaced by its own placement below.
+  const place = computePlacements(group, wanted, names, [...untainted, ...migrate], split.now, lost);
   if (existing === undefined) dstate.DesiredTotal += place.length;
   const placeReady = !deployments.paused && !deployments.failed && !canarying;
   underProvisionedBy = placeAllocs(deployments, placeReady, place, split.now, lost, underProvisionedBy, results);
   if (placeReady) {
     for (const alloc of destructive.slice(0, Math.max(0, Math.min(destructive.length, underProvisionedBy)))) results.destructive.push({ group, name: alloc.Name, stop: alloc });
   }
+  computeMigrations(group, batch, migrate, results);
   createDeployment(input, deployments, name, update, existing !== undefined, dstate, all, destructive.length + inplace.length, results);
   // Never more placements than the count.
   const placed = results.place.length - placedBefore;
   if (placed > wanted) results.place.splice(placedBefore + wanted);
 
-  const groupDone = destructive.length + inplace.length + Math.min(placed, wanted) + split.now.length + split.later.length === 0 && !needsCanaries;
+  const groupDone = destructive.length + inplace.length + Math.min(placed, wanted) + migrate.length + split.now.length + split.later.length === 0 && !needsCanaries;
   const current = deployments.current?.TaskGroups[name];
   if (!groupDone || deployments.current === undefined) return false;
   return current === undefined || (current.HealthyAllocs >= Math.max(current.DesiredTotal, current.DesiredCanaries) && (current.DesiredCanaries === 0 || current.Promoted));
@@ -424,6 +429,20 @@ function computePlacements(group: TaskGroup, wanted: number, names: AllocNameInd
   }
   if (existing < wanted) for (const name of names.next(wanted - existing)) place.push({ group, name, canary: false, reschedule: false });
   return place;
+}
+
+/**
+ * Stops each allocation marked to migrate and places its replacement under its name
+ * (`computeMigrations`); a batch job's allocation marked to reschedule too is placed by the
+ * rescheduling instead. The smallest part of the reference's migrations: what an allocation's stop
+ * needs (no draining nodes here).
+ */
+function computeMigrations(group: TaskGroup, batch: boolean, migrate: readonly Allocation[], results: ReconcileResults): void {
+  for (const alloc of migrate) {
+    results.stop.push({ alloc, description: STOP_DESCRIPTIONS.migrating });
+    if (batch && alloc.DesiredTransition?.Reschedule === true) continue;
+    results.place.push({ group, name: alloc.Name, previous: alloc, reschedule: false, canary: alloc.DeploymentStatus?.Canary === true });
+  }
 }
 
 /**
