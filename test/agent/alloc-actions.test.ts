@@ -80,6 +80,80 @@ describe("an evaluation's and a deployment's allocations", () => {
   });
 });
 
+describe("setting the health of a deployment's allocations", () => {
+  const agent = useAgent({ clock: "manual", placementDelayMs: 1000, nodes: 3 });
+  const { read, allocations } = reader(agent);
+  const HOUR_NS = 3_600_000_000_000;
+  // Health that the simulated clients would find only an hour after the allocations run: the test decides it.
+  const slow = (id: string, fields: Record<string, unknown> = {}, image = "v1") =>
+    job(id, {
+      Update: { MaxParallel: 2, MinHealthyTime: HOUR_NS, HealthyDeadline: 2 * HOUR_NS, ProgressDeadline: 3 * HOUR_NS, ...fields },
+      TaskGroups: [{ Name: "g", Count: 2, Tasks: [{ Name: "t", Driver: "docker", Config: { image } }] }],
+    });
+  const setHealth = (id: string, body: unknown) => agent.put(`/v1/deployment/allocation-health/${id}`, body);
+
+  it("marks allocations healthy, and the deployment completes once all are", async () => {
+    await agent.register(slow("healthy"));
+    await agent.agent.clock.advance("1s");
+    const [deployment] = await read<Item[]>("/v1/job/healthy/deployments");
+    const ids = (await allocations("healthy")).map((alloc) => alloc.ID);
+    const response = await setHealth(deployment!.ID, { DeploymentID: deployment!.ID, HealthyAllocationIDs: ids });
+    expect(response.status).toBe(200);
+    const answer = response.json<Item>();
+    expect(answer).toMatchObject({ EvalCreateIndex: answer.Index, DeploymentModifyIndex: answer.Index, RevertedJobVersion: null });
+    expect(await read(`/v1/allocation/${ids[0]}`)).toMatchObject({ DeploymentStatus: { Healthy: true } });
+    expect(await read(`/v1/evaluation/${answer.EvalID}`)).toMatchObject({ TriggeredBy: "deployment-watcher", DeploymentID: deployment!.ID });
+    await agent.agent.clock.advance("100ms");
+    expect(await read(`/v1/deployment/${deployment!.ID}`)).toMatchObject({ Status: "successful", TaskGroups: { g: { HealthyAllocs: 2 } } });
+  });
+
+  it("fails the deployment on an unhealthy allocation, reverting the job when its group says AutoRevert", async () => {
+    await agent.register(slow("reverted", { MinHealthyTime: 0 }));
+    await agent.agent.clock.advance("2s");
+    expect((await read("/v1/job/reverted")).Stable).toBe(true);
+    await agent.register(slow("reverted", { AutoRevert: true }, "v2"));
+    await agent.agent.clock.advance("1s");
+    const deployment = (await read<Item[]>("/v1/job/reverted/deployments")).find((each) => each.JobVersion === 1)!;
+    const [unhealthy] = await read<Item[]>(`/v1/deployment/allocations/${deployment.ID}`);
+    const response = await setHealth(deployment.ID, { DeploymentID: deployment.ID, UnhealthyAllocationIDs: [unhealthy!.ID] });
+    expect(response.status).toBe(200);
+    expect(response.json()).toMatchObject({ RevertedJobVersion: 0 });
+    expect(await read(`/v1/deployment/${deployment.ID}`)).toMatchObject({
+      Status: "failed",
+      StatusDescription: "Failed due to unhealthy allocations - rolling back to job version 0",
+      TaskGroups: { g: { UnhealthyAllocs: 1 } },
+    });
+    expect(await read("/v1/job/reverted")).toMatchObject({ Version: 2 });
+  });
+
+  it.each<[string, (id: string) => unknown, number, string]>([
+    ["no allocation", (id) => ({ DeploymentID: id }), 400, "must specify at least one healthy/unhealthy allocation ID"],
+    ["an unknown allocation", (id) => ({ DeploymentID: id, HealthyAllocationIDs: ["nope"] }), 400, 'unknown alloc "nope"'],
+    ["a body naming another deployment", () => ({ DeploymentID: "other" }), 400, "Deployment ID does not match"],
+    ["an empty body", () => "", 400, "Request body is empty"],
+  ])("refuses %s", async (_name, body, status, text) => {
+    if ((await agent.get("/v1/job/refused")).status === 404) await agent.register(slow("refused"));
+    await agent.agent.clock.advance("1s");
+    const [deployment] = await read<Item[]>("/v1/job/refused/deployments");
+    const response = await setHealth(deployment!.ID, body(deployment!.ID));
+    expect({ status: response.status, text: response.text }).toEqual({ status, text });
+  });
+
+  it("refuses a finished deployment and an allocation of another deployment", async () => {
+    await agent.register(slow("done", { MinHealthyTime: 0 }));
+    await agent.register(slow("elsewhere"));
+    await agent.agent.clock.advance("2s");
+    const [finished] = await read<Item[]>("/v1/job/done/deployments");
+    expect(finished!.Status).toBe("successful");
+    const [alloc] = await allocations("done");
+    const terminal = await setHealth(finished!.ID, { DeploymentID: finished!.ID, HealthyAllocationIDs: [alloc!.ID] });
+    expect({ status: terminal.status, text: terminal.text }).toEqual({ status: 400, text: "can't set health of allocations for a terminal deployment" });
+    const [running] = await read<Item[]>("/v1/job/elsewhere/deployments");
+    const foreign = await setHealth(running!.ID, { DeploymentID: running!.ID, HealthyAllocationIDs: [alloc!.ID] });
+    expect({ status: foreign.status, text: foreign.text }).toEqual({ status: 400, text: `alloc "${alloc!.ID}" is not part of deployment "${running!.ID}"` });
+  });
+});
+
 describe("counting evaluations", () => {
   const agent = useAgent({ clock: "manual", placementDelayMs: 1000, nodes: 1 });
 

@@ -60,6 +60,7 @@ describe("reverting a job", () => {
   it.each([
     ["the body names no job", "reverr", { JobVersion: 0 }, 400, "JobID must be specified"],
     ["the body names another job", "reverr", { JobID: "other", JobVersion: 0 }, 400, "Job ID does not match"],
+    ["there is no body", "reverr", "", 400, "Request body is empty"],
     ["the body is not the request", "reverr", "[]", 400, "json: cannot unmarshal array into Go value of type structs.JobRevertRequest"],
     ["the version is the job's", "reverr", { JobID: "reverr", JobVersion: 1 }, 400, "can't revert to current version"],
     ["the version is not kept", "reverr", { JobID: "reverr", JobVersion: 99 }, 404, 'job "reverr" in namespace "default" at version 99 not found'],

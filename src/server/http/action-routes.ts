@@ -82,6 +82,8 @@ function writeTarget(context: RouteContext, request: FastifyRequest, body: JsonO
 
 /** A job action's body: decoded, with a `JobID` that names the path's job (the reference's 400s otherwise). */
 function jobActionBody(request: FastifyRequest, schema: typeof JOB_REVERT_REQUEST | typeof JOB_STABILITY_REQUEST): JsonObject {
+  // The reference's decodeBody refuses a request without a body before it decodes.
+  if (bodyText(request) === "") throw badRequest("Request body is empty");
   const body = objectBody(request, schema, schema.typeName);
   const jobId = stringField(body, "JobID");
   if (jobId === "") throw badRequest("JobID must be specified");
