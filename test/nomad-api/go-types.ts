@@ -452,6 +452,8 @@ export const API_STRUCTS = {
   JobRegisterResponse: { EvalID: "string", EvalCreateIndex: "uint64", JobModifyIndex: "uint64", Warnings: "string", "...QueryMeta": "QueryMeta" },
   JobDeregisterResponse: { EvalID: "string", EvalCreateIndex: "uint64", JobModifyIndex: "uint64", "...QueryMeta": "QueryMeta" },
   periodicForceResponse: { EvalID: "string" },
+  JobRevertRequest: { JobID: "string", JobVersion: "uint64", EnforcePriorVersion: "*uint64", ConsulToken: "string", VaultToken: "string", "...WriteRequest": "WriteRequest" },
+  AllocStopResponse: { EvalID: "string", "...WriteMeta": "WriteMeta" },
   JobDiff: { Type: "string", ID: "string", Fields: "[]*FieldDiff", Objects: "[]*ObjectDiff", TaskGroups: "[]*TaskGroupDiff" },
   TaskGroupDiff: { Type: "string", Name: "string", Fields: "[]*FieldDiff", Objects: "[]*ObjectDiff", Tasks: "[]*TaskDiff", Updates: "map[string]uint64" },
   TaskDiff: { Type: "string", Name: "string", Fields: "[]*FieldDiff", Objects: "[]*ObjectDiff", Annotations: "[]string" },

@@ -35,7 +35,7 @@ export const JOBS_TESTS = {
   TestJobs_Validate: notServed("PUT /v1/validate/job"),
   TestJobs_Canonicalize: clientSide("Job.Canonicalize"),
   TestJobs_EnforceRegister: PORTED,
-  TestJobs_Revert: notServed("PUT /v1/job/<id>/revert"),
+  TestJobs_Revert: PORTED,
   TestJobs_Info: PORTED,
   TestJobs_ScaleInvalidAction: notServed("PUT /v1/job/<id>/scale"),
   TestJobs_Versions: PORTED,
@@ -51,7 +51,7 @@ export const JOBS_TESTS = {
   TestJobs_Deregister: PORTED,
   TestJobs_Deregister_EvalPriority: PORTED,
   TestJobs_Deregister_NoEvalPriority: PORTED,
-  TestJobs_ForceEvaluate: notServed("PUT /v1/job/<id>/evaluate"),
+  TestJobs_ForceEvaluate: PORTED,
   TestJobs_PeriodicForce: PORTED,
   TestJobs_Plan: notServed("PUT /v1/job/<id>/plan"),
   TestJobs_JobSummary: PORTED,
@@ -264,6 +264,45 @@ describe.each(HEADER_STYLES)("api/jobs_test.go (%s headers)", (style) => {
       // Newest first: the last is the registration's.
       expect(len(evals2)).toBeGreaterThan(0);
       expect(evals2?.[len(evals2) - 1]?.ID).toBe(resp.EvalID);
+    },
+
+    async TestJobs_Revert() {
+      const { client } = await makeClient();
+      const job = testJob();
+      const [resp, wm] = await client.jobs.register(job);
+      expectUUID(resp.EvalID);
+      assertWriteMeta(wm);
+
+      job.Meta = { foo: "new" };
+      const [resp2, wm2] = await client.jobs.register(job);
+      expectUUID(resp2.EvalID);
+      assertWriteMeta(wm2);
+
+      // Fails at an incorrect enforced version.
+      await expect(client.jobs.revert(job.ID as string, 0, 10)).rejects.toThrow("enforcing version");
+
+      // Works at the correct one.
+      const [revertResp, wm3] = await client.jobs.revert(job.ID as string, 0, 1);
+      expectUUID(revertResp.EvalID);
+      expect(revertResp.EvalCreateIndex).toBeGreaterThan(0);
+      expect(revertResp.JobModifyIndex).toBeGreaterThan(0);
+      assertWriteMeta(wm3);
+    },
+
+    async TestJobs_ForceEvaluate() {
+      const { client } = await makeClient();
+      // Force-evaluating a job that does not exist fails.
+      await expect(client.jobs.forceEvaluate("job1")).rejects.toThrow("not found");
+
+      const [, wm] = await client.jobs.register(testJob());
+      assertWriteMeta(wm);
+
+      const [evalID, wm2] = await client.jobs.forceEvaluate("job1");
+      assertWriteMeta(wm2);
+
+      const [evals, qm] = await client.jobs.evaluations("job1");
+      assertQueryMeta(qm);
+      expect((evals ?? []).map((evaluation) => evaluation?.ID)).toContain(evalID);
     },
 
     async TestJobs_Deregister() {
