@@ -194,3 +194,76 @@ describe("job actions with ACLs", () => {
     expect((await agent.put(`/v1/job/guarded/${action}`, body, headers(fine))).status).toBe(200);
   });
 });
+
+describe("scaling a task group", () => {
+  const agent = useAgent({ clock: "manual", placementDelayMs: 1000, nodes: 3 });
+  const { jobOf, allocations, read } = reader(agent);
+  const scaling = (count: number | undefined, fields: Record<string, unknown> = {}) => ({ ...(count === undefined ? {} : { Count: count }), Target: { Group: "g" }, Message: "more", ...fields });
+
+  it("writes the group's new count as a version, a job-scaling evaluation and the scaling event, which the scale status shows", async () => {
+    const registered = await agent.register(counted("scaled", 1));
+    await agent.agent.clock.advance("11s");
+    const response = await agent.put("/v1/job/scaled/scale", scaling(3, { Meta: { by: "test" } }));
+    expect(response.status).toBe(200);
+    const answer = response.json<Item>();
+    expect(answer.JobModifyIndex).toBeGreaterThan(registered.JobModifyIndex);
+    expect(answer.EvalCreateIndex).toBeGreaterThan(answer.JobModifyIndex);
+    expect(answer.Index).toBeGreaterThan(answer.EvalCreateIndex);
+    expect(Number(response.headers["x-svc-index"])).toBe(answer.Index);
+    expect(await read(`/v1/evaluation/${answer.EvalID}`)).toMatchObject({ TriggeredBy: "job-scaling", JobModifyIndex: answer.JobModifyIndex });
+    expect(await jobOf("scaled")).toMatchObject({ Version: 1, JobModifyIndex: answer.JobModifyIndex, TaskGroups: [{ Count: 3 }] });
+    await agent.agent.clock.advance("1s");
+    expect((await allocations("scaled")).filter((alloc) => alloc.DesiredStatus === "run")).toHaveLength(3);
+    const status = await agent.get("/v1/job/scaled/scale");
+    expect(status.status).toBe(200);
+    const body = status.json<Item>();
+    expect(body).toMatchObject({ JobID: "scaled", Namespace: "default", JobStopped: false, TaskGroups: { g: { Desired: 3, Placed: 3, Running: 3, Unhealthy: 0 } } });
+    expect(body.TaskGroups.g.Events).toEqual([
+      { Time: expect.any(BigInt), Count: 3, PreviousCount: 1, Error: false, Message: "more", Meta: { by: "test" }, EvalID: answer.EvalID, CreateIndex: answer.Index },
+    ]);
+  });
+
+  it("keeps an event without a count (an error report) and changes nothing else", async () => {
+    await agent.register(counted("reported", 2));
+    await agent.agent.clock.advance("11s");
+    const response = await agent.put("/v1/job/reported/scale", scaling(undefined, { Error: true, Message: "autoscaler failed" }));
+    expect(response.status).toBe(200);
+    expect(response.json()).toMatchObject({ EvalID: "", EvalCreateIndex: 0 });
+    expect((await jobOf("reported")).Version).toBe(0);
+    const [event] = (await read("/v1/job/reported/scale")).TaskGroups.g.Events;
+    expect(event).toMatchObject({ Count: null, PreviousCount: 2, Error: true, Message: "autoscaler failed", EvalID: null });
+  });
+
+  it.each([
+    ["a job that does not exist", "ghost", scaling(2), 404, 'job "ghost" not found'],
+    ["no group", "bounded", { Count: 2 }, 400, "missing task group name for scaling action"],
+    ["a group the job does not have", "bounded", scaling(2, { Target: { Group: "nope" } }), 400, 'task group "nope" specified for scaling does not exist in job'],
+    ["a negative count", "bounded", scaling(-1), 400, "scaling action count can't be negative"],
+    ["a count with an error", "bounded", scaling(2, { Error: true }), 400, "scaling action should not contain count if error is true"],
+    ["a count below the policy's minimum", "bounded", scaling(0), 400, "group count was less than scaling policy minimum: 0 < 1"],
+    ["a count above the policy's maximum", "bounded", scaling(9), 400, "group count was greater than scaling policy maximum: 9 > 5"],
+    ["another job in the target", "bounded", scaling(2, { Target: { Group: "g", Job: "other" } }), 400, "job ID in payload did not match URL"],
+    ["another namespace in the target", "bounded", scaling(2, { Target: { Group: "g", Namespace: "other" } }), 400, "namespace in payload did not match header"],
+    ["a stale JobModifyIndex", "bounded", scaling(2, { JobModifyIndex: 1 }), 400, "Enforcing job modify index 1: job exists with conflicting job modify index: "],
+    ["a count that is not a number", "bounded", scaling(undefined, { Count: "2" }), 400, "json: cannot unmarshal string into Go struct field ScalingRequest.Count of type int"],
+  ])("refuses %s", async (_name, id, body, status, text) => {
+    if ((await agent.get("/v1/job/bounded")).status === 404) {
+      await agent.register(job("bounded", { TaskGroups: [{ Name: "g", Count: 2, Scaling: { Min: 1, Max: 5 }, Tasks: [{ Name: "t", Driver: "mock" }] }] }));
+      await agent.agent.clock.advance("11s");
+    }
+    const response = await agent.put(`/v1/job/${id}/scale`, body);
+    expect(response.status).toBe(status);
+    expect(response.text).toContain(text);
+  });
+
+  it("refuses a count while a deployment of the job is active", async () => {
+    await agent.register(counted("rolling", 1));
+    const response = await agent.put("/v1/job/rolling/scale", scaling(2));
+    expect({ status: response.status, text: response.text }).toEqual({ status: 400, text: "job scaling blocked due to active deployment" });
+  });
+
+  it("answers 404 for the scale status of a job that does not exist", async () => {
+    const response = await agent.get("/v1/job/ghost/scale");
+    expect({ status: response.status, text: response.text }).toEqual({ status: 404, text: "job not found" });
+  });
+});

@@ -1,8 +1,8 @@
 /**
  * A job's and an allocation's actions, and the lists the reference's client reads around them:
  *
- * - `PUT`/`POST /v1/job/<id>/revert`, `/stable`, `/evaluate` (`command/agent/job_endpoint.go`,
- *   the RPCs in `nomad/job_endpoint.go`);
+ * - `PUT`/`POST /v1/job/<id>/revert`, `/stable`, `/evaluate`, `/scale` and `GET /v1/job/<id>/scale`
+ *   (`command/agent/job_endpoint.go`, the RPCs in `nomad/job_endpoint.go`);
  * - `PUT`/`POST /v1/allocation/<id>/stop` (`alloc_endpoint.go`);
  * - `GET /v1/evaluation/<id>/allocations`, `GET /v1/evaluations/count` (`eval_endpoint.go`);
  * - `GET /v1/deployment/allocations/<id>` (`deployment_endpoint.go`).
@@ -45,6 +45,30 @@ const JOB_EVALUATE_REQUEST = {
   typeName: "structs.JobEvaluateRequest",
   fields: { JobID: "string", EvalOptions: { kind: "object", typeName: "structs.EvalOptions", fields: { ForceReschedule: "bool" } }, ...WRITE_REQUEST_FIELDS },
 } as const;
+
+/** `api.ScalingRequest`, which embeds `api.WriteRequest`. */
+const SCALING_REQUEST = {
+  kind: "object",
+  typeName: "api.ScalingRequest",
+  fields: {
+    Count: "int",
+    Target: { kind: "map", values: "string" },
+    Error: "bool",
+    Message: "string",
+    Meta: { kind: "map", values: "any" },
+    PolicyOverride: "bool",
+    JobModifyIndex: "uint",
+    Region: "string",
+    Namespace: "string",
+    SecretID: "string",
+  },
+} as const;
+
+/**
+ * The largest count a scaling action may ask for: the reference's `TaskGroup.Count` is a Go
+ * `int`; a JavaScript number counts exactly up to 2^53, and no simulated group gets near either.
+ */
+export const MAX_SCALING_COUNT = Number.MAX_SAFE_INTEGER;
 
 /** A string field of a decoded body ("" when absent). */
 function stringField(body: JsonObject, name: string): string {
@@ -131,6 +155,39 @@ async function evaluate(context: RouteContext, request: FastifyRequest): Promise
 }
 
 /**
+ * `PUT /v1/job/<id>/scale`: `scale-job` or `submit-job`. The body is `api.ScalingRequest`; its
+ * `Target` names the group (and may name the job and namespace, which must be the request's), as
+ * the reference's handler and `JobScaleRequest.Validate` check it, each a 400.
+ */
+async function scale(context: RouteContext, request: FastifyRequest): Promise<Result> {
+  const id = param(request, "id");
+  const body = objectBody(request, SCALING_REQUEST, SCALING_REQUEST.typeName);
+  const target = (body.Target ?? {}) as Record<string, string>;
+  if ((target.Job ?? "") !== "" && target.Job !== id) throw badRequest("job ID in payload did not match URL");
+  // The reference parses the write request's options from the request alone: the body's `api.WriteRequest` fields are not read.
+  const { namespace, caller } = writeTarget(context, request, {});
+  namespaceAccess(caller, namespace, ["scale-job", "submit-job"]);
+  if ((target.Namespace ?? "") !== "" && target.Namespace !== namespace) throw badRequest("namespace in payload did not match header");
+  const group = target.Group ?? "";
+  if (group === "") throw badRequest("missing task group name for scaling action");
+  const count = body.Count as number | bigint | null | undefined;
+  if (count !== null && count !== undefined) {
+    if (count < 0) throw badRequest("scaling action count can't be negative");
+    if (body.Error === true) throw badRequest("scaling action should not contain count if error is true");
+    if (typeof count === "bigint" || count > MAX_SCALING_COUNT) throw badRequest(`new scaling count is too large for TaskGroup.Count (int): ${count}`);
+  }
+  const response = await context.cluster.scaleJob(namespace, id, {
+    group,
+    ...(count === null || count === undefined ? {} : { count: Number(count) }),
+    message: stringField(body, "Message"),
+    error: body.Error === true,
+    meta: (body.Meta as JsonObject | null | undefined) ?? null,
+    jobModifyIndex: versionField(body, "JobModifyIndex") ?? 0,
+  });
+  return { body: response, index: response.Index };
+}
+
+/**
  * `PUT /v1/allocation/<id>/stop`: `alloc-lifecycle` in the allocation's namespace. The query's
  * `no_shutdown_delay` and `reschedule` are bools (a 400 otherwise); an unknown allocation is a 404.
  */
@@ -195,6 +252,22 @@ export function actionRoutes(app: FastifyInstance, context: RouteContext): void 
   app.all("/v1/job/:id/revert", write(revert));
   app.all("/v1/job/:id/stable", write(stable));
   app.all("/v1/job/:id/evaluate", write(evaluate));
+  const scaleAction = (request: FastifyRequest) => scale(context, request);
+  app.all(
+    "/v1/job/:id/scale",
+    byMethod({
+      PUT: scaleAction,
+      POST: scaleAction,
+      // `read-job` or `read-job-scaling`; a job that does not exist is a 404 with the state's index.
+      GET: objectRoute(context, {
+        tables: ["jobs", "allocs", "scaling_event"],
+        read: (caller, { id, options }) => {
+          namespaceAccess(caller, options.namespace, ["read-job", "read-job-scaling"]);
+          return context.cluster.scaleStatus(options.namespace, id) ?? { index: store.tableIndex("jobs", "allocs", "scaling_event"), missing: "job not found" };
+        },
+      }),
+    }),
+  );
   app.all("/v1/allocation/:id/stop", write(stopAlloc));
   const { store } = context;
   app.all(

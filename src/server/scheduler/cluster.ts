@@ -47,7 +47,7 @@ import { RULE_STEP_PREFIX, ScenarioRules } from "./rules.js";
 import { StepQueue } from "./timers.js";
 import { launchPeriodic, PERIODIC_STEP_PREFIX, PeriodicDispatch } from "./periodic.js";
 import { dispatch, type DispatchRequest, type DispatchResponse } from "./dispatch.js";
-import { evaluateJob, markJobStability, revertJob, stopAllocation, type AllocStopResponse, type RevertRequest } from "./job-actions.js";
+import { evaluateJob, markJobStability, revertJob, scaleJob, scaleStatus, stopAllocation, type AllocStopResponse, type RevertRequest, type ScaleRequest } from "./job-actions.js";
 import type { SchedulerContext } from "./state.js";
 
 export { CLIENT_DESCRIPTIONS, DEPLOYMENT_DESCRIPTIONS, isTerminal } from "./state.js";
@@ -186,6 +186,16 @@ export class Cluster {
   /** Evaluates a job again, failed allocations forced to reschedule when asked (`PUT /v1/job/<id>/evaluate`). */
   evaluateJob(namespace: string, id: string, forceReschedule: boolean): Promise<RegisterResponse> {
     return evaluateJob(this.#context, namespace, id, forceReschedule);
+  }
+
+  /** Scales a task group, keeping the scaling event (`PUT /v1/job/<id>/scale`). */
+  scaleJob(namespace: string, id: string, request: ScaleRequest): Promise<RegisterResponse> {
+    return scaleJob(this.#context, namespace, id, request);
+  }
+
+  /** A job's scale status (`GET /v1/job/<id>/scale`) at the state as it is now; undefined for a job that does not exist. */
+  scaleStatus(namespace: string, id: string): ReturnType<typeof scaleStatus> {
+    return scaleStatus(this.#context, namespace, id);
   }
 
   /** Stops an allocation, which is replaced (`PUT /v1/allocation/<id>/stop`). */
