@@ -512,6 +512,17 @@ export class GoClient {
         "JobRegisterResponse",
         q,
       ),
+    /** `Scale`: a `ScalingRequest` PUT whose target names the job and the group. */
+    scale: (jobID: string, group: string, count: number | null, message: string, error: boolean, meta: Record<string, unknown> | null, q?: WriteOptions) =>
+      this.write<GoStruct<"JobRegisterResponse">>(
+        "PUT",
+        `/v1/job/${pathEscape(jobID)}/scale`,
+        { value: { Count: count, Target: { Job: jobID, Group: group }, Error: error, Message: message, Meta: meta }, type: "ScalingRequest" },
+        "JobRegisterResponse",
+        q,
+      ),
+    /** `ScaleStatus`. */
+    scaleStatus: (jobID: string, q?: QueryOptions) => this.query<GoStruct<"JobScaleStatusResponse">>(`/v1/job/${pathEscape(jobID)}/scale`, "JobScaleStatusResponse", q),
     /** `ForceEvaluate`: a PUT without a body; answers the evaluation's ID. */
     forceEvaluate: async (jobID: string, q?: WriteOptions): Promise<[string, WriteMeta]> => {
       const [response, meta] = await this.write<GoStruct<"JobRegisterResponse">>("PUT", `/v1/job/${pathEscape(jobID)}/evaluate`, undefined, "JobRegisterResponse", q);

@@ -170,6 +170,8 @@ async function scale(context: RouteContext, request: FastifyRequest): Promise<Re
   if ((target.Namespace ?? "") !== "" && target.Namespace !== namespace) throw badRequest("namespace in payload did not match header");
   const group = target.Group ?? "";
   if (group === "") throw badRequest("missing task group name for scaling action");
+  // `/v1/job//scale`: the reference's client gets a 400 here (its own test says so); no job has the empty ID.
+  if (id === "") throw badRequest("missing job ID for scaling action");
   const count = body.Count as number | bigint | null | undefined;
   if (count !== null && count !== undefined) {
     if (count < 0) throw badRequest("scaling action count can't be negative");
