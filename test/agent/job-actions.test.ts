@@ -164,6 +164,7 @@ describe("job actions with ACLs", () => {
   const management = "00000000-0000-4000-8000-000000000001";
   const reader = "00000000-0000-4000-8000-000000000002";
   const fine = "00000000-0000-4000-8000-000000000003";
+  const scaler = "00000000-0000-4000-8000-000000000004";
   const agent = useAgent({
     clock: "manual",
     nodes: 1,
@@ -173,10 +174,12 @@ describe("job actions with ACLs", () => {
       policies: [
         { Name: "read", Rules: 'namespace "default" { capabilities = ["read-job", "list-jobs"] }' },
         { Name: "fine", Rules: 'namespace "default" { capabilities = ["revert-job", "stable-job", "evaluate-job"] }' },
+        { Name: "scaler", Rules: 'namespace "default" { capabilities = ["scale-job", "read-job-scaling"] }' },
       ],
       tokens: [
         { SecretID: reader, AccessorID: "00000000-0000-4000-8000-0000000000a2", Name: "read", Type: "client", Policies: ["read"] },
         { SecretID: fine, AccessorID: "00000000-0000-4000-8000-0000000000a3", Name: "fine", Type: "client", Policies: ["fine"] },
+        { SecretID: scaler, AccessorID: "00000000-0000-4000-8000-0000000000a4", Name: "scaler", Type: "client", Policies: ["scaler"] },
       ],
     },
   });
@@ -192,6 +195,19 @@ describe("job actions with ACLs", () => {
     const denied = await agent.put(`/v1/job/guarded/${action}`, body, headers(reader));
     expect({ status: denied.status, text: denied.text }).toEqual({ status: 403, text: "Permission denied" });
     expect((await agent.put(`/v1/job/guarded/${action}`, body, headers(fine))).status).toBe(200);
+  });
+
+  it("scales with scale-job and reads the scale status with read-job or read-job-scaling", async () => {
+    const headers = (token: string) => ({ headers: { "x-svc-token": token } });
+    await agent.put("/v1/jobs", { Job: counted("scalable", 1) }, headers(management));
+    await agent.agent.clock.advance("11s");
+    const scaling = { Count: 2, Target: { Group: "g" } };
+    const denied = await agent.put("/v1/job/scalable/scale", scaling, headers(reader));
+    expect({ status: denied.status, text: denied.text }).toEqual({ status: 403, text: "Permission denied" });
+    expect((await agent.put("/v1/job/scalable/scale", scaling, headers(scaler))).status).toBe(200);
+    expect((await agent.get("/v1/job/scalable/scale", headers(reader))).status).toBe(200);
+    expect((await agent.get("/v1/job/scalable/scale", headers(scaler))).status).toBe(200);
+    expect((await agent.get("/v1/job/scalable/scale", headers(fine))).status).toBe(403);
   });
 });
 
