@@ -38,6 +38,22 @@ describe("stopping an allocation", () => {
     expect((await allocations("stopper")).filter((alloc) => alloc.DesiredStatus === "run")).toHaveLength(2);
   });
 
+  it("leaves a batch job's allocation stopped with reschedule to its rescheduling, which replaces it after the policy's delay", async () => {
+    await agent.register(job("batched", { Type: "batch", TaskGroups: [{ Name: "g", Count: 1, Tasks: [{ Name: "t", Driver: "mock" }] }] }));
+    await agent.agent.clock.advance("600ms");
+    const [first] = await allocations("batched");
+    expect(first).toMatchObject({ ClientStatus: "running" });
+    const response = await agent.put(`/v1/allocation/${first!.ID}/stop?reschedule=true`, "");
+    expect(response.status).toBe(200);
+    await agent.agent.clock.advance("100ms");
+    expect(await read(`/v1/allocation/${first!.ID}`)).toMatchObject({ DesiredTransition: { Migrate: true, Reschedule: true } });
+    // A batch job's policy waits 5 s before its one attempt.
+    await agent.agent.clock.advance("5s");
+    const replaced = await read(`/v1/allocation/${first!.ID}`);
+    expect(replaced).toMatchObject({ DesiredStatus: "stop" });
+    expect(await read(`/v1/allocation/${replaced.NextAllocation}`)).toMatchObject({ Name: first!.Name, PreviousAllocation: first!.ID, DesiredStatus: "run" });
+  });
+
   it.each([
     ["an allocation that does not exist", "/v1/allocation/00000000-0000-4000-8000-00000000dead/stop", 404, "alloc not found"],
     ["a no_shutdown_delay that is not a bool", "/v1/allocation/00000000-0000-4000-8000-00000000dead/stop?no_shutdown_delay=maybe", 400, 'Failed to parse value of "no_shutdown_delay" (maybe) as a bool: strconv.ParseBool: parsing "maybe": invalid syntax'],

@@ -230,8 +230,9 @@ function computeGroup(input: ReconcileInput, deployments: DeploymentContext, nam
   all = canaries.all;
 
   const classified = classify(all, input.taintedNodes);
-  // Running allocations marked to migrate (`PUT /v1/allocation/<id>/stop`) are replaced (`classifyAllocs`' migrate set).
-  const migrate = classified.untainted.filter((alloc) => alloc.DesiredTransition?.Migrate === true && !isTerminal(alloc)).sort(byName);
+  // Running allocations marked to migrate (`PUT /v1/allocation/<id>/stop`) are replaced (`classifyAllocs`' migrate set);
+  // a batch job's marked to reschedule too is the rescheduling's (the reference's migrate set goes through it, and its migration places nothing).
+  const migrate = classified.untainted.filter((alloc) => alloc.DesiredTransition?.Migrate === true && !isTerminal(alloc) && !(batch && alloc.DesiredTransition.Reschedule === true)).sort(byName);
   const split = filterByRescheduleable(without(classified.untainted, migrate), {
     batch,
     jobType: job.Type,
@@ -269,7 +270,7 @@ function computeGroup(input: ReconcileInput, deployments: DeploymentContext, nam
   if (placeReady) {
     for (const alloc of destructive.slice(0, Math.max(0, Math.min(destructive.length, underProvisionedBy)))) results.destructive.push({ group, name: alloc.Name, stop: alloc });
   }
-  computeMigrations(group, batch, migrate, results);
+  computeMigrations(group, migrate, results);
   createDeployment(input, deployments, name, update, existing !== undefined, dstate, all, destructive.length + inplace.length, results);
   // Never more placements than the count.
   const placed = results.place.length - placedBefore;
@@ -433,14 +434,12 @@ function computePlacements(group: TaskGroup, wanted: number, names: AllocNameInd
 
 /**
  * Stops each allocation marked to migrate and places its replacement under its name
- * (`computeMigrations`); a batch job's allocation marked to reschedule too is placed by the
- * rescheduling instead. The smallest part of the reference's migrations: what an allocation's stop
+ * (`computeMigrations`). The smallest part of the reference's migrations: what an allocation's stop
  * needs (no draining nodes here).
  */
-function computeMigrations(group: TaskGroup, batch: boolean, migrate: readonly Allocation[], results: ReconcileResults): void {
+function computeMigrations(group: TaskGroup, migrate: readonly Allocation[], results: ReconcileResults): void {
   for (const alloc of migrate) {
     results.stop.push({ alloc, description: STOP_DESCRIPTIONS.migrating });
-    if (batch && alloc.DesiredTransition?.Reschedule === true) continue;
     results.place.push({ group, name: alloc.Name, previous: alloc, reschedule: false, canary: alloc.DeploymentStatus?.Canary === true });
   }
 }
