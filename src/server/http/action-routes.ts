@@ -247,6 +247,7 @@ async function countEvaluations(context: RouteContext, request: FastifyRequest, 
 
 /** Registers the actions and lists of this module. */
 export function actionRoutes(app: FastifyInstance, context: RouteContext): void {
+  const { store } = context;
   const write = (action: (context: RouteContext, request: FastifyRequest) => Promise<Result>) => {
     const handler = (request: FastifyRequest) => action(context, request);
     return byMethod({ PUT: handler, POST: handler });
@@ -271,7 +272,6 @@ export function actionRoutes(app: FastifyInstance, context: RouteContext): void 
     }),
   );
   app.all("/v1/allocation/:id/stop", write(stopAlloc));
-  const { store } = context;
   app.all(
     "/v1/evaluation/:id/allocations",
     byMethod({
