@@ -15,7 +15,7 @@ export const ALLOCATIONS_TESTS = {
   TestAllocations_CreateIndexSort: clientSide("AllocIndexSort"),
   TestAllocations_Info: PORTED,
   TestAllocations_RescheduleInfo: clientSide("Allocation.RescheduleInfo"),
-  TestAllocations_Stop: notServed("PUT /v1/allocation/<id>/stop"),
+  TestAllocations_Stop: PORTED,
   TestAllocations_ExecErrors: notServed("GET /v1/client/allocation/<id>/exec (a websocket)"),
   TestAllocation_ServerTerminalStatus: clientSide("Allocation.ServerTerminalStatus"),
   TestAllocation_ClientTerminalStatus: clientSide("Allocation.ClientTerminalStatus"),
@@ -97,6 +97,31 @@ describe.each(HEADER_STYLES)("api/allocations_test.go (%s headers)", (style) => 
       expect(len(stubs)).toBe(1);
       expect(stubs?.[0]?.EvalID).toBe(resp.EvalID);
       expect(stubs?.[0]?.AllocatedResources).not.toBeNull();
+    },
+
+    async TestAllocations_Stop() {
+      // The reference's three subtests: default, rescheduled, no shutdown delay.
+      for (const params of [{}, { reschedule: "true" }, { no_shutdown_delay: "true" }] as Record<string, string>[]) {
+        const { client } = await makeClient({ devMode: true });
+        await oneNodeFromNodeList(client);
+
+        const [, wm] = await client.jobs.register(testJob());
+        const [stubs, qm] = await client.allocations.list({ WaitIndex: wm.LastIndex });
+        expect(len(stubs)).toBe(1);
+        const id = stubs?.[0]?.ID as string;
+
+        const resp = await client.allocations.stop(id, { Params: params, WaitIndex: qm.LastIndex });
+        if (Object.keys(params).length === 0) {
+          expectUUID(resp.EvalID);
+          expect(resp.LastIndex).not.toBe(0);
+          // Stopping an allocation that does not exist fails.
+          await expect(client.allocations.stop("invalid", { WaitIndex: qm.LastIndex })).rejects.toThrow();
+          continue;
+        }
+        const [alloc] = await client.allocations.info(id, { WaitIndex: resp.LastIndex });
+        if (params.reschedule !== undefined) expect(alloc.DesiredTransition?.Reschedule).toBe(true);
+        else expect(alloc.DesiredTransition?.NoShutdownDelay).toBe(true);
+      }
     },
 
     async TestAllocations_Info() {

@@ -5,7 +5,7 @@
  */
 import { describe, expect } from "vitest";
 import { HEADER_STYLES, type GoClient } from "./go-client.js";
-import { notServed, PORTED, runGoTests } from "./ported.js";
+import { PORTED, runGoTests } from "./ported.js";
 import { assertQueryMeta, assertWriteMeta, expectUUID, goTestServers, len, MustError, testServiceJob, waitFor } from "./support.js";
 
 /** Every test of api/deployments_test.go (reference commit aa026cc99cfb), in its order. */
@@ -13,7 +13,7 @@ export const DEPLOYMENTS_TESTS = {
   TestDeployments_List: PORTED,
   TestDeployments_PrefixList: PORTED,
   TestDeployments_Info: PORTED,
-  TestDeployments_Allocations: notServed("GET /v1/deployment/allocations/<id>"),
+  TestDeployments_Allocations: PORTED,
   TestDeployments_Fail: PORTED,
   TestDeployments_Pause: PORTED,
   TestDeployments_Unpause: PORTED,
@@ -72,6 +72,19 @@ describe.each(HEADER_STYLES)("api/deployments_test.go (%s headers)", (style) => 
         const [resp4] = await client.deployments.info(deployment.ID);
         if (resp4.JobID !== job.ID) throw new Error(`expected job id: ${resp4.JobID}, found ${job.ID}`);
         if (resp4.Namespace !== job.Namespace) throw new Error(`expected deployment namespace: ${resp4.Namespace}, found ${job.Namespace}`);
+      });
+    },
+
+    async TestDeployments_Allocations() {
+      const { client } = await makeClient();
+      const job = await registerServiceJob(client);
+      await waitFor(async () => {
+        const deployment = await onlyDeployment(client, job.ID);
+        const [resp4] = await client.deployments.list();
+        if (len(resp4) !== 1) throw new Error(`expected 1 deployment, found ${len(resp4)}`);
+        // No client node: the deployment has no allocations.
+        const [resp5] = await client.deployments.allocations(deployment.ID);
+        if (len(resp5) !== 0) throw new Error(`expected 0 Allocations, found ${len(resp5)}`);
       });
     },
 

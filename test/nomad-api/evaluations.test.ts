@@ -13,7 +13,7 @@ export const EVALUATIONS_TESTS = {
   TestEvaluations_PrefixList: PORTED,
   TestEvaluations_Info: PORTED,
   TestEvaluations_Delete: notServed("DELETE /v1/evaluations", "GET and PUT /v1/operator/scheduler/configuration"),
-  TestEvaluations_Allocations: notServed("GET /v1/evaluation/<id>/allocations"),
+  TestEvaluations_Allocations: PORTED,
   TestEvaluations_Sort: clientSide("EvalIndexSort"),
 } as const;
 
@@ -71,6 +71,14 @@ describe.each(HEADER_STYLES)("api/evaluations_test.go (%s headers)", (style) => 
       assertQueryMeta(qm2);
       expect(len(result2)).toBe(1);
       expect(result2?.[0]?.ID).toBe(resp.EvalID);
+    },
+
+    async TestEvaluations_Allocations() {
+      const { client } = await makeClient();
+      // Empty when there are no allocations.
+      const [allocs, qm] = await client.evaluations.allocations("8E231CF4-CA48-43FF-B694-5801E69E22FA");
+      expectIndexOfEmptyTable(qm); // the reference: must.Eq(t, 0, qm.LastIndex)
+      expect(len(allocs)).toBe(0);
     },
 
     async TestEvaluations_Info() {

@@ -503,6 +503,31 @@ export class GoClient {
       const [response, meta] = await this.write<GoStruct<"periodicForceResponse">>("PUT", `/v1/job/${pathEscape(jobID)}/periodic/force`, undefined, "periodicForceResponse", q);
       return [response.EvalID, meta];
     },
+    /** `Revert`: a `JobRevertRequest` PUT, answered as a registration. */
+    revert: (jobID: string, version: GoInt64, enforcePriorVersion: GoInt64 | null, q?: WriteOptions, consulToken = "", vaultToken = "") =>
+      this.write<GoStruct<"JobRegisterResponse">>(
+        "PUT",
+        `/v1/job/${pathEscape(jobID)}/revert`,
+        { value: { JobID: jobID, JobVersion: version, EnforcePriorVersion: enforcePriorVersion, ConsulToken: consulToken, VaultToken: vaultToken }, type: "JobRevertRequest" },
+        "JobRegisterResponse",
+        q,
+      ),
+    /** `Scale`: a `ScalingRequest` PUT whose target names the job and the group. */
+    scale: (jobID: string, group: string, count: number | null, message: string, error: boolean, meta: Record<string, unknown> | null, q?: WriteOptions) =>
+      this.write<GoStruct<"JobRegisterResponse">>(
+        "PUT",
+        `/v1/job/${pathEscape(jobID)}/scale`,
+        { value: { Count: count, Target: { Job: jobID, Group: group }, Error: error, Message: message, Meta: meta }, type: "ScalingRequest" },
+        "JobRegisterResponse",
+        q,
+      ),
+    /** `ScaleStatus`. */
+    scaleStatus: (jobID: string, q?: QueryOptions) => this.query<GoStruct<"JobScaleStatusResponse">>(`/v1/job/${pathEscape(jobID)}/scale`, "JobScaleStatusResponse", q),
+    /** `ForceEvaluate`: a PUT without a body; answers the evaluation's ID. */
+    forceEvaluate: async (jobID: string, q?: WriteOptions): Promise<[string, WriteMeta]> => {
+      const [response, meta] = await this.write<GoStruct<"JobRegisterResponse">>("PUT", `/v1/job/${pathEscape(jobID)}/evaluate`, undefined, "JobRegisterResponse", q);
+      return [response.EvalID, meta];
+    },
     /** `Summary`. */
     summary: (jobID: string, q?: QueryOptions) => this.query<GoStruct<"JobSummary">>(`/v1/job/${pathEscape(jobID)}/summary`, "JobSummary", q),
   };
@@ -518,6 +543,11 @@ export class GoClient {
     prefixList: (prefix: string) => this.evaluations.list({ Prefix: prefix }),
     /** `Info`: the Go client always asks for the related evaluations. */
     info: (evalID: string, q?: QueryOptions) => this.query<GoStruct<"Evaluation">>(`/v1/evaluation/${evalID}?related=true`, "Evaluation", q),
+    /** `Allocations`: newest first (`AllocIndexSort`). */
+    allocations: async (evalID: string, q?: QueryOptions): Promise<[Stub<"AllocationListStub">[] | null, QueryMeta]> => {
+      const [list, meta] = await this.query<Stub<"AllocationListStub">[] | null>(`/v1/evaluation/${evalID}/allocations`, "[]*AllocationListStub", q);
+      return [sorted(list, byCreateIndexDescending), meta];
+    },
   };
 
   /** `Allocations()`. */
@@ -531,6 +561,11 @@ export class GoClient {
     prefixList: (prefix: string) => this.allocations.list({ Prefix: prefix }),
     /** `Info`. */
     info: (allocID: string, q?: QueryOptions) => this.query<GoStruct<"Allocation">>(`/v1/allocation/${allocID}`, "Allocation", q),
+    /** `Stop`: a PUT without a body, whose query meta's index becomes the answer's `LastIndex`. */
+    stop: async (allocID: string, q?: QueryOptions): Promise<GoStruct<"AllocStopResponse">> => {
+      const [response, meta] = await this.putQuery<GoStruct<"AllocStopResponse">>(`/v1/allocation/${allocID}/stop`, undefined, "AllocStopResponse", q);
+      return { ...response, LastIndex: meta.LastIndex };
+    },
   };
 
   /** `Deployments()`. */
@@ -544,6 +579,11 @@ export class GoClient {
     prefixList: (prefix: string) => this.deployments.list({ Prefix: prefix }),
     /** `Info`. */
     info: (deploymentID: string, q?: QueryOptions) => this.query<GoStruct<"Deployment">>(`/v1/deployment/${deploymentID}`, "Deployment", q),
+    /** `Allocations`: newest first (`AllocIndexSort`). */
+    allocations: async (deploymentID: string, q?: QueryOptions): Promise<[Stub<"AllocationListStub">[] | null, QueryMeta]> => {
+      const [list, meta] = await this.query<Stub<"AllocationListStub">[] | null>(`/v1/deployment/allocations/${deploymentID}`, "[]*AllocationListStub", q);
+      return [sorted(list, byCreateIndexDescending), meta];
+    },
     /** `Fail`: a `DeploymentFailRequest` PUT. */
     fail: (deploymentID: string, q?: WriteOptions) =>
       this.write<GoStruct<"DeploymentUpdateResponse">>("PUT", `/v1/deployment/fail/${deploymentID}`, { value: { DeploymentID: deploymentID }, type: "DeploymentFailRequest" }, "DeploymentUpdateResponse", q),

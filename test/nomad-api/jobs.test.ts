@@ -26,8 +26,8 @@ import {
 /** Every test of api/jobs_test.go (reference commit aa026cc99cfb), in its order. */
 export const JOBS_TESTS = {
   TestJobs_Register: PORTED,
-  TestJobs_Register_PreserveCounts: notServed("GET /v1/job/<id>/scale (Jobs.ScaleStatus)"),
-  TestJobs_Register_NoPreserveCounts: notServed("GET /v1/job/<id>/scale (Jobs.ScaleStatus)"),
+  TestJobs_Register_PreserveCounts: PORTED,
+  TestJobs_Register_NoPreserveCounts: PORTED,
   TestJobs_Register_PreserveResources: PORTED,
   TestJobs_Register_NoPreserveResources: PORTED,
   TestJobs_Register_EvalPriority: PORTED,
@@ -35,9 +35,9 @@ export const JOBS_TESTS = {
   TestJobs_Validate: notServed("PUT /v1/validate/job"),
   TestJobs_Canonicalize: clientSide("Job.Canonicalize"),
   TestJobs_EnforceRegister: PORTED,
-  TestJobs_Revert: notServed("PUT /v1/job/<id>/revert"),
+  TestJobs_Revert: PORTED,
   TestJobs_Info: PORTED,
-  TestJobs_ScaleInvalidAction: notServed("PUT /v1/job/<id>/scale"),
+  TestJobs_ScaleInvalidAction: PORTED,
   TestJobs_Versions: PORTED,
   TestJobs_JobSubmission_Canonicalize: clientSide("JobSubmission.Canonicalize"),
   TestJobs_JobSubmission_Copy: clientSide("JobSubmission.Copy"),
@@ -51,7 +51,7 @@ export const JOBS_TESTS = {
   TestJobs_Deregister: PORTED,
   TestJobs_Deregister_EvalPriority: PORTED,
   TestJobs_Deregister_NoEvalPriority: PORTED,
-  TestJobs_ForceEvaluate: notServed("PUT /v1/job/<id>/evaluate"),
+  TestJobs_ForceEvaluate: PORTED,
   TestJobs_PeriodicForce: PORTED,
   TestJobs_Plan: notServed("PUT /v1/job/<id>/plan"),
   TestJobs_JobSummary: PORTED,
@@ -64,10 +64,10 @@ export const JOBS_TESTS = {
   TestJobs_AddAffinity: clientSide("Job.AddAffinity"),
   TestJobs_Sort: clientSide("JobIDSort"),
   TestJobs_AddSpread: clientSide("Job.AddSpread"),
-  TestJobs_ScaleAction: notServed("PUT /v1/job/<id>/scale", "GET /v1/job/<id>/scale"),
-  TestJobs_ScaleAction_Error: notServed("PUT /v1/job/<id>/scale", "GET /v1/job/<id>/scale"),
-  TestJobs_ScaleAction_Noop: notServed("PUT /v1/job/<id>/scale", "GET /v1/job/<id>/scale"),
-  TestJobs_ScaleStatus: notServed("GET /v1/job/<id>/scale"),
+  TestJobs_ScaleAction: PORTED,
+  TestJobs_ScaleAction_Error: PORTED,
+  TestJobs_ScaleAction_Noop: PORTED,
+  TestJobs_ScaleStatus: PORTED,
   TestJobs_Services: skipped("no-body", "a TODO"),
   TestJobs_Parse: notServed("PUT /v1/jobs/parse"),
 } as const;
@@ -86,7 +86,163 @@ describe.each(HEADER_STYLES)("api/jobs_test.go (%s headers)", (style) => {
     return { job, task };
   };
 
+  /** `testJobWithScalingPolicy`: `testJob` whose group scales between 1 and 5, under the troublesome ID. */
+  const scalingJob = () => {
+    const job = testJob();
+    job.ID = TROUBLESOME_ID;
+    const group = job.TaskGroups![0]!;
+    group.Scaling = { Policy: {}, Min: 1, Max: 5, Enabled: true };
+    return { job, group: group.Name as string, count: group.Count as number };
+  };
+
+  /** The PreserveCounts tests: a batch job of groups of 1 and 2, registered again with group1's count unset, group2's 0, and a group3 of 3. */
+  const preserveCounts = async (preserve: boolean) => {
+    const { client } = await makeClient();
+    expect(len((await client.jobs.list())[0])).toBe(0);
+    const task = setConfig(newTask("task", "exec"), "command", "/bin/sleep");
+    task.Resources = { CPU: 100, MemoryMB: 256 };
+    task.LogConfig = { MaxFiles: 1, MaxFileSizeMB: 2 };
+    const group1 = testGroup("group1", 1, task);
+    const group2 = testGroup("group2", 2, task);
+    const job = addTaskGroup(addTaskGroup(addDatacenter(newBatchJob("job", "redis", "global", 1), "dc1"), group1), group2);
+    const [resp2, wm] = await client.jobs.register(job);
+    expectUUID(resp2.EvalID);
+    assertWriteMeta(wm);
+
+    delete group1.Count;
+    group2.Count = 0;
+    addTaskGroup(job, testGroup("group3", 3, task));
+    await client.jobs.registerOpts(job, { PreserveCounts: preserve });
+    const [status] = await client.jobs.scaleStatus(job.ID as string);
+    return status.TaskGroups;
+  };
+
   runGoTests(JOBS_TESTS, {
+    async TestJobs_Register_PreserveCounts() {
+      const groups = await preserveCounts(true);
+      expect(groups?.group1?.Desired).toBe(1); // present and nil => preserved
+      expect(groups?.group2?.Desired).toBe(2); // present and specified => preserved
+      expect(groups?.group3?.Desired).toBe(3); // new => as specified in the job spec
+    },
+
+    async TestJobs_Register_NoPreserveCounts() {
+      const groups = await preserveCounts(false);
+      expect(groups?.group1?.Desired).toBe(1); // present and nil => default
+      expect(groups?.group2?.Desired).toBe(0); // present and specified => specified
+      expect(groups?.group3?.Desired).toBe(3); // new => as specified in the job spec
+    },
+
+    async TestJobs_ScaleInvalidAction() {
+      const { client } = await makeClient();
+      for (const [jobID, group, want] of [
+        ["", "", "400"],
+        ["i-dont-exist", "", "400"],
+        ["", "i-dont-exist", "400"],
+        ["i-dont-exist", "me-neither", "404"],
+      ] as const) {
+        await expect(client.jobs.scale(jobID, group, 1, "reason", false, null)).rejects.toThrow(want);
+      }
+      const job = testJob();
+      job.ID = "TestJobs_Scale";
+      const [, wm] = await client.jobs.register(job);
+      assertWriteMeta(wm);
+      await expect(client.jobs.scale(job.ID, "incorrect-group-name", 2, "because", false, null)).rejects.toThrow("does not exist");
+    },
+
+    async TestJobs_ScaleAction() {
+      const { client } = await makeClient();
+      const { job, group, count } = scalingJob();
+      const newCount = count + 1;
+      // Scaling a job before it exists fails.
+      await expect(client.jobs.scale(TROUBLESOME_ID, "missing", newCount, "this won't work", false, null)).rejects.toThrow("not found");
+
+      const [regResp, wm] = await client.jobs.register(job);
+      assertWriteMeta(wm);
+      const [scalingResp, wm2] = await client.jobs.scale(TROUBLESOME_ID, group, newCount, "need more instances", false, { meta: "data" });
+      expectUUID(scalingResp.EvalID);
+      expect(scalingResp.EvalCreateIndex).toBeGreaterThan(0);
+      expect(scalingResp.JobModifyIndex).toBeGreaterThan(regResp.JobModifyIndex);
+      assertWriteMeta(wm2);
+
+      const [resp] = await client.jobs.info(TROUBLESOME_ID);
+      expect(resp.TaskGroups?.[0]?.Count).toBe(newCount);
+
+      const [status] = await client.jobs.scaleStatus(TROUBLESOME_ID);
+      const events = status.TaskGroups?.[group]?.Events;
+      expect(len(events)).toBe(1);
+      const event = events![0]!;
+      expect(event.Error).toBe(false);
+      expect(event.Message).toBe("need more instances");
+      expect(event.Meta).toEqual({ meta: "data" });
+      expect(Number(event.Time)).toBeGreaterThan(0);
+      expectUUID(event.EvalID as string);
+      expect(event.EvalID).toBe(scalingResp.EvalID);
+      expect(event.PreviousCount).toBe(count);
+    },
+
+    async TestJobs_ScaleAction_Error() {
+      const { client } = await makeClient();
+      const { job, group, count } = scalingJob();
+      const [regResp, wm] = await client.jobs.register(job);
+      assertWriteMeta(wm);
+      const [scaleResp, wm2] = await client.jobs.scale(TROUBLESOME_ID, group, null, "something bad happened", true, { meta: "data" });
+      expect(scaleResp.EvalID).toBe("");
+      expect(scaleResp.EvalCreateIndex).toBe(0);
+      assertWriteMeta(wm2);
+
+      const [resp] = await client.jobs.info(TROUBLESOME_ID);
+      expect(resp.TaskGroups?.[0]?.Count).toBe(count);
+      expect(scaleResp.JobModifyIndex).toBe(regResp.JobModifyIndex);
+
+      const [status] = await client.jobs.scaleStatus(TROUBLESOME_ID);
+      const events = status.TaskGroups?.[group]?.Events;
+      expect(len(events)).toBe(1);
+      const event = events![0]!;
+      expect(event.Error).toBe(true);
+      expect(event.Message).toBe("something bad happened");
+      expect(event.Meta).toEqual({ meta: "data" });
+      expect(Number(event.Time)).toBeGreaterThan(0);
+      expect(event.EvalID).toBeNull();
+    },
+
+    async TestJobs_ScaleAction_Noop() {
+      const { client } = await makeClient();
+      const { job, group, count } = scalingJob();
+      const [regResp, wm] = await client.jobs.register(job);
+      assertWriteMeta(wm);
+      const [scaleResp, wm2] = await client.jobs.scale(TROUBLESOME_ID, group, null, "no count, just informative", false, { meta: "data" });
+      expect(scaleResp.EvalID).toBe("");
+      expect(scaleResp.EvalCreateIndex).toBe(0);
+      assertWriteMeta(wm2);
+
+      const [resp] = await client.jobs.info(TROUBLESOME_ID);
+      expect(resp.TaskGroups?.[0]?.Count).toBe(count);
+      expect(scaleResp.JobModifyIndex).toBe(regResp.JobModifyIndex);
+
+      const [status] = await client.jobs.scaleStatus(TROUBLESOME_ID);
+      const events = status.TaskGroups?.[group]?.Events;
+      expect(len(events)).toBe(1);
+      const event = events![0]!;
+      expect(event.Error).toBe(false);
+      expect(event.Message).toBe("no count, just informative");
+      expect(event.Meta).toEqual({ meta: "data" });
+      expect(Number(event.Time)).toBeGreaterThan(0);
+      expect(event.EvalID).toBeNull();
+    },
+
+    async TestJobs_ScaleStatus() {
+      const { client } = await makeClient();
+      await expect(client.jobs.scaleStatus(TROUBLESOME_ID)).rejects.toThrow("not found");
+      const job = testJob();
+      job.ID = TROUBLESOME_ID;
+      const group = job.TaskGroups![0]!;
+      const [, wm] = await client.jobs.register(job);
+      assertWriteMeta(wm);
+      const [result, qm] = await client.jobs.scaleStatus(TROUBLESOME_ID);
+      assertQueryMeta(qm);
+      expect(result.TaskGroups?.[group.Name as string]?.Desired).toBe(group.Count);
+    },
+
     async TestJobs_Register() {
       const { client } = await makeClient();
       const [resp] = await client.jobs.list();
@@ -264,6 +420,45 @@ describe.each(HEADER_STYLES)("api/jobs_test.go (%s headers)", (style) => {
       // Newest first: the last is the registration's.
       expect(len(evals2)).toBeGreaterThan(0);
       expect(evals2?.[len(evals2) - 1]?.ID).toBe(resp.EvalID);
+    },
+
+    async TestJobs_Revert() {
+      const { client } = await makeClient();
+      const job = testJob();
+      const [resp, wm] = await client.jobs.register(job);
+      expectUUID(resp.EvalID);
+      assertWriteMeta(wm);
+
+      job.Meta = { foo: "new" };
+      const [resp2, wm2] = await client.jobs.register(job);
+      expectUUID(resp2.EvalID);
+      assertWriteMeta(wm2);
+
+      // Fails at an incorrect enforced version.
+      await expect(client.jobs.revert(job.ID as string, 0, 10)).rejects.toThrow("enforcing version");
+
+      // Works at the correct one.
+      const [revertResp, wm3] = await client.jobs.revert(job.ID as string, 0, 1);
+      expectUUID(revertResp.EvalID);
+      expect(revertResp.EvalCreateIndex).toBeGreaterThan(0);
+      expect(revertResp.JobModifyIndex).toBeGreaterThan(0);
+      assertWriteMeta(wm3);
+    },
+
+    async TestJobs_ForceEvaluate() {
+      const { client } = await makeClient();
+      // Force-evaluating a job that does not exist fails.
+      await expect(client.jobs.forceEvaluate("job1")).rejects.toThrow("not found");
+
+      const [, wm] = await client.jobs.register(testJob());
+      assertWriteMeta(wm);
+
+      const [evalID, wm2] = await client.jobs.forceEvaluate("job1");
+      assertWriteMeta(wm2);
+
+      const [evals, qm] = await client.jobs.evaluations("job1");
+      assertQueryMeta(qm);
+      expect((evals ?? []).map((evaluation) => evaluation?.ID)).toContain(evalID);
     },
 
     async TestJobs_Deregister() {

@@ -113,8 +113,6 @@ export const GAPS = {
     "allocations marked to migrate are stopped and replaced (`computeMigrations`), but they do not go through the rescheduling rules (`filterByRescheduleable`): the reference reschedules a batch allocation marked to migrate and to reschedule",
   "job create index":
     "an allocation keeps its job's version but not the job's CreateIndex, so allocations of an earlier job of the same ID and version count as the new job's: the reference makes a deployment for the new job and re-runs a batch job's finished allocations, ours does neither (not reachable over HTTP today: a purge deletes the job's allocations, in the agent as in the reference's DeleteJobTxn)",
-  "forced reschedule":
-    "DesiredTransition.ForceReschedule is in the model but the reconciler ignores it: the reference reschedules such a failed allocation now whatever its policy's attempts (`updateByReschedulable`); no route of the agent sets it yet",
 } as const;
 
 /** A cause of {@link GAPS}. */
@@ -255,7 +253,7 @@ export const FATES: Readonly<Record<GoTestName, Fate>> = {
   TestReconciler_DeploymentWithFailedAllocs_DontReschedule: PORTED,
   TestReconciler_FailedDeployment_AutoRevert_CancelCanaries: PORTED,
   TestReconciler_SuccessfulDeploymentWithFailedAllocs_Reschedule: PORTED,
-  TestReconciler_ForceReschedule_Service: gap("forced reschedule"),
+  TestReconciler_ForceReschedule_Service: PORTED,
   TestReconciler_RescheduleNot_Service: PORTED,
   TestReconciler_Disconnected_Client: skipped("disconnected clients"),
   TestReconciler_RescheduleNot_Batch: PORTED,

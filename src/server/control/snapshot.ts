@@ -80,7 +80,12 @@ export interface SnapshotTables {
   readonly acl_policy: readonly SnapshotRow[];
   /** ACL tokens, each with `secretHash`, the SHA-256 of its secret in hex. */
   readonly acl_token: readonly SnapshotRow[];
+  /** Each job's scaling events, by task group (absent from a snapshot taken before they were kept: none). */
+  readonly scaling_event: readonly SnapshotRow[];
 }
+
+/** Tables added after snapshots were first written: a snapshot without one restores it empty. */
+const LATER_TABLES: ReadonlySet<TableName> = new Set(["scaling_event"]);
 
 /**
  * The agent's whole state as a JSON-able document (`agent.snapshot()`, `GET
@@ -184,6 +189,7 @@ const ROW_FIELDS: { readonly [Name in TableName]: Readonly<Record<string, FieldS
   evals: rowChecks(EVALUATION),
   allocs: rowChecks(ALLOCATION),
   job_versions: { Namespace: "string", ID: "string", Version: "integer", Job: "object" },
+  scaling_event: { Namespace: "string", JobID: "string", ScalingEvents: "object", ModifyIndex: "index" },
   nodes: rowChecks(NODE),
   namespaces: { Name: "string", Description: "string", Quota: "string", Meta: "object|null", CreateIndex: "index", ModifyIndex: "index" },
   acl_policy: { Name: "string", Description: "string", Rules: "string", CreateIndex: "index", ModifyIndex: "index" },
@@ -366,7 +372,7 @@ export async function readSnapshot(given: unknown, current?: Tables): Promise<Sn
 
   const rows: Partial<Record<TableName, unknown[]>> = {};
   for (const name of TABLE_NAMES) {
-    const listed = tables[name];
+    const listed = tables[name] ?? (LATER_TABLES.has(name) ? [] : undefined);
     if (!Array.isArray(listed)) throw fail(`Tables.${name}`, `expected the table's rows (a list), got ${describeRefused(listed)}`);
     const keyOf = TABLES[name].key as (row: unknown) => string;
     const seen = new Map<string, number>();

@@ -28,6 +28,7 @@ import { deregisterJob, jobRoutes } from "./job-routes.js";
 import { metricsRoutes } from "./metrics-routes.js";
 import { deploymentRoutes } from "./deployment-routes.js";
 import { nodeRoutes } from "./node-routes.js";
+import { actionRoutes } from "./action-routes.js";
 import { namespaceRoutes } from "./namespace-routes.js";
 import { readRoutes } from "./read-routes.js";
 import { uiRoutes } from "./ui-routes.js";
@@ -234,6 +235,7 @@ export async function buildApp(
   namespaceRoutes(app, context);
   deploymentRoutes(app, context);
   nodeRoutes(app, context);
+  actionRoutes(app, context);
   readRoutes(app, context, { job: { DELETE: deregisterJob(context) } });
   uiRoutes(app, context);
   eventRoutes(app, context, events);

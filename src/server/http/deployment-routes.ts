@@ -1,8 +1,7 @@
 /**
- * The deployment actions: `POST /v1/deployment/fail/<id>`, `/pause/<id>` and `/promote/<id>`
- * (`PUT` too, as the reference's mux takes both). The reference's `allocation-health` and
- * `unblock` actions are not served (no simulated client reports health; no deployment here is
- * multiregion).
+ * The deployment actions: `POST /v1/deployment/fail/<id>`, `/pause/<id>`, `/promote/<id>` and
+ * `/allocation-health/<id>` (`PUT` too, as the reference's mux takes both). The reference's
+ * `unblock` action is not served (no deployment here is multiregion).
  *
  * Checks, in the reference's order (`command/agent/deployment_endpoint.go`, then the RPC in
  * `nomad/deployment_endpoint.go`): the body of `pause` and `promote` (present, decodable, naming
@@ -32,6 +31,8 @@ const WRITE_REQUEST_FIELDS = { Region: "string", Namespace: "string", AuthToken:
 /** One deployment action: the request struct its body is decoded into (none: the path says all), and the change it asks for. */
 interface DeploymentAction {
   readonly body?: ObjectSchema & { readonly typeName: string };
+  /** The capabilities that allow it, one of them in the deployment's namespace (`submit-job` when not said). */
+  readonly capabilities?: readonly string[];
   readonly change: (body: JsonObject) => DeploymentChange;
 }
 
@@ -54,6 +55,15 @@ const ACTIONS = {
       if (groups !== undefined && groups.length === 0) throw badRequest("must promote all task groups or name the groups to promote");
       return { kind: "promote", ...(groups === undefined ? {} : { groups }) };
     },
+  },
+  "allocation-health": {
+    body: {
+      kind: "object",
+      typeName: "structs.DeploymentAllocHealthRequest",
+      fields: { DeploymentID: "string", HealthyAllocationIDs: { kind: "array", items: "string" }, UnhealthyAllocationIDs: { kind: "array", items: "string" }, ...WRITE_REQUEST_FIELDS },
+    },
+    capabilities: ["submit-job", "set-alloc-health-deployment"],
+    change: (body) => ({ kind: "health", healthy: (body.HealthyAllocationIDs as string[] | null | undefined) ?? [], unhealthy: (body.UnhealthyAllocationIDs as string[] | null | undefined) ?? [] }),
   },
 } as const satisfies Record<string, DeploymentAction>;
 
@@ -95,7 +105,8 @@ function stringField(body: JsonObject, name: string): string {
 }
 
 /**
- * One action on one deployment. The caller needs `submit-job` in the deployment's namespace; a
+ * One action on one deployment. The caller needs the action's capability (`submit-job`, or
+ * `set-alloc-health-deployment` for `allocation-health`) in the deployment's namespace; a
  * deployment of a namespace it may not act in is answered as one that does not exist, so nothing
  * of another namespace shows (the reference looks the deployment up first and answers 500 for an
  * unknown one, 403 for another namespace's: the decisions table).
@@ -110,7 +121,7 @@ async function act(context: RouteContext, request: FastifyRequest, name: ActionN
   checkRegion(queryOf(request).get("region") || stringField(body, "Region") || context.settings.region, context.settings.region);
   const caller = context.acl.authenticate(options.token || stringField(body, "AuthToken"));
   // Rights in some namespace, or nothing can be acted on (403, as the reference's check).
-  const mayAct = namespaceAccess(caller, "*", ["submit-job"]);
+  const mayAct = namespaceAccess(caller, "*", action.capabilities ?? ["submit-job"]);
   // Only `fail` can get here without an ID (the others' bodies must name the path's); the reference's RPC says this, with a 500.
   if (id === "") throw badRequest("missing deployment ID");
   const deployment = context.store.tables.deployment.get(id);

@@ -45,10 +45,10 @@ export const SERVER_RPC_PORT = 4647;
 export const MAX_RELATED_EVALUATIONS = 1_000;
 
 /** What one read found at one state: the body, or the reference's 404 text; and the index to answer with. */
-type Found = { readonly index: number; readonly body: unknown } | { readonly index: number; readonly missing: string };
+export type Found = { readonly index: number; readonly body: unknown } | { readonly index: number; readonly missing: string };
 
 /** The parts of a request a read's query needs. */
-interface ReadRequest {
+export interface ReadRequest {
   /** The path's ID (`/v1/job/<id>`), decoded. */
   readonly id: string;
   readonly options: QueryOptions;
@@ -56,7 +56,7 @@ interface ReadRequest {
 }
 
 /** One route's read: the tables whose writes wake it, and what the caller finds there. */
-interface ObjectRead {
+export interface ObjectRead {
   readonly tables: readonly TableName[];
   /** The route's own query parameters, checked before anything is read (a 400 when malformed). */
   readonly checkParameters?: (query: URLSearchParams) => void;
@@ -65,7 +65,7 @@ interface ObjectRead {
 }
 
 /** The handler of one read: query options, the route's parameters, region, then the blocking query. */
-function objectRoute(context: RouteContext, definition: ObjectRead): Handler {
+export function objectRoute(context: RouteContext, definition: ObjectRead): Handler {
   return async (request, reply) => {
     const query = queryOf(request);
     const options = parseQueryOptions(query, request.headers, context.settings);

@@ -47,6 +47,7 @@ import { RULE_STEP_PREFIX, ScenarioRules } from "./rules.js";
 import { StepQueue } from "./timers.js";
 import { launchPeriodic, PERIODIC_STEP_PREFIX, PeriodicDispatch } from "./periodic.js";
 import { dispatch, type DispatchRequest, type DispatchResponse } from "./dispatch.js";
+import { evaluateJob, markJobStability, revertJob, scaleJob, scaleStatus, stopAllocation, type AllocStopResponse, type RevertRequest, type ScaleRequest } from "./job-actions.js";
 import type { SchedulerContext } from "./state.js";
 import { drainDeadlineMs, drainNodes } from "./drainer.js";
 import { evaluateNode, purgeNode, updateDrain, updateEligibility, type DrainRequest, type NodeUpdateResponse } from "./node-update.js";
@@ -174,6 +175,36 @@ export class Cluster {
     if (launched === "not periodic") throw invalid("can't force launch non-periodic job");
     if (launched === "not tracked" || launched === undefined) throw invalid(`force launch for job ${JSON.stringify(id)} failed: can't force run non-tracked job ${JSON.stringify(id)} (${namespace})`);
     return { EvalID: launched.evaluation.ID, EvalCreateIndex: launched.index, Index: launched.index };
+  }
+
+  /** Reverts a job to an older version (`PUT /v1/job/<id>/revert`; see `job-actions.ts`). */
+  revertJob(namespace: string, id: string, request: RevertRequest): Promise<RegisterResponse> {
+    return revertJob(this.#context, namespace, id, request);
+  }
+
+  /** Marks a version of a job stable or not (`PUT /v1/job/<id>/stable`); the index of the write. */
+  markJobStability(namespace: string, id: string, version: number, stable: boolean): Promise<number> {
+    return markJobStability(this.#context, namespace, id, version, stable);
+  }
+
+  /** Evaluates a job again, failed allocations forced to reschedule when asked (`PUT /v1/job/<id>/evaluate`). */
+  evaluateJob(namespace: string, id: string, forceReschedule: boolean): Promise<RegisterResponse> {
+    return evaluateJob(this.#context, namespace, id, forceReschedule);
+  }
+
+  /** Scales a task group, keeping the scaling event (`PUT /v1/job/<id>/scale`). */
+  scaleJob(namespace: string, id: string, request: ScaleRequest): Promise<RegisterResponse> {
+    return scaleJob(this.#context, namespace, id, request);
+  }
+
+  /** A job's scale status (`GET /v1/job/<id>/scale`) at the state as it is now; undefined for a job that does not exist. */
+  scaleStatus(namespace: string, id: string): ReturnType<typeof scaleStatus> {
+    return scaleStatus(this.#context, namespace, id);
+  }
+
+  /** Stops an allocation, which is replaced (`PUT /v1/allocation/<id>/stop`). */
+  stopAllocation(alloc: Allocation, options: { readonly noShutdownDelay: boolean; readonly reschedule: boolean }): Promise<AllocStopResponse> {
+    return stopAllocation(this.#context, alloc, options);
   }
 
   /** A deployment action: fail, pause or resume, promote (see `deployment-watcher.ts`). */

@@ -42,8 +42,12 @@ export interface DeploymentUpdateResponse {
   readonly Index: number;
 }
 
-/** A client's action on a deployment. */
-export type DeploymentAction = { readonly kind: "fail" } | { readonly kind: "pause"; readonly pause: boolean } | { readonly kind: "promote"; readonly groups?: readonly string[] };
+/** A client's action on a deployment; `health` sets the health of its allocations, as a client's health checks would. */
+export type DeploymentAction =
+  | { readonly kind: "fail" }
+  | { readonly kind: "pause"; readonly pause: boolean }
+  | { readonly kind: "promote"; readonly groups?: readonly string[] }
+  | { readonly kind: "health"; readonly healthy: readonly string[]; readonly unhealthy: readonly string[] };
 
 /** The evaluation the watcher writes to have the scheduler act on the deployment (`getEval`). */
 function watcherEvaluation(context: SchedulerContext, state: { readonly index: number }, deployment: Deployment, job = context.store.tables.jobs.get(namespacedKey(deployment.Namespace, deployment.JobID))): Evaluation {
@@ -69,6 +73,7 @@ function watcherEvaluation(context: SchedulerContext, state: { readonly index: n
  */
 export async function updateDeployment(context: SchedulerContext, id: string, action: DeploymentAction): Promise<DeploymentUpdateResponse> {
   const { store } = context;
+  if (action.kind === "health") return setAllocHealth(context, id, action.healthy, action.unhealthy);
   const verb = action.kind === "pause" ? (action.pause ? "pause" : "resume") : action.kind;
   const found = (state: Transaction<"deployment">) => {
     const deployment = state.deployment.get(id);
@@ -97,6 +102,51 @@ export async function updateDeployment(context: SchedulerContext, id: string, ac
           }, "DeploymentStatusUpdate");
   const { evaluation, reverted } = result;
   return { EvalID: evaluation?.ID ?? "", EvalCreateIndex: evaluation === undefined ? 0 : index, DeploymentModifyIndex: index, RevertedJobVersion: reverted, Index: index };
+}
+
+/**
+ * Sets the health of a deployment's allocations (`Deployment.SetAllocHealth`, the watcher's
+ * `setAllocHealth` and the state store's `UpdateDeploymentAllocHealth`), in one
+ * `DeploymentAllocHealth` write: each allocation's `DeploymentStatus.Healthy`, the deployment's
+ * counts, and an evaluation for the scheduler; an unhealthy one fails the deployment, which
+ * reverts its job when that allocation's group says `AutoRevert`. Refused (400; the reference
+ * answers 500) with no allocation named, for a finished deployment, or an allocation unknown or
+ * of another deployment; an unknown deployment is a 404.
+ */
+async function setAllocHealth(context: SchedulerContext, id: string, healthy: readonly string[], unhealthy: readonly string[]): Promise<DeploymentUpdateResponse> {
+  if (healthy.length + unhealthy.length === 0) throw invalid("must specify at least one healthy/unhealthy allocation ID");
+  const { clock } = context;
+  const { index, result } = await context.store.write(
+    [...FAIL_TABLES, "allocs"],
+    (state) => {
+      const deployment = state.deployment.get(id);
+      if (deployment === undefined) throw missing("deployment not found");
+      if (!ACTIVE_DEPLOYMENT.has(deployment.Status)) throw invalid("can't set health of allocations for a terminal deployment");
+      const timestamp = new Date(clock.nowMs()).toISOString();
+      const set = (allocId: string, value: boolean) => {
+        const alloc = state.allocs.get(allocId);
+        if (alloc === undefined) throw invalid(`unknown alloc ${JSON.stringify(allocId)}`);
+        if (alloc.DeploymentID !== id) throw invalid(`alloc ${JSON.stringify(allocId)} is not part of deployment ${JSON.stringify(id)}`);
+        const updated: Allocation = { ...alloc, DeploymentStatus: { Canary: false, ...alloc.DeploymentStatus, Healthy: value, Timestamp: timestamp, ModifyIndex: state.index }, ModifyTime: clock.nowNs(), ModifyIndex: state.index };
+        state.allocs.put(updated);
+        updateDeploymentWithAlloc(context, state, alloc, updated);
+        return alloc;
+      };
+      for (const allocId of healthy) set(allocId, true);
+      const failed = unhealthy.map((allocId) => set(allocId, false));
+      const current = state.deployment.get(id)!;
+      if (failed.length > 0) {
+        // The job reverts when the group of an allocation found unhealthy says AutoRevert.
+        const rollback = failed.some((alloc) => current.TaskGroups[alloc.TaskGroup]?.AutoRevert === true);
+        return failAt(context, state, current, DEPLOYMENT_DESCRIPTIONS.unhealthy, rollback);
+      }
+      const evaluation = watcherEvaluation(context, state, current);
+      state.evals.put(evaluation);
+      return { evaluation, reverted: null };
+    },
+    "DeploymentAllocHealth",
+  );
+  return { EvalID: result.evaluation.ID, EvalCreateIndex: index, DeploymentModifyIndex: index, RevertedJobVersion: result.reverted, Index: index };
 }
 
 /** The tables a deployment's failure writes: the deployment, its evaluation, and the job (its status, or the version an auto-revert registers). */

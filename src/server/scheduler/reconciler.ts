@@ -185,7 +185,7 @@ function cancelUnneededDeployments(job: Job, deployment: Deployment | undefined)
  * server stopped it; lost when it still runs on a node that is down; migrating when the drainer
  * marked it to migrate (`DesiredTransition.Migrate`, its node draining); otherwise kept.
  */
-function classify(allocs: readonly Allocation[], tainted: ReadonlyMap<string, Node | undefined>): { untainted: Allocation[]; migrate: Allocation[]; lost: Allocation[] } {
+function classify(allocs: readonly Allocation[], tainted: ReadonlyMap<string, Node | undefined>): { untainted: Allocation[]; migrate: Allocation[]; readonly lost: Allocation[] } {
   const untainted: Allocation[] = [];
   const migrate: Allocation[] = [];
   const lost: Allocation[] = [];
@@ -243,6 +243,13 @@ function computeGroup(input: ReconcileInput, deployments: DeploymentContext, nam
   all = canaries.all;
 
   const classified = classify(all, input.taintedNodes);
+  // A batch job's allocation marked to migrate and to reschedule (`alloc stop` asking for it) is the rescheduling's: the
+  // reference's migrate set goes through `filterByRescheduleable`, and its migration places nothing.
+  if (batch) {
+    const rescheduled = classified.migrate.filter((alloc) => alloc.DesiredTransition?.Reschedule === true && alloc.DesiredTransition.MigrateDisablePlacement !== true);
+    classified.untainted.push(...rescheduled);
+    classified.migrate = without(classified.migrate, rescheduled);
+  }
   const split = filterByRescheduleable(classified.untainted, {
     batch,
     jobType: job.Type,
@@ -296,13 +303,13 @@ function computeGroup(input: ReconcileInput, deployments: DeploymentContext, nam
 /**
  * Stops each allocation marked to migrate and places its replacement, of the same name, in name
  * order (`computeMigrations`); the drainer paced the marks by the group's `migrate` block. A batch
- * job's allocation also marked to reschedule is left to the rescheduling (the reference's
- * `alloc stop`), and one the drainer moved (`MigrateDisablePlacement`) is not replaced.
+ * job's allocation the drainer moved (`MigrateDisablePlacement`) is not replaced (one also marked
+ * to reschedule was left to the rescheduling, see `computeGroup`).
  */
 function computeMigrations(job: Job, group: TaskGroup, migrate: readonly Allocation[], results: ReconcileResults): void {
   for (const alloc of [...migrate].sort(byName)) {
     results.stop.push({ alloc, description: STOP_DESCRIPTIONS.migrating });
-    if (job.Type === "batch" && (alloc.DesiredTransition?.Reschedule === true || alloc.DesiredTransition?.MigrateDisablePlacement === true)) continue;
+    if (job.Type === "batch" && alloc.DesiredTransition?.MigrateDisablePlacement === true) continue;
     results.place.push({ group, name: alloc.Name, previous: alloc, reschedule: false, canary: alloc.DeploymentStatus?.Canary === true });
   }
 }

@@ -211,7 +211,7 @@ export async function deregister(context: SchedulerContext, namespace: string, i
   const key = namespacedKey(namespace, id);
   const zero: DeregisterResponse = { EvalID: "", EvalCreateIndex: 0, JobModifyIndex: 0, VolumeEvalID: "", VolumeEvalIndex: 0, Index: 0, LastContact: 0, KnownLeader: false, NextToken: "" };
   if (store.tables.jobs.get(key) === undefined) return zero;
-  const { index, result } = await store.write(["jobs", "job_summary", "evals", "allocs", "deployment", "job_versions"], (state) => {
+  const { index, result } = await store.write(["jobs", "job_summary", "evals", "allocs", "deployment", "job_versions", "scaling_event"], (state) => {
     const job = state.jobs.get(key);
     if (job === undefined) return undefined;
     const now = clock.nowNs();
@@ -224,6 +224,8 @@ export async function deregister(context: SchedulerContext, namespace: string, i
       for (const alloc of [...state.allocs.group(key).values()]) state.allocs.delete(alloc.ID);
       for (const deployment of [...state.deployment.group(key).values()]) state.deployment.delete(deployment.ID);
       for (const version of [...state.job_versions.group(key).values()]) state.job_versions.delete(`${key}\u0000${version.Version}`);
+      // Its scaling events go with it (`DeleteJobTxn`).
+      if (state.scaling_event.get(key) !== undefined) state.scaling_event.delete(key);
       for (const evaluation of [...state.evals.group(key).values()]) {
         if (evaluation.Status === "pending") state.evals.put({ ...evaluation, Status: "complete", StatusDescription: `job ${id} deleted`, ModifyIndex: state.index, ModifyTime: now });
       }

@@ -185,7 +185,8 @@ export interface RescheduleSplit {
  * has come within a second, or this is their follow-up evaluation) and those to reschedule later
  * (`filterByRescheduleable`). An allocation of a deployment still going is rescheduled only when
  * the deployment's watcher allowed it (`DesiredTransition.Reschedule`); one already replaced is
- * left out.
+ * left out. One marked `DesiredTransition.ForceReschedule` is rescheduled now, as the reference's
+ * `updateByReschedulable` does.
  */
 export function filterByRescheduleable(
   allocs: readonly Allocation[],
@@ -211,6 +212,11 @@ export function filterByRescheduleable(
     if (ignore) continue;
     const deployment = context.activeDeployment;
     const held = deployment !== undefined && alloc.DeploymentID === deployment.ID && alloc.DesiredTransition?.Reschedule !== true;
+    // A user asked for it (`POST /v1/job/<id>/evaluate` with `ForceReschedule`): an allocation that ended on its client goes now, whatever its policy's attempts and delay.
+    if (!held && alloc.DesiredTransition?.ForceReschedule === true && ["complete", "failed", "lost"].includes(alloc.ClientStatus)) {
+      split.now.push(alloc);
+      continue;
+    }
     const { atMs, eligible } = held ? { atMs: 0, eligible: false } : nextRescheduleTime(alloc, context.policyOf(alloc.TaskGroup), context.jobType);
     const followup = alloc.FollowupEvalID ?? "";
     if (eligible && (followup === context.evalId || atMs - context.nowMs <= RESCHEDULE_WINDOW_MS)) {

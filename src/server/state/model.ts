@@ -269,6 +269,28 @@ export interface TaskRun {
 }
 
 /** One version of a job, as it was written (`GET /v1/job/<id>/versions`). */
+/** One scaling event of a task group (`structs.ScalingEvent`), as kept: its time in agent milliseconds. */
+export interface ScalingEventRow {
+  readonly TimeMs: number;
+  /** The count asked for; null for an event that changed no count (an error, a message). */
+  readonly Count: number | null;
+  readonly PreviousCount: number;
+  readonly Error: boolean;
+  readonly Message: string;
+  readonly Meta: JsonObject | null;
+  /** The evaluation the scaling wrote; null when it wrote none. */
+  readonly EvalID: string | null;
+  readonly CreateIndex: number;
+}
+
+/** A job's scaling events (`structs.JobScalingEvents`): the newest first, by task group. */
+export interface JobScalingEvents {
+  readonly Namespace: string;
+  readonly JobID: string;
+  readonly ScalingEvents: { readonly [group: string]: readonly ScalingEventRow[] };
+  readonly ModifyIndex: number;
+}
+
 export interface JobVersion {
   readonly Namespace: string;
   /** The job's ID. */

@@ -19,13 +19,14 @@ import type { Filter } from "../../evaluator/compile.js";
 import type { CostBudget } from "../../evaluator/cost.js";
 import type { ObjectSchema } from "../../evaluator/schema.js";
 import { compareStrings } from "../../go/order.js";
-import type { AclPolicy, AclToken, Allocation, Deployment, Evaluation, Job, JobSummary, JobVersion, Namespace, Node } from "./model.js";
+import type { AclPolicy, AclToken, Allocation, Deployment, Evaluation, Job, JobScalingEvents, JobSummary, JobVersion, Namespace, Node } from "./model.js";
 
 /** The row type of each table. */
 export interface Rows {
   readonly jobs: Job;
   readonly job_summary: JobSummary;
   readonly job_versions: JobVersion;
+  readonly scaling_event: JobScalingEvents;
   readonly deployment: Deployment;
   readonly evals: Evaluation;
   readonly allocs: Allocation;
@@ -76,6 +77,7 @@ export const TABLES: { readonly [Name in TableName]: TableDefinition<Rows[Name]>
     order: (a, b) => compareStrings(a.Namespace, b.Namespace) || compareStrings(a.ID, b.ID) || b.Version - a.Version,
     group: (row) => namespacedKey(row.Namespace, row.ID),
   },
+  scaling_event: { key: (row) => namespacedKey(row.Namespace, row.JobID), order: (a, b) => compareStrings(a.Namespace, b.Namespace) || compareStrings(a.JobID, b.JobID) },
   // A job's deployments, evaluations and allocations are found through its group: no write scans a table.
   deployment: { key: (row) => row.ID, order: byCreation, group: jobGroup },
   evals: { key: (row) => row.ID, order: byCreation, group: jobGroup },
@@ -280,6 +282,7 @@ export type WriteMessage =
   | "JobDeregister"
   | "JobBatchDeregister"
   | "JobStability"
+  | "ScalingEventRegister"
   | "PeriodicLaunch"
   | "EvalUpdate"
   | "AllocClientUpdate"
