@@ -5,7 +5,7 @@
  */
 import { describe, expect, it } from "vitest";
 import { parseJson } from "../../src/json.js";
-import { job, useAgent, type TestAgent } from "./support.js";
+import { eventually, job, useAgent, type TestAgent } from "./support.js";
 
 type Item = Record<string, any>;
 
@@ -274,6 +274,8 @@ describe("scaling a task group", () => {
 
   it("refuses a count while a deployment of the job is active", async () => {
     await agent.register(counted("rolling", 1));
+    // The scheduler's plan writes the deployment a moment after the registration (a transaction later on PostgreSQL).
+    await eventually(async () => ((await agent.get("/v1/job/rolling/deployment")).json<{ Status?: string } | null>()?.Status === "running" ? true : undefined));
     const response = await agent.put("/v1/job/rolling/scale", scaling(2));
     expect({ status: response.status, text: response.text }).toEqual({ status: 400, text: "job scaling blocked due to active deployment" });
   });
