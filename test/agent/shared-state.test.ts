@@ -192,11 +192,12 @@ describe.runIf(ON_POSTGRES)("agents sharing one PostgreSQL schema", () => {
       const [alpha, beta] = [await start({ placementDelayMs: 1500 }), await start({ placementDelayMs: 1500 })];
       expect([alpha.leading, beta.leading].filter(Boolean)).toHaveLength(1);
       const [leader, follower] = alpha.leading ? [alpha, beta] : [beta, alpha];
-      await register(follower, "rolling");
+      // Healthy a second after running (the update block's MinHealthyTime; its default, 10 s, would make the test wait that long).
+      await register(follower, "rolling", { fields: { Update: { MaxParallel: 1, MinHealthyTime: 1_000_000_000 } } });
       await eventually(async () => ((await send(`${follower.url}/v1/deployments`)).json<{ JobID: string; Status: string }[]>().some((d) => d.JobID === "rolling" && d.Status === "running") ? true : undefined));
       await leader.close();
       await eventually(async () => (follower.leading ? true : undefined), 5000);
-      const done = await eventually(async () => (await send(`${follower.url}/v1/deployments`)).json<{ JobID: string; Status: string }[]>().find((d) => d.JobID === "rolling" && d.Status === "successful"), 10_000);
+      const done = await eventually(async () => (await send(`${follower.url}/v1/deployments`)).json<{ JobID: string; Status: string }[]>().find((d) => d.JobID === "rolling" && d.Status === "successful"), 30_000);
       expect(done.Status).toBe("successful");
       const members = (await send(`${follower.url}/v1/agent/members`)).json<{ Members: { Name: string; Status: string }[] }>().Members;
       expect(Object.fromEntries(members.map((member) => [member.Name, member.Status]))).toEqual({ [`${follower.options.nodeName}.global`]: "alive", [`${leader.options.nodeName}.global`]: "left" });
