@@ -197,7 +197,7 @@ export const FATES: Readonly<Record<GoTestName, Fate>> = {
   TestReconciler_MigrateBatchAllocs: PORTED,
   TestReconciler_MigrateDisablePlacementBatchAllocs: PORTED,
   TestReconciler_MigrateDisablePlacementBatchAllocs_StillRunningAfterStop: PORTED,
-  TestReconciler_MigrateRescheduleBatchAllocs: gap("migration", "a batch allocation marked to migrate and to reschedule is rescheduled by the reference (its migrating set goes through filterByRescheduleable); ours stops it without a replacement"),
+  TestReconciler_MigrateRescheduleBatchAllocs: gap("migration", "batch allocations marked to migrate and to reschedule: the reference stops two of them and places nothing; ours leaves them to the rescheduling and stops none"),
   TestReconciler_DrainNode_ScaleUp: PORTED,
   TestReconciler_DrainNode_ScaleDown: PORTED,
   TestReconciler_RemovedTG: PORTED,
