@@ -11,7 +11,7 @@
  *
  * @module
  */
-import { presentMember, type MemberIdentity, type MemberRecord } from "./members.js";
+import { memberOf, presentMember, type MemberIdentity, type MemberRecord } from "./members.js";
 import type { HeaderStyle } from "../base/header-names.js";
 
 /** The reference's default ports: RPC 4647, Serf 4648 (as `/v1/agent/members` names them). */
@@ -36,17 +36,7 @@ export interface AgentFacts {
 
 /** This agent's own member: the one with its node ID, or one made from its identity (a member list that does not name it yet). */
 function selfMember(identity: MemberIdentity, members: readonly MemberRecord[]): MemberRecord {
-  return (
-    members.find((member) => member.nodeId === identity.nodeId) ?? {
-      name: `${identity.nodeName}.${identity.region}`,
-      address: identity.advertiseAddress,
-      port: 0,
-      datacenter: identity.datacenter,
-      nodeId: identity.nodeId,
-      version: identity.version,
-      status: "alive",
-    }
-  );
+  return members.find((member) => member.nodeId === identity.nodeId) ?? memberOf(identity);
 }
 
 /**

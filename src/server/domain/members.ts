@@ -42,9 +42,9 @@ export interface Peers {
   readonly leader?: string;
 }
 
-/** The peers of an agent with a store of its own: itself, alive and leading. */
-export function lonePeers(identity: MemberIdentity): Peers {
-  const self: MemberRecord = {
+/** The member an agent is, alive, from its identity (`<node>.<region>`). */
+export function memberOf(identity: MemberIdentity): MemberRecord {
+  return {
     name: `${identity.nodeName}.${identity.region}`,
     address: identity.advertiseAddress,
     port: 0,
@@ -53,6 +53,11 @@ export function lonePeers(identity: MemberIdentity): Peers {
     version: identity.version,
     status: "alive",
   };
+}
+
+/** The peers of an agent with a store of its own: itself, alive and leading. */
+export function lonePeers(identity: MemberIdentity): Peers {
+  const self = memberOf(identity);
   return { knownLeader: true, lastContactMs: () => 0, members: async () => [self], leader: self.name };
 }
 

@@ -141,7 +141,7 @@ export async function nodesReady(context: SchedulerContext): Promise<void> {
     const key = namespacedKey(job.Namespace, job.ID);
     const running = new Set<string>();
     for (const alloc of store.tables.allocs.group(key).values()) if (!isTerminal(alloc)) running.add(alloc.NodeID);
-    const node = nodesFor(store.tables, job).find((each) => !each.Drain && !running.has(each.ID));
+    const node = nodesFor(store.tables, job).find((each) => !running.has(each.ID));
     if (node !== undefined) wanted.set(key, node);
   }
   if (wanted.size === 0) return;

@@ -35,13 +35,12 @@
  *
  * @module
  */
-import { randomUUID } from "node:crypto";
 import { compareVersions, parseVersion } from "../../go/version.js";
-import type { Allocation, Deployment, DeploymentState, Job, Node, TaskGroup } from "../state/model.js";
+import type { Allocation, Deployment, Job, Node, TaskGroup } from "../state/model.js";
 import { allocName } from "./alloc-names.js";
 import { nomadVersionOf } from "./fingerprint.js";
 import type { DeploymentStatusUpdate } from "./plan.js";
-import { updateStrategyOf } from "./reconciler.js";
+import { newDeployment, newGroupState, updateStrategyOf } from "./reconciler.js";
 import { ACTIVE_DEPLOYMENT, DEPLOYMENT_DESCRIPTIONS } from "./state.js";
 
 /** What the node reconciler reads of an allocation. */
@@ -206,24 +205,6 @@ function cancelUnneededDeployments(job: NodeJob, deployments: NodeDeployments): 
   }
 }
 
-/** A group's state in a new deployment, from its update block (`DeploymentState` of `computeForNode`). */
-function newGroupState(job: NodeJob, group: TaskGroup): DeploymentState {
-  const update = updateStrategyOf(job, group);
-  return {
-    AutoRevert: update?.AutoRevert ?? false,
-    AutoPromote: update?.AutoPromote ?? false,
-    ProgressDeadline: update?.ProgressDeadline ?? 0,
-    RequireProgressBy: null,
-    Promoted: false,
-    PlacedCanaries: null,
-    DesiredCanaries: 0,
-    DesiredTotal: 0,
-    PlacedAllocs: 0,
-    HealthyAllocs: 0,
-    UnhealthyAllocs: 0,
-  };
-}
-
 /**
  * Gives the group a place in the job's deployment, creating it when it is the first
  * (`createDeployment`): not when an older deployment was of this version already, nor when the
@@ -242,29 +223,11 @@ function createDeployment<A extends NodeAlloc>(input: Pick<NodeReconcileInput<A>
   if ([...(terminal?.values() ?? [])].some(ofThisVersion)) hadRunning = true;
   if (hadRunning && updates === 0) return;
   if (deployments.current === undefined) {
-    const nowNs = input.nowNs ?? 0n;
-    deployments.current = {
-      ID: randomUUID(),
-      Namespace: job.Namespace,
-      JobID: job.ID,
-      JobVersion: job.Version,
-      JobModifyIndex: job.JobModifyIndex,
-      JobSpecModifyIndex: job.JobModifyIndex,
-      JobCreateIndex: job.CreateIndex,
-      IsMultiregion: false,
-      TaskGroups: {},
-      Status: "running",
-      StatusDescription: DEPLOYMENT_DESCRIPTIONS.running,
-      EvalPriority: job.Priority,
-      CreateIndex: 0,
-      ModifyIndex: 0,
-      CreateTime: nowNs,
-      ModifyTime: nowNs,
-    };
+    deployments.current = newDeployment(job, job.Priority, input.nowNs ?? 0n);
     deployments.created = true;
     deployments.updates.push({ DeploymentID: deployments.current.ID, Status: "running", StatusDescription: DEPLOYMENT_DESCRIPTIONS.running });
   }
-  deployments.current = { ...deployments.current, TaskGroups: { ...deployments.current.TaskGroups, [group.Name]: newGroupState(job, group) } };
+  deployments.current = { ...deployments.current, TaskGroups: { ...deployments.current.TaskGroups, [group.Name]: newGroupState(updateStrategyOf(job, group)) } };
 }
 
 /**

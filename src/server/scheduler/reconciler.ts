@@ -331,8 +331,8 @@ function computeUpdates(input: ReconcileInput, group: TaskGroup, untainted: read
   return { inplace, destructive: destructive.sort(byName) };
 }
 
-/** A group's state in a new deployment, from its update strategy (`initializeDeploymentState`). */
-function newGroupState(update: UpdateStrategy | undefined): GroupState {
+/** A group's state in a new deployment, from its update strategy (`initializeDeploymentState`); the node reconciler's too. */
+export function newGroupState(update: UpdateStrategy | undefined): GroupState {
   return {
     AutoRevert: update?.AutoRevert ?? false,
     AutoPromote: update?.AutoPromote ?? false,
@@ -536,25 +536,33 @@ function createDeployment(
   const hadRunning = all.some((alloc) => alloc.JobVersion === job.Version);
   if (hadRunning && updates === 0) return;
   if (deployments.current === undefined) {
-    deployments.current = {
-      ID: randomUUID(),
-      Namespace: job.Namespace,
-      JobID: job.ID,
-      JobVersion: job.Version,
-      JobModifyIndex: job.JobModifyIndex,
-      JobSpecModifyIndex: job.JobModifyIndex,
-      JobCreateIndex: job.CreateIndex,
-      IsMultiregion: false,
-      TaskGroups: {},
-      Status: "running",
-      StatusDescription: DEPLOYMENT_DESCRIPTIONS.running,
-      EvalPriority: input.evaluation.Priority,
-      CreateIndex: 0,
-      ModifyIndex: 0,
-      CreateTime: input.nowNs,
-      ModifyTime: input.nowNs,
-    };
+    deployments.current = newDeployment(job, input.evaluation.Priority, input.nowNs);
     results.deployment = deployments.current as Deployment;
   }
   deployments.current.TaskGroups[name] = dstate;
+}
+
+/**
+ * A new deployment of the job's version (`structs.NewDeployment`), running, with no group yet: the
+ * cluster's and the node reconciler's (its write sets its indexes).
+ */
+export function newDeployment(job: Pick<Job, "ID" | "Namespace" | "Version" | "JobModifyIndex" | "CreateIndex">, priority: number, nowNs: bigint): Deployment {
+  return {
+    ID: randomUUID(),
+    Namespace: job.Namespace,
+    JobID: job.ID,
+    JobVersion: job.Version,
+    JobModifyIndex: job.JobModifyIndex,
+    JobSpecModifyIndex: job.JobModifyIndex,
+    JobCreateIndex: job.CreateIndex,
+    IsMultiregion: false,
+    TaskGroups: {},
+    Status: "running",
+    StatusDescription: DEPLOYMENT_DESCRIPTIONS.running,
+    EvalPriority: priority,
+    CreateIndex: 0,
+    ModifyIndex: 0,
+    CreateTime: nowNs,
+    ModifyTime: nowNs,
+  };
 }
