@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Builds test/go-client/main.go, the program that runs the reference's own Go client
+# Builds test/go-client/*.go (main.go and its area files), the program that runs the reference's own Go client
 # (github.com/hashicorp/nomad/api, vendored in test/go-client/api/) against an agent.
 #
 #   scripts/go-client.sh [OUTPUT]    # default OUTPUT: test/go-client/bin/go-client
@@ -49,7 +49,7 @@ cp -R "$source_dir/api/." "$api_dir/"
 rm -f "$api_dir/go.mod" "$api_dir/go.sum"
 # git apply, not patch(1): git is there wherever the checkout is, and it refuses a patch that does not apply.
 (cd "$api_dir" && GIT_CEILING_DIRECTORIES="$gopath" git apply "$source_dir/go119.patch")
-cp "$source_dir/main.go" "$program_dir/"
+cp "$source_dir"/*.go "$program_dir/"
 
 mkdir -p "$(dirname "$output")"
 # GOFLAGS is cleared: a -mod flag from the environment is refused in GOPATH mode.

@@ -854,6 +854,9 @@ func (p *program) run() {
 	})
 
 	p.unserved(allocation, deployment)
+
+	// --- Each area's own file (areas.go and the files beside it): run last, in name order.
+	p.runAreas()
 }
 
 // eventStream reads the stream from index 1 until it has seen an event of each topic asked for.
