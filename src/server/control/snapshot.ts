@@ -82,10 +82,12 @@ export interface SnapshotTables {
   readonly acl_token: readonly SnapshotRow[];
   /** Each job's scaling events, by task group (absent from a snapshot taken before they were kept: none). */
   readonly scaling_event: readonly SnapshotRow[];
+  /** The sources jobs' versions were registered with (absent from a snapshot taken before they were kept: none). */
+  readonly job_submission: readonly SnapshotRow[];
 }
 
 /** Tables added after snapshots were first written: a snapshot without one restores it empty. */
-const LATER_TABLES: ReadonlySet<TableName> = new Set(["scaling_event"]);
+const LATER_TABLES: ReadonlySet<TableName> = new Set(["scaling_event", "job_submission"]);
 
 /**
  * The agent's whole state as a JSON-able document (`agent.snapshot()`, `GET
@@ -190,6 +192,7 @@ const ROW_FIELDS: { readonly [Name in TableName]: Readonly<Record<string, FieldS
   allocs: rowChecks(ALLOCATION),
   job_versions: { Namespace: "string", ID: "string", Version: "integer", Job: "object" },
   scaling_event: { Namespace: "string", JobID: "string", ScalingEvents: "object", ModifyIndex: "index" },
+  job_submission: { Source: "string", Format: "string", VariableFlags: "object|null", Variables: "string", Namespace: "string", JobID: "string", Version: "integer", JobModifyIndex: "index" },
   nodes: rowChecks(NODE),
   namespaces: { Name: "string", Description: "string", Quota: "string", Meta: "object|null", CreateIndex: "index", ModifyIndex: "index" },
   acl_policy: { Name: "string", Description: "string", Rules: "string", CreateIndex: "index", ModifyIndex: "index" },

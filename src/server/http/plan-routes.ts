@@ -17,9 +17,11 @@ import { diffJobs } from "../domain/job-diff.js";
 import { presentEvaluation } from "../domain/present.js";
 import { parseQueryOptions } from "../list/query.js";
 import { API_JOB } from "../scheduler/job-spec.js";
+import { submissionKey } from "../scheduler/submission.js";
 import type { JsonObject } from "../state/model.js";
 import { badRequest } from "./errors.js";
-import { bodyText, byMethod, param, queryOf, type Result, type RouteContext } from "./route.js";
+import { objectRoute, requireReadJob } from "./read-routes.js";
+import { bodyText, byMethod, param, queryOf, type Handler, type Result, type RouteContext } from "./route.js";
 
 /** `api.JobPlanRequest`, which embeds `api.WriteRequest`. */
 const JOB_PLAN_REQUEST = {
@@ -68,8 +70,42 @@ async function planJob(context: RouteContext, request: FastifyRequest): Promise<
   };
 }
 
+/** The `version` of `/submission`: a `uint64` as Go's `strconv.ParseUint` reads it (required), or the reference's 400. */
+function submissionVersion(query: URLSearchParams): number {
+  const text = query.get("version") ?? "";
+  // One past every version a job can have when too large for a number (ParseUint takes up to 2^64-1).
+  if (/^[0-9]{1,20}$/.test(text) && BigInt(text) < 2n ** 64n) return Math.min(Number(text), Number.MAX_SAFE_INTEGER);
+  throw badRequest("Unable to parse job submission version parameter");
+}
+
+/** A variable flag's value as the reference answers it: unescaped (`url.QueryUnescape`), or as kept when it does not unescape. */
+function queryUnescape(value: string): string {
+  try {
+    return decodeURIComponent(value.replaceAll("+", " "));
+  } catch {
+    return value;
+  }
+}
+
+/** `GET /v1/job/<id>/submission?version=N`: `read-job`; a version without a source is a 404 at index 0, as the reference. */
+function readSubmission(context: RouteContext): Handler {
+  return objectRoute(context, {
+    tables: ["job_submission"],
+    checkParameters: submissionVersion,
+    read: (caller, { id, options, query }) => {
+      requireReadJob(caller, options.namespace);
+      const found = context.store.tables.job_submission.get(submissionKey(options.namespace, id, submissionVersion(query)));
+      if (found === undefined) return { index: 0, missing: "job source not found" };
+      const flags = found.VariableFlags === null ? null : Object.fromEntries(Object.entries(found.VariableFlags).map(([name, value]) => [name, queryUnescape(value)]));
+      const body = { Source: found.Source, Format: found.Format, VariableFlags: flags, Variables: found.Variables, Namespace: found.Namespace, JobID: found.JobID, Version: found.Version, JobModifyIndex: found.JobModifyIndex };
+      return { index: found.JobModifyIndex, body };
+    },
+  });
+}
+
 /** Registers the plan and submission routes. */
 export function planRoutes(app: FastifyInstance, context: RouteContext): void {
   const plan = (request: FastifyRequest) => planJob(context, request);
   app.all("/v1/job/:id/plan", byMethod({ PUT: plan, POST: plan }));
+  app.all("/v1/job/:id/submission", byMethod({ GET: readSubmission(context) }));
 }

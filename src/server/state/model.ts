@@ -268,6 +268,24 @@ export interface TaskRun {
   readonly ExitCode: number | null;
 }
 
+/**
+ * The source a job's version was registered with (`structs.JobSubmission`, `GET
+ * /v1/job/<id>/submission`): kept as the client sent it, its `VariableFlags` values escaped as
+ * the reference's client escapes them.
+ */
+export interface JobSubmission {
+  readonly Source: string;
+  /** `hcl2` or `json`, as the client says. */
+  readonly Format: string;
+  readonly VariableFlags: { readonly [name: string]: string } | null;
+  readonly Variables: string;
+  readonly Namespace: string;
+  readonly JobID: string;
+  readonly Version: number;
+  /** The index of the registration that wrote it. */
+  readonly JobModifyIndex: number;
+}
+
 /** One version of a job, as it was written (`GET /v1/job/<id>/versions`). */
 /** One scaling event of a task group (`structs.ScalingEvent`), as kept: its time in agent milliseconds. */
 export interface ScalingEventRow {

@@ -19,7 +19,7 @@ import type { Filter } from "../../evaluator/compile.js";
 import type { CostBudget } from "../../evaluator/cost.js";
 import type { ObjectSchema } from "../../evaluator/schema.js";
 import { compareStrings } from "../../go/order.js";
-import type { AclPolicy, AclToken, Allocation, Deployment, Evaluation, Job, JobScalingEvents, JobSummary, JobVersion, Namespace, Node } from "./model.js";
+import type { AclPolicy, AclToken, Allocation, Deployment, Evaluation, Job, JobScalingEvents, JobSubmission, JobSummary, JobVersion, Namespace, Node } from "./model.js";
 
 /** The row type of each table. */
 export interface Rows {
@@ -27,6 +27,7 @@ export interface Rows {
   readonly job_summary: JobSummary;
   readonly job_versions: JobVersion;
   readonly scaling_event: JobScalingEvents;
+  readonly job_submission: JobSubmission;
   readonly deployment: Deployment;
   readonly evals: Evaluation;
   readonly allocs: Allocation;
@@ -78,6 +79,12 @@ export const TABLES: { readonly [Name in TableName]: TableDefinition<Rows[Name]>
     group: (row) => namespacedKey(row.Namespace, row.ID),
   },
   scaling_event: { key: (row) => namespacedKey(row.Namespace, row.JobID), order: (a, b) => compareStrings(a.Namespace, b.Namespace) || compareStrings(a.JobID, b.JobID) },
+  // A job's sources by version, found through its group (pruned with its versions, deleted with it).
+  job_submission: {
+    key: (row) => `${namespacedKey(row.Namespace, row.JobID)}\u0000${row.Version}`,
+    order: (a, b) => compareStrings(a.Namespace, b.Namespace) || compareStrings(a.JobID, b.JobID) || b.Version - a.Version,
+    group: (row) => namespacedKey(row.Namespace, row.JobID),
+  },
   // A job's deployments, evaluations and allocations are found through its group: no write scans a table.
   deployment: { key: (row) => row.ID, order: byCreation, group: jobGroup },
   evals: { key: (row) => row.ID, order: byCreation, group: jobGroup },
