@@ -528,6 +528,15 @@ export class GoClient {
       const [response, meta] = await this.write<GoStruct<"JobRegisterResponse">>("PUT", `/v1/job/${pathEscape(jobID)}/evaluate`, undefined, "JobRegisterResponse", q);
       return [response.EvalID, meta];
     },
+    /** `Plan` (`PlanOpts` with `Diff`): a job and its ID are checked by the client first. */
+    plan: async (job: GoStructInput<"Job"> | null, diff: boolean, q?: WriteOptions): Promise<[GoStruct<"JobPlanResponse">, WriteMeta]> => {
+      if (job === null) throw new Error("must pass non-nil job");
+      if (job.ID === undefined || job.ID === null) throw new Error("job is missing ID");
+      const request: GoStructInput<"JobPlanRequest"> = { Job: job, Diff: diff, PolicyOverride: false };
+      return this.write("PUT", `/v1/job/${pathEscape(job.ID as string)}/plan`, { value: request, type: "JobPlanRequest" }, "JobPlanResponse", q);
+    },
+    /** `Submission`: the source of a version of the job. */
+    submission: (jobID: string, version: number, q?: QueryOptions) => this.query<GoStruct<"JobSubmission">>(`/v1/job/${pathEscape(jobID)}/submission?version=${version}`, "JobSubmission", q),
     /** `Summary`. */
     summary: (jobID: string, q?: QueryOptions) => this.query<GoStruct<"JobSummary">>(`/v1/job/${pathEscape(jobID)}/summary`, "JobSummary", q),
   };

@@ -491,6 +491,16 @@ export const API_STRUCTS = {
     RescheduleLater: "uint64",
   },
   JobVersionsResponse: { Versions: "[]*Job", Diffs: "[]*JobDiff", "...QueryMeta": "QueryMeta" },
+  JobPlanRequest: { Job: "*Job", Diff: "bool", PolicyOverride: "bool", "...WriteRequest": "WriteRequest" },
+  JobPlanResponse: {
+    JobModifyIndex: "uint64",
+    CreatedEvals: "[]*Evaluation",
+    Diff: "*JobDiff",
+    Annotations: "*PlanAnnotations",
+    FailedTGAllocs: "map[string]*AllocationMetric",
+    NextPeriodicLaunch: "time.Time",
+    Warnings: "string",
+  },
 
   // api/namespace.go
   Namespace: {
