@@ -38,6 +38,12 @@ async function stateOf(agent: TestAgent, id: string) {
   };
 }
 
+/** The agent's whole state and its index: a plan that wrote anything (an event is made by a write) changes it. */
+async function wholeState(agent: TestAgent) {
+  const { Index, Tables } = await agent.agent.snapshot();
+  return { Index, Tables };
+}
+
 const plan = async (agent: TestAgent, job: Item, diff = true) => agent.put(`/v1/job/${job.ID}/plan`, { Job: job, Diff: diff });
 
 describe("a job's plan", () => {
@@ -81,6 +87,7 @@ describe("a job's plan", () => {
   ])("$name", async ({ before, after, updates, diff, groupUpdates }) => {
     if (before !== undefined) await deployed(before, before.TaskGroups[0]!.Count);
     const state = await stateOf(agent, after.ID);
+    const whole = await wholeState(agent);
     const response = await plan(agent, after);
     expect(response.status, response.text).toBe(200);
     const body = response.json<Item>();
@@ -91,10 +98,12 @@ describe("a job's plan", () => {
     expect(body.JobModifyIndex).toBe(state.job?.JobModifyIndex ?? 0);
     expect(Number(response.headers["x-svc-index"])).toBe(state.job?.JobModifyIndex ?? 0);
     expect(await stateOf(agent, after.ID)).toEqual(state);
+    expect(await wholeState(agent)).toEqual(whole);
   });
 
   it("answers a job that does not fit with the group's failed allocation metrics and a blocked evaluation, writing neither", async () => {
     const state = await stateOf(agent, "p-huge");
+    const whole = await wholeState(agent);
     const response = await plan(agent, service("p-huge", { count: 1, cpu: 10_000_000 }));
     expect(response.status, response.text).toBe(200);
     const body = response.json<Item>();
@@ -104,6 +113,7 @@ describe("a job's plan", () => {
     expect(body.CreatedEvals).toHaveLength(1);
     expect(body.CreatedEvals[0]).toMatchObject({ Status: "blocked", TriggeredBy: "queued-allocs", JobID: "p-huge" });
     expect(await stateOf(agent, "p-huge")).toEqual(state);
+    expect(await wholeState(agent)).toEqual(whole);
     expect((await agent.get(`/v1/evaluation/${body.CreatedEvals[0].ID}`)).status).toBe(404);
   });
 
