@@ -5,6 +5,7 @@
  * large. On the manual clock over real sockets.
  */
 import { describe, expect, it } from "vitest";
+import { humanBytes } from "../../src/go/humanize.js";
 import { MAX_JOB_SOURCE_BYTES } from "../../src/server/scheduler/submission.js";
 import { useAgent, type TestAgent } from "./support.js";
 
@@ -141,5 +142,24 @@ describe("a job's submission under ACLs", () => {
     if ((await agent.get("/v1/job/secret", { headers: { "x-svc-token": ROOT } })).status === 404) expect((await agent.put("/v1/jobs", body, { headers: { "x-svc-token": ROOT } })).status).toBe(200);
     const response = await agent.get("/v1/job/secret/submission?version=0", token === "" ? {} : { headers: { "x-svc-token": token } });
     expect(response.status, response.text).toBe(status);
+  });
+});
+
+describe("sizes in the reference's words (go-humanize's Bytes)", () => {
+  it.each([
+    [0, "0 B"],
+    [9, "9 B"],
+    [10, "10 B"],
+    [999, "999 B"],
+    [1_000, "1.0 kB"],
+    [1_049, "1.0 kB"],
+    [1_050, "1.1 kB"],
+    [12_345, "12 kB"],
+    [1_000_000, "1.0 MB"],
+    [1_000_001, "1.0 MB"],
+    [4_194_304, "4.2 MB"],
+    [82_854_982, "83 MB"],
+  ])("writes %d bytes as %s", (bytes, text) => {
+    expect(humanBytes(bytes)).toBe(text);
   });
 });
