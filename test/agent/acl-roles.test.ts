@@ -300,3 +300,31 @@ describe("one-time tokens", () => {
     if (text !== undefined) expect(response.text).toBe(text);
   });
 });
+
+describe("snapshots", () => {
+  it("keeps roles, role links and one-time tokens, and restores a snapshot taken before them with none", async () => {
+    const role = await createRole(["read-default"]);
+    const token = await createToken({ Roles: [{ ID: role.ID }] });
+    await as(token.SecretID, "/v1/acl/token/onetime", "PUT");
+    const snapshot = await agent.agent.snapshot();
+    expect(snapshot.Tables.acl_role.map((row) => row.ID)).toContain(role.ID);
+    expect(snapshot.Tables.one_time_token.map((row) => row.AccessorID)).toContain(token.AccessorID);
+
+    await as(ROOT, `/v1/acl/role/${role.ID}`, "DELETE");
+    await agent.agent.restore(snapshot);
+    expect((await as(token.SecretID, "/v1/jobs?namespace=default")).status).toBe(200);
+
+    const { acl_role: _roles, one_time_token: _ott, ...older } = snapshot.Tables;
+    await agent.agent.restore({ ...snapshot, Tables: older as typeof snapshot.Tables });
+    expect((await as(ROOT, "/v1/acl/roles")).json()).toEqual([]);
+    expect((await as(token.SecretID, "/v1/jobs?namespace=default")).status).toBe(403);
+    expect((await as(token.SecretID, "/v1/acl/token/self")).json<Token>().Roles).toEqual([]);
+  });
+
+  it("refuses a snapshot with two roles of one name", async () => {
+    const snapshot = await agent.agent.snapshot();
+    const row = { ID: "6a1f0c1e-2f4b-4c55-9b7e-0d3c2b1a0f9e", Name: "twin", Description: "", Policies: [], Hash: "", CreateIndex: 1, ModifyIndex: 1 };
+    const twins = { ...snapshot, Tables: { ...snapshot.Tables, acl_role: [row, { ...row, ID: "7a1f0c1e-2f4b-4c55-9b7e-0d3c2b1a0f9e" }] } };
+    await expect(agent.agent.restore(twins)).rejects.toThrow(/Name/);
+  });
+});
