@@ -152,6 +152,17 @@ describe("roles", () => {
     expect([response.status, response.text]).toEqual([status, text]);
   });
 
+  it("wakes a blocking read of a role, and of the role list, when the role changes", async () => {
+    const role = await createRole(["read-default"]);
+    // The wait is longer than the test's timeout: only the write can answer them in time.
+    const reading = as(ROOT, `/v1/acl/role/${role.ID}?index=${role.ModifyIndex}&wait=60s`);
+    const listing = as(ROOT, `/v1/acl/roles?index=${role.ModifyIndex}&wait=60s`);
+    const updated = (await as(ROOT, `/v1/acl/role/${role.ID}`, "PUT", { ID: role.ID, Name: role.Name, Description: "now", Policies: [{ Name: "read-default" }] })).json<Role>();
+    const read = await reading;
+    expect([read.status, read.json<Role>().Description, read.headers["x-svc-index"]]).toEqual([200, "now", String(updated.ModifyIndex)]);
+    expect((await listing).headers["x-svc-index"]).toBe(String(updated.ModifyIndex));
+  });
+
   it("lets only a management token write roles", async () => {
     const role = await createRole(["read-default"]);
     const holder = await createToken({ Roles: [{ ID: role.ID }] });
@@ -274,6 +285,14 @@ describe("one-time tokens", () => {
     expect([late.status, late.text]).toEqual([403, "Permission denied"]);
     const kept = (await agent.agent.snapshot()).Tables.one_time_token;
     expect(kept.map((row) => row.AccessorID)).not.toContain(token.AccessorID);
+  });
+
+  it("refuses the one-time token of a token deleted since", async () => {
+    const token = await createToken({ Policies: ["read-default"] });
+    const ott = (await as(token.SecretID, "/v1/acl/token/onetime", "PUT")).json<{ OneTimeToken: { OneTimeSecretID: string } }>().OneTimeToken;
+    await as(ROOT, `/v1/acl/token/${token.AccessorID}`, "DELETE");
+    const response = await agent.put("/v1/acl/token/onetime/exchange", { OneTimeSecretID: ott.OneTimeSecretID });
+    expect([response.status, response.text]).toEqual([403, "Permission denied"]);
   });
 
   it("replaces a token's earlier one-time token with a new one", async () => {
