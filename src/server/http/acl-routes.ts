@@ -8,10 +8,11 @@
  * @module
  */
 import type { FastifyInstance, FastifyRequest } from "fastify";
-import { requireManagement } from "../domain/acl.js";
+import { requireManagement, type Caller } from "../domain/acl.js";
 import { ACL_POLICY_BODY, ACL_ROLE_BODY, ACL_TOKEN_BODY, BOOTSTRAP_BODY, ONE_TIME_EXCHANGE_BODY, oneTimeTokenResponse, policyResponse, roleResponse, tokenResponse } from "../domain/acl-api.js";
 import { aclPoliciesEndpoint, aclRolesEndpoint, aclTokensEndpoint } from "../list/endpoints.js";
 import { parseQueryOptions, type QueryOptions } from "../list/query.js";
+import type { AclRole } from "../state/model.js";
 import { badRequest, notFound } from "./errors.js";
 import { objectRoute } from "./read-routes.js";
 import { bodyText, byMethod, listRoute, missingName, objectBody, param, queryOf, type Result, type RouteContext } from "./route.js";
@@ -134,17 +135,20 @@ export function aclRoutes(app: FastifyInstance, context: RouteContext): void {
     return { body: roleResponse(role), index: role.ModifyIndex };
   };
   app.all("/v1/acl/role", byMethod({ PUT: upsertRole, POST: upsertRole }));
+  /** A blocking read of one role (`GetRoleByID`, `GetRoleByName`): the role at its `ModifyIndex`, or a 404 at the role table's index. */
+  const roleRead = (find: (caller: Caller, key: string) => AclRole | undefined) =>
+    objectRoute(context, {
+      tables: ["acl_role"],
+      read: (caller, { id }) => {
+        const role = find(caller, id);
+        return role === undefined ? { index: context.store.tableIndex("acl_role"), missing: "ACL role not found" } : { index: role.ModifyIndex, body: roleResponse(role) };
+      },
+    });
   app.all("/v1/acl/role/", missingName("missing ACL role ID"));
   app.all(
     "/v1/acl/role/:id",
     byMethod({
-      GET: objectRoute(context, {
-        tables: ["acl_role"],
-        read: (caller, { id }) => {
-          const role = acl.readRole(caller, id);
-          return role === undefined ? { index: context.store.tableIndex("acl_role"), missing: "ACL role not found" } : { index: role.ModifyIndex, body: roleResponse(role) };
-        },
-      }),
+      GET: roleRead((caller, id) => acl.readRole(caller, id)),
       PUT: upsertRole,
       POST: upsertRole,
       DELETE: async (request) => {
@@ -165,13 +169,7 @@ export function aclRoutes(app: FastifyInstance, context: RouteContext): void {
   app.all(
     "/v1/acl/role/name/:id",
     byMethod({
-      GET: objectRoute(context, {
-        tables: ["acl_role"],
-        read: (caller, { id }) => {
-          const role = acl.readRoleByName(caller, id);
-          return role === undefined ? { index: context.store.tableIndex("acl_role"), missing: "ACL role not found" } : { index: role.ModifyIndex, body: roleResponse(role) };
-        },
-      }),
+      GET: roleRead((caller, name) => acl.readRoleByName(caller, name)),
     }),
   );
   const invalidUri = async (): Promise<Result> => {
