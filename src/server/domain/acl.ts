@@ -12,12 +12,11 @@
  */
 import { createHash, randomUUID, timingSafeEqual } from "node:crypto";
 import { Permissions, parsePolicy, PolicyError } from "./acl-policy.js";
-import { parseTtl } from "./acl-api.js";
+import { parseTtl, roleHash } from "./acl-api.js";
 import { goDurationText, parseGoDuration } from "../../go/duration.js";
 import { denied, invalid, missing } from "../base/errors.js";
 import { formatErrors } from "../../go/multierror.js";
 import type { AclPolicy, AclRole, AclRolePolicyLink, AclToken, JsonObject, OneTimeToken, ParsedPolicy } from "../state/model.js";
-import { roleHash } from "./acl-api.js";
 import type { ReadTable, Store, TableName } from "../state/store.js";
 
 /** Writes to these tables can change a caller's rights (a token, a policy, a role its token links to). */
@@ -66,11 +65,11 @@ export interface AclOptions {
 }
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
-/** A policy's or a role's name (the reference's `ValidPolicyName` and `ValidACLRoleName`): at most {@link MAX_ROLE_NAME_LENGTH} characters. */
-const POLICY_NAME = /^[a-zA-Z0-9-]{1,128}$/;
-
-/** The longest role name, as the reference's `ValidACLRoleName` allows. */
+/** The longest role name (and policy name), as the reference's `ValidACLRoleName` and `ValidPolicyName` allow. */
 export const MAX_ROLE_NAME_LENGTH = 128;
+
+/** A policy's or a role's name: 1 to {@link MAX_ROLE_NAME_LENGTH} letters, digits or `-`. */
+const POLICY_NAME = new RegExp(`^[a-zA-Z0-9-]{1,${MAX_ROLE_NAME_LENGTH}}$`);
 
 /**
  * The most policies one role links to (the reference has no bound): every request of a token
