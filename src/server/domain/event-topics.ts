@@ -56,6 +56,8 @@ export const EVENT_TYPES: { readonly [Message in WriteMessage]?: string } = {
   ACLTokenUpsert: "ACLTokenUpserted",
   ACLPolicyDelete: "ACLPolicyDeleted",
   ACLPolicyUpsert: "ACLPolicyUpserted",
+  ACLRolesUpsert: "ACLRoleUpserted",
+  ACLRolesDeleteByID: "ACLRoleDeleted",
 };
 
 /** How the rows of one table become events of one topic. */

@@ -99,6 +99,8 @@ const ID_FIELDS: { readonly [Name in TableName]: string } = {
   namespaces: "Name",
   acl_policy: "Name",
   acl_token: "AccessorID",
+  acl_role: "ID",
+  one_time_token: "AccessorID",
 };
 
 /** The columns of a row that orders and lookups use: its namespace, its ID (or name) and its creation index. */
