@@ -9,7 +9,7 @@
 import type { ObjectSchema } from "../../evaluator/schema.js";
 import { stringifyJson } from "../../json.js";
 import { goDurationText, parseGoDuration } from "../../go/duration.js";
-import { blake2b } from "../../go/blake2b.js";
+import { blake2b } from "@noble/hashes/blake2b";
 import { invalid } from "../base/errors.js";
 import type { AclPolicy, AclRole, AclRolePolicyLink, AclToken, OneTimeToken } from "../state/model.js";
 import type { ReadTable } from "../state/store.js";
@@ -68,7 +68,7 @@ export const ONE_TIME_EXCHANGE_BODY: ObjectSchema = { kind: "object", typeName: 
  */
 export function roleHash(name: string, description: string, policies: readonly AclRolePolicyLink[]): string {
   const text = name + description + policies.map((link) => link.Name).join("");
-  return blake2b(Buffer.from(text, "utf8"), 32).toString("base64");
+  return Buffer.from(blake2b(Buffer.from(text, "utf8"), { dkLen: 32 })).toString("base64");
 }
 
 /** A role as the API writes it (`structs.ACLRole`). */
