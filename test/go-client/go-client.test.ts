@@ -33,8 +33,6 @@ if (!available && !required) console.warn(`test/go-client skipped: ${MISSING_TEX
  * a route is served, its calls pass, and this test fails until their names are removed here.
  */
 const EXPECTED_UNSERVED = [
-  "Jobs.ParseHCL",
-  "Jobs.Validate",
   "Jobs.Plan",
   "Jobs.Submission",
 ];
