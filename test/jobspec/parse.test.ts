@@ -58,6 +58,14 @@ describe("decoding a jobspec", () => {
       { TaskGroups: [{ Count: 2, Tasks: [{ Config: { image: "registry/nginx:1", args: ["--id", "${NOMAD_ALLOC_ID}"] } }] }] },
     ],
     [
+      "a variables block's defaults, the request's values over them, and undeclared values ignored",
+      'variables {\n  region_var = "default"\n}\njob "example" {\n  region = var.region_var\n  meta {\n    known_var = "${var.region_var}"\n    unknown_var = "${UNKNOWN}"\n  }\n}',
+      'region_var = "aug"\nnobody = 1',
+      { Region: "aug", Meta: { known_var: "aug", unknown_var: "${UNKNOWN}" } },
+    ],
+    ["an unquoted run-time reference as its interpolation", 'job "example" {\n  region = meta.mytest\n}', "", { Region: "${meta.mytest}" }],
+    ["an empty env map", 'job "j" {\n  group "g" {\n    task "t" {\n      env = {}\n    }\n  }\n}', "", { TaskGroups: [{ Tasks: [{ Env: {} }] }] }],
+    [
       "escapes of interpolations kept as text, once",
       'job "j" {\n  meta {\n    a = "$${literal} %%{x}"\n  }\n  group "g" {\n    task "t" {\n      template {\n        data = "%%{ if x }"\n      }\n    }\n  }\n}',
       "",
@@ -95,9 +103,9 @@ describe("decoding a jobspec", () => {
     ],
     [
       "a group's scaling block horizontal by default, a task's scaling blocks vertical",
-      'job "j" {\n  group "g" {\n    scaling {\n      min = 1\n      max = 5\n      policy {\n        cooldown = "1m"\n      }\n    }\n    task "t" {\n      scaling "cpu" {\n        max = 500\n      }\n    }\n  }\n}',
+      'job "j" {\n  group "g" {\n    scaling {\n      min = 1\n      max = 5\n      policy {\n        cooldown = "1m"\n      }\n    }\n    task "t" {\n      scaling "cpu" {\n        max = 500\n      }\n      scaling "mem" {\n        max = 300\n      }\n    }\n  }\n}',
       "",
-      { TaskGroups: [{ Scaling: { Min: 1, Max: 5, Type: "horizontal", Policy: { cooldown: "1m" } }, Tasks: [{ ScalingPolicies: [{ Max: 500, Type: "vertical_cpu" }] }] }] },
+      { TaskGroups: [{ Scaling: { Min: 1, Max: 5, Type: "horizontal", Policy: { cooldown: "1m" } }, Tasks: [{ ScalingPolicies: [{ Max: 500, Type: "vertical_cpu" }, { Max: 300, Type: "vertical_mem" }] }] }] },
     ],
     [
       "a task in the job as a group of its own, the job's vault given to its tasks",
@@ -114,6 +122,19 @@ describe("decoding a jobspec", () => {
     ["a JSON jobspec read as HCL's JSON form", '{"job": {"j": {"type": "batch"}}}', "", { ID: "j", Type: "batch" }],
   ])("gives %s", async (_name, hcl, variables, expected) => {
     expect(await parseJobspec(hcl, variables)).toMatchObject(expected);
+  });
+
+  // The reference's TestParse_UndefinedVariables: run-time references kept as written, spaces and all.
+  it.each(["plain", "foo-${BAR}", "foo-${attr.network.dev-us-east1-relay-vpc.external-ip.0}", '${env["BLAH"]}', '${mixed-indexing.0[3]["FOO"].5}'])(
+    "keeps %s verbatim",
+    async (text) => {
+      // As the Go test writes it: the text between quotes, the quotes inside its interpolation unescaped.
+      expect((await parseJobspec(`job "example" {\n  region = "${text}"\n}`)).Region).toBe(text);
+    },
+  );
+
+  it("keeps a run-time reference with spaces inside its braces, without them (hcl2json drops them; the reference keeps them)", async () => {
+    expect((await parseJobspec('job "example" {\n  region = "with spaces ${   root.  field[  "FOO"].5  }"\n}')).Region).toBe('with spaces ${root.  field[  "FOO"].5}');
   });
 
   it("gives each struct's fields in its order, the ones not set at Go's zero", async () => {
@@ -140,6 +161,12 @@ describe("decoding a jobspec", () => {
     ["no job block", 'variable "a" {\n  default = 1\n}', "", "missing_job", /^Missing job block; A job block is required$/],
     ["two job blocks", 'job "a" {}\njob "b" {}', "", "invalid_value", /Duplicate job block/],
     ["a second block where one is allowed", 'job "a" {\n  update {}\n  update {}\n}', "", "invalid_value", /Duplicate update block/],
+    ["env as a list", 'job "a" {\n  group "g" {\n    task "t" {\n      env = ["a"]\n    }\n  }\n}', "", "invalid_value", /Unsuitable value: map of string required/],
+    ["an undefined local in env", 'job "a" {\n  group "g" {\n    task "t" {\n      env = { key = local.undefined_local }\n    }\n  }\n}', "", "variable", /does not have an attribute named "undefined_local"/],
+    ["a group scaling block without its max", 'job "a" {\n  group "g" {\n    scaling {\n      type = "horizontal"\n    }\n  }\n}', "", "invalid_value", /argument "max" is required/],
+    ["a group scaling block of another type", 'job "a" {\n  group "g" {\n    scaling {\n      max = 4\n      type = "invalid_type"\n    }\n  }\n}', "", "invalid_value", /task group scaling policy had invalid type: "invalid_type"/],
+    ["two task scaling blocks of one name", 'job "a" {\n  group "g" {\n    task "t" {\n      scaling "cpu" {\n        max = 1\n      }\n      scaling "cpu" {\n        max = 2\n      }\n    }\n  }\n}', "", "invalid_value", /Duplicate scaling "cpu" block/],
+    ["a task scaling block of another type", 'job "a" {\n  group "g" {\n    task "t" {\n      scaling "cpu" {\n        max = 1\n        type = "invalid"\n      }\n    }\n  }\n}', "", "invalid_value", /Invalid scaling policy type/],
     ["a task scaling block of another name", 'job "a" {\n  group "g" {\n    task "t" {\n      scaling "disk" {}\n    }\n  }\n}', "", "invalid_value", /scaling policy name must be "cpu" or "mem"/],
   ];
 

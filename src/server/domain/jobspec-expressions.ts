@@ -88,7 +88,8 @@ function at(locate: Locate, text: string): string {
  */
 function evaluateExpression(inner: string, whole: string, scope: Scope, locate: Locate): unknown {
   const expression = inner.trim();
-  const traversal = TRAVERSAL.exec(expression);
+  // HCL allows spaces around a traversal's dots and brackets (`${ root. field[ "a"] }`).
+  const traversal = TRAVERSAL.exec(expression.replace(/\s*([.[\]])\s*/g, "$1"));
   if (traversal === null) {
     throw new JobspecError(
       "unsupported_expression",

@@ -124,8 +124,9 @@ function convert(value: unknown, type: string, name: string): unknown {
 
 /** A map of strings (`meta`, `env`): a block's body or a map argument, its values as text. */
 function stringMap(value: unknown, name: string): Json {
-  const body = Array.isArray(value) ? single(value, name) : value;
-  if (!isObject(body)) throw new JobspecError("invalid_value", `Unsuitable value type; Unsuitable value for ${JSON.stringify(name)}: map of string required.`);
+  // hcl2json writes a block as a list of bodies; any other list is an argument of the wrong type.
+  const body = Array.isArray(value) && value.length > 0 && value.every(isObject) ? single(value, name) : value;
+  if (!isObject(body)) throw new JobspecError("invalid_value", `Unsuitable value type; Unsuitable value: map of string required (${JSON.stringify(name)}).`);
   return Object.fromEntries(Object.entries(body).map(([key, each]) => [key, convert(each, "string", `${name}.${key}`)]));
 }
 
@@ -257,7 +258,12 @@ function decodeGroup(body: Json, label: string | undefined, decoding: Decoding, 
     for (const task of tasks) task.Secrets = task.Secrets === null || (task.Secrets as Json[]).length === 0 ? decoded : [...(task.Secrets as Json[]), ...decoded];
   }
   const scaling = group.Scaling as Json | null;
-  if (scaling !== null && scaling.Type === "") scaling.Type = "horizontal";
+  if (scaling !== null) {
+    if (scaling.Type === "") scaling.Type = "horizontal";
+    // `validateGroupScalingPolicy`: a group's policy needs its maximum, and is horizontal.
+    if (scaling.Max === null) throw new JobspecError("invalid_value", 'Missing required argument; The argument "max" is required, but no definition was found.');
+    if (scaling.Type !== "horizontal") throw new JobspecError("invalid_value", `Invalid group scaling type; task group scaling policy had invalid type: ${JSON.stringify(scaling.Type)}`);
+  }
   return group;
 }
 
@@ -432,10 +438,13 @@ async function variableValues(text: string): Promise<Json> {
 /** The scope of a jobspec: its declared variables with their values, and its locals (evaluated when first read, a cycle refused). */
 function scopeOf(document: Json, given: Json, locate: Locate, budget: ExpansionBudget): Scope {
   const variables = new Map<string, unknown>();
-  const declared = isObject(document.variable) ? document.variable : {};
-  for (const [name, declarations] of Object.entries(declared)) {
+  // `variable "name" { … }` blocks, and `variables { name = default }` blocks declaring several at once.
+  const declared: [string, Json][] = Object.entries(isObject(document.variable) ? document.variable : {}).map(([name, declarations]) => [name, single(declarations, "variable")]);
+  for (const block of document.variables === undefined ? [] : bodies(document.variables, "variables")) {
+    for (const [name, value] of Object.entries(block)) declared.push([name, { default: value }]);
+  }
+  for (const [name, declaration] of declared) {
     if (variables.has(name)) throw new JobspecError("variable", `Duplicate variable; Duplicate ${name} variable definition found.`);
-    const declaration = single(declarations, "variable");
     const value = Object.hasOwn(given, name) ? given[name] : declaration.default;
     if (value === undefined) {
       throw new JobspecError(
@@ -488,9 +497,6 @@ export async function parseJobspec(hcl: string, variables = ""): Promise<Json> {
   const given = await variableValues(variables);
   for (const key of Object.keys(document)) {
     if (!TOP_LEVEL.has(key)) throw new JobspecError("unexpected_field", `Unsupported block type; Blocks of type ${JSON.stringify(key)} are not expected here.`);
-  }
-  if (document.variables !== undefined) {
-    throw new JobspecError("unsupported_expression", 'Unsupported block type; the agent reads "variable" blocks; a "variables" block is not supported by it.');
   }
   const locate = locator(hcl);
   const budget = new ExpansionBudget();
