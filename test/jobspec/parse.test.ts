@@ -194,10 +194,21 @@ describe("the jobspec's limits", () => {
     expect({ code: error?.code, message: error?.message }).toEqual({ code: "too_large", message: `the job spec and its variables are ${MAX_JOBSPEC_BYTES + 1} bytes long; the limit is ${MAX_JOBSPEC_BYTES}` });
   });
 
-  it("refuses blocks nested deeper than MAX_JOBSPEC_DEPTH", async () => {
-    const nested = (depth: number) => `job "deep" {\n  group "g" {\n    task "t" {\n      config {\n${"a {\n".repeat(depth)}${"}\n".repeat(depth)}      }\n    }\n  }\n}`;
-    expect((await refusal(nested(MAX_JOBSPEC_DEPTH / 2 - 8)))).toBeUndefined();
-    expect((await refusal(nested(MAX_JOBSPEC_DEPTH)))?.code).toBe("too_large");
+  it("reads brackets nested MAX_JOBSPEC_DEPTH deep and refuses one more, before the HCL parser sees them", async () => {
+    // job, group, task, config: four levels, then the lists.
+    const nested = (depth: number) => `job "deep" {\n  group "g" {\n    task "t" {\n      config {\n        a = ${"[".repeat(depth - 4)}${"]".repeat(depth - 4)}\n      }\n    }\n  }\n}`;
+    expect(await refusal(nested(MAX_JOBSPEC_DEPTH))).toBeUndefined();
+    const error = await refusal(nested(MAX_JOBSPEC_DEPTH + 1));
+    expect({ code: error?.code, message: error?.message }).toEqual({ code: "too_large", message: `the job nests deeper than ${MAX_JOBSPEC_DEPTH} levels of brackets` });
+  });
+
+  it.each([
+    ["blocks", `job "d" {\n${"a {\n".repeat(15_000)}${"}\n".repeat(15_000)}}`],
+    ["lists", `job "d" {\n  meta {\n    a = ${"[".repeat(20_000)}${"]".repeat(20_000)}\n  }\n}`],
+    ["parentheses", `job "d" {\n  name = ${"(".repeat(20_000)}1${")".repeat(20_000)}\n}`],
+    ["variables", 'job "d" {}', `a = ${"{".repeat(10_000)}`],
+  ])("refuses %s nested thousands deep at once (they crashed the HCL parser's runtime)", async (_name, hcl, variables = "") => {
+    expect((await refusal(hcl.slice(0, MAX_JOBSPEC_BYTES), variables))?.code).toBe("too_large");
   });
 
   it("refuses locals that expand past MAX_JOBSPEC_EXPANSION", async () => {

@@ -179,7 +179,7 @@ export function evaluateTemplate(text: string, scope: Scope, locate: Locate, bud
 
 /** A value of hcl2json's output with every string in it evaluated by {@link evaluateTemplate}. */
 export function evaluateValue(value: unknown, scope: Scope, locate: Locate, budget: ExpansionBudget, depth: number): unknown {
-  if (depth > MAX_JOBSPEC_DEPTH) throw new JobspecError("too_large", `the job nests deeper than ${MAX_JOBSPEC_DEPTH} levels`);
+  if (depth > MAX_DECODING_DEPTH) throw new JobspecError("too_large", `the job nests deeper than ${MAX_JOBSPEC_DEPTH} levels of brackets`);
   if (typeof value === "string") return evaluateTemplate(value, scope, locate, budget);
   if (Array.isArray(value)) return value.map((each) => evaluateValue(each, scope, locate, budget, depth + 1));
   if (value !== null && typeof value === "object") {
@@ -189,7 +189,28 @@ export function evaluateValue(value: unknown, scope: Scope, locate: Locate, budg
 }
 
 /**
- * The deepest nesting of blocks, lists and maps a jobspec may have. Real jobs nest about ten
- * deep (job, group, task, service, check, header); the decoding recurses once a level.
+ * The deepest nesting of brackets (`{`, `[`, `(`, counted in the text, strings and comments
+ * included) a jobspec may have. Real jobs nest about ten deep (job, group, task, service, check,
+ * header, an interpolation); the HCL parser recurses once a level: 500 nested lists held it
+ * 3 s, 2,000 overflowed its stack, and 15,000 nested blocks crashed its Go runtime for good
+ * (`fatal error: malloc deadlock`), so the text is measured before it is parsed.
  */
-export const MAX_JOBSPEC_DEPTH = 64;
+export const MAX_JOBSPEC_DEPTH = 32;
+
+/**
+ * The decoding's own bound on its recursion: a block is two levels of hcl2json's output (a list
+ * of bodies, a body), so text within {@link MAX_JOBSPEC_DEPTH} never reaches it; a defence in depth.
+ */
+export const MAX_DECODING_DEPTH = 2 * MAX_JOBSPEC_DEPTH + 8;
+
+/** Refuses text whose brackets nest deeper than {@link MAX_JOBSPEC_DEPTH}, in one pass, before any parser sees it. */
+export function checkNesting(text: string): void {
+  let depth = 0;
+  for (let i = 0; i < text.length; i++) {
+    const code = text.charCodeAt(i);
+    // { [ (
+    if (code === 0x7b || code === 0x5b || code === 0x28) {
+      if (++depth > MAX_JOBSPEC_DEPTH) throw new JobspecError("too_large", `the job nests deeper than ${MAX_JOBSPEC_DEPTH} levels of brackets`);
+    } else if ((code === 0x7d || code === 0x5d || code === 0x29) && depth > 0) depth--;
+  }
+}

@@ -25,7 +25,7 @@
 import { GoDurationError, parseGoDurationNs } from "../../go/duration.js";
 import { loadOptional } from "../../optional-packages.js";
 import { HCL_STRUCTS, type HclField } from "./jobspec-blocks.js";
-import { evaluateValue, ExpansionBudget, JobspecError, MAX_JOBSPEC_DEPTH, type Locate, type Scope } from "./jobspec-expressions.js";
+import { checkNesting, evaluateValue, ExpansionBudget, JobspecError, MAX_DECODING_DEPTH, MAX_JOBSPEC_DEPTH, type Locate, type Scope } from "./jobspec-expressions.js";
 
 export { JobspecError, MAX_JOBSPEC_DEPTH, MAX_JOBSPEC_EXPANSION, type JobspecErrorCode } from "./jobspec-expressions.js";
 
@@ -156,7 +156,7 @@ function structOf(type: string): string | undefined {
  * gohcl does: each argument and block the struct's tags name, and any other a {@link JobspecError}.
  */
 function decodeStruct(typeName: string, body: Json, label: string | undefined, decoding: Decoding, depth: number): Json {
-  if (depth > MAX_JOBSPEC_DEPTH) throw new JobspecError("too_large", `the job nests deeper than ${MAX_JOBSPEC_DEPTH} levels`);
+  if (depth > MAX_DECODING_DEPTH) throw new JobspecError("too_large", `the job nests deeper than ${MAX_JOBSPEC_DEPTH} levels of brackets`);
   const fields = fieldsOf(typeName);
   const out: Json = {};
   for (const [, json, type] of fields) out[json] = zeroOf(type);
@@ -493,6 +493,8 @@ const TOP_LEVEL = new Set(["job", "variable", "variables", "locals"]);
 export async function parseJobspec(hcl: string, variables = ""): Promise<Json> {
   const bytes = Buffer.byteLength(hcl) + Buffer.byteLength(variables);
   if (bytes > MAX_JOBSPEC_BYTES) throw new JobspecError("too_large", `the job spec and its variables are ${bytes} bytes long; the limit is ${MAX_JOBSPEC_BYTES}`);
+  checkNesting(hcl);
+  checkNesting(variables);
   const document = await parseHcl(FILE_NAME, hcl);
   const given = await variableValues(variables);
   for (const key of Object.keys(document)) {
