@@ -5,7 +5,7 @@
  * answered 200 in the body, and the capabilities each needs, over real sockets.
  */
 import { describe, expect, it } from "vitest";
-import { MAX_JOBSPEC_BYTES } from "../../src/server/domain/jobspec.js";
+import { MAX_JOBSPEC_BYTES, MAX_JOBSPEC_DEPTH } from "../../src/server/domain/jobspec.js";
 import { job, useAgent } from "./support.js";
 
 type Item = Record<string, any>;
@@ -68,6 +68,14 @@ describe("parsing a jobspec", () => {
     expect(response.status).toBe(400);
     if (typeof reason === "string") expect(response.text).toBe(reason);
     else expect(response.text).toMatch(reason);
+  });
+
+  it("answers 400 to brackets nested thousands deep, and parses the next jobspec (they crashed the HCL parser's runtime)", async () => {
+    const bomb = `job "deep" {\n  meta {\n    a = ${"[".repeat(20_000)}${"]".repeat(20_000)}\n  }\n}`;
+    const refused = await agent.put("/v1/jobs/parse", { JobHCL: bomb });
+    expect({ status: refused.status, text: refused.text }).toEqual({ status: 400, text: `Failed to parse job: the job nests deeper than ${MAX_JOBSPEC_DEPTH} levels of brackets` });
+    const next = await agent.put("/v1/jobs/parse", { JobHCL: 'job "after" {}' });
+    expect({ status: next.status, id: next.json<Item>().ID }).toEqual({ status: 200, id: "after" });
   });
 
   it("answers 405 to a GET", async () => {

@@ -151,7 +151,7 @@ describe("decoding a jobspec", () => {
     ["a function, named with its position", 'job "x" {\n  group "g" {\n    count = max(1, 2)\n  }\n}', "", "unsupported_expression", /^input\.hcl:3,13: Unsupported expression; .*"max\(1, 2\)"/],
     ["arithmetic", 'job "x" {\n  priority = 10 * 5\n}', "", "unsupported_expression", /"10 \* 5"/],
     ["a template directive", 'job "x" {\n  meta {\n    a = "%{ if true }y%{ endif }"\n  }\n}', "", "unsupported_expression", /template directives/],
-    ["an unset variable", 'variable "image" {}\njob "x" {}', "", "variable", /Unset variable "image"; A used variable must be set or have a default value/],
+    ["an unset variable", 'variable "image" {}\njob "x" {}', "", "variable", /^Unset variable "image"; A used variable must be set or have a default value/],
     ["an undeclared variable's reference", 'job "x" {\n  name = var.nope\n}', "", "variable", /Unsupported attribute; This object does not have an attribute named "nope"\./],
     ["a variable's value of the wrong type", 'variable "n" {\n  type = number\n}\njob "x" {}', 'n = "many"', "variable", /The value for n is not compatible with the variable's type constraint: number required\./],
     ["a variable declared in the variables", 'job "x" {}', 'variable "x" {}', "variable", /^Variable declaration in a \.var file; /],

@@ -449,7 +449,8 @@ function scopeOf(document: Json, given: Json, locate: Locate, budget: ExpansionB
     if (value === undefined) {
       throw new JobspecError(
         "variable",
-        `${locate(`variable "${name}"`) === "" ? "" : `${locate(`variable "${name}"`)}: `}Unset variable ${JSON.stringify(name)}; A used variable must be set or have a default value; see https://developer.hashicorp.com/nomad/docs/reference/hcl2/variables  for details.`,
+        // Without a position: the reference's diagnostic has a context, not a subject.
+        `Unset variable ${JSON.stringify(name)}; A used variable must be set or have a default value; see https://developer.hashicorp.com/nomad/docs/reference/hcl2/variables  for details.`,
       );
     }
     variables.set(name, typed(value, declaration.type, name));
