@@ -130,14 +130,6 @@ function stringMap(value: unknown, name: string): Json {
   return Object.fromEntries(Object.entries(body).map(([key, each]) => [key, convert(each, "string", `${name}.${key}`)]));
 }
 
-/**
- * A map of any values (`config`, a scaling `policy`): a block's body, its nested blocks as lists
- * of maps, as `decodeMapInterfaceType` leaves them.
- */
-function anyMap(value: unknown, name: string): Json {
-  return single(value, name);
-}
-
 /** The fields of an api struct, by HCL name. */
 function fieldsOf(typeName: string): readonly HclField[] {
   const fields = HCL_STRUCTS[typeName];
@@ -186,17 +178,17 @@ function decodeField(field: HclField, raw: unknown, decoding: Decoding, depth: n
   // Values are evaluated where they are read (arguments and maps), once: a block's body is decoded field by field.
   if (type === "map[string]any" || kind === "attr" || struct === undefined) {
     const value = evaluateValue(raw, decoding.scope, decoding.locate, decoding.budget, depth);
-    return type === "map[string]any" ? anyMap(value, hcl) : convert(value, type, hcl);
+    // A map of any values (`config`, a scaling `policy`) is a block's body, its nested blocks lists of maps, as `decodeMapInterfaceType` leaves them.
+    return type === "map[string]any" ? single(value, hcl) : convert(value, type, hcl);
   }
-  const value = raw;
   const custom = CUSTOM_BLOCKS[struct];
   const decode = (body: Json, label: string | undefined) => (custom !== undefined ? custom(body, label, decoding, depth) : decodeStruct(struct, body, label, decoding, depth));
   const labelled = fieldsOf(struct).some((each) => each[3] === "label");
   // A labelled block: hcl2json writes it as an object of its labels, each with the list of its bodies.
   const entries: [string | undefined, Json][] = labelled
-    ? Object.entries(isObject(value) ? value : {}).flatMap(([label, each]) => bodies(each, hcl).map((body) => [label, body] as [string, Json]))
-    : bodies(value, hcl).map((body) => [undefined, body]);
-  if (labelled && !isObject(value)) throw new JobspecError("invalid_value", `Missing name for ${hcl}; All ${hcl} blocks must have 1 labels (name).`);
+    ? Object.entries(isObject(raw) ? raw : {}).flatMap(([label, each]) => bodies(each, hcl).map((body) => [label, body] as [string, Json]))
+    : bodies(raw, hcl).map((body) => [undefined, body]);
+  if (labelled && !isObject(raw)) throw new JobspecError("invalid_value", `Missing name for ${hcl}; All ${hcl} blocks must have 1 labels (name).`);
   if (type.startsWith("map[string]")) return Object.fromEntries(entries.map(([label, body]) => [label, decode(body, label)]));
   if (type.startsWith("[]")) return entries.map(([label, body]) => decode(body, label));
   if (entries.length > 1) throw new JobspecError("invalid_value", `Duplicate ${hcl} block; Only one ${JSON.stringify(hcl)} block is allowed. Another was defined earlier.`);
