@@ -7,6 +7,7 @@ import { describe, expect, it } from "vitest";
 import { MAX_EVALUATION_COST, MAX_SOURCE_LENGTH } from "../../src/index.js";
 import { globMatches } from "../../src/server/domain/acl-policy.js";
 import { MAX_HEADER_BYTES, MAX_JOB_ALLOCATIONS, MAX_JOB_PLACEMENT_RULES, MAX_JSON_DEPTH, MAX_PATH_PARAM_LENGTH, MAX_POLICY_RULES_BYTES, type AgentOptions } from "../../src/server/index.js";
+import { MAX_HCL_DEPTH } from "../../src/server/domain/hcl.js";
 import { eventually, job, ON_POSTGRES, useAgent, type TestAgent } from "../agent/support.js";
 
 const ROOT = "00000000-0000-4000-8000-0000000000a1";
@@ -314,6 +315,19 @@ describe("finding 8: slow and heavy bodies", () => {
     const response = await as(agent, ROOT, "/v1/acl/policy/big", "PUT", { Name: "big", Rules: rules });
     expect(response.status).toBe(400);
     expect(response.text).toContain(`failed to parse rules: the rules are ${Buffer.byteLength(rules)} bytes long; the limit is ${MAX_POLICY_RULES_BYTES}`);
+  });
+
+  // 8,000 nested lists in 16 KiB crashed hcl2json's Go runtime (`fatal error: malloc deadlock`),
+  // and every HCL policy and jobspec of the process failed after it.
+  it(`refuses policy rules nested deeper than ${MAX_HCL_DEPTH} brackets before parsing them, and HCL is still read after`, async () => {
+    const nested = (depth: number) => `namespace "ns" {\n  policy = "read"\n  capabilities = ${"[".repeat(depth - 1)}${"]".repeat(depth - 1)}\n}\n`;
+    const atLimit = await as(agent, ROOT, "/v1/acl/policy/deep", "PUT", { Name: "deep", Rules: nested(MAX_HCL_DEPTH) });
+    expect(atLimit.text).not.toContain("levels of brackets");
+    const bomb = await as(agent, ROOT, "/v1/acl/policy/deep", "PUT", { Name: "deep", Rules: nested(8_000) });
+    expect(bomb.status).toBe(400);
+    expect(bomb.text).toContain(`Failed to parse ACL Policy: the text nests deeper than ${MAX_HCL_DEPTH} levels of brackets`);
+    const next = await as(agent, ROOT, "/v1/acl/policy/after", "PUT", { Name: "after", Rules: 'namespace "ns" {\n  policy = "read"\n}\n' });
+    expect(next.status, next.text).toBe(200);
   });
 });
 

@@ -12,7 +12,7 @@
  *
  * @module
  */
-import { loadOptional } from "../../optional-packages.js";
+import { parseHclText } from "./hcl.js";
 import type { NamespaceRule, ParsedPolicy } from "../state/model.js";
 
 /** The capabilities of a namespace `policy` value, as the reference expands them. */
@@ -115,10 +115,9 @@ async function decode(rules: string): Promise<Record<string, unknown>> {
   const trimmed = rules.trim();
   try {
     if (trimmed.startsWith("{")) return JSON.parse(trimmed) as Record<string, unknown>;
-    // Loaded with the first HCL policy: it unpacks WebAssembly and starts a Go runtime (about
-    // 300 ms and 60 MB), which an agent without ACLs or with JSON policies never needs.
-    const { parse: parseHcl } = await loadOptional("HCL policies", () => import("@cdktf/hcl2json"));
-    return (await parseHcl("policy.hcl", rules)) as Record<string, unknown>;
+    // Loaded with the first HCL text (an agent without ACLs or with JSON policies never needs it);
+    // text nested too deep is refused before the parser sees it.
+    return (await parseHclText("policy.hcl", rules)) as Record<string, unknown>;
   } catch (error) {
     throw new PolicyError(`Failed to parse ACL Policy: ${(error as Error).message}`);
   }

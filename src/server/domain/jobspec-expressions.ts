@@ -14,6 +14,7 @@
  * @module
  */
 import { Refusal } from "../base/errors.js";
+import { hclNestingTooDeep, MAX_HCL_DEPTH } from "./hcl.js";
 
 /** Why a jobspec was refused: a stable code, the reason, and where in the HCL when known. */
 export type JobspecErrorCode = "syntax" | "unsupported_expression" | "invalid_value" | "unexpected_field" | "missing_job" | "variable" | "too_large";
@@ -189,13 +190,10 @@ export function evaluateValue(value: unknown, scope: Scope, locate: Locate, budg
 }
 
 /**
- * The deepest nesting of brackets (`{`, `[`, `(`, counted in the text, strings and comments
- * included) a jobspec may have. Real jobs nest about ten deep (job, group, task, service, check,
- * header, an interpolation); the HCL parser recurses once a level: 500 nested lists held it
- * 3 s, 2,000 overflowed its stack, and 15,000 nested blocks crashed its Go runtime for good
- * (`fatal error: malloc deadlock`), so the text is measured before it is parsed.
+ * The deepest nesting of brackets a jobspec may have: the HCL parser's bound ({@link MAX_HCL_DEPTH},
+ * measured in the text before it is parsed, as for ACL policies).
  */
-export const MAX_JOBSPEC_DEPTH = 32;
+export const MAX_JOBSPEC_DEPTH = MAX_HCL_DEPTH;
 
 /**
  * The decoding's own bound on its recursion: a block is two levels of hcl2json's output (a list
@@ -205,12 +203,5 @@ export const MAX_DECODING_DEPTH = 2 * MAX_JOBSPEC_DEPTH + 8;
 
 /** Refuses text whose brackets nest deeper than {@link MAX_JOBSPEC_DEPTH}, in one pass, before any parser sees it. */
 export function checkNesting(text: string): void {
-  let depth = 0;
-  for (let i = 0; i < text.length; i++) {
-    const code = text.charCodeAt(i);
-    // { [ (
-    if (code === 0x7b || code === 0x5b || code === 0x28) {
-      if (++depth > MAX_JOBSPEC_DEPTH) throw new JobspecError("too_large", `the job nests deeper than ${MAX_JOBSPEC_DEPTH} levels of brackets`);
-    } else if ((code === 0x7d || code === 0x5d || code === 0x29) && depth > 0) depth--;
-  }
+  if (hclNestingTooDeep(text)) throw new JobspecError("too_large", `the job nests deeper than ${MAX_JOBSPEC_DEPTH} levels of brackets`);
 }

@@ -23,8 +23,8 @@
  * @module
  */
 import { GoDurationError, parseGoDurationNs } from "../../go/duration.js";
-import { loadOptional } from "../../optional-packages.js";
 import { HCL_STRUCTS, type HclField } from "./jobspec-blocks.js";
+import { parseHclText } from "./hcl.js";
 import { checkNesting, evaluateValue, ExpansionBudget, JobspecError, MAX_DECODING_DEPTH, MAX_JOBSPEC_DEPTH, type Locate, type Scope } from "./jobspec-expressions.js";
 
 export { JobspecError, MAX_JOBSPEC_DEPTH, MAX_JOBSPEC_EXPANSION, type JobspecErrorCode } from "./jobspec-expressions.js";
@@ -371,9 +371,8 @@ async function parseHcl(file: string, text: string): Promise<Json> {
     if (!isObject(document)) throw new JobspecError("syntax", `${file}: Incorrect JSON value type; The root value in a JSON-based configuration must be an object.`);
     return document;
   }
-  const { parse } = await loadOptional("HCL policies", () => import("@cdktf/hcl2json"));
   try {
-    return (await parse(file, text)) as Json;
+    return (await parseHclText(file, text)) as Json;
   } catch (error) {
     throw new JobspecError("syntax", syntaxMessage(error, file));
   }
