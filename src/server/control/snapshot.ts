@@ -82,10 +82,12 @@ export interface SnapshotTables {
   readonly acl_token: readonly SnapshotRow[];
   /** Each job's scaling events, by task group (absent from a snapshot taken before they were kept: none). */
   readonly scaling_event: readonly SnapshotRow[];
+  /** Variables, their items in the clear (absent from a snapshot taken before they were kept: none). */
+  readonly variables: readonly SnapshotRow[];
 }
 
 /** Tables added after snapshots were first written: a snapshot without one restores it empty. */
-const LATER_TABLES: ReadonlySet<TableName> = new Set(["scaling_event"]);
+const LATER_TABLES: ReadonlySet<TableName> = new Set(["scaling_event", "variables"]);
 
 /**
  * The agent's whole state as a JSON-able document (`agent.snapshot()`, `GET
@@ -190,6 +192,7 @@ const ROW_FIELDS: { readonly [Name in TableName]: Readonly<Record<string, FieldS
   allocs: rowChecks(ALLOCATION),
   job_versions: { Namespace: "string", ID: "string", Version: "integer", Job: "object" },
   scaling_event: { Namespace: "string", JobID: "string", ScalingEvents: "object", ModifyIndex: "index" },
+  variables: { Namespace: "string", Path: "string", Items: "object", Lock: "object|null", CreateIndex: "index", ModifyIndex: "index" },
   nodes: rowChecks(NODE),
   namespaces: { Name: "string", Description: "string", Quota: "string", Meta: "object|null", CreateIndex: "index", ModifyIndex: "index" },
   acl_policy: { Name: "string", Description: "string", Rules: "string", CreateIndex: "index", ModifyIndex: "index" },

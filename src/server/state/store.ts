@@ -19,7 +19,7 @@ import type { Filter } from "../../evaluator/compile.js";
 import type { CostBudget } from "../../evaluator/cost.js";
 import type { ObjectSchema } from "../../evaluator/schema.js";
 import { compareStrings } from "../../go/order.js";
-import type { AclPolicy, AclToken, Allocation, Deployment, Evaluation, Job, JobScalingEvents, JobSummary, JobVersion, Namespace, Node } from "./model.js";
+import type { AclPolicy, AclToken, Allocation, Deployment, Evaluation, Job, JobScalingEvents, JobSummary, JobVersion, Namespace, Node, Variable } from "./model.js";
 
 /** The row type of each table. */
 export interface Rows {
@@ -27,6 +27,7 @@ export interface Rows {
   readonly job_summary: JobSummary;
   readonly job_versions: JobVersion;
   readonly scaling_event: JobScalingEvents;
+  readonly variables: Variable;
   readonly deployment: Deployment;
   readonly evals: Evaluation;
   readonly allocs: Allocation;
@@ -78,6 +79,8 @@ export const TABLES: { readonly [Name in TableName]: TableDefinition<Rows[Name]>
     group: (row) => namespacedKey(row.Namespace, row.ID),
   },
   scaling_event: { key: (row) => namespacedKey(row.Namespace, row.JobID), order: (a, b) => compareStrings(a.Namespace, b.Namespace) || compareStrings(a.JobID, b.JobID) },
+  // Variables by namespace then path: a namespace's variables under a path prefix are one run.
+  variables: { key: (row) => namespacedKey(row.Namespace, row.Path), order: (a, b) => compareStrings(a.Namespace, b.Namespace) || compareStrings(a.Path, b.Path) },
   // A job's deployments, evaluations and allocations are found through its group: no write scans a table.
   deployment: { key: (row) => row.ID, order: byCreation, group: jobGroup },
   evals: { key: (row) => row.ID, order: byCreation, group: jobGroup },
@@ -298,6 +301,7 @@ export type WriteMessage =
   | "ACLTokenUpsert"
   | "ACLTokenDelete"
   | "ACLTokenBootstrap"
+  | "VarApplyState"
   | "SnapshotRestore";
 
 /** A write as the store applied it (its own, or one replicated from another agent): the index, and the rows it put or deleted. */
