@@ -142,6 +142,9 @@ describe("variables", () => {
       expect(acquired.status).toBe(200);
       const lock = acquired.json<{ Lock: { ID: string; TTL: string; LockDelay: string } }>().Lock;
       expect(lock).toMatchObject({ TTL: "10s", LockDelay: "5s" });
+      // A management token sees the lock in the list too.
+      const listed = (await get("/v1/vars?prefix=locks/one")).json<{ Lock?: { ID: string } }[]>();
+      expect(listed[0]?.Lock?.ID).toBe(lock.ID);
       const other = await put("/v1/var/locks/one?lock-acquire", { Lock: { TTL: "10s" } });
       expect(other.status).toBe(409);
       const write = await put("/v1/var/locks/one", { Items: { a: "1" } });

@@ -105,6 +105,8 @@ export interface ItemOptions {
   readonly job?: string;
   /** `/v1/evaluations?status=`: evaluations of that status only (`""`: any). */
   readonly status?: string;
+  /** The caller holds a management token (or ACLs are off): `/v1/vars` shows the variables' locks. */
+  readonly management?: boolean;
 }
 
 const EMPTY_SUMMARY = (job: Job): JobSummary => ({
@@ -482,9 +484,9 @@ function variableRows(all: RowRange<Variable>, namespace: string, prefix: string
   return { size: end - start, at: (position) => all.at(start + position), segments: [] };
 }
 
-/** A variable's metadata as the list writes it and its filter sees it (no items; no lock, which only a management token would see). */
-const variableStubs = new DerivedCache<Variable, undefined, Record<string, unknown>>((variable) => presentVariable(variable, { items: false, lock: false }));
-const variableStubJson = new DerivedCache<Variable, undefined, string>((variable) => stringifyJson(variableStubs.get(variable, undefined)));
+/** A variable's metadata as the list writes it and its filter sees it (no items), with its lock for a management token. */
+const variableStubs = new DerivedCache<Variable, boolean, Record<string, unknown>>((variable, lock) => presentVariable(variable, { items: false, lock }));
+const variableStubJson = new DerivedCache<Variable, boolean, string>((variable, lock) => stringifyJson(variableStubs.get(variable, lock)));
 
 /**
  * `GET /v1/vars`: variables' metadata by namespace then path, token `<namespace>.<path>`, with a
@@ -501,10 +503,11 @@ export const variablesEndpoint: ListEndpoint<Variable> = {
   compare: compareStrings,
   // Within a namespace, `<namespace>.<path>` tokens grow with the path; each namespace is a segment.
   seekable: () => true,
-  filterTarget: (variable) => variableStubs.get(variable, undefined),
+  // The filter sees the lock whoever asks, as the reference's paginator filters before its stub hides it.
+  filterTarget: (variable) => variableStubs.get(variable, true),
   itemOptions: () => ({ meta: false }),
-  item: (variable) => variableStubs.get(variable, undefined),
-  itemJson: (variable) => variableStubJson.get(variable, undefined),
+  item: (variable, _view, options) => variableStubs.get(variable, options.management === true),
+  itemJson: (variable, _view, options) => variableStubJson.get(variable, options.management === true),
 };
 
 /**
