@@ -102,6 +102,21 @@ describe("variables", () => {
     expect(filtered.json<{ Path: string }[]>().map((item) => item.Path)).toEqual(["list/b"]);
   });
 
+  it("keeps variables and their locks through a snapshot restored", async () => {
+    await put("/v1/var/snap/plain", { Items: { kept: "yes" } });
+    const lock = (await put("/v1/var/snap/locked?lock-acquire", { Lock: { TTL: "10s", LockDelay: "10s" } })).json<{ Lock: { ID: string } }>().Lock;
+    const before = (await get("/v1/var/snap/plain")).json();
+    const snapshot = await agent.agent.snapshot();
+    expect(snapshot.Tables.variables.length).toBeGreaterThanOrEqual(2);
+    await del("/v1/var/snap/plain");
+    await agent.agent.restore(snapshot);
+    expect((await get("/v1/var/snap/plain")).json()).toEqual(before);
+    // The restored lock is timed again from now: renewable, then lost after twice its TTL.
+    expect((await put("/v1/var/snap/locked?lock-renew", { Lock: { ID: lock.ID } })).status).toBe(200);
+    await agent.agent.clock.advance("21s");
+    expect((await put("/v1/var/snap/locked?lock-renew", { Lock: { ID: lock.ID } })).status).toBe(409);
+  });
+
   describe("the variables ACL block", () => {
     it.each([
       ["reads a path its glob grants", "GET", "/v1/var/team/app", 200],
