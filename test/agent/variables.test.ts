@@ -3,7 +3,10 @@
  * the path rules and limits, the `variables` ACL block, and locks on the manual clock.
  */
 import { describe, expect, it } from "vitest";
-import { MAX_VARIABLE_ITEMS, MAX_VARIABLE_SIZE } from "../../src/server/scheduler/variables.js";
+import { applyVariable, checkRequest, MAX_VARIABLE_ITEMS, MAX_VARIABLE_SIZE, MAX_VARIABLES } from "../../src/server/scheduler/variables.js";
+import { MemoryStore } from "../../src/server/state/memory.js";
+import { ManualClock } from "../../src/server/base/clock.js";
+import { namespacedKey } from "../../src/server/state/store.js";
 import { Permissions, parsePolicy, PolicyError } from "../../src/server/domain/acl-policy.js";
 import { eventually, send, useAgent } from "./support.js";
 
@@ -198,6 +201,25 @@ describe("variables", () => {
       const response = await put(path, body);
       expect([response.status, response.text]).toEqual([status, message]);
     });
+  });
+});
+
+describe("the number of variables", () => {
+  it(`takes the ${MAX_VARIABLES}th variable and refuses one more, but not a write to one that exists`, async () => {
+    const store = new MemoryStore();
+    const context = { store, clock: new ManualClock(), placementDelayMs: 1000, evaluating: new Map() };
+    const fill = (count: number) =>
+      store.write(["variables"], (state) => {
+        for (let i = state.variables.size; i < count; i++) {
+          state.variables.put({ Namespace: "default", Path: `v${i}`, Lock: null, Items: { a: "1" }, CreateIndex: state.index, CreateTime: 0n, ModifyIndex: state.index, ModifyTime: 0n });
+        }
+      }, "VarApplyState");
+    const write = (path: string) => applyVariable(context, "set", checkRequest("set", { Namespace: "default", Path: path, Items: { a: "2" }, Lock: null, ModifyIndex: 0 }));
+    await fill(MAX_VARIABLES - 1);
+    expect((await write("last")).result).toBe("ok");
+    await expect(write("one-more")).rejects.toThrow(`the agent holds ${MAX_VARIABLES} variables, the most it may`);
+    expect((await write("v0")).result).toBe("ok");
+    expect(store.tables.variables.get(namespacedKey("default", "v0"))?.Items).toEqual({ a: "2" });
   });
 });
 
