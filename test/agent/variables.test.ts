@@ -105,6 +105,27 @@ describe("variables", () => {
     expect(filtered.json<{ Path: string }[]>().map((item) => item.Path)).toEqual(["list/b"]);
   });
 
+  it("wakes a blocking read of a variable when it is written", async () => {
+    const first = (await put("/v1/var/block/one", { Items: { v: "1" } })).json<{ ModifyIndex: number }>();
+    const waiting = get(`/v1/var/block/one?index=${first.ModifyIndex}&wait=60s`);
+    await put("/v1/var/block/one", { Items: { v: "2" } });
+    const woken = await waiting;
+    expect(woken.json()).toMatchObject({ Items: { v: "2" } });
+    expect(Number(woken.headers["x-svc-index"])).toBeGreaterThan(first.ModifyIndex);
+  });
+
+  it("lists every namespace's variables with namespace=*, each namespace a segment of the pages", async () => {
+    await put("/v1/var/across/one?namespace=other", { Items: { v: "1" } });
+    await put("/v1/var/across/one", { Items: { v: "1" } });
+    const all = (await get("/v1/vars?namespace=*&prefix=across/")).json<{ Namespace: string; Path: string }[]>();
+    expect(all.map((item) => `${item.Namespace}.${item.Path}`)).toEqual(["default.across/one", "other.across/one"]);
+    const first = await get("/v1/vars?namespace=*&prefix=across/&per_page=1");
+    const next = first.headers["x-svc-nexttoken"];
+    expect(next).toBe("other.across/one");
+    const second = (await get(`/v1/vars?namespace=*&prefix=across/&per_page=1&next_token=${encodeURIComponent(next!)}`)).json<{ Namespace: string }[]>();
+    expect(second.map((item) => item.Namespace)).toEqual(["other"]);
+  });
+
   it("keeps variables and their locks through a snapshot restored", async () => {
     await put("/v1/var/snap/plain", { Items: { kept: "yes" } });
     const lock = (await put("/v1/var/snap/locked?lock-acquire", { Lock: { TTL: "10s", LockDelay: "10s" } })).json<{ Lock: { ID: string } }>().Lock;
