@@ -214,6 +214,14 @@ describe("variables", () => {
       expect((await put("/v1/var/locks/two?lock-acquire", { Lock: { TTL: "10s" } })).status).toBe(200);
     });
 
+    it("keeps a lock's timer when a test changes the lifecycle", async () => {
+      const lock = (await put("/v1/var/locks/three?lock-acquire", { Lock: { TTL: "10s", LockDelay: "5s" } })).json<{ Lock: { ID: string } }>().Lock;
+      agent.agent.scenarios.resetLifecycle();
+      expect((await put("/v1/var/locks/three?lock-renew", { Lock: { ID: lock.ID } })).status).toBe(200);
+      await agent.agent.clock.advance("26s");
+      await eventually(async () => ((await get("/v1/var/locks/three")).json<{ Lock?: unknown }>().Lock === undefined ? true : undefined));
+    });
+
     it.each([
       ["a variable that does not exist", "/v1/var/locks/none?lock-renew", { Lock: { ID: "x" } }, 404, "variable doesn't exist"],
       ["a variable without a lock", "/v1/var/edge?lock-renew", { Lock: { ID: "x" } }, 409, "variable doesn't hold a lock"],

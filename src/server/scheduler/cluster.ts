@@ -362,7 +362,8 @@ export class Cluster {
 
   /** Drops the lifecycle's scheduled steps (not the rules') and schedules them again from the state. */
   #replan(): void {
-    this.#steps.drop((name) => !name.startsWith(RULE_STEP_PREFIX));
+    // The locks' timers are not the lifecycle's: a lock keeps its time.
+    this.#steps.drop((name) => !name.startsWith(RULE_STEP_PREFIX) && !isLockStep(name));
     if (this.#active) this.#scheduleAll(this.#pass());
   }
 
