@@ -120,12 +120,12 @@ function mayOnVariable(caller: Caller, namespace: string, path: string, capabili
  * shown to its holder and to management; a conflict's variable as a 409, its items only for a
  * caller that may read it; a deletion's 204.
  */
-function applyAnswer(caller: Caller, op: VarOp, input: VariableInput, outcome: ApplyOutcome, lockOperation: boolean): Result {
+function applyAnswer(caller: Caller, op: VarOp, input: VariableInput, outcome: ApplyOutcome, isLockOperation: boolean): Result {
   if (outcome.result === "conflict") {
     const found = outcome.conflict;
     const items = mayOnVariable(caller, input.Namespace, input.Path, "read");
     // The reference sets the conflict's index, but for the lock operations, whose answers carry the write's.
-    return { status: 409, body: presentVariable(found, { items, lock: items && caller.management }), index: lockOperation ? outcome.index : found.ModifyIndex };
+    return { status: 409, body: presentVariable(found, { items, lock: items && caller.management }), index: isLockOperation ? outcome.index : found.ModifyIndex };
   }
   const written = outcome.written;
   if (op === "delete" || op === "delete-cas") return { status: 204, index: outcome.index };
@@ -154,11 +154,11 @@ async function write(context: RouteContext, request: FastifyRequest, path: strin
 }
 
 /** Checks the caller's capability and the request, then writes (`Variables.Apply`). */
-async function apply(context: RouteContext, caller: Caller, op: VarOp, given: VariableInput, lockOperation: boolean): Promise<Result> {
+async function apply(context: RouteContext, caller: Caller, op: VarOp, given: VariableInput, isLockOperation: boolean): Promise<Result> {
   if (!mayOnVariable(caller, given.Namespace, given.Path, OPERATION_CAPABILITY[op])) throw permissionDenied();
   const input = checkRequest(op, given);
   const outcome = await context.cluster.applyVariable(op, input);
-  return applyAnswer(caller, op, input, outcome, lockOperation);
+  return applyAnswer(caller, op, input, outcome, isLockOperation);
 }
 
 /**
