@@ -84,10 +84,16 @@ export interface SnapshotTables {
   readonly scaling_event: readonly SnapshotRow[];
   /** Variables, their items in the clear (absent from a snapshot taken before they were kept: none). */
   readonly variables: readonly SnapshotRow[];
+  /** The sources jobs' versions were registered with (absent from a snapshot taken before they were kept: none). */
+  readonly job_submission: readonly SnapshotRow[];
+  /** ACL roles (absent from a snapshot taken before roles were kept: none). */
+  readonly acl_role: readonly SnapshotRow[];
+  /** One-time tokens, each its secret in clear, as the reference keeps them (absent from an older snapshot: none). */
+  readonly one_time_token: readonly SnapshotRow[];
 }
 
 /** Tables added after snapshots were first written: a snapshot without one restores it empty. */
-const LATER_TABLES: ReadonlySet<TableName> = new Set(["scaling_event", "variables"]);
+const LATER_TABLES: ReadonlySet<TableName> = new Set(["scaling_event", "variables", "job_submission", "acl_role", "one_time_token"]);
 
 /**
  * The agent's whole state as a JSON-able document (`agent.snapshot()`, `GET
@@ -193,6 +199,7 @@ const ROW_FIELDS: { readonly [Name in TableName]: Readonly<Record<string, FieldS
   job_versions: { Namespace: "string", ID: "string", Version: "integer", Job: "object" },
   scaling_event: { Namespace: "string", JobID: "string", ScalingEvents: "object", ModifyIndex: "index" },
   variables: { Namespace: "string", Path: "string", Items: "object", Lock: "object|null", CreateIndex: "index", ModifyIndex: "index" },
+  job_submission: { Source: "string", Format: "string", VariableFlags: "object|null", Variables: "string", Namespace: "string", JobID: "string", Version: "integer", JobModifyIndex: "index" },
   nodes: rowChecks(NODE),
   namespaces: { Name: "string", Description: "string", Quota: "string", Meta: "object|null", CreateIndex: "index", ModifyIndex: "index" },
   acl_policy: { Name: "string", Description: "string", Rules: "string", CreateIndex: "index", ModifyIndex: "index" },
@@ -209,7 +216,10 @@ const ROW_FIELDS: { readonly [Name in TableName]: Readonly<Record<string, FieldS
     CreateIndex: "index",
     ModifyIndex: "index",
     secretHash: "string",
+    Roles: "strings?",
   },
+  acl_role: { ID: "string", Name: "string", Description: "string", Policies: "array", Hash: "string", CreateIndex: "index", ModifyIndex: "index" },
+  one_time_token: { OneTimeSecretID: "string", AccessorID: "string", ExpiresAt: "string", CreateIndex: "index", ModifyIndex: "index" },
 };
 
 /**
@@ -221,6 +231,8 @@ const ROW_FIELDS: { readonly [Name in TableName]: Readonly<Record<string, FieldS
  */
 const UNIQUE_FIELDS: { readonly [Name in TableName]?: readonly string[] } = {
   acl_token: ["SecretID"],
+  acl_role: ["Name"],
+  one_time_token: ["OneTimeSecretID"],
 };
 
 /** What each kind of field is said to expect in messages. */

@@ -57,6 +57,8 @@ export const EVENT_TYPES: { readonly [Message in WriteMessage]?: string } = {
   ACLPolicyDelete: "ACLPolicyDeleted",
   ACLPolicyUpsert: "ACLPolicyUpserted",
   VarApplyState: "VariableUpdated",
+  ACLRolesUpsert: "ACLRoleUpserted",
+  ACLRolesDeleteByID: "ACLRoleDeleted",
 };
 
 /** How the rows of one table become events of one topic. */

@@ -19,7 +19,7 @@ import type { Filter } from "../../evaluator/compile.js";
 import type { CostBudget } from "../../evaluator/cost.js";
 import type { ObjectSchema } from "../../evaluator/schema.js";
 import { compareStrings } from "../../go/order.js";
-import type { AclPolicy, AclToken, Allocation, Deployment, Evaluation, Job, JobScalingEvents, JobSummary, JobVersion, Namespace, Node, Variable } from "./model.js";
+import type { AclPolicy, AclRole, AclToken, Allocation, Deployment, Evaluation, Job, JobScalingEvents, JobSubmission, JobSummary, JobVersion, Namespace, Node, OneTimeToken, Variable } from "./model.js";
 
 /** The row type of each table. */
 export interface Rows {
@@ -28,6 +28,7 @@ export interface Rows {
   readonly job_versions: JobVersion;
   readonly scaling_event: JobScalingEvents;
   readonly variables: Variable;
+  readonly job_submission: JobSubmission;
   readonly deployment: Deployment;
   readonly evals: Evaluation;
   readonly allocs: Allocation;
@@ -35,6 +36,8 @@ export interface Rows {
   readonly namespaces: Namespace;
   readonly acl_policy: AclPolicy;
   readonly acl_token: AclToken;
+  readonly acl_role: AclRole;
+  readonly one_time_token: OneTimeToken;
 }
 
 /** The tables of the state store. */
@@ -81,6 +84,12 @@ export const TABLES: { readonly [Name in TableName]: TableDefinition<Rows[Name]>
   scaling_event: { key: (row) => namespacedKey(row.Namespace, row.JobID), order: (a, b) => compareStrings(a.Namespace, b.Namespace) || compareStrings(a.JobID, b.JobID) },
   // Variables by namespace then path: a namespace's variables under a path prefix are one run.
   variables: { key: (row) => namespacedKey(row.Namespace, row.Path), order: (a, b) => compareStrings(a.Namespace, b.Namespace) || compareStrings(a.Path, b.Path) },
+  // A job's sources by version, found through its group (pruned with its versions, deleted with it).
+  job_submission: {
+    key: (row) => `${namespacedKey(row.Namespace, row.JobID)}\u0000${row.Version}`,
+    order: (a, b) => compareStrings(a.Namespace, b.Namespace) || compareStrings(a.JobID, b.JobID) || b.Version - a.Version,
+    group: (row) => namespacedKey(row.Namespace, row.JobID),
+  },
   // A job's deployments, evaluations and allocations are found through its group: no write scans a table.
   deployment: { key: (row) => row.ID, order: byCreation, group: jobGroup },
   evals: { key: (row) => row.ID, order: byCreation, group: jobGroup },
@@ -89,6 +98,10 @@ export const TABLES: { readonly [Name in TableName]: TableDefinition<Rows[Name]>
   namespaces: { key: (row) => row.Name, order: (a, b) => compareStrings(a.Name, b.Name) },
   acl_policy: { key: (row) => row.Name, order: (a, b) => compareStrings(a.Name, b.Name) },
   acl_token: { key: (row) => row.AccessorID, order: (a, b) => a.CreateIndex - b.CreateIndex || compareStrings(a.AccessorID, b.AccessorID) },
+  // Roles by ID (the reference's `id` index, which its list walks); found by name through their group.
+  acl_role: { key: (row) => row.ID, order: (a, b) => compareStrings(a.ID, b.ID), group: (row) => row.Name },
+  // One per ACL token; found by its secret (a UUID, in either case, as the reference's UUID index reads it) through its group.
+  one_time_token: { key: (row) => row.AccessorID, order: (a, b) => compareStrings(a.AccessorID, b.AccessorID), group: (row) => row.OneTimeSecretID.toLowerCase() },
 };
 
 /** The names of every table. */
@@ -302,6 +315,11 @@ export type WriteMessage =
   | "ACLTokenDelete"
   | "ACLTokenBootstrap"
   | "VarApplyState"
+  | "ACLRolesUpsert"
+  | "ACLRolesDeleteByID"
+  | "OneTimeTokenUpsert"
+  | "OneTimeTokenDelete"
+  | "OneTimeTokenExpire"
   | "SnapshotRestore";
 
 /** A write as the store applied it (its own, or one replicated from another agent): the index, and the rows it put or deleted. */
