@@ -6,7 +6,7 @@
 import { readdirSync, readFileSync } from "node:fs";
 import { dirname, join, relative } from "node:path";
 import { describe, expect, it } from "vitest";
-import { denied, invalid, missing, Refusal } from "../../src/server/base/errors.js";
+import { conflict, denied, invalid, missing, Refusal } from "../../src/server/base/errors.js";
 import { HttpError, REFUSAL_STATUS, responseOf } from "../../src/server/http/errors.js";
 
 const SRC = join(import.meta.dirname, "../../src");
@@ -148,6 +148,7 @@ describe("the domain's refusals", () => {
     [invalid("job ID is required"), 400],
     [denied(), 403],
     [missing("Namespace not found"), 404],
+    [conflict("variable doesn't hold a lock"), 409],
     [new Refusal("unreachable", "No path to region"), 500],
   ])("%s becomes status %i, with its reason as the body", (refusal, status) => {
     expect(refusal).toBeInstanceOf(Refusal);

@@ -654,6 +654,65 @@ export class GoClient {
     purge: (nodeID: string, q?: QueryOptions) => this.putQuery<GoStruct<"NodePurgeResponse">>(`/v1/node/${nodeID}/purge`, undefined, "NodePurgeResponse", q),
   };
 
+  /** `Variables()` (`api/variables.go`): paths are trimmed of spaces and slashes (`cleanPathString`). */
+  readonly variables = {
+    /** `Create` and `Update`: a PUT of the variable, the answer decoded. */
+    create: (v: GoStructInput<"Variable">, q?: WriteOptions) => this.write<GoStruct<"Variable">>("PUT", `/v1/var/${cleanPath(v)}`, { value: v, type: "Variable" }, "Variable", q),
+    update: (v: GoStructInput<"Variable">, q?: WriteOptions) => this.variables.create(v, q),
+    /** `CheckedCreate`: `?cas=0`. */
+    checkedCreate: (v: GoStructInput<"Variable">, q?: WriteOptions) => this.variables.writeChecked(`/v1/var/${cleanPath(v)}?cas=0`, v, 0, q),
+    /** `CheckedUpdate`: `?cas=<ModifyIndex>`. */
+    checkedUpdate: (v: GoStructInput<"Variable">, q?: WriteOptions) => this.variables.writeChecked(`/v1/var/${cleanPath(v)}?cas=${String(v.ModifyIndex ?? 0)}`, v, v.ModifyIndex ?? 0, q),
+    /** `Read`: {@link ErrVariablePathNotFound} for a 404. */
+    read: async (path: string, q?: QueryOptions): Promise<[GoStruct<"Variable">, QueryMeta]> => {
+      const [variable, meta] = await this.variables.peek(path, q);
+      if (variable === null) throw ErrVariablePathNotFound;
+      return [variable, meta];
+    },
+    /** `Peek`: null for a 404 (`readInternal`, `requireStatusIn(200, 404)`). */
+    peek: async (path: string, q?: QueryOptions): Promise<[GoStruct<"Variable"> | null, QueryMeta]> => {
+      const response = await this.newRequest("GET", `/v1/var/${trimPath(path)}`).query(q).do();
+      requireStatusIn(response, 200, 404);
+      const meta = parseQueryMeta(response, this.names);
+      return [response.status === 404 ? null : (decodeBody(response, "Variable") as GoStruct<"Variable">), meta];
+    },
+    /** `GetVariableItems`. */
+    getVariableItems: async (path: string, q?: QueryOptions): Promise<[Record<string, string> | null, QueryMeta]> => {
+      const [variable, meta] = await this.variables.read(path, q);
+      return [variable.Items, meta];
+    },
+    /** `Delete`: `requireStatusIn(200, 204)`. */
+    delete: async (path: string, q?: WriteOptions): Promise<WriteMeta> => {
+      const response = await this.newRequest("DELETE", `/v1/var/${trimPath(path)}`).write(q).do();
+      requireStatusIn(response, 200, 204);
+      return parseWriteMeta(response, this.names);
+    },
+    /** `CheckedDelete`: a 409's variable as {@link ErrCASConflict}. */
+    checkedDelete: async (path: string, checkIndex: GoInt64, q?: WriteOptions): Promise<WriteMeta> => {
+      const response = await this.newRequest("DELETE", `/v1/var/${trimPath(path)}?cas=${String(checkIndex)}`).write(q).do();
+      requireStatusIn(response, 200, 204, 409);
+      if (response.status === 409) throw new ErrCASConflict(checkIndex, decodeBody(response, "*Variable") as GoStruct<"Variable">);
+      return parseWriteMeta(response, this.names);
+    },
+    /** `writeChecked`: a PUT whose 409 is {@link ErrCASConflict}. */
+    writeChecked: async (endpoint: string, v: GoStructInput<"Variable">, checkIndex: GoInt64, q?: WriteOptions): Promise<[GoStruct<"Variable">, WriteMeta]> => {
+      const response = await this.newRequest("PUT", endpoint).write(q).json(v, "Variable").do();
+      requireStatusIn(response, 200, 204, 409);
+      if (response.status === 409) throw new ErrCASConflict(checkIndex, decodeBody(response, "*Variable") as GoStruct<"Variable">);
+      return [decodeBody(response, "Variable") as GoStruct<"Variable">, parseWriteMeta(response, this.names)];
+    },
+    /** `List`. */
+    list: (q?: QueryOptions) => this.query<Stub<"VariableMetadata">[] | null>("/v1/vars", "[]*VariableMetadata", q),
+    /** `PrefixList`. */
+    prefixList: (prefix: string, q?: QueryOptions) => this.variables.list({ ...q, Prefix: prefix }),
+    /** `RenewLock`: answers the variable's metadata. */
+    renewLock: (v: GoStructInput<"Variable">, q?: WriteOptions) => this.write<GoStruct<"VariableMetadata">>("PUT", `/v1/var/${cleanPath(v)}?lock-renew`, { value: v, type: "Variable" }, "VariableMetadata", q),
+    /** `AcquireLock`. */
+    acquireLock: (v: GoStructInput<"Variable">, q?: WriteOptions) => this.write<GoStruct<"Variable">>("PUT", `/v1/var/${cleanPath(v)}?lock-acquire`, { value: v, type: "Variable" }, "Variable", q),
+    /** `ReleaseLock`. */
+    releaseLock: (v: GoStructInput<"Variable">, q?: WriteOptions) => this.write<GoStruct<"Variable">>("PUT", `/v1/var/${cleanPath(v)}?lock-release`, { value: v, type: "Variable" }, "Variable", q),
+  };
+
   /** `Namespaces()`. */
   readonly namespaces = {
     /** `List`: newest first (`NamespaceIndexSort`). */
@@ -882,6 +941,36 @@ export interface Events {
 
 /** Go's io.EOF: the stream ended between two frames. */
 export const EOF = new GoClientError("EOF");
+
+/** `ErrVariablePathNotFound`: `Variables.Read` of a path without a variable. */
+export const ErrVariablePathNotFound = new GoClientError("variable not found");
+
+/** `ErrCASConflict`: a check-and-set refused, with the variable in the way. */
+export class ErrCASConflict extends Error {
+  override readonly name = "ErrCASConflict";
+  constructor(
+    readonly checkIndex: GoInt64,
+    readonly conflict: GoStruct<"Variable"> | null,
+  ) {
+    super(`cas conflict: expected ModifyIndex ${String(checkIndex)}; found ${String(conflict?.ModifyIndex ?? 0)}`);
+  }
+}
+
+/** `cleanPathString`: a path trimmed of spaces and slashes at both ends. */
+function trimPath(path: string): string {
+  return path.replace(/^[ /]+|[ /]+$/g, "");
+}
+
+/** `v.Path = cleanPathString(v.Path)`: the variable's path cleaned in place, as the Go client does, and returned. */
+function cleanPath(v: GoStructInput<"Variable">): string {
+  v.Path = trimPath(v.Path ?? "");
+  return v.Path;
+}
+
+/** `requireStatusIn`: any other status is an {@link UnexpectedResponseError}. */
+function requireStatusIn(response: RawResponse, ...statuses: number[]): void {
+  if (!statuses.includes(response.status)) throw new UnexpectedResponseError(response.status, response.body.toString("utf8").trim());
+}
 
 /**
  * Go's `io.ErrUnexpectedEOF`: what its HTTP client's body gives, and so its JSON decoder, when

@@ -20,6 +20,19 @@
 
 /** The structs, by their Go name (without the `api.` package). */
 export const API_STRUCTS = {
+  // api/variables.go
+  Variable: {
+    Namespace: "string",
+    Path: "string",
+    CreateIndex: "uint64",
+    ModifyIndex: "uint64",
+    CreateTime: "int64",
+    ModifyTime: "int64",
+    Items: "map[string]string",
+    Lock: "*VariableLock ,omitempty",
+  },
+  VariableMetadata: { Namespace: "string", Path: "string", CreateIndex: "uint64", ModifyIndex: "uint64", CreateTime: "int64", ModifyTime: "int64", Lock: "*VariableLock ,omitempty" },
+  VariableLock: { ID: "string", TTL: "string", LockDelay: "string" },
   // api/acl.go
   ACLPolicyListStub: { Name: "string", Description: "string", JobACL: "*JobACL", CreateIndex: "uint64", ModifyIndex: "uint64" },
   ACLPolicy: { Name: "string", Description: "string", Rules: "string", JobACL: "*JobACL", CreateIndex: "uint64", ModifyIndex: "uint64" },

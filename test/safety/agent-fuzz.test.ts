@@ -42,12 +42,17 @@ const writes: [string, string][] = [
   ["PUT", "/v1/acl/token"],
   ["PUT", "/v1/namespace/fuzz"],
   ["POST", "/v1/acl/bootstrap"],
+  ["PUT", "/v1/var/fuzz"],
+  ["PUT", "/v1/var/fuzz?cas=1"],
+  ["PUT", "/v1/var/fuzz?lock-acquire"],
+  ["PUT", "/v1/var/fuzz?lock-renew"],
+  ["PUT", "/v1/var/fuzz?lock-release"],
 ];
 const queryValue = fc.oneof(fc.constantFrom("", "0", "-1", "abc", "*", "true", "1e400", "18446744073709551616", "9999999999999999999999", "10s", "-5m", "%ZZ", "%00", "default.c"), fc.string({ maxLength: 8 }));
 const queryString = fc
   .array(fc.tuple(fc.constantFrom("namespace", "region", "filter", "per_page", "next_token", "reverse", "index", "wait", "stale", "prefix", "pretty", "meta", "format"), queryValue), { maxLength: 5 })
   .map((pairs) => pairs.map(([key, value]) => `${key}=${encodeURIComponent(value)}`).join("&"));
-const reads = fc.constantFrom("/v1/jobs", "/v1/deployments", "/v1/agent/members", "/v1/metrics", "/v1/namespaces", "/v1/namespace/default", "/v1/acl/policies", "/v1/acl/tokens", "/v1/acl/token/self");
+const reads = fc.constantFrom("/v1/jobs", "/v1/deployments", "/v1/agent/members", "/v1/metrics", "/v1/namespaces", "/v1/namespace/default", "/v1/acl/policies", "/v1/acl/tokens", "/v1/acl/token/self", "/v1/vars", "/v1/var/fuzz");
 
 function isAllowed5xx(status: number, text: string): boolean {
   return status === 500 && text === "No path to region";

@@ -9,7 +9,7 @@
  */
 
 /** The kinds of refusal. */
-export type RefusalKind = "invalid" | "denied" | "not_found" | "unreachable" | "busy";
+export type RefusalKind = "invalid" | "denied" | "not_found" | "conflict" | "unreachable" | "busy";
 
 /** A refusal by the domain, with the reason as the reference words it. */
 export class Refusal extends Error {
@@ -39,6 +39,11 @@ export function denied(): Refusal {
  */
 export function busy(message: string): Refusal {
   return new Refusal("busy", message);
+}
+
+/** The thing is in a state that refuses the change (a variable's lock held by another). */
+export function conflict(message: string): Refusal {
+  return new Refusal("conflict", message);
 }
 
 /** The thing asked for does not exist. */

@@ -82,6 +82,8 @@ export interface SnapshotTables {
   readonly acl_token: readonly SnapshotRow[];
   /** Each job's scaling events, by task group (absent from a snapshot taken before they were kept: none). */
   readonly scaling_event: readonly SnapshotRow[];
+  /** Variables, their items in the clear (absent from a snapshot taken before they were kept: none). */
+  readonly variables: readonly SnapshotRow[];
   /** The sources jobs' versions were registered with (absent from a snapshot taken before they were kept: none). */
   readonly job_submission: readonly SnapshotRow[];
   /** ACL roles (absent from a snapshot taken before roles were kept: none). */
@@ -91,7 +93,7 @@ export interface SnapshotTables {
 }
 
 /** Tables added after snapshots were first written: a snapshot without one restores it empty. */
-const LATER_TABLES: ReadonlySet<TableName> = new Set(["scaling_event", "job_submission", "acl_role", "one_time_token"]);
+const LATER_TABLES: ReadonlySet<TableName> = new Set(["scaling_event", "variables", "job_submission", "acl_role", "one_time_token"]);
 
 /**
  * The agent's whole state as a JSON-able document (`agent.snapshot()`, `GET
@@ -196,6 +198,7 @@ const ROW_FIELDS: { readonly [Name in TableName]: Readonly<Record<string, FieldS
   allocs: rowChecks(ALLOCATION),
   job_versions: { Namespace: "string", ID: "string", Version: "integer", Job: "object" },
   scaling_event: { Namespace: "string", JobID: "string", ScalingEvents: "object", ModifyIndex: "index" },
+  variables: { Namespace: "string", Path: "string", Items: "object", Lock: "object|null", CreateIndex: "index", ModifyIndex: "index" },
   job_submission: { Source: "string", Format: "string", VariableFlags: "object|null", Variables: "string", Namespace: "string", JobID: "string", Version: "integer", JobModifyIndex: "index" },
   nodes: rowChecks(NODE),
   namespaces: { Name: "string", Description: "string", Quota: "string", Meta: "object|null", CreateIndex: "index", ModifyIndex: "index" },

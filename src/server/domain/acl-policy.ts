@@ -13,7 +13,7 @@
  * @module
  */
 import { parseHclText } from "./hcl.js";
-import type { NamespaceRule, ParsedPolicy } from "../state/model.js";
+import type { NamespaceRule, ParsedPolicy, VariablePathRule } from "../state/model.js";
 
 /** The capabilities of a namespace `policy` value, as the reference expands them. */
 export const NAMESPACE_POLICY_CAPABILITIES: Readonly<Record<string, readonly string[]>> = (() => {
@@ -82,6 +82,9 @@ const IMPLIED: Readonly<Record<string, readonly string[]>> = {
   "host-volume-create": ["host-volume-read"],
 };
 
+/** The capabilities of a `variables` path rule (`acl.isPathCapabilityValid`). */
+export const VARIABLE_CAPABILITIES: ReadonlySet<string> = new Set(["list", "read", "write", "destroy", "deny"]);
+
 const POLICY_VALUES = new Set(["deny", "read", "write", "scale"]);
 const NAMESPACE_NAME = /^[a-zA-Z0-9-*]{1,128}$/;
 const COARSE_BLOCKS = ["agent", "node", "operator", "quota", "plugin"] as const;
@@ -124,6 +127,40 @@ async function decode(rules: string): Promise<Record<string, unknown>> {
 }
 
 /**
+ * The `path` rules of a namespace's `variables` block, checked and expanded as the reference's
+ * `Parse` does: at least one path, each named, none starting with `/`, each capability known;
+ * `deny` alone replaces the others, and `read` brings `list`.
+ */
+function variablePaths(namespace: string, value: unknown): VariablePathRule[] {
+  const paths: VariablePathRule[] = [];
+  for (const variables of blocks(value)) {
+    for (const byPath of blocks(variables.path)) {
+      // A `path` block without its label: HCL gives its body in place of the labelled bodies.
+      const labelled: [string, unknown][] = Array.isArray(byPath.capabilities) ? [["", byPath]] : Object.entries(byPath);
+      for (const [spec, rules] of labelled) {
+        for (const rule of blocks(rules)) {
+          if (spec === "") throw new PolicyError(`Invalid missing variable path in namespace ${namespace}`);
+          if (spec.startsWith("/")) throw new PolicyError(`Invalid variable path ${JSON.stringify(spec)} in namespace ${namespace}: cannot start with a leading '/'\``);
+          const capabilities = Array.isArray(rule.capabilities) ? rule.capabilities.map(String) : [];
+          for (const capability of capabilities) {
+            if (!VARIABLE_CAPABILITIES.has(capability)) throw new PolicyError(`Invalid variable capability '${capability}' in namespace ${namespace}`);
+          }
+          paths.push({ PathSpec: spec, Capabilities: expandVariableCapabilities(capabilities) });
+        }
+      }
+    }
+  }
+  if (paths.length === 0) throw new PolicyError(`Invalid variable policy: no variable paths in namespace ${namespace}`);
+  return paths;
+}
+
+/** `deny` alone when listed; `read` brings `list` (`acl.expandVariablesCapabilities`). */
+function expandVariableCapabilities(capabilities: readonly string[]): string[] {
+  if (capabilities.includes("deny")) return ["deny"];
+  return capabilities.includes("read") && !capabilities.includes("list") ? [...capabilities, "list"] : [...capabilities];
+}
+
+/**
  * Parses and validates policy rules.
  *
  * @throws PolicyError with the reference's text (`Failed to parse ACL Policy: …`,
@@ -154,7 +191,8 @@ export async function parsePolicy(rules: string): Promise<ParsedPolicy> {
       }
       const expanded = new Set([...(NAMESPACE_POLICY_CAPABILITIES[policy] ?? []), ...(listed ?? [])]);
       for (const capability of [...expanded]) for (const implied of IMPLIED[capability] ?? []) expanded.add(implied);
-      namespaces.push({ Name: name, Policy: policy, Capabilities: [...expanded] });
+      const variables = block.variables === undefined ? null : { Paths: variablePaths(name, block.variables) };
+      namespaces.push({ Name: name, Policy: policy, Capabilities: [...expanded], Variables: variables });
     }
   }
 
@@ -205,6 +243,11 @@ export function globMatches(glob: string, name: string): boolean {
  */
 export class Permissions {
   readonly #namespaces = new Map<string, Set<string>>();
+  /** Variable capabilities by `<namespace>\0<path>`, exact (neither part a glob), and by glob. */
+  readonly #variables = new Map<string, Set<string>>();
+  readonly #variableGlobs = new Map<string, Set<string>>();
+  /** The globs of {@link Permissions.#variableGlobs} in name order (the reference walks its radix tree so). */
+  readonly #variableGlobOrder: readonly (readonly [string, ReadonlySet<string>])[];
   readonly #node: string | undefined;
   readonly #agent: string | undefined;
 
@@ -219,11 +262,20 @@ export class Permissions {
         if (rule.Capabilities.includes("deny")) this.#namespaces.set(rule.Name, new Set(["deny"]));
         else this.#namespaces.set(rule.Name, new Set([...current, ...rule.Capabilities]));
       }
+      for (const rule of policy.Namespaces ?? []) {
+        for (const path of rule.Variables?.Paths ?? []) {
+          const key = `${rule.Name}\u0000${path.PathSpec}`;
+          // The reference merges the capabilities of one key across policies, deny beside the others.
+          const table = key.includes("*") ? this.#variableGlobs : this.#variables;
+          table.set(key, new Set([...(table.get(key) ?? []), ...path.Capabilities]));
+        }
+      }
       node = strongestCoarse(node, policy.Node?.Policy);
       agent = strongestCoarse(agent, policy.Agent?.Policy);
     }
     this.#node = node;
     this.#agent = agent;
+    this.#variableGlobOrder = [...this.#variableGlobs].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
   }
 
   /**
@@ -254,6 +306,26 @@ export class Permissions {
       if (!granted.has("deny") && capabilities.some((capability) => granted.has(capability))) return true;
     }
     return false;
+  }
+
+  /**
+   * The rules grant `capability` (`list`, `read`, `write`, `destroy`) on the variable at `path` in
+   * `namespace`, as the reference's `AllowVariableOperation` finds them: the rule of that exact
+   * namespace and path, or else the closest matching glob over `<namespace>\0<path>` (the fewest
+   * characters left to its `*`s; the first in name order of equally close ones). A token's
+   * workload identity (a task reading `nomad/jobs/<job>`) is not simulated.
+   */
+  allowsVariable(namespace: string, path: string, capability: string): boolean {
+    const name = `${namespace}\u0000${path}`;
+    const exact = this.#variables.get(name);
+    if (exact !== undefined) return exact.has(capability);
+    let best: { difference: number; granted: ReadonlySet<string> } | undefined;
+    for (const [glob, granted] of this.#variableGlobOrder) {
+      if (!globMatches(glob, name)) continue;
+      const difference = name.length - glob.length + (glob.split("*").length - 1);
+      if (best === undefined || difference < best.difference) best = { difference, granted };
+    }
+    return best?.granted.has(capability) ?? false;
   }
 
   /** The namespace grants anything at all (it is visible). */

@@ -18,7 +18,7 @@ export type EventTopic = "Job" | "Evaluation" | "Allocation" | "Deployment" | "N
  * Topics the reference has and the agent never sends events of: accepted in `topic`, they select
  * nothing (a stream of them sends only heartbeats).
  */
-export const SILENT_TOPICS = ["NodePool", "ACLPolicy", "ACLToken", "ACLRole", "ACLAuthMethod", "ACLBindingRule", "Service"] as const;
+export const SILENT_TOPICS = ["NodePool", "ACLPolicy", "ACLToken", "ACLRole", "ACLAuthMethod", "ACLBindingRule", "Service", "Variable"] as const;
 
 /** The topic value that selects every topic, and the key value that selects every key. */
 export const ALL = "*";
@@ -56,6 +56,7 @@ export const EVENT_TYPES: { readonly [Message in WriteMessage]?: string } = {
   ACLTokenUpsert: "ACLTokenUpserted",
   ACLPolicyDelete: "ACLPolicyDeleted",
   ACLPolicyUpsert: "ACLPolicyUpserted",
+  VarApplyState: "VariableUpdated",
   ACLRolesUpsert: "ACLRoleUpserted",
   ACLRolesDeleteByID: "ACLRoleDeleted",
 };

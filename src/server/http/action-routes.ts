@@ -84,7 +84,7 @@ function versionField(body: JsonObject, name: string): number | undefined {
 }
 
 /** What a write's request resolves to: its query options, namespace and caller, after the region and the token were checked. */
-interface WriteTarget {
+export interface WriteTarget {
   readonly options: QueryOptions;
   readonly namespace: string;
   readonly caller: Caller;
@@ -95,7 +95,7 @@ interface WriteTarget {
  * `?namespace` its `Namespace` (`default` when neither), the token header its `AuthToken`; then
  * the region is checked and the caller authenticated.
  */
-function writeTarget(context: RouteContext, request: FastifyRequest, body: JsonObject): WriteTarget {
+export function writeTarget(context: RouteContext, request: FastifyRequest, body: JsonObject): WriteTarget {
   const query = queryOf(request);
   const options = parseQueryOptions(query, request.headers, context.settings);
   checkRegion(query.get("region") || stringField(body, "Region") || context.settings.region, context.settings.region);

@@ -43,6 +43,7 @@ import { answeredWithoutLeader } from "../control/leader.js";
 import type { StateControl } from "../control/state-control.js";
 import { MAX_BODY_BYTES, MAX_PATH_PARAM_LENGTH, MAX_HEADER_BYTES } from "./constants.js";
 import { agentRoutes } from "./agent-routes.js";
+import { variableRoutes } from "./variable-routes.js";
 import { headerHint } from "./header-hint.js";
 import { UnservedRoutes } from "./unserved-routes.js";
 
@@ -238,6 +239,7 @@ export async function buildApp(
   deploymentRoutes(app, context);
   nodeRoutes(app, context);
   actionRoutes(app, context);
+  variableRoutes(app, context);
   planRoutes(app, context);
   jobspecRoutes(app, context);
   readRoutes(app, context, { job: { DELETE: deregisterJob(context) } });

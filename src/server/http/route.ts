@@ -77,6 +77,8 @@ export interface Result {
   readonly index?: number;
   readonly nextToken?: string;
   readonly read?: boolean;
+  /** The status, when not 200 (a variable's conflict is a 409 with a JSON body, its deletion a 204). */
+  readonly status?: number;
 }
 
 /** A handler of one method: its result, or undefined when it wrote the response itself. */
@@ -179,9 +181,9 @@ function sendResult(request: FastifyRequest, reply: FastifyReply, result: Result
   if (result.read) setReadMeta(request, reply, result.index ?? 0, result.nextToken);
   else if (result.index !== undefined) reply.header(agentMeta(request).headerNames.index, String(result.index));
   if (result.text !== undefined) return reply.code(200).header("Content-Type", result.text.contentType).send(Buffer.from(result.text.body));
-  if (result.body === undefined && result.json === undefined) return reply.code(200).header(EMPTY_BODY_HEADER, "1").send(Buffer.alloc(0));
+  if (result.body === undefined && result.json === undefined) return reply.code(result.status ?? 200).header(EMPTY_BODY_HEADER, "1").send(Buffer.alloc(0));
   const body = result.json ?? Buffer.from(stringifyJson(result.body, wantsPretty(queryOf(request))));
-  return reply.code(200).header("Content-Type", "application/json").send(body);
+  return reply.code(result.status ?? 200).header("Content-Type", "application/json").send(body);
 }
 
 /** A route handler dispatching on the method; other methods are `405 Invalid method`. */

@@ -19,7 +19,8 @@ import { namespaceResponse } from "../domain/namespaces.js";
 import { denied, invalid } from "../base/errors.js";
 import { presentAllocation, presentAllocationStub, presentEvaluation, presentNode, presentNodeStub, type AllocationStubOptions, type NodeStubOptions } from "../domain/present.js";
 import { METRICS, type MetricDefinition } from "../metrics/catalogue.js";
-import type { AclPolicy, AclRole, AclToken, Allocation, Deployment, Evaluation, Job, JobSummary, Namespace, Node } from "../state/model.js";
+import type { AclPolicy, AclRole, AclToken, Allocation, Deployment, Evaluation, Job, JobSummary, Namespace, Node, Variable } from "../state/model.js";
+import { presentVariable, VARIABLE_METADATA } from "../domain/variables.js";
 import { allocationFilterTarget, evaluationFilterTarget, nodeFilterTarget } from "./filter-schemas.js";
 import { ALL_NAMESPACES } from "./query.js";
 import { creationToken } from "../state/page.js";
@@ -104,6 +105,8 @@ export interface ItemOptions {
   readonly job?: string;
   /** `/v1/evaluations?status=`: evaluations of that status only (`""`: any). */
   readonly status?: string;
+  /** The caller holds a management token (or ACLs are off): `/v1/vars` shows the variables' locks. */
+  readonly management?: boolean;
 }
 
 const EMPTY_SUMMARY = (job: Job): JobSummary => ({
@@ -474,6 +477,66 @@ export const nodesEndpoint: ListEndpoint<Node> = {
   },
   item: (node, _view, options) => presentNodeStub(node, nodeStubOptions(options)),
   itemJson: (node, _view, options) => (options.os === true || options.resources === true ? stringifyJson(presentNodeStub(node, nodeStubOptions(options))) : nodeStubJson.get(node, undefined)),
+};
+
+/** The first position in `rows` (sorted by `compare`) at which `compare` is not negative. */
+function lowerBound<Row>(rows: RowRange<Row>, compare: (row: Row) => number): number {
+  let low = 0;
+  let high = rows.size;
+  while (low < high) {
+    const middle = (low + high) >>> 1;
+    if (compare(rows.at(middle)) < 0) low = middle + 1;
+    else high = middle;
+  }
+  return low;
+}
+
+/**
+ * The variables of a namespace whose path starts with `prefix`: one run of the table's order,
+ * found by binary search. For every namespace (`*`), a scan, a segment per namespace.
+ */
+function variableRows(all: RowRange<Variable>, namespace: string, prefix: string): RowRange<Variable> {
+  if (namespace === ALL_NAMESPACES) {
+    const rows: Variable[] = [];
+    const segments: number[] = [];
+    for (let position = 0; position < all.size; position++) {
+      const variable = all.at(position);
+      if (!variable.Path.startsWith(prefix)) continue;
+      if (rows.length > 0 && rows[rows.length - 1]!.Namespace !== variable.Namespace) segments.push(rows.length);
+      rows.push(variable);
+    }
+    return { size: rows.length, at: (position) => rows[position]!, segments };
+  }
+  const start = lowerBound(all, (row) => compareStrings(row.Namespace, namespace) || compareStrings(row.Path, prefix));
+  // The run ends at the first row of a later namespace, or of a later path outside the prefix.
+  const end = lowerBound(all, (row) => compareStrings(row.Namespace, namespace) || (row.Path.startsWith(prefix) ? -1 : compareStrings(row.Path, prefix)));
+  return { size: end - start, at: (position) => all.at(start + position), segments: [] };
+}
+
+/** A variable's metadata as the list writes it and its filter sees it (no items), with its lock for a management token. */
+const variableStubs = new DerivedCache<Variable, boolean, Record<string, unknown>>((variable, lock) => presentVariable(variable, { items: false, lock }));
+const variableStubJson = new DerivedCache<Variable, boolean, string>((variable, lock) => stringifyJson(variableStubs.get(variable, lock)));
+
+/**
+ * `GET /v1/vars`: variables' metadata by namespace then path, token `<namespace>.<path>`, with a
+ * path `prefix`; the caller sees those whose path it may `list` (no 403: a list it may see none
+ * of is empty, as the reference's).
+ */
+export const variablesEndpoint: ListEndpoint<Variable> = {
+  name: "variable",
+  tables: ["variables"],
+  access: (caller) => (variable) => caller.management || caller.permissions.allowsVariable(variable.Namespace, variable.Path, "list"),
+  schema: VARIABLE_METADATA,
+  rows: (store, namespace, prefix) => variableRows(store.tables.variables.all(), namespace, prefix),
+  token: (variable) => `${variable.Namespace}.${variable.Path}`,
+  compare: compareStrings,
+  // Within a namespace, `<namespace>.<path>` tokens grow with the path; each namespace is a segment.
+  seekable: () => true,
+  // The filter sees the lock whoever asks, as the reference's paginator filters before its stub hides it.
+  filterTarget: (variable) => variableStubs.get(variable, true),
+  itemOptions: () => ({ meta: false }),
+  item: (variable, _view, options) => variableStubs.get(variable, options.management === true),
+  itemJson: (variable, _view, options) => variableStubJson.get(variable, options.management === true),
 };
 
 /**

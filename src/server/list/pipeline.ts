@@ -202,10 +202,12 @@ export async function runList<Row>(context: ListContext, endpoint: ListEndpoint<
   const { store, acl, metrics, filters, answers, computing } = context;
   const { options, query, signal } = request;
   if (endpoint.needsAcl === true) acl.requireEnabled();
-  const itemOptions = endpoint.itemOptions(query);
+  const ownOptions = endpoint.itemOptions(query);
   checkRegion(options.region, context.region);
   // Refused before the filter is read; checked again by every run of the query below.
   const caller = acl.authenticate(options.token);
+  // The token is part of the answer's key: its items may show what only management sees.
+  const itemOptions = caller.management ? { ...ownOptions, management: true } : ownOptions;
   endpoint.access(caller, options.namespace);
   const expiresAt = expiryOf(acl, caller);
   // Without a paginator (no schema), the reference ignores filter, per_page, next_token and reverse.

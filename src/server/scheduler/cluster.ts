@@ -30,8 +30,8 @@
  * @module
  */
 import { randomUUID } from "node:crypto";
-import { invalid, missing } from "../base/errors.js";
-import type { Allocation, Deployment, Evaluation, Job, JsonObject, Namespace, Node } from "../state/model.js";
+import { conflict, invalid, missing } from "../base/errors.js";
+import type { Allocation, Deployment, Evaluation, Job, JsonObject, Namespace, Node, Variable } from "../state/model.js";
 import { RealClock, type Clock } from "../base/clock.js";
 import { changeStep, defaultLifecycle, RulePass, RULES_COST_PER_WRITE, SCENARIO_TABLES, stepTakes, type LifecycleStep, type LifecycleStepName, type LifecycleStepState, type ScenarioRuleState } from "./scenarios.js";
 import type { RegisterRequest } from "./job-spec.js";
@@ -49,6 +49,7 @@ import { launchPeriodic, PERIODIC_STEP_PREFIX, PeriodicDispatch } from "./period
 import { dispatch, type DispatchRequest, type DispatchResponse } from "./dispatch.js";
 import { evaluateJob, markJobStability, revertJob, scaleJob, scaleStatus, stopAllocation, type AllocStopResponse, type RevertRequest, type ScaleRequest } from "./job-actions.js";
 import type { SchedulerContext } from "./state.js";
+import { applyVariable, isLockStep, VariableLocks, type ApplyOutcome, type VariableInput, type VarOp } from "./variables.js";
 import { planJob, type JobPlan } from "./plan-job.js";
 import { drainDeadlineMs, drainNodes } from "./drainer.js";
 import { evaluateNode, purgeNode, updateDrain, updateEligibility, type DrainRequest, type NodeUpdateResponse } from "./node-update.js";
@@ -82,6 +83,8 @@ export class Cluster {
   readonly #rules: ScenarioRules;
   /** The periodic jobs' launches (see `periodic.ts`). */
   readonly #periodic: PeriodicDispatch;
+  /** The variables' lock timers (see `variables.ts`). */
+  readonly #locks: VariableLocks;
   /** The built-in lifecycle's steps, as a test left them. */
   #lifecycle = defaultLifecycle();
   #leading = false;
@@ -111,6 +114,7 @@ export class Cluster {
     });
     this.#rules = new ScenarioRules(this.#context, this.#steps);
     this.#periodic = new PeriodicDispatch(this.#context, this.#steps);
+    this.#locks = new VariableLocks(this.#context, this.#steps);
     this.#unsubscribe = store.subscribe((write) => this.#observe(write));
   }
 
@@ -208,6 +212,28 @@ export class Cluster {
     return scaleStatus(this.#context, namespace, id);
   }
 
+  /** Applies a checked variable write (`Variables.Apply`); a released lock's timers stop. */
+  async applyVariable(op: VarOp, input: VariableInput): Promise<ApplyOutcome> {
+    const outcome = await applyVariable(this.#context, op, input);
+    if (op === "lock-release" && outcome.result === "ok" && input.Lock !== null) this.#locks.forget([input.Lock.ID]);
+    return outcome;
+  }
+
+  /**
+   * Renews a variable's lock (`Variables.RenewLock`): 404 without the variable, 409 when it holds
+   * no lock, another's, or one lost (its timer ended). An agent that does not lead keeps no
+   * timers: it renews a lock the state says is held, and the leader's timer goes on.
+   */
+  renewLock(namespace: string, path: string, lockId: string): Variable {
+    const variable = this.store.tables.variables.get(namespacedKey(namespace, path));
+    if (variable === undefined) throw missing("variable doesn't exist");
+    const lock = variable.Lock;
+    if (lock === null) throw conflict("variable doesn't hold a lock");
+    if (lock.ID !== lockId) throw conflict("attempting to modify locked variable");
+    if (this.#active && !this.#locks.renew({ ...variable, Lock: lock })) throw conflict("attempting to modify locked variable");
+    return variable;
+  }
+
   /** Stops an allocation, which is replaced (`PUT /v1/allocation/<id>/stop`). */
   stopAllocation(alloc: Allocation, options: { readonly noShutdownDelay: boolean; readonly reschedule: boolean }): Promise<AllocStopResponse> {
     return stopAllocation(this.#context, alloc, options);
@@ -294,6 +320,8 @@ export class Cluster {
     const pass = this.#pass();
     // A new leader launches what fell due while nobody led, then tracks every periodic job.
     this.#periodic.restore(this.store.tables.jobs.values());
+    // As the reference's new leader restores its lock timers: each held lock gets a full TTL.
+    this.#locks.track(this.store.tables.variables.values());
     this.#scheduleAll(pass);
     this.#rules.considerAll(pass, (kind) => this.store.tables[SCENARIO_TABLES[kind]].values());
   }
@@ -340,7 +368,8 @@ export class Cluster {
 
   /** Drops the lifecycle's scheduled steps (not the rules') and schedules them again from the state. */
   #replan(): void {
-    this.#steps.drop((name) => !name.startsWith(RULE_STEP_PREFIX));
+    // The locks' timers are not the lifecycle's: a lock keeps its time.
+    this.#steps.drop((name) => !name.startsWith(RULE_STEP_PREFIX) && !isLockStep(name));
     if (this.#active) this.#scheduleAll(this.#pass());
   }
 
@@ -366,8 +395,9 @@ export class Cluster {
   #observe(write: AppliedWrite): void {
     if (!this.#active) return;
     const rows = <Row>(changes: ReadonlyMap<string, Row | undefined> | undefined) => [...(changes?.values() ?? [])].filter((row): row is Row => row !== undefined);
-    const { evals, allocs, deployment, nodes, jobs } = write.changes;
+    const { evals, allocs, deployment, nodes, jobs, variables } = write.changes;
     this.#periodic.track(rows(jobs));
+    this.#locks.track(rows(variables));
     // One budget for the write's rows: the steps first, then the rules in the order added.
     const pass = this.#pass(write.index);
     this.#schedule(pass, rows(evals), rows(allocs), rows(deployment), rows(nodes));
@@ -517,7 +547,7 @@ export class Cluster {
    */
   settle(immediateOnly = false): Promise<void> {
     // A periodic launch schedules the next one: settling them would never end.
-    return this.#steps.settle((name) => !name.startsWith("finish ") && !name.startsWith(RULE_STEP_PREFIX) && !name.startsWith(PERIODIC_STEP_PREFIX), immediateOnly);
+    return this.#steps.settle((name) => !name.startsWith("finish ") && !name.startsWith(RULE_STEP_PREFIX) && !name.startsWith(PERIODIC_STEP_PREFIX) && !isLockStep(name), immediateOnly);
   }
 
   /** Stops the scheduler and wakes every waiting blocking query. */

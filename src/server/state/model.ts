@@ -268,6 +268,31 @@ export interface TaskRun {
   readonly ExitCode: number | null;
 }
 
+/** A variable's lock (`structs.VariableLock`): its holder's ID, and its durations in nanoseconds. */
+export interface VariableLock {
+  readonly ID: string;
+  /** How long the holder has to renew it (the lock is lost after twice that, as the reference's leader times it). */
+  readonly TTL: number;
+  /** How long a lost lock stays held before it is free. */
+  readonly LockDelay: number;
+}
+
+/**
+ * A variable (`structs.VariableDecrypted`), with its items in the clear: the reference encrypts
+ * them at rest with its keyring; the double keeps them as they were written.
+ */
+export interface Variable {
+  readonly Namespace: string;
+  readonly Path: string;
+  readonly Lock: VariableLock | null;
+  readonly Items: { readonly [key: string]: string };
+  readonly CreateIndex: number;
+  /** Nanoseconds since the epoch, on the agent's clock. */
+  readonly CreateTime: bigint;
+  readonly ModifyIndex: number;
+  readonly ModifyTime: bigint;
+}
+
 /**
  * The source a job's version was registered with (`structs.JobSubmission`, `GET
  * /v1/job/<id>/submission`): kept as the client sent it, its `VariableFlags` values escaped as
@@ -309,6 +334,7 @@ export interface JobScalingEvents {
   readonly ModifyIndex: number;
 }
 
+/** One version of a job, as it was written (`GET /v1/job/<id>/versions`). */
 export interface JobVersion {
   readonly Namespace: string;
   /** The job's ID. */
@@ -404,6 +430,14 @@ export interface Namespace {
 export interface NamespaceRule {
   readonly Name: string;
   readonly Policy: string;
+  readonly Capabilities: readonly string[];
+  /** The block's `variables` rules (`acl.VariablesPolicy`), null without one. */
+  readonly Variables: { readonly Paths: readonly VariablePathRule[] } | null;
+}
+
+/** One `path` of a namespace's `variables` block: a path or glob, with its capabilities expanded (`read` adds `list`). */
+export interface VariablePathRule {
+  readonly PathSpec: string;
   readonly Capabilities: readonly string[];
 }
 

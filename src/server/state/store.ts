@@ -19,7 +19,7 @@ import type { Filter } from "../../evaluator/compile.js";
 import type { CostBudget } from "../../evaluator/cost.js";
 import type { ObjectSchema } from "../../evaluator/schema.js";
 import { compareStrings } from "../../go/order.js";
-import type { AclPolicy, AclRole, AclToken, Allocation, Deployment, Evaluation, Job, JobScalingEvents, JobSubmission, JobSummary, JobVersion, Namespace, Node, OneTimeToken } from "./model.js";
+import type { AclPolicy, AclRole, AclToken, Allocation, Deployment, Evaluation, Job, JobScalingEvents, JobSubmission, JobSummary, JobVersion, Namespace, Node, OneTimeToken, Variable } from "./model.js";
 
 /** The row type of each table. */
 export interface Rows {
@@ -27,6 +27,7 @@ export interface Rows {
   readonly job_summary: JobSummary;
   readonly job_versions: JobVersion;
   readonly scaling_event: JobScalingEvents;
+  readonly variables: Variable;
   readonly job_submission: JobSubmission;
   readonly deployment: Deployment;
   readonly evals: Evaluation;
@@ -81,6 +82,8 @@ export const TABLES: { readonly [Name in TableName]: TableDefinition<Rows[Name]>
     group: (row) => namespacedKey(row.Namespace, row.ID),
   },
   scaling_event: { key: (row) => namespacedKey(row.Namespace, row.JobID), order: (a, b) => compareStrings(a.Namespace, b.Namespace) || compareStrings(a.JobID, b.JobID) },
+  // Variables by namespace then path: a namespace's variables under a path prefix are one run.
+  variables: { key: (row) => namespacedKey(row.Namespace, row.Path), order: (a, b) => compareStrings(a.Namespace, b.Namespace) || compareStrings(a.Path, b.Path) },
   // A job's sources by version, found through its group (pruned with its versions, deleted with it).
   job_submission: {
     key: (row) => `${namespacedKey(row.Namespace, row.JobID)}\u0000${row.Version}`,
@@ -311,6 +314,7 @@ export type WriteMessage =
   | "ACLTokenUpsert"
   | "ACLTokenDelete"
   | "ACLTokenBootstrap"
+  | "VarApplyState"
   | "ACLRolesUpsert"
   | "ACLRolesDeleteByID"
   | "OneTimeTokenUpsert"

@@ -91,6 +91,7 @@ const ID_FIELDS: { readonly [Name in TableName]: string } = {
   job_summary: "JobID",
   job_versions: "ID",
   scaling_event: "JobID",
+  variables: "Path",
   job_submission: "JobID",
   deployment: "ID",
   evals: "ID",
