@@ -35,6 +35,7 @@ import { EVALUATION } from "../../structs/evaluation.js";
 import { JOB } from "../../structs/job.js";
 import { JOB_SUMMARY } from "../../structs/job-list.js";
 import { NODE } from "../../structs/node.js";
+import { SERVICE_REGISTRATION } from "../../structs/service.js";
 
 /** The `Format` of a snapshot document: how a restore (and `--data`) tells one from a fixture. */
 export const SNAPSHOT_FORMAT = "bexpr-snapshot";
@@ -82,10 +83,12 @@ export interface SnapshotTables {
   readonly acl_token: readonly SnapshotRow[];
   /** Each job's scaling events, by task group (absent from a snapshot taken before they were kept: none). */
   readonly scaling_event: readonly SnapshotRow[];
+  /** The native services registered (absent from a snapshot taken before they were kept: none). */
+  readonly service_registrations: readonly SnapshotRow[];
 }
 
 /** Tables added after snapshots were first written: a snapshot without one restores it empty. */
-const LATER_TABLES: ReadonlySet<TableName> = new Set(["scaling_event"]);
+const LATER_TABLES: ReadonlySet<TableName> = new Set(["scaling_event", "service_registrations"]);
 
 /**
  * The agent's whole state as a JSON-able document (`agent.snapshot()`, `GET
@@ -190,6 +193,7 @@ const ROW_FIELDS: { readonly [Name in TableName]: Readonly<Record<string, FieldS
   allocs: rowChecks(ALLOCATION),
   job_versions: { Namespace: "string", ID: "string", Version: "integer", Job: "object" },
   scaling_event: { Namespace: "string", JobID: "string", ScalingEvents: "object", ModifyIndex: "index" },
+  service_registrations: rowChecks(SERVICE_REGISTRATION),
   nodes: rowChecks(NODE),
   namespaces: { Name: "string", Description: "string", Quota: "string", Meta: "object|null", CreateIndex: "index", ModifyIndex: "index" },
   acl_policy: { Name: "string", Description: "string", Rules: "string", CreateIndex: "index", ModifyIndex: "index" },

@@ -48,6 +48,7 @@ import { StepQueue } from "./timers.js";
 import { launchPeriodic, PERIODIC_STEP_PREFIX, PeriodicDispatch } from "./periodic.js";
 import { dispatch, type DispatchRequest, type DispatchResponse } from "./dispatch.js";
 import { evaluateJob, markJobStability, revertJob, scaleJob, scaleStatus, stopAllocation, type AllocStopResponse, type RevertRequest, type ScaleRequest } from "./job-actions.js";
+import { deleteServiceRegistration } from "./services.js";
 import type { SchedulerContext } from "./state.js";
 import { drainDeadlineMs, drainNodes } from "./drainer.js";
 import { evaluateNode, purgeNode, updateDrain, updateEligibility, type DrainRequest, type NodeUpdateResponse } from "./node-update.js";
@@ -200,6 +201,11 @@ export class Cluster {
   /** A job's scale status (`GET /v1/job/<id>/scale`) at the state as it is now; undefined for a job that does not exist. */
   scaleStatus(namespace: string, id: string): ReturnType<typeof scaleStatus> {
     return scaleStatus(this.#context, namespace, id);
+  }
+
+  /** Removes a native service registration (`DELETE /v1/service/<name>/<id>`): the write's index, or undefined when there is none of that ID in the namespace. */
+  deleteServiceRegistration(namespace: string, id: string): Promise<number | undefined> {
+    return deleteServiceRegistration(this.#context, namespace, id);
   }
 
   /** Stops an allocation, which is replaced (`PUT /v1/allocation/<id>/stop`). */

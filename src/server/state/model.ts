@@ -7,6 +7,7 @@
  * @module
  */
 import type { StructValue } from "../../structs/declare.js";
+import type { SERVICE_REGISTRATION } from "../../structs/service.js";
 import type { ALLOC_NETWORK_STATUS, ALLOCATED_RESOURCES, NODE_RESERVED_RESOURCES, NODE_RESOURCES } from "../../structs/resources.js";
 
 /** A decoded JSON object. */
@@ -268,7 +269,6 @@ export interface TaskRun {
   readonly ExitCode: number | null;
 }
 
-/** One version of a job, as it was written (`GET /v1/job/<id>/versions`). */
 /** One scaling event of a task group (`structs.ScalingEvent`), as kept: its time in agent milliseconds. */
 export interface ScalingEventRow {
   readonly TimeMs: number;
@@ -291,6 +291,10 @@ export interface JobScalingEvents {
   readonly ModifyIndex: number;
 }
 
+/** `structs.ServiceRegistration`: one instance of a native service (`GET /v1/service/<name>`). */
+export type ServiceRegistration = StructValue<typeof SERVICE_REGISTRATION>;
+
+/** One version of a job, as it was written (`GET /v1/job/<id>/versions`). */
 export interface JobVersion {
   readonly Namespace: string;
   /** The job's ID. */

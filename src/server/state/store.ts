@@ -19,7 +19,7 @@ import type { Filter } from "../../evaluator/compile.js";
 import type { CostBudget } from "../../evaluator/cost.js";
 import type { ObjectSchema } from "../../evaluator/schema.js";
 import { compareStrings } from "../../go/order.js";
-import type { AclPolicy, AclToken, Allocation, Deployment, Evaluation, Job, JobScalingEvents, JobSummary, JobVersion, Namespace, Node } from "./model.js";
+import type { AclPolicy, AclToken, Allocation, Deployment, Evaluation, Job, JobScalingEvents, JobSummary, JobVersion, Namespace, Node, ServiceRegistration } from "./model.js";
 
 /** The row type of each table. */
 export interface Rows {
@@ -27,6 +27,7 @@ export interface Rows {
   readonly job_summary: JobSummary;
   readonly job_versions: JobVersion;
   readonly scaling_event: JobScalingEvents;
+  readonly service_registrations: ServiceRegistration;
   readonly deployment: Deployment;
   readonly evals: Evaluation;
   readonly allocs: Allocation;
@@ -78,6 +79,14 @@ export const TABLES: { readonly [Name in TableName]: TableDefinition<Rows[Name]>
     group: (row) => namespacedKey(row.Namespace, row.ID),
   },
   scaling_event: { key: (row) => namespacedKey(row.Namespace, row.JobID), order: (a, b) => compareStrings(a.Namespace, b.Namespace) || compareStrings(a.JobID, b.JobID) },
+  // Native services by namespace, name and ID (a service's instances are one run of the table, as
+  // the reference's `service_name` index), found by allocation through the group (an allocation's
+  // services go when it stops).
+  service_registrations: {
+    key: (row) => namespacedKey(row.Namespace, row.ID),
+    order: (a, b) => compareStrings(a.Namespace, b.Namespace) || compareStrings(a.ServiceName, b.ServiceName) || compareStrings(a.ID, b.ID),
+    group: (row) => row.AllocID,
+  },
   // A job's deployments, evaluations and allocations are found through its group: no write scans a table.
   deployment: { key: (row) => row.ID, order: byCreation, group: jobGroup },
   evals: { key: (row) => row.ID, order: byCreation, group: jobGroup },
@@ -283,6 +292,8 @@ export type WriteMessage =
   | "JobBatchDeregister"
   | "JobStability"
   | "ScalingEventRegister"
+  | "ServiceRegistrationUpsert"
+  | "ServiceRegistrationDeleteByID"
   | "PeriodicLaunch"
   | "EvalUpdate"
   | "AllocClientUpdate"

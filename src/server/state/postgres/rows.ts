@@ -91,6 +91,7 @@ const ID_FIELDS: { readonly [Name in TableName]: string } = {
   job_summary: "JobID",
   job_versions: "ID",
   scaling_event: "JobID",
+  service_registrations: "ID",
   deployment: "ID",
   evals: "ID",
   allocs: "ID",
