@@ -30,6 +30,7 @@ import { deploymentRoutes } from "./deployment-routes.js";
 import { nodeRoutes } from "./node-routes.js";
 import { actionRoutes } from "./action-routes.js";
 import { serviceRoutes } from "./service-routes.js";
+import { searchRoutes } from "./search-routes.js";
 import { namespaceRoutes } from "./namespace-routes.js";
 import { readRoutes } from "./read-routes.js";
 import { uiRoutes } from "./ui-routes.js";
@@ -238,6 +239,7 @@ export async function buildApp(
   nodeRoutes(app, context);
   actionRoutes(app, context);
   serviceRoutes(app, context);
+  searchRoutes(app, context);
   readRoutes(app, context, { job: { DELETE: deregisterJob(context) } });
   uiRoutes(app, context);
   eventRoutes(app, context, events);
