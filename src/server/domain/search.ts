@@ -48,10 +48,15 @@ export const SEARCH_CONTEXTS = ["allocs", "jobs", "nodes", "node_pools", "evals"
 /** A context of a search (`structs.Context`). */
 export type SearchContext = (typeof SEARCH_CONTEXTS)[number];
 
-/** One fuzzy match (`structs.FuzzyMatch`): the name found, and where (namespace, job, group, task; null for a namespace). */
+/** One fuzzy match (`structs.FuzzyMatch`): the name found, and where (namespace, job, group, task; `omitempty`: absent for a namespace or an ID). */
 export interface FuzzyMatch {
   readonly ID: string;
-  readonly Scope: readonly string[] | null;
+  readonly Scope?: readonly string[];
+}
+
+/** A match as Go writes it: `Scope` left out when empty. */
+function fuzzyMatchOf(id: string, scope: readonly string[] | null): FuzzyMatch {
+  return scope === null || scope.length === 0 ? { ID: id } : { ID: id, Scope: scope };
 }
 
 /** What a search answers, by context, before the query's meta is added. */
@@ -305,7 +310,7 @@ export function fuzzySearch(state: SearchState, caller: Caller, namespace: strin
     const lookup = roundDown(queryPrefix, context);
     if (!uuidPrefixOk(lookup)) continue;
     const { matches, truncated } = prefixMatches(state, caller, namespace, each, lookup, text);
-    Matches[each] = (matches ?? []).map((id) => ({ ID: id, Scope: null }));
+    Matches[each] = (matches ?? []).map((id) => fuzzyMatchOf(id, null));
     Truncations[each] = truncated;
   }
   for (const each of fuzzyContexts) {
@@ -340,7 +345,7 @@ export function fuzzySearch(state: SearchState, caller: Caller, namespace: strin
       const match = singleMatch(each, row, lowered);
       if (match !== undefined) accumulate(each, match, last);
     });
-    for (const [target, matches] of found) if (matches.length > 0) Matches[target] = matches.sort(byScore).map((match) => ({ ID: match.id, Scope: match.scope }));
+    for (const [target, matches] of found) if (matches.length > 0) Matches[target] = matches.sort(byScore).map((match) => fuzzyMatchOf(match.id, match.scope));
   }
   return { Matches: sortedKeys(Matches), Truncations: sortedKeys(Truncations), index: indexOf(state, fuzzyContexts) };
 }
