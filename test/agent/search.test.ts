@@ -4,7 +4,7 @@
  * sockets.
  */
 import { describe, expect, it } from "vitest";
-import { SEARCH_LIMIT_QUERY, SEARCH_TRUNCATE_LIMIT } from "../../src/server/domain/search.js";
+import { SEARCH_LIMIT_QUERY, SEARCH_LIMIT_RESULTS, SEARCH_TRUNCATE_LIMIT } from "../../src/server/domain/search.js";
 import { eventually, job, send, useAgent } from "./support.js";
 
 type Item = Record<string, any>;
@@ -69,6 +69,16 @@ describe("searching", () => {
     const found = await search("/v1/search/fuzzy", { Text: "many", Context: "jobs" });
     expect(found.body!.Matches.jobs).toHaveLength(SEARCH_LIMIT_QUERY);
     expect(found.body!.Truncations.jobs).toBe(true);
+  });
+
+  it("answers at most 100 matches a context, and says so", async () => {
+    const groups = Array.from({ length: SEARCH_LIMIT_RESULTS + 1 }, (_, i) => ({ Name: `wide${String(i).padStart(3, "0")}`, Count: 0, Tasks: [{ Name: "t", Driver: "mock" }] }));
+    await agent.register(job("widejob", { TaskGroups: groups }), "?namespace=prod");
+    const found = await search("/v1/search/fuzzy", { Text: "wide", Context: "jobs" }, "?namespace=prod");
+    expect(found.status, found.text).toBe(200);
+    expect(found.body!.Matches.groups).toHaveLength(SEARCH_LIMIT_RESULTS);
+    expect(found.body!.Matches.groups[0]).toEqual({ ID: "wide000", Scope: ["prod", "widejob"] });
+    expect(found.body!.Truncations.groups).toBe(true);
   });
 
   it.each([

@@ -78,6 +78,17 @@ describe("native service registrations", () => {
     expect(await read<Item[]>(`/v1/allocation/${alloc!.ID}/services`)).toHaveLength(2);
   });
 
+  it("wakes a blocking read of the services when an allocation registers one", async () => {
+    const before = await agent.get("/v1/services");
+    const index = Number(before.headers["x-svc-index"]);
+    const waiting = agent.get(`/v1/services?index=${index}&wait=5s`);
+    await agent.register(served("woken"));
+    await agent.agent.clock.advance("1s");
+    const woken = await waiting;
+    expect(Number(woken.headers["x-svc-index"])).toBeGreaterThan(index);
+    await eventually(async () => ((await read<Item[]>("/v1/job/woken/services")).length === 2 ? true : undefined));
+  });
+
   it("pages and filters a service's instances, and chooses among them", async () => {
     await agent.register(served("many", 3));
     await agent.agent.clock.advance("1s");
@@ -93,6 +104,8 @@ describe("native service registrations", () => {
     const chosen = await read<Item[]>("/v1/service/web?choose=2|my-alloc&filter=" + encodeURIComponent('JobID == "many"'));
     expect(chosen.map((each) => each.ID)).toEqual(chooseServices(all as ServiceRegistration[], "2|my-alloc").map((each) => each.ID));
     expect(chosen).toHaveLength(2);
+    // More than there are: every instance, in the hash's order.
+    expect(chooseServices(all as ServiceRegistration[], "9|my-alloc")).toHaveLength(3);
   });
 
   it.each([
@@ -101,6 +114,7 @@ describe("native service registrations", () => {
     ["the job does not exist", "/v1/job/nobody/services", 404, "job not found"],
     ["the allocation does not exist", "/v1/allocation/00000000-0000-4000-8000-000000000000/services", 404, "allocation not found"],
     ["the path is too deep", "/v1/service/web/id/more", 400, "invalid URI"],
+    ["the path names no service", "/v1/service/", 400, "missing service name"],
   ])("answers %s with the reference's text", async (_name, path, status, text) => {
     const response = await agent.get(path);
     expect({ status: response.status, text: response.text }).toEqual({ status, text });
