@@ -25,7 +25,6 @@ import { createHash } from "node:crypto";
 import type { FastifyInstance } from "fastify";
 import { compareStrings } from "../../go/order.js";
 import { checkRegion } from "../base/errors.js";
-import { namespaceAccess } from "../domain/acl.js";
 import { serviceRegistrationsEndpoint } from "../list/endpoints.js";
 import { runList } from "../list/pipeline.js";
 import { ALL_NAMESPACES, parseQueryOptions } from "../list/query.js";
@@ -153,7 +152,7 @@ export function serviceRoutes(app: FastifyInstance, context: RouteContext): void
       GET: objectRoute(context, {
         tables: ["service_registrations", "jobs"],
         read: (caller, { id, options }) => {
-          namespaceAccess(caller, options.namespace, ["read-job"]);
+          requireReadJob(caller, options.namespace);
           const index = store.tableIndex("service_registrations");
           if (store.tables.jobs.get(namespacedKey(options.namespace, id)) === undefined) return { index, missing: "job not found" };
           const registrations: ServiceRegistration[] = [];
