@@ -165,6 +165,28 @@ describe("native service registrations", () => {
     agent.agent.scenarios.remove(down);
   });
 
+  it("updates the registrations of an allocation updated in place, keeping their CreateIndex", async () => {
+    await agent.register(served("inplace"));
+    await agent.agent.clock.advance("1s");
+    const [alloc] = await running("inplace", 1);
+    const before = await eventually(async () => (await read<Item[]>(`/v1/allocation/${alloc!.ID}/services`)).find((each) => each.ServiceName === "web"));
+    const updated = served("inplace") as { TaskGroups: Item[] };
+    updated.TaskGroups[0]!.Services = [{ Name: "web", PortLabel: "http", Provider: "nomad", Tags: ["c"] }];
+    await agent.register(updated);
+    await agent.agent.clock.advance("1s");
+    const after = await eventually(async () => {
+      const found = await read<Item[]>(`/v1/allocation/${alloc!.ID}/services`);
+      return found.find((each) => each.ServiceName === "web")?.Tags?.[0] === "c" ? found : undefined;
+    });
+    // Updated in place: the same allocation, at the new version.
+    expect((await read<Item>(`/v1/allocation/${alloc!.ID}`)).Job.Version).toBe(1);
+    const web = after.find((each) => each.ServiceName === "web")!;
+    expect(web).toMatchObject({ ID: before.ID, Tags: ["c"], CreateIndex: before.CreateIndex });
+    expect(web.ModifyIndex).toBeGreaterThan(before.ModifyIndex);
+    // The task's service, unchanged, keeps its indexes; none is left over.
+    expect(after.map((each) => each.ServiceName).sort()).toEqual(["api", "web"]);
+  });
+
   it("drops a purged job's services", async () => {
     await agent.register(served("purged"));
     await agent.agent.clock.advance("1s");

@@ -16,7 +16,7 @@
 import { parseGoDuration } from "../../go/duration.js";
 import type { Allocation, AllocNetworkStatus, ClientStatus, Job } from "../state/model.js";
 import { namespacedKey } from "../state/store.js";
-import { clientTerminal, registerServices } from "./services.js";
+import { clientTerminal, syncServices } from "./services.js";
 import { isTerminal, putJob, updateAlloc, type SchedulerContext } from "./state.js";
 
 /** The job `Meta` key that makes its allocations finish that long after they start (a Go duration). */
@@ -66,7 +66,7 @@ export async function runAllocations(context: SchedulerContext, allocIds: readon
   if (!allocIds.some((id) => starts(context.store.tables.allocs.get(id)))) return;
   await reportAll(context, allocIds, starts, "running");
   // Their clients then register their native services, an RPC of their own.
-  await registerServices(context, allocIds);
+  await syncServices(context, allocIds);
 }
 
 /**

@@ -48,7 +48,7 @@ import { StepQueue } from "./timers.js";
 import { launchPeriodic, PERIODIC_STEP_PREFIX, PeriodicDispatch } from "./periodic.js";
 import { dispatch, type DispatchRequest, type DispatchResponse } from "./dispatch.js";
 import { evaluateJob, markJobStability, revertJob, scaleJob, scaleStatus, stopAllocation, type AllocStopResponse, type RevertRequest, type ScaleRequest } from "./job-actions.js";
-import { deleteServiceRegistration } from "./services.js";
+import { deleteServiceRegistration, servicesStale, syncServices } from "./services.js";
 import type { SchedulerContext } from "./state.js";
 import { drainDeadlineMs, drainNodes } from "./drainer.js";
 import { evaluateNode, purgeNode, updateDrain, updateEligibility, type DrainRequest, type NodeUpdateResponse } from "./node-update.js";
@@ -469,6 +469,8 @@ export class Cluster {
         if (ACTIVE_DEPLOYMENT.has(this.store.tables.deployment.get(deploymentId)?.Status ?? "")) this.#steps.defer(`watch ${deploymentId}`, WATCHER_BATCH_MS, () => allowReplacements(context, deploymentId));
       }
       if (alloc.ClientStatus === "running" && alloc.DeploymentID !== "" && (alloc.DeploymentStatus?.Healthy ?? null) === null) starting.add(alloc.DeploymentID);
+      // A running allocation updated in place, or a canary promoted: its client updates its native services.
+      if (servicesStale(this.store.tables, alloc)) this.#steps.deferBatch("services", 0, alloc.ID, (ids) => syncServices(context, ids));
       if (alloc.ClientStatus === "pending" && stepTakes(run, alloc, pass)) {
         const batch = `run ${alloc.DeploymentID} ${jobKey} ${alloc.CreateIndex}`;
         placed.set(batch, [...(placed.get(batch) ?? []), alloc]);

@@ -6,6 +6,8 @@
  * - an allocation that starts running registers the `nomad` services of its group and of its
  *   tasks, in a write of their own (`ServiceRegistrationUpsert`, the client's RPC after its
  *   allocation runs): one registration per service, its ID as `MakeAllocServiceID` builds it;
+ *   one updated in place or whose canary is promoted has them updated (`UpdateWorkload`, see
+ *   {@link servicesStale}, which the cluster checks for every allocation a write changes);
  * - an allocation that becomes client-terminal (complete, failed, lost) loses its registrations
  *   in the same write (`deregisterServicesForTerminalAllocs`), and so does one deleted (a job
  *   purged, `deleteServiceRegistrationByAllocIDTxn`);
@@ -148,34 +150,60 @@ function sameRegistration(a: ServiceRegistration, b: ServiceRegistration): boole
   );
 }
 
+/** The job of an allocation at its version (the job as it is now once that version is gone). */
+function allocJob(tables: Store["tables"], alloc: Allocation): Job | undefined {
+  const key = namespacedKey(alloc.Namespace, alloc.JobID);
+  return tables.job_versions.get(`${key}\u0000${alloc.JobVersion}`)?.Job ?? tables.jobs.get(key);
+}
+
+/** Whether an allocation runs, so that its client keeps its services registered. */
+function runs(alloc: Allocation | undefined): alloc is Allocation {
+  return alloc !== undefined && alloc.ClientStatus === "running" && alloc.DesiredStatus === "run";
+}
+
 /**
- * The clients of allocations that now run register their services (`ServiceRegistration.Upsert`),
- * in one write; an allocation that no longer runs registers nothing, and a registration that has
- * not changed keeps its indexes (`upsertServiceRegistrationTxn`).
+ * Whether a running allocation's registrations are not what its client would register now: it
+ * started, its job was updated in place (new services, tags, ports), or its canary was promoted
+ * (its tags). The cluster then has its client update them ({@link syncServices}).
  */
-export async function registerServices(context: ServiceContext, allocIds: readonly string[]): Promise<void> {
+export function servicesStale(tables: Store["tables"], alloc: Allocation): boolean {
+  if (!runs(alloc)) return false;
+  const job = allocJob(tables, alloc);
+  if (job === undefined) return false;
+  const wanted = registrationsOf(alloc, job, tables.nodes.get(alloc.NodeID), 0);
+  const held = tables.service_registrations.group(alloc.ID);
+  if (wanted.length !== held.size) return true;
+  return wanted.some((registration) => {
+    const existing = held.get(namespacedKey(registration.Namespace, registration.ID));
+    return existing === undefined || !sameRegistration(existing, registration);
+  });
+}
+
+/**
+ * The clients of running allocations register their services as they are now, in one write
+ * (`ServiceRegistration.Upsert`, then `DeleteByID` of those no longer wanted, as `UpdateWorkload`):
+ * a registration that has not changed keeps its indexes (`upsertServiceRegistrationTxn`); an
+ * allocation that no longer runs is left alone (its end drops its services).
+ */
+export async function syncServices(context: ServiceContext, allocIds: readonly string[]): Promise<void> {
   const { tables } = context.store;
-  const wanted = (id: string) => {
+  const stale = allocIds.filter((id) => {
     const alloc = tables.allocs.get(id);
-    return alloc !== undefined && alloc.ClientStatus === "running" && alloc.DesiredStatus === "run";
-  };
-  const hasServices = (id: string) => {
-    const alloc = tables.allocs.get(id)!;
-    const job = tables.job_versions.get(`${namespacedKey(alloc.Namespace, alloc.JobID)}\u0000${alloc.JobVersion}`)?.Job ?? tables.jobs.get(namespacedKey(alloc.Namespace, alloc.JobID));
-    return job !== undefined && registrationsOf(alloc, job, undefined, 0).length > 0;
-  };
-  const starting = allocIds.filter((id) => wanted(id) && hasServices(id));
-  if (starting.length === 0) return;
+    return alloc !== undefined && servicesStale(tables, alloc);
+  });
+  if (stale.length === 0) return;
   await context.store.write(
     ["service_registrations"],
     (state) => {
-      for (const id of starting) {
+      for (const id of stale) {
         const alloc = tables.allocs.get(id);
-        if (alloc === undefined || alloc.ClientStatus !== "running" || alloc.DesiredStatus !== "run") continue;
-        const key = namespacedKey(alloc.Namespace, alloc.JobID);
-        const job = tables.job_versions.get(`${key}\u0000${alloc.JobVersion}`)?.Job ?? tables.jobs.get(key);
+        if (!runs(alloc)) continue;
+        const job = allocJob(tables, alloc);
         if (job === undefined) continue;
-        for (const registration of registrationsOf(alloc, job, tables.nodes.get(alloc.NodeID), state.index)) {
+        const wanted = registrationsOf(alloc, job, tables.nodes.get(alloc.NodeID), state.index);
+        const keys = new Set(wanted.map((registration) => namespacedKey(registration.Namespace, registration.ID)));
+        for (const key of [...state.service_registrations.group(alloc.ID).keys()]) if (!keys.has(key)) state.service_registrations.delete(key);
+        for (const registration of wanted) {
           const existing = state.service_registrations.get(namespacedKey(registration.Namespace, registration.ID));
           if (existing !== undefined && sameRegistration(existing, registration)) continue;
           state.service_registrations.put(existing === undefined ? registration : { ...registration, CreateIndex: existing.CreateIndex });
