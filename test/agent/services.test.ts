@@ -201,6 +201,7 @@ describe("native service registrations", () => {
 describe("native services under ACLs", () => {
   const ROOT = "00000000-0000-4000-8000-0000000000b0";
   const PROD_READER = "00000000-0000-4000-8000-0000000000b1";
+  const PROD_DELETER = "00000000-0000-4000-8000-0000000000b2";
   const agent = useAgent({
     clock: "manual",
     placementDelayMs: 1000,
@@ -209,8 +210,14 @@ describe("native services under ACLs", () => {
     acl: {
       enabled: true,
       bootstrapToken: ROOT,
-      policies: [{ Name: "prod-read", Rules: 'namespace "prod" { policy = "read" }' }],
-      tokens: [{ SecretID: PROD_READER, Name: "prod reader", Type: "client", Policies: ["prod-read"] }],
+      policies: [
+        { Name: "prod-read", Rules: 'namespace "prod" { policy = "read" }' },
+        { Name: "prod-svc-delete", Rules: 'namespace "prod" { capabilities = ["delete-service-registration"] }' },
+      ],
+      tokens: [
+        { SecretID: PROD_READER, Name: "prod reader", Type: "client", Policies: ["prod-read"] },
+        { SecretID: PROD_DELETER, Name: "prod service deleter", Type: "client", Policies: ["prod-svc-delete"] },
+      ],
     },
   });
   const as = (token: string, path: string, method = "GET") => send(`${agent.url}${path}`, { method, headers: { "x-svc-token": token } });
@@ -229,6 +236,10 @@ describe("native services under ACLs", () => {
     const [instance] = (await as(ROOT, "/v1/service/web?namespace=prod")).json<Item[]>();
     const refused = await as(PROD_READER, `/v1/service/web/${instance!.ID}?namespace=prod`, "DELETE");
     expect({ status: refused.status, text: refused.text }).toEqual({ status: 403, text: "Permission denied" });
+    // delete-service-registration alone may delete, in its namespace only.
+    expect((await as(PROD_DELETER, `/v1/service/web/${instance!.ID}`, "DELETE")).status).toBe(403);
+    const deleted = await as(PROD_DELETER, `/v1/service/web/${instance!.ID}?namespace=prod`, "DELETE");
+    expect(deleted.status, deleted.text).toBe(200);
   });
 });
 
