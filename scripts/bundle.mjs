@@ -2,7 +2,7 @@
  * The JavaScript of dist/: the entry points (`bexpr`, `bexpr/server`, `bexpr/sql`, `bexpr/codemirror`,
  * the `bexpr` command) bundled by esbuild, with the code they share in chunks, so that importing the engine reads a few files
  * instead of some 700 (Chevrotain alone pulls in 640 lodash-es modules). The engine's own
- * dependencies (chevrotain, re2js, lossless-json) are bundled in, and croner (the agent's cron times, small and without
+ * dependencies (chevrotain, re2js, lossless-json) are bundled in, and croner (the agent's cron times) and @noble/hashes' BLAKE2b (ACL role hashes), small and without
  * dependencies of its own); the agent's (fastify and the rest, the package's
  * optional peer dependencies, see src/optional-packages.ts) stay imports, loaded only by `bexpr/server` and `bexpr agent`. CodeMirror's
  * packages (the peer dependencies of `bexpr/codemirror`) stay imports too: the application that

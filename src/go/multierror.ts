@@ -9,3 +9,10 @@ export function formatErrors(errors: readonly string[]): string {
   const items = errors.map((error) => `* ${error}`).join("\n\t");
   return `${errors.length === 1 ? "1 error" : `${errors.length} errors`} occurred:\n\t${items}\n\n`;
 }
+
+/** The reference's text for warnings (`helper.MergeMultierrorWarnings`): `""` for none. */
+export function formatWarnings(warnings: readonly string[]): string {
+  if (warnings.length === 0) return "";
+  const head = warnings.length === 1 ? "1 warning:\n" : `${warnings.length} warnings:\n`;
+  return head + warnings.map((warning) => `\n* ${warning.trim()}`).join("");
+}

@@ -40,6 +40,7 @@ export { MAX_BODY_BYTES, MAX_HEADER_BYTES, MAX_PATH_PARAM_LENGTH } from "./http/
 export { LIST_LANE_BYTES } from "./http/constants.js";
 export { MAX_JSON_DEPTH } from "../go/json.js";
 export { MAX_JOB_ALLOCATIONS, MAX_JOB_PLACEMENT_RULES } from "./scheduler/job-spec.js";
+export { MAX_JOB_SOURCE_BYTES } from "./scheduler/submission.js";
 export { META_EXIT_CODE, META_FAIL_DEPLOYMENT, META_RUN_FOR } from "./scheduler/cluster.js";
 export {
   LIFECYCLE_DEFAULTS,

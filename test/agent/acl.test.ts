@@ -172,8 +172,14 @@ describe("with ACLs disabled", () => {
     ["GET", "/v1/acl/policies"],
     ["GET", "/v1/acl/tokens"],
     ["GET", "/v1/acl/token/self"],
+    ["GET", "/v1/acl/roles"],
+    ["PUT", "/v1/acl/role"],
+    ["GET", "/v1/acl/role/6a1f0c1e-2f4b-4c55-9b7e-0d3c2b1a0f9e"],
+    ["GET", "/v1/acl/role/name/ops"],
+    ["PUT", "/v1/acl/token/onetime"],
+    ["PUT", "/v1/acl/token/onetime/exchange"],
   ])("answers %s %s with 400 ACL support disabled", async (method, path) => {
-    const response = await open.get(path, { method });
+    const response = await open.get(path, { method, body: method === "PUT" ? JSON.stringify({ OneTimeSecretID: "x" }) : undefined });
     expect(response.status).toBe(400);
     expect(response.text).toBe("ACL support disabled");
   });

@@ -35,8 +35,6 @@ if (!available && !required) console.warn(`test/go-client skipped: ${MISSING_TEX
 const EXPECTED_UNSERVED = [
   "Jobs.ParseHCL",
   "Jobs.Validate",
-  "Jobs.Plan",
-  "Jobs.Submission",
 ];
 
 /**

@@ -993,8 +993,9 @@ func (p *program) unserved(allocation *api.Allocation, deployment *api.Deploymen
 		return err
 	})
 	p.call("Jobs.Submission", func() error {
+		// "web" was registered without its source: the reference's 404 (plan_area.go reads one back).
 		_, _, err := jobs.Submission("web", 0, nil)
-		return err
+		return refused(err, 404)
 	})
 	p.call("Evaluations.Allocations", func() error {
 		list, _, err := c.Evaluations().List(&api.QueryOptions{Filter: `JobID == "agentd"`})

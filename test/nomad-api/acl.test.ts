@@ -5,7 +5,7 @@
 import { describe, expect } from "vitest";
 import { HEADER_STYLES, type GoClient } from "./go-client.js";
 import { notServed, PORTED, runGoTests } from "./ported.js";
-import { assertQueryMeta, assertWriteMeta, goTestServers, len } from "./support.js";
+import { assertQueryMeta, assertWriteMeta, expectUUID, goTestServers, len } from "./support.js";
 
 /** Every test of api/acl_test.go (reference commit aa026cc99cfb), in its order. */
 export const ACL_TESTS = {
@@ -13,17 +13,17 @@ export const ACL_TESTS = {
   TestACLPolicies_Delete: PORTED,
   TestACLPolicies_Info: PORTED,
   TestACLTokens_List: PORTED,
-  TestACLTokens_CreateUpdate: notServed("PUT /v1/acl/role (ACLRoles.Create)"),
+  TestACLTokens_CreateUpdate: PORTED,
   TestACLTokens_Upload: PORTED,
-  // Ported: the subtests "token without expiry" and "token with expiry"; the two with role links
-  // need PUT /v1/acl/role, which the agent does not serve.
+  // Ported with its four subtests ("token without expiry", "token with expiry", "token with role
+  // link", "token with role and policy link").
   TestACLTokens_Info: PORTED,
   TestACLTokens_Self: PORTED,
   TestACLTokens_Delete: PORTED,
-  TestACL_OneTimeToken: notServed("PUT /v1/acl/token/onetime", "PUT /v1/acl/token/onetime/exchange"),
+  TestACL_OneTimeToken: PORTED,
   TestACLTokens_BootstrapInvalidToken: PORTED,
   TestACLTokens_BootstrapValidToken: PORTED,
-  TestACLRoles: notServed("/v1/acl/roles", "/v1/acl/role"),
+  TestACLRoles: PORTED,
   TestACLAuthMethods: notServed("/v1/acl/auth-methods", "/v1/acl/auth-method"),
   TestACLBindingRules: notServed("/v1/acl/binding-rules", "/v1/acl/binding-rule"),
   TestACLIdentity_CreateClientIntroductionToken: notServed("PUT /v1/acl/identity/client-introduction-token"),
@@ -35,6 +35,19 @@ const TEST_POLICY = { Name: "test", Description: "test", Rules: 'namespace "defa
 /** One hour and ten minutes, as Go's time.Duration (nanoseconds). */
 const HOUR = 3_600_000_000_000;
 const TEN_MINUTES = 600_000_000_000;
+
+/** The policy the role tests link to, and a role of it (`acl-role-api-test`, as the reference's tests name both). */
+const ROLE_POLICY = { Name: "acl-role-api-test", Rules: 'namespace "default" { policy = "read" }' };
+
+/** Creates a role of `policy` named `name`, checked as the reference's tests check it. */
+async function createRole(client: GoClient, name: string, policy: string) {
+  const role = { Name: name, Policies: [{ Name: policy }] };
+  const [created, wm] = await client.aclRoles.create(role);
+  assertWriteMeta(wm);
+  expectUUID(created.ID);
+  expect(created.Name).toBe(role.Name);
+  return created;
+}
 
 /** A client token of policy `foo1`, created. */
 async function createFooToken(client: GoClient) {
@@ -98,6 +111,30 @@ describe.each(HEADER_STYLES)("api/acl_test.go (%s headers)", (style) => {
       }
     },
 
+    async TestACLTokens_CreateUpdate() {
+      const { client } = await makeACLClient();
+      const out = await createFooToken(client);
+
+      // Update the token
+      const [out2, wm] = await client.aclTokens.update({ ...out, Name: "other" });
+      assertWriteMeta(wm);
+      expect(out2).not.toBeNull();
+      expect(out2.Name).toBe("other");
+
+      // Updating the token to include a TTL is not allowed.
+      await expect(client.aclTokens.update({ ...out2, ExpirationTTL: TEN_MINUTES })).rejects.toThrow(/^Unexpected response code: 400/);
+
+      // A role link may be added.
+      assertWriteMeta(await client.aclPolicies.upsert(ROLE_POLICY));
+      const role = await createRole(client, "acl-role-api-test", ROLE_POLICY.Name);
+      const [out3] = await client.aclTokens.update({ ...out2, Roles: [{ Name: role.Name }], ExpirationTTL: 0 });
+      expect(out3).not.toBeNull();
+      expect(len(out3.Policies)).toBe(1);
+      expect(out3.Policies?.[0]).toBe("foo1");
+      expect(len(out3.Roles)).toBe(1);
+      expect(out3.Roles?.[0]?.Name).toBe(role.Name);
+    },
+
     async TestACLTokens_Upload() {
       const { client } = await makeACLClient();
       await client.aclPolicies.upsert({ Name: "upload-test-policy", Rules: 'namespace "default" { policy = "read" }' });
@@ -144,6 +181,38 @@ describe.each(HEADER_STYLES)("api/acl_test.go (%s headers)", (style) => {
         expect(out2).toEqual(out);
         expect(out2.ExpirationTime).not.toBeNull();
       }
+
+      // token with role link
+      {
+        assertWriteMeta(await client.aclPolicies.upsert(ROLE_POLICY));
+        const role = await createRole(client, "acl-role-api-test", ROLE_POLICY.Name);
+        const [out, wm] = await client.aclTokens.create({ Name: "token-with-role-link", Type: "client", Roles: [{ Name: role.Name }] });
+        assertWriteMeta(wm);
+        expect(out).not.toBeNull();
+        const [out2, qm] = await client.aclTokens.info(out.AccessorID);
+        assertQueryMeta(qm);
+        expect(out2).toEqual(out);
+        expect(len(out.Roles)).toBe(1);
+        expect(out.Roles?.[0]?.Name).toBe(ROLE_POLICY.Name);
+      }
+
+      // token with role and policy link
+      {
+        const policy1 = { Name: "acl-role-api-test-1", Rules: 'namespace "default" { policy = "read" }' };
+        const policy2 = { Name: "acl-role-api-test-2", Rules: 'namespace "fawlty" { policy = "read" }' };
+        assertWriteMeta(await client.aclPolicies.upsert(policy1));
+        assertWriteMeta(await client.aclPolicies.upsert(policy2));
+        const role = await createRole(client, "acl-role-api-test-role-and-policy", policy1.Name);
+        const [out, wm] = await client.aclTokens.create({ Name: "token-with-role-and-policy-link", Type: "client", Policies: [policy2.Name], Roles: [{ Name: role.Name }] });
+        assertWriteMeta(wm);
+        expect(out).not.toBeNull();
+        expect(out.Policies).toEqual([policy2.Name]);
+        expect(len(out.Roles)).toBe(1);
+        expect(out.Roles?.[0]?.Name).toBe(role.Name);
+        const [out2, qm] = await client.aclTokens.info(out.AccessorID);
+        assertQueryMeta(qm);
+        expect(out2).toEqual(out);
+      }
     },
 
     async TestACLTokens_Self() {
@@ -162,6 +231,23 @@ describe.each(HEADER_STYLES)("api/acl_test.go (%s headers)", (style) => {
       assertWriteMeta(await client.aclTokens.delete(out.AccessorID));
     },
 
+    async TestACL_OneTimeToken() {
+      const { client } = await makeACLClient();
+      const out = await createFooToken(client);
+
+      // Get a one-time token
+      client.setSecretID(out.SecretID);
+      const [out2, wm] = await client.aclTokens.upsertOneTimeToken();
+      assertWriteMeta(wm);
+      expect(out2).not.toBeNull();
+
+      // Exchange the one-time token
+      const [out3, wm2] = await client.aclTokens.exchangeOneTimeToken(out2.OneTimeSecretID);
+      assertWriteMeta(wm2);
+      expect(out3).not.toBeNull();
+      expect(out3.AccessorID).toBe(out.AccessorID);
+    },
+
     async TestACLTokens_BootstrapInvalidToken() {
       const { client } = await makeClient({ acl: true });
       await expect(client.aclTokens.bootstrapOpts("badtoken")).rejects.toThrow(/^Unexpected response code: 400 \(invalid acl token\)$/);
@@ -173,6 +259,46 @@ describe.each(HEADER_STYLES)("api/acl_test.go (%s headers)", (style) => {
       const [out, wm] = await client.aclTokens.bootstrapOpts(bootkn);
       assertWriteMeta(wm);
       expect(out.SecretID).toBe(bootkn);
+    },
+
+    async TestACLRoles() {
+      const { client } = await makeACLClient();
+
+      // An initial listing shouldn't return any results.
+      const [empty, qm] = await client.aclRoles.list();
+      expect(len(empty)).toBe(0);
+      assertQueryMeta(qm);
+
+      // The policy the role links to, its rules as the Go raw string holds them.
+      const policy = { Name: "acl-role-api-test", Rules: 'namespace "default" {\n\t\t\tpolicy = "read"\n\t\t}\n\t\t' };
+      assertWriteMeta(await client.aclPolicies.upsert(policy));
+      const created = await createRole(client, "acl-role-api-test", policy.Name);
+
+      // Another listing should return one result.
+      const [one, qm2] = await client.aclRoles.list();
+      expect(len(one)).toBe(1);
+      assertQueryMeta(qm2);
+
+      // Read the role by ID, then by name.
+      const [byId, qm3] = await client.aclRoles.get(created.ID);
+      assertQueryMeta(qm3);
+      expect(byId).toEqual(created);
+      const [byName, qm4] = await client.aclRoles.getByName(created.Name);
+      assertQueryMeta(qm4);
+      expect(byName).toEqual(created);
+
+      // Update the role name.
+      const role = { ID: created.ID, Name: "acl-role-api-test-badger-badger-badger", Policies: [{ Name: policy.Name }] };
+      const [updated, wm] = await client.aclRoles.update(role);
+      assertWriteMeta(wm);
+      expect(updated.Name).toBe(role.Name);
+      expect(updated.ID).toBe(role.ID);
+
+      // Delete the role; none is left.
+      assertWriteMeta(await client.aclRoles.delete(created.ID));
+      const [none, qm5] = await client.aclRoles.list();
+      expect(len(none)).toBe(0);
+      assertQueryMeta(qm5);
     },
   });
 });

@@ -528,6 +528,15 @@ export class GoClient {
       const [response, meta] = await this.write<GoStruct<"JobRegisterResponse">>("PUT", `/v1/job/${pathEscape(jobID)}/evaluate`, undefined, "JobRegisterResponse", q);
       return [response.EvalID, meta];
     },
+    /** `Plan` (`PlanOpts` with `Diff`): a job and its ID are checked by the client first. */
+    plan: async (job: GoStructInput<"Job"> | null, diff: boolean, q?: WriteOptions): Promise<[GoStruct<"JobPlanResponse">, WriteMeta]> => {
+      if (job === null) throw new Error("must pass non-nil job");
+      if (job.ID === undefined || job.ID === null) throw new Error("job is missing ID");
+      const request: GoStructInput<"JobPlanRequest"> = { Job: job, Diff: diff, PolicyOverride: false };
+      return this.write("PUT", `/v1/job/${pathEscape(job.ID as string)}/plan`, { value: request, type: "JobPlanRequest" }, "JobPlanResponse", q);
+    },
+    /** `Submission`: the source of a version of the job. */
+    submission: (jobID: string, version: number, q?: QueryOptions) => this.query<GoStruct<"JobSubmission">>(`/v1/job/${pathEscape(jobID)}/submission?version=${version}`, "JobSubmission", q),
     /** `Summary`. */
     summary: (jobID: string, q?: QueryOptions) => this.query<GoStruct<"JobSummary">>(`/v1/job/${pathEscape(jobID)}/summary`, "JobSummary", q),
   };
@@ -734,6 +743,51 @@ export class GoClient {
     },
     /** `Self`. */
     self: (q?: QueryOptions) => this.query<GoStruct<"ACLToken">>("/v1/acl/token/self", "ACLToken", q),
+    /** `UpsertOneTimeToken`: a PUT without a body. */
+    upsertOneTimeToken: async (q?: WriteOptions): Promise<[GoStruct<"OneTimeToken">, WriteMeta]> => {
+      const [resp, wm] = await this.write<GoStruct<"OneTimeTokenUpsertResponse"> | null>("PUT", "/v1/acl/token/onetime", undefined, "*OneTimeTokenUpsertResponse", q);
+      if (resp === null) throw new GoClientError("no one-time token returned");
+      return [resp.OneTimeToken as GoStruct<"OneTimeToken">, wm];
+    },
+    /** `ExchangeOneTimeToken`: refuses an empty secret before sending anything. */
+    exchangeOneTimeToken: async (secret: string, q?: WriteOptions): Promise<[GoStruct<"ACLToken">, WriteMeta]> => {
+      if (secret === "") throw new GoClientError("missing secret ID");
+      const body = { value: { OneTimeSecretID: secret }, type: "*OneTimeTokenExchangeRequest" };
+      const [resp, wm] = await this.write<GoStruct<"OneTimeTokenExchangeResponse"> | null>("PUT", "/v1/acl/token/onetime/exchange", body, "*OneTimeTokenExchangeResponse", q);
+      if (resp === null) throw new GoClientError("no ACL token returned");
+      return [resp.Token as GoStruct<"ACLToken">, wm];
+    },
+  };
+
+  /** `ACLRoles()`. */
+  readonly aclRoles = {
+    /** `List`. */
+    list: (q?: QueryOptions) => this.query<Stub<"ACLRoleListStub">[] | null>("/v1/acl/roles", "[]*ACLRoleListStub", q),
+    /** `Create`: refuses a role that names its ID. */
+    create: (role: GoStructInput<"ACLRole">, q?: WriteOptions) => {
+      if (role.ID) throw new GoClientError("cannot specify ACL role ID");
+      return this.write<GoStruct<"ACLRole">>("PUT", "/v1/acl/role", { value: role, type: "*ACLRole" }, "ACLRole", q);
+    },
+    /** `Update`. */
+    update: (role: GoStructInput<"ACLRole">, q?: WriteOptions) => {
+      if (!role.ID) throw new GoClientError("missing ACL role ID");
+      return this.write<GoStruct<"ACLRole">>("PUT", `/v1/acl/role/${role.ID}`, { value: role, type: "*ACLRole" }, "ACLRole", q);
+    },
+    /** `Delete`. */
+    delete: async (roleID: string, q?: WriteOptions): Promise<WriteMeta> => {
+      if (roleID === "") throw new GoClientError("missing ACL role ID");
+      return (await this.write("DELETE", `/v1/acl/role/${roleID}`, undefined, undefined, q))[1];
+    },
+    /** `Get`. */
+    get: (roleID: string, q?: QueryOptions) => {
+      if (roleID === "") throw new GoClientError("missing ACL role ID");
+      return this.query<GoStruct<"ACLRole">>(`/v1/acl/role/${roleID}`, "ACLRole", q);
+    },
+    /** `GetByName`. */
+    getByName: (roleName: string, q?: QueryOptions) => {
+      if (roleName === "") throw new GoClientError("missing ACL role name");
+      return this.query<GoStruct<"ACLRole">>(`/v1/acl/role/name/${roleName}`, "ACLRole", q);
+    },
   };
 
   /** `Agent()`: `Self` fills the cache `NodeName`, `Datacenter` and `Region` answer from, as the Go client's `populateCache`. */

@@ -53,6 +53,13 @@ export const API_STRUCTS = {
     ModifyIndex: "uint64",
   },
   BootstrapRequest: { BootstrapSecret: "string" },
+  OneTimeToken: { OneTimeSecretID: "string", AccessorID: "string", ExpiresAt: "time.Time", CreateIndex: "uint64", ModifyIndex: "uint64" },
+  OneTimeTokenUpsertResponse: { OneTimeToken: "*OneTimeToken" },
+  OneTimeTokenExchangeRequest: { OneTimeSecretID: "string" },
+  OneTimeTokenExchangeResponse: { Token: "*ACLToken" },
+  ACLRole: { ID: "string", Name: "string", Description: "string", Policies: "[]*ACLRolePolicyLink", CreateIndex: "uint64", ModifyIndex: "uint64" },
+  ACLRolePolicyLink: { Name: "string" },
+  ACLRoleListStub: { ID: "string", Name: "string", Description: "string", Policies: "[]*ACLRolePolicyLink", CreateIndex: "uint64", ModifyIndex: "uint64" },
 
   // api/agent.go
   AgentSelf: { Config: "map[string]any config", Member: "AgentMember member", Stats: "map[string]map[string]string stats" },
@@ -491,6 +498,16 @@ export const API_STRUCTS = {
     RescheduleLater: "uint64",
   },
   JobVersionsResponse: { Versions: "[]*Job", Diffs: "[]*JobDiff", "...QueryMeta": "QueryMeta" },
+  JobPlanRequest: { Job: "*Job", Diff: "bool", PolicyOverride: "bool", "...WriteRequest": "WriteRequest" },
+  JobPlanResponse: {
+    JobModifyIndex: "uint64",
+    CreatedEvals: "[]*Evaluation",
+    Diff: "*JobDiff",
+    Annotations: "*PlanAnnotations",
+    FailedTGAllocs: "map[string]*AllocationMetric",
+    NextPeriodicLaunch: "time.Time",
+    Warnings: "string",
+  },
 
   // api/namespace.go
   Namespace: {

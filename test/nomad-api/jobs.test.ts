@@ -41,9 +41,9 @@ export const JOBS_TESTS = {
   TestJobs_Versions: PORTED,
   TestJobs_JobSubmission_Canonicalize: clientSide("JobSubmission.Canonicalize"),
   TestJobs_JobSubmission_Copy: clientSide("JobSubmission.Copy"),
-  TestJobs_Submission_versions: notServed("GET /v1/job/<id>/submission"),
-  TestJobs_Submission_namespaces: notServed("GET /v1/job/<id>/submission"),
-  TestJobs_Submission_delete: notServed("GET /v1/job/<id>/submission"),
+  TestJobs_Submission_versions: PORTED,
+  TestJobs_Submission_namespaces: PORTED,
+  TestJobs_Submission_delete: PORTED,
   TestJobs_PrefixList: PORTED,
   TestJobs_List: PORTED,
   TestJobs_Allocations: PORTED,
@@ -53,7 +53,7 @@ export const JOBS_TESTS = {
   TestJobs_Deregister_NoEvalPriority: PORTED,
   TestJobs_ForceEvaluate: PORTED,
   TestJobs_PeriodicForce: PORTED,
-  TestJobs_Plan: notServed("PUT /v1/job/<id>/plan"),
+  TestJobs_Plan: PORTED,
   TestJobs_JobSummary: PORTED,
   TestJobs_NewBatchJob: clientSide("NewBatchJob"),
   TestJobs_NewServiceJob: clientSide("NewServiceJob"),
@@ -117,7 +117,122 @@ describe.each(HEADER_STYLES)("api/jobs_test.go (%s headers)", (style) => {
     return status.TaskGroups;
   };
 
+  /** A submission as the reference's tests send it. */
+  const submissionOf = (Source: string, extra: { VariableFlags?: Record<string, string> | null; Variables?: string } = {}) => ({ Source, Format: "hcl2", ...extra });
+
   runGoTests(JOBS_TESTS, {
+    async TestJobs_Submission_versions() {
+      const { client } = await makeClient({ devMode: true });
+      const job = testJob();
+      const jobID = job.ID as string;
+      job.TaskGroups![0]!.Count = 0; // no need to actually run
+
+      // Trying to retrieve a version before the job is submitted returns a Not Found.
+      await expect(client.jobs.submission(jobID, 0)).rejects.toThrow("job source not found");
+
+      const flags = { X: "x", Y: "42", Z: "true" };
+      job.Meta = { v: "0" };
+      const [, wm] = await client.jobs.registerOpts(job, { Submission: submissionOf("the job source v0", { VariableFlags: flags, Variables: "var file content" }) });
+      assertWriteMeta(wm);
+
+      const expectSubmission = (sub: Record<string, unknown>, format: string, source: string, vars: string, variableFlags: Record<string, string> | null) => {
+        expect(sub).not.toBeNull();
+        expect({ Format: sub.Format, Source: sub.Source, Variables: sub.Variables, VariableFlags: sub.VariableFlags ?? null }).toEqual({ Format: format, Source: source, Variables: vars, VariableFlags: variableFlags });
+      };
+      expectSubmission((await client.jobs.submission(jobID, 0))[0], "hcl2", "the job source v0", "var file content", flags);
+
+      job.Meta = { v: "1" };
+      const [, wm1] = await client.jobs.registerOpts(job, { Submission: submissionOf("the job source v1", { VariableFlags: null, Variables: "different var content" }) });
+      assertWriteMeta(wm1);
+      expectSubmission((await client.jobs.submission(jobID, 1))[0], "hcl2", "the job source v1", "different var content", null);
+      // Version 0's is still there.
+      expectSubmission((await client.jobs.submission(jobID, 0))[0], "hcl2", "the job source v0", "var file content", flags);
+
+      // Deregistered and purged, both are gone.
+      await client.jobs.deregister(jobID, true, { Namespace: "default" });
+      await expect(client.jobs.submission(jobID, 0)).rejects.toThrow("job source not found");
+      await expect(client.jobs.submission(jobID, 1)).rejects.toThrow("job source not found");
+    },
+
+    async TestJobs_Submission_namespaces() {
+      const { client } = await makeClient({ devMode: true });
+      assertWriteMeta(await client.namespaces.register({ Name: "first", Description: "first namespace" }));
+      assertWriteMeta(await client.namespaces.register({ Name: "second", Description: "second namespace" }));
+      // The same job ID in two namespaces.
+      const commonJobID = "common";
+      const job = testJob();
+      job.ID = commonJobID;
+      job.TaskGroups![0]!.Count = 0;
+      const [, wm] = await client.jobs.registerOpts(job, { Submission: submissionOf("the job source") }, { Namespace: "first" });
+      assertWriteMeta(wm);
+
+      await expect(client.jobs.submission(commonJobID, 0)).rejects.toThrow("not found");
+      expect((await client.jobs.submission(commonJobID, 0, { Namespace: "first" }))[0].Source).toBe("the job source");
+      await expect(client.jobs.submission(commonJobID, 0, { Namespace: "second" })).rejects.toThrow("not found");
+
+      const job2 = testJob();
+      job2.ID = commonJobID;
+      const [, wm2] = await client.jobs.registerOpts(job2, { Submission: submissionOf("second job source") }, { Namespace: "second" });
+      assertWriteMeta(wm2);
+
+      await expect(client.jobs.submission(commonJobID, 0)).rejects.toThrow("not found");
+      expect((await client.jobs.submission(commonJobID, 0, { Namespace: "first" }))[0].Source).toBe("the job source");
+      expect((await client.jobs.submission(commonJobID, 0, { Namespace: "second" }))[0].Source).toBe("second job source");
+      await expect(client.jobs.submission(commonJobID, 1, { Namespace: "first" })).rejects.toThrow("not found");
+      await expect(client.jobs.submission(commonJobID, 1, { Namespace: "second" })).rejects.toThrow("not found");
+    },
+
+    async TestJobs_Submission_delete() {
+      const { client } = await makeClient({ devMode: true });
+      assertWriteMeta(await client.namespaces.register({ Name: "first", Description: "first namespace" }));
+      const job = testJob();
+      const jobID = job.ID as string;
+      job.TaskGroups![0]!.Count = 0;
+      job.Meta = { version: "0" };
+      const [, wm] = await client.jobs.registerOpts(job, { Submission: submissionOf("the job source v0") }, { Namespace: "first" });
+      assertWriteMeta(wm);
+      job.Meta = { version: "1" };
+      const [, wm1] = await client.jobs.registerOpts(job, { Submission: submissionOf("the job source v1") }, { Namespace: "first" });
+      assertWriteMeta(wm1);
+
+      expect((await client.jobs.submission(jobID, 0, { Namespace: "first" }))[0].Source).toBe("the job source v0");
+      expect((await client.jobs.submission(jobID, 1, { Namespace: "first" }))[0].Source).toBe("the job source v1");
+
+      await client.jobs.deregister(jobID, true, { Namespace: "first" });
+      await expect(client.jobs.submission(jobID, 0, { Namespace: "first" })).rejects.toThrow("job source not found");
+      await expect(client.jobs.submission(jobID, 1, { Namespace: "first" })).rejects.toThrow("job source not found");
+    },
+
+    async TestJobs_Plan() {
+      const { client } = await makeClient();
+      const job = testJob();
+      const [resp, wm] = await client.jobs.register(job);
+      expectUUID(resp.EvalID);
+      assertWriteMeta(wm);
+
+      // A nil job, and a job without an ID, fail.
+      await expect(client.jobs.plan(null, true)).rejects.toThrow();
+      const invalidJob = testJob();
+      delete invalidJob.ID;
+      await expect(client.jobs.plan(invalidJob, true)).rejects.toThrow();
+
+      // With the diff: the server has no client nodes, so the plan's placements fail, and it would make a blocked evaluation.
+      const [planResp, wm2] = await client.jobs.plan(job, true);
+      expect(planResp.JobModifyIndex).toBeGreaterThan(0);
+      expect(planResp.Diff).not.toBeNull();
+      expect(planResp.Annotations).not.toBeNull();
+      expect(len(planResp.CreatedEvals)).toBeGreaterThan(0);
+      assertWriteMeta(wm2);
+
+      // Without the diff.
+      const [planResp2, wm3] = await client.jobs.plan(job, false);
+      assertWriteMeta(wm3);
+      expect(planResp2.JobModifyIndex).toBeGreaterThan(0);
+      expect(planResp2.Diff).toBeNull();
+      expect(planResp2.Annotations).not.toBeNull();
+      expect(len(planResp2.CreatedEvals)).toBeGreaterThan(0);
+    },
+
     async TestJobs_Register_PreserveCounts() {
       const groups = await preserveCounts(true);
       expect(groups?.group1?.Desired).toBe(1); // present and nil => preserved

@@ -83,12 +83,18 @@ export interface SnapshotTables {
   readonly acl_token: readonly SnapshotRow[];
   /** Each job's scaling events, by task group (absent from a snapshot taken before they were kept: none). */
   readonly scaling_event: readonly SnapshotRow[];
+  /** The sources jobs' versions were registered with (absent from a snapshot taken before they were kept: none). */
+  readonly job_submission: readonly SnapshotRow[];
+  /** ACL roles (absent from a snapshot taken before roles were kept: none). */
+  readonly acl_role: readonly SnapshotRow[];
+  /** One-time tokens, each its secret in clear, as the reference keeps them (absent from an older snapshot: none). */
+  readonly one_time_token: readonly SnapshotRow[];
   /** The native services registered (absent from a snapshot taken before they were kept: none). */
   readonly service_registrations: readonly SnapshotRow[];
 }
 
 /** Tables added after snapshots were first written: a snapshot without one restores it empty. */
-const LATER_TABLES: ReadonlySet<TableName> = new Set(["scaling_event", "service_registrations"]);
+const LATER_TABLES: ReadonlySet<TableName> = new Set(["scaling_event", "job_submission", "acl_role", "one_time_token", "service_registrations"]);
 
 /**
  * The agent's whole state as a JSON-able document (`agent.snapshot()`, `GET
@@ -193,6 +199,7 @@ const ROW_FIELDS: { readonly [Name in TableName]: Readonly<Record<string, FieldS
   allocs: rowChecks(ALLOCATION),
   job_versions: { Namespace: "string", ID: "string", Version: "integer", Job: "object" },
   scaling_event: { Namespace: "string", JobID: "string", ScalingEvents: "object", ModifyIndex: "index" },
+  job_submission: { Source: "string", Format: "string", VariableFlags: "object|null", Variables: "string", Namespace: "string", JobID: "string", Version: "integer", JobModifyIndex: "index" },
   service_registrations: rowChecks(SERVICE_REGISTRATION),
   nodes: rowChecks(NODE),
   namespaces: { Name: "string", Description: "string", Quota: "string", Meta: "object|null", CreateIndex: "index", ModifyIndex: "index" },
@@ -210,7 +217,10 @@ const ROW_FIELDS: { readonly [Name in TableName]: Readonly<Record<string, FieldS
     CreateIndex: "index",
     ModifyIndex: "index",
     secretHash: "string",
+    Roles: "strings?",
   },
+  acl_role: { ID: "string", Name: "string", Description: "string", Policies: "array", Hash: "string", CreateIndex: "index", ModifyIndex: "index" },
+  one_time_token: { OneTimeSecretID: "string", AccessorID: "string", ExpiresAt: "string", CreateIndex: "index", ModifyIndex: "index" },
 };
 
 /**
@@ -222,6 +232,8 @@ const ROW_FIELDS: { readonly [Name in TableName]: Readonly<Record<string, FieldS
  */
 const UNIQUE_FIELDS: { readonly [Name in TableName]?: readonly string[] } = {
   acl_token: ["SecretID"],
+  acl_role: ["Name"],
+  one_time_token: ["OneTimeSecretID"],
 };
 
 /** What each kind of field is said to expect in messages. */

@@ -9,8 +9,10 @@
 import type { ObjectSchema } from "../../evaluator/schema.js";
 import { stringifyJson } from "../../json.js";
 import { goDurationText, parseGoDuration } from "../../go/duration.js";
+import { blake2b } from "@noble/hashes/blake2b";
 import { invalid } from "../base/errors.js";
-import type { AclPolicy, AclToken } from "../state/model.js";
+import type { AclPolicy, AclRole, AclRolePolicyLink, AclToken, OneTimeToken } from "../state/model.js";
+import type { ReadTable } from "../state/store.js";
 
 /** The reference's `structs.ACLPolicy`, as `PUT /v1/acl/policy/<name>` bodies are decoded. */
 export const ACL_POLICY_BODY: ObjectSchema = {
@@ -32,7 +34,7 @@ export const ACL_TOKEN_BODY: ObjectSchema = {
     Name: "string",
     Type: "string",
     Policies: { kind: "array", items: "string" },
-    Roles: "any",
+    Roles: { kind: "array", items: { kind: "object", typeName: "ACLTokenRoleLink", fields: { ID: "string", Name: "string" } } },
     Global: "bool",
     CreateTime: "time",
     ExpirationTime: "time",
@@ -41,6 +43,69 @@ export const ACL_TOKEN_BODY: ObjectSchema = {
     ModifyIndex: "uint",
   },
 };
+
+/** The reference's `structs.ACLRole`, as role bodies are decoded (`Hash` is computed, whatever is sent). */
+export const ACL_ROLE_BODY: ObjectSchema = {
+  kind: "object",
+  typeName: "ACLRole",
+  fields: {
+    ID: "string",
+    Name: "string",
+    Description: "string",
+    Policies: { kind: "array", items: { kind: "object", typeName: "ACLRolePolicyLink", fields: { Name: "string" } } },
+    Hash: "any",
+    CreateIndex: "uint",
+    ModifyIndex: "uint",
+  },
+};
+
+/** The reference's `structs.OneTimeTokenExchangeRequest` body. */
+export const ONE_TIME_EXCHANGE_BODY: ObjectSchema = { kind: "object", typeName: "OneTimeTokenExchangeRequest", fields: { OneTimeSecretID: "string" } };
+
+/**
+ * A role's hash, as the reference's `ACLRole.SetHash`: BLAKE2b-256 of its name, description and
+ * policy names written one after the other, base64 (Go writes `[]byte` so in JSON).
+ */
+export function roleHash(name: string, description: string, policies: readonly AclRolePolicyLink[]): string {
+  const text = name + description + policies.map((link) => link.Name).join("");
+  return Buffer.from(blake2b(Buffer.from(text, "utf8"), { dkLen: 32 })).toString("base64");
+}
+
+/** A role as the API writes it (`structs.ACLRole`). */
+export function roleResponse(role: AclRole): unknown {
+  return {
+    ID: role.ID,
+    Name: role.Name,
+    Description: role.Description,
+    Policies: role.Policies.map((link) => ({ Name: link.Name })),
+    Hash: role.Hash,
+    CreateIndex: role.CreateIndex,
+    ModifyIndex: role.ModifyIndex,
+  };
+}
+
+/** A role in lists (`structs.ACLRoleListStub`: the same fields). */
+export const roleStub: (role: AclRole) => unknown = roleResponse;
+
+/** A one-time token as the API writes it (`structs.OneTimeToken`). */
+export function oneTimeTokenResponse(token: OneTimeToken): unknown {
+  return { OneTimeSecretID: token.OneTimeSecretID, AccessorID: token.AccessorID, ExpiresAt: token.ExpiresAt, CreateIndex: token.CreateIndex, ModifyIndex: token.ModifyIndex };
+}
+
+/**
+ * A token's role links (`[]*ACLTokenRoleLink`): null when it has none. As stored (the ID, an empty
+ * name) without `roles`; with them, as the reference's single reads fix them
+ * (`fixTokenRoleLinks`): each role's name now, and no link to a role deleted.
+ */
+function roleLinks(token: AclToken, roles: Pick<ReadTable<AclRole>, "get"> | undefined): unknown {
+  const ids = token.Roles ?? [];
+  if (ids.length === 0) return null;
+  if (roles === undefined) return ids.map((id) => ({ ID: id, Name: "" }));
+  return ids.flatMap((id) => {
+    const role = roles.get(id);
+    return role === undefined ? [] : [{ ID: id, Name: role.Name }];
+  });
+}
 
 /** The reference's `structs.ACLTokenBootstrapRequest` body. */
 export const BOOTSTRAP_BODY: ObjectSchema = { kind: "object", typeName: "ACLTokenBootstrapRequest", fields: { BootstrapSecret: "string" } };
@@ -62,8 +127,11 @@ export function parseTtl(value: unknown): number {
   return ms;
 }
 
-/** A token as the API writes it (the reference's field order; no hash). */
-export function tokenResponse(token: AclToken): unknown {
+/**
+ * A token as the API writes it (the reference's field order; no hash). With `roles`, its role
+ * links as a single read shows them (see {@link roleLinks}); without, as stored (lists).
+ */
+export function tokenResponse(token: AclToken, roles?: Pick<ReadTable<AclRole>, "get">): unknown {
   return {
     ExpirationTTL: token.ExpirationTTL === 0 ? "" : goDurationText(token.ExpirationTTL),
     AccessorID: token.AccessorID,
@@ -71,7 +139,7 @@ export function tokenResponse(token: AclToken): unknown {
     Name: token.Name,
     Type: token.Type,
     Policies: token.Type === "management" && token.Policies.length === 0 ? null : token.Policies,
-    Roles: null,
+    Roles: roleLinks(token, roles),
     Global: token.Global,
     CreateTime: token.CreateTime,
     ExpirationTime: token.ExpirationTime,

@@ -12,12 +12,15 @@
  */
 import { createHash, randomUUID, timingSafeEqual } from "node:crypto";
 import { Permissions, parsePolicy, PolicyError } from "./acl-policy.js";
-import { parseTtl } from "./acl-api.js";
+import { parseTtl, roleHash } from "./acl-api.js";
 import { goDurationText, parseGoDuration } from "../../go/duration.js";
 import { denied, invalid, missing } from "../base/errors.js";
 import { formatErrors } from "../../go/multierror.js";
-import type { AclPolicy, AclToken, JsonObject, ParsedPolicy } from "../state/model.js";
-import type { ReadTable, Store } from "../state/store.js";
+import type { AclPolicy, AclRole, AclRolePolicyLink, AclToken, JsonObject, OneTimeToken, ParsedPolicy } from "../state/model.js";
+import type { ReadTable, Store, TableName } from "../state/store.js";
+
+/** Writes to these tables can change a caller's rights (a token, a policy, a role its token links to). */
+export const ACL_TABLES: readonly TableName[] = ["acl_token", "acl_policy", "acl_role"];
 
 /** A token or policy given in the agent's configuration. */
 export interface AclTokenConfig {
@@ -62,7 +65,26 @@ export interface AclOptions {
 }
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
-const POLICY_NAME = /^[a-zA-Z0-9-]{1,128}$/;
+/** The longest role name (and policy name), as the reference's `ValidACLRoleName` and `ValidPolicyName` allow. */
+export const MAX_ROLE_NAME_LENGTH = 128;
+
+/** A policy's or a role's name: 1 to {@link MAX_ROLE_NAME_LENGTH} letters, digits or `-`. */
+const POLICY_NAME = new RegExp(`^[a-zA-Z0-9-]{1,${MAX_ROLE_NAME_LENGTH}}$`);
+
+/**
+ * The most policies one role links to (the reference has no bound): every request of a token
+ * resolves its roles' policies, so what one role may hold bounds that work.
+ */
+export const MAX_ROLE_POLICIES = 32;
+
+/**
+ * The most roles one token links to (the reference has no bound): with {@link MAX_ROLE_POLICIES},
+ * a token's request resolves at most 32 × 32 policy links.
+ */
+export const MAX_TOKEN_ROLES = 32;
+
+/** How long a one-time token may be exchanged, as the reference's `UpsertOneTimeToken` (10 minutes). */
+export const ONE_TIME_TOKEN_TTL_MS = 10 * 60_000;
 const MAX_DESCRIPTION = 256;
 const MAX_TOKEN_NAME = 256;
 
@@ -93,11 +115,18 @@ export interface Caller {
   readonly management: boolean;
   /** The token presented, when it is valid. */
   readonly token: AclToken | undefined;
+  /**
+   * The names of the policies the caller holds: the token's own and its roles' (the reference's
+   * `getPoliciesForIdentity`), `anonymous` without a token; none for a management token.
+   */
+  readonly policies: ReadonlySet<string>;
   /** Capabilities per namespace, and the node policy. */
   readonly permissions: Permissions;
 }
 
 const NO_PERMISSIONS = new Permissions([]);
+const NO_POLICIES: ReadonlySet<string> = new Set();
+const ANONYMOUS_POLICIES: ReadonlySet<string> = new Set(["anonymous"]);
 
 /**
  * Checks a caller against a namespace for one of `capabilities` and returns which rows it may
@@ -114,9 +143,24 @@ export function namespaceAccess(caller: Caller, namespace: string, capabilities:
   return () => true;
 }
 
+/**
+ * The policies a caller may read and list: those its token holds, its roles' included; without a
+ * valid token, `anonymous`.
+ */
+export function heldPolicies(caller: Caller): ReadonlySet<string> {
+  return caller.token === undefined ? ANONYMOUS_POLICIES : caller.policies;
+}
+
 /** Requires a management token. */
 export function requireManagement(caller: Caller): void {
   if (!caller.management) throw denied();
+}
+
+/** A token's rights as resolved at one index of the ACL tables. */
+interface Resolved {
+  readonly index: number;
+  readonly policies: ReadonlySet<string>;
+  readonly permissions: Permissions;
 }
 
 /** The name of the token `POST /v1/acl/bootstrap` makes. */
@@ -125,6 +169,8 @@ const BOOTSTRAP_TOKEN_NAME = "Bootstrap Token";
 /** The ACL tables, the bootstrap state, and authentication. */
 export class AccessControl {
   #bootstrapIndex: number | undefined;
+  /** Each token row's resolved rights, at the ACL tables' index they were resolved at (see `#resolve`). */
+  readonly #resolved = new WeakMap<AclToken, Resolved>();
   readonly #minTtlMs: number;
   readonly #maxTtlMs: number;
 
@@ -147,6 +193,11 @@ export class AccessControl {
   /** The tokens table, to read. */
   get tokens(): ReadTable<AclToken> {
     return this.store.tables.acl_token;
+  }
+
+  /** The roles table, to read. */
+  get roles(): ReadTable<AclRole> {
+    return this.store.tables.acl_role;
   }
 
   /** Sets up ACLs from the agent's options: policies, tokens, and the bootstrap token. */
@@ -197,11 +248,40 @@ export class AccessControl {
    * secret is the anonymous token; a malformed, unknown or expired one may do nothing.
    */
   authenticate(secret: string): Caller {
-    if (!this.enabled) return { management: true, token: undefined, permissions: NO_PERMISSIONS };
-    if (secret === "") return { management: false, token: undefined, permissions: this.#permissionsOf(["anonymous"]) };
+    if (!this.enabled) return { management: true, token: undefined, policies: NO_POLICIES, permissions: NO_PERMISSIONS };
+    if (secret === "") return { management: false, token: undefined, policies: ANONYMOUS_POLICIES, permissions: this.#permissionsOf(ANONYMOUS_POLICIES) };
     const token = UUID.test(secret) ? this.#findBySecret(secret) : undefined;
-    if (token === undefined || this.#expired(token)) return { management: false, token: undefined, permissions: NO_PERMISSIONS };
-    return { management: token.Type === "management", token, permissions: this.#permissionsOf(token.Policies) };
+    if (token === undefined || this.#expired(token)) return { management: false, token: undefined, policies: NO_POLICIES, permissions: NO_PERMISSIONS };
+    const { policies, permissions } = this.#resolve(token);
+    return { management: token.Type === "management", token, policies, permissions };
+  }
+
+  /**
+   * A token's policies and permissions, kept with the token's row (rows are never changed in
+   * place: a token written again is a new row) until a write to the ACL tables (a token, a
+   * policy, a role) moves their index: a request of a token linked to 32 roles of 32 policies
+   * each resolves them once, not at every request.
+   */
+  #resolve(token: AclToken): Resolved {
+    const index = this.store.tableIndex(...ACL_TABLES);
+    const kept = this.#resolved.get(token);
+    if (kept !== undefined && kept.index === index) return kept;
+    const policies = this.#policiesOf(token);
+    const resolved = { index, policies, permissions: this.#permissionsOf(policies) };
+    this.#resolved.set(token, resolved);
+    return resolved;
+  }
+
+  /**
+   * The policies a token holds: its own, and those of the roles it links to that exist (a role
+   * deleted, or a policy a role names deleted, grants nothing), as the reference's
+   * `policyNamesFromRoleLinks`. Read again after every write to the ACL tables, so a change of a
+   * role or a policy counts at once.
+   */
+  #policiesOf(token: AclToken): ReadonlySet<string> {
+    const names = new Set(token.Policies);
+    for (const id of token.Roles ?? []) for (const link of this.roles.get(id)?.Policies ?? []) names.add(link.Name);
+    return names;
   }
 
   /** Compares the secret with every token's in constant time, so timing reveals nothing. */
@@ -216,8 +296,8 @@ export class AccessControl {
     return token.ExpirationTime !== null && Date.parse(token.ExpirationTime) <= this.now();
   }
 
-  #permissionsOf(names: readonly string[]): Permissions {
-    return new Permissions(names.flatMap((name) => this.policies.get(name)?.parsed ?? []));
+  #permissionsOf(names: ReadonlySet<string>): Permissions {
+    return new Permissions([...names].flatMap((name) => this.policies.get(name)?.parsed ?? []));
   }
 
   /** `POST /v1/acl/bootstrap`: the first management token, once. */
@@ -340,7 +420,7 @@ export class AccessControl {
     const name = typeof body.Name === "string" ? body.Name : "";
     const type = body.Type;
     const policies = Array.isArray(body.Policies) ? body.Policies.map(String) : [];
-    const roles = Array.isArray(body.Roles) ? (body.Roles as JsonObject[]) : [];
+    const roles = Array.isArray(body.Roles) ? (body.Roles as (JsonObject | null)[]) : [];
     const global = body.Global === true;
     // An uploaded token keeps the creation time it comes with (Go's zero time is none); and then its TTL sets no expiry (Canonicalize).
     const sentCreateTime = uploaded && typeof body.CreateTime === "string" && Date.parse(body.CreateTime) !== GO_ZERO_TIME_MS ? body.CreateTime : undefined;
@@ -351,6 +431,7 @@ export class AccessControl {
 
     const problems: string[] = [];
     if (name.length > MAX_TOKEN_NAME) problems.push("token name too long");
+    if (roles.length > MAX_TOKEN_ROLES) problems.push(`more than ${MAX_TOKEN_ROLES} roles`);
     if (type === "client") {
       if (policies.length === 0 && roles.length === 0) problems.push("client token missing policies or roles");
     } else if (type === "management") {
@@ -372,8 +453,7 @@ export class AccessControl {
       if (expiration !== null && expiration !== previous.ExpirationTime) problems.push("cannot update expiration time");
     }
     if (problems.length > 0) throw invalid(`token 0 invalid: ${formatErrors(problems)}`);
-    // A role link names its role by ID, else by name; no role exists here.
-    for (const role of roles) throw invalid(`cannot find role ${String(role.ID || role.Name || "")}`);
+    const roleIds = this.#roleIds(roles);
 
     return this.#store(
       {
@@ -386,6 +466,7 @@ export class AccessControl {
         CreateTime: createTime,
         ExpirationTime: previous?.ExpirationTime ?? expiration,
         ExpirationTTL: previous?.ExpirationTTL ?? ttlMs * 1e6,
+        Roles: roleIds,
       },
       previous,
       uploaded,
@@ -422,11 +503,173 @@ export class AccessControl {
 
   /** A policy by name, for a caller allowed to read it (management, holders, and everyone for `anonymous`). */
   readPolicy(name: string, caller: Caller): AclPolicy {
-    const heldBy = (caller.token?.Policies ?? ["anonymous"]).includes(name) || name === "anonymous";
+    const heldBy = heldPolicies(caller).has(name) || name === "anonymous";
     if (!caller.management && !heldBy) throw denied();
     const policy = this.policies.get(name);
     if (policy === undefined) throw missing("ACL policy not found");
     return policy;
+  }
+
+  /**
+   * Creates a role (no `ID`) or updates the one `ID` names, as the reference's `ACL.UpsertRoles`
+   * (`nomad/acl_endpoint.go`) and `ACLRole.Validate`: a name of {@link MAX_ROLE_NAME_LENGTH}
+   * letters, digits or `-` at most, unique; a description of 256 characters at most; 1 to
+   * {@link MAX_ROLE_POLICIES} policies, each existing, kept once each. An update that changes
+   * nothing leaves the role as it was (its `ModifyIndex` too).
+   */
+  async upsertRole(body: JsonObject): Promise<AclRole> {
+    const id = typeof body.ID === "string" ? body.ID : "";
+    const name = typeof body.Name === "string" ? body.Name : "";
+    const description = typeof body.Description === "string" ? body.Description : "";
+    const links = Array.isArray(body.Policies) ? (body.Policies as (JsonObject | null)[]) : [];
+    const problems: string[] = [];
+    if (!POLICY_NAME.test(name)) problems.push(`invalid name '${name}'`);
+    if (description.length > MAX_DESCRIPTION) problems.push(`description longer than ${MAX_DESCRIPTION}`);
+    if (links.length < 1) problems.push("at least one policy should be specified");
+    if (links.length > MAX_ROLE_POLICIES) problems.push(`more than ${MAX_ROLE_POLICIES} policies`);
+    if (problems.length > 0) throw invalid(`role 0 invalid: ${formatErrors(problems)}`);
+
+    if (id === "") {
+      if (this.#roleByName(this.roles, name) !== undefined) throw invalid(`role with name ${name} already exists`);
+    } else if (this.roles.get(id) === undefined) {
+      throw invalid(`cannot find role ${id}`);
+    }
+    const policies: AclRolePolicyLink[] = [];
+    const seen = new Set<string>();
+    for (const link of links) {
+      const policy = typeof link?.Name === "string" ? link.Name : "";
+      if (this.policies.get(policy) === undefined) throw invalid(`cannot find policy ${policy}`);
+      if (!seen.has(policy)) policies.push({ Name: policy });
+      seen.add(policy);
+    }
+    const roleId = id === "" ? randomUUID() : id;
+    const hash = roleHash(name, description, policies);
+    const { result } = await this.store.write(["acl_role"], (state) => {
+      // Checked again in the write, as the reference's state store does: another write may have come between.
+      const named = this.#roleByName(state.acl_role, name);
+      if (named !== undefined && named.ID !== roleId) throw invalid(`ACL role with name ${name} already exists`);
+      const existing = state.acl_role.get(roleId);
+      if (id !== "" && existing === undefined) throw invalid(`cannot find role ${id}`);
+      if (existing !== undefined && existing.Hash === hash) return existing;
+      const role: AclRole = { ID: roleId, Name: name, Description: description, Policies: policies, Hash: hash, CreateIndex: existing?.CreateIndex ?? state.index, ModifyIndex: state.index };
+      state.acl_role.put(role);
+      return role;
+    }, "ACLRolesUpsert");
+    return result;
+  }
+
+  /** The role of that name (names are unique). */
+  #roleByName(roles: ReadTable<AclRole>, name: string): AclRole | undefined {
+    for (const role of roles.group(name).values()) return role;
+    return undefined;
+  }
+
+  /** Deletes a role; tokens keep their link, which then grants nothing and reads as gone (as the reference's). */
+  async deleteRole(id: string): Promise<number> {
+    const { index } = await this.store.write(["acl_role"], (state) => {
+      if (!state.acl_role.delete(id)) throw missing("ACL role not found");
+    }, "ACLRolesDeleteByID");
+    return index;
+  }
+
+  /**
+   * Whether the caller may read the role: a management token may read any; another token the roles
+   * it links to, as they are now (`GetRoleByID`, `GetRoleByName`); no token, none.
+   */
+  #mayReadRole(caller: Caller, role: AclRole | undefined): boolean {
+    if (caller.management) return true;
+    return role !== undefined && (caller.token?.Roles ?? []).includes(role.ID);
+  }
+
+  /** A role by ID, or undefined, for a caller allowed to read it (else 403, whether or not it exists). */
+  readRole(caller: Caller, id: string): AclRole | undefined {
+    this.requireEnabled();
+    const role = this.roles.get(id);
+    if (!this.#mayReadRole(caller, role)) throw denied();
+    return role;
+  }
+
+  /** A role by name, or undefined, for a caller allowed to read it (else 403, whether or not it exists). */
+  readRoleByName(caller: Caller, name: string): AclRole | undefined {
+    this.requireEnabled();
+    const role = this.#roleByName(this.roles, name);
+    if (!this.#mayReadRole(caller, role)) throw denied();
+    return role;
+  }
+
+  /**
+   * A token's role links as sent (`ACLTokenRoleLink`s: by ID, else by name), as the IDs to store:
+   * each role must exist (else `cannot find role <ID or name>`), and is kept once.
+   */
+  #roleIds(links: readonly (JsonObject | null)[]): string[] {
+    const ids: string[] = [];
+    for (const link of links) {
+      const byId = typeof link?.ID === "string" ? link.ID : "";
+      const byName = typeof link?.Name === "string" ? link.Name : "";
+      const role = byId === "" ? this.#roleByName(this.roles, byName) : this.roles.get(byId);
+      if (role === undefined) throw invalid(`cannot find role ${byId === "" ? byName : byId}`);
+      if (!ids.includes(role.ID)) ids.push(role.ID);
+    }
+    return ids;
+  }
+
+  /**
+   * `PUT /v1/acl/token/onetime`: a one-time token for the caller's own token, usable for
+   * {@link ONE_TIME_TOKEN_TTL_MS} on the agent's clock; it replaces one asked for before. Any
+   * valid token may ask (no capability), as the reference's `UpsertOneTimeToken`.
+   */
+  async upsertOneTimeToken(caller: Caller): Promise<OneTimeToken> {
+    this.requireEnabled();
+    const token = caller.token;
+    if (token === undefined) throw denied();
+    await this.#expireOneTimeTokens();
+    const { result } = await this.store.write(["one_time_token"], (state) => {
+      const created: OneTimeToken = {
+        OneTimeSecretID: randomUUID(),
+        AccessorID: token.AccessorID,
+        ExpiresAt: new Date(this.now() + ONE_TIME_TOKEN_TTL_MS).toISOString(),
+        CreateIndex: state.index,
+        ModifyIndex: state.index,
+      };
+      state.one_time_token.put(created);
+      return created;
+    }, "OneTimeTokenUpsert");
+    return result;
+  }
+
+  /**
+   * `PUT /v1/acl/token/onetime/exchange`: the ACL token a one-time secret stands for, once. An
+   * unknown, used or expired secret is a 403, as is one whose token was deleted or has expired.
+   */
+  async exchangeOneTimeToken(body: JsonObject): Promise<{ token: AclToken; index: number }> {
+    this.requireEnabled();
+    const secret = typeof body.OneTimeSecretID === "string" ? body.OneTimeSecretID : "";
+    // The reference's state store refuses it (a 500 there).
+    if (secret === "") throw invalid("one-time token lookup failed: missing secret");
+    await this.#expireOneTimeTokens();
+    const { index, result } = await this.store.write(["one_time_token"], (state) => {
+      let found: OneTimeToken | undefined;
+      if (UUID.test(secret)) for (const row of state.one_time_token.group(secret.toLowerCase()).values()) found = row;
+      if (found === undefined || Date.parse(found.ExpiresAt) < this.now()) throw denied();
+      const token = this.tokens.get(found.AccessorID);
+      if (token === undefined || this.#expired(token)) throw denied();
+      state.one_time_token.delete(found.AccessorID);
+      return token;
+    }, "OneTimeTokenDelete");
+    return { token: result, index };
+  }
+
+  /**
+   * Removes the expired one-time tokens, as the reference's core GC does every 10 minutes
+   * (`ACL.ExpireOneTimeTokens`): here before each one-time token write, a write of its own when
+   * there is one to remove.
+   */
+  async #expireOneTimeTokens(): Promise<void> {
+    const expired = (token: OneTimeToken) => Date.parse(token.ExpiresAt) < this.now();
+    if (![...this.store.tables.one_time_token.values()].some(expired)) return;
+    await this.store.write(["one_time_token"], (state) => {
+      for (const token of [...state.one_time_token.values()]) if (expired(token)) state.one_time_token.delete(token.AccessorID);
+    }, "OneTimeTokenExpire");
   }
 }
 

@@ -58,6 +58,8 @@ export const EVENT_TYPES: { readonly [Message in WriteMessage]?: string } = {
   ACLTokenUpsert: "ACLTokenUpserted",
   ACLPolicyDelete: "ACLPolicyDeleted",
   ACLPolicyUpsert: "ACLPolicyUpserted",
+  ACLRolesUpsert: "ACLRoleUpserted",
+  ACLRolesDeleteByID: "ACLRoleDeleted",
   ServiceRegistrationUpsert: "ServiceRegistration",
   ServiceRegistrationDeleteByID: "ServiceDeregistration",
 };

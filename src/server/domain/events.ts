@@ -22,7 +22,7 @@
  */
 import { lowerBound } from "../state/sorted-rows.js";
 import type { AppliedWrite, Store } from "../state/store.js";
-import type { AccessControl, Caller } from "./acl.js";
+import { ACL_TABLES, type AccessControl, type Caller } from "./acl.js";
 import { busy, denied } from "../base/errors.js";
 import { framesOf, type Frame } from "./event-frames.js";
 import { EventStream, type EventRequest, type StreamBroker } from "./event-stream.js";
@@ -191,7 +191,7 @@ export class EventBroker implements StreamBroker {
 
   /** @internal The ACL state a stream's caller was resolved at. */
   aclIndex(): number {
-    return this.store.tableIndex("acl_policy", "acl_token");
+    return this.store.tableIndex(...ACL_TABLES);
   }
 
   /** @internal Resolves a stream's caller again. */

@@ -113,17 +113,21 @@ export interface JobDiff {
  *
  * @example
  * diffJobs(v0, v1, true).Fields // [{ Type: "Edited", Name: "Priority", Old: "50", New: "70", Annotations: null }]
+ * A plan diffs the job as it is (undefined when it does not exist yet: the diff is Added, as the
+ * reference's diff of a nil job) against the version planned.
+ *
  * @throws a Refusal (invalid) when the jobs' IDs differ, with the reference's text.
  */
-export function diffJobs(older: Job, newer: Job, contextual = false): JobDiff {
-  if (older.ID !== newer.ID) throw invalid(`can not diff jobs with different IDs: ${goQuote(older.ID)} and ${goQuote(newer.ID)}`);
-  const before = presentJob(older);
+export function diffJobs(older: Job | undefined, newer: Job, contextual = false): JobDiff {
+  if (older !== undefined && older.ID !== newer.ID) throw invalid(`can not diff jobs with different IDs: ${goQuote(older.ID)} and ${goQuote(newer.ID)}`);
+  const before = older === undefined ? {} : presentJob(older);
   const after = presentJob(newer);
-  const fields = fieldDiffs(flattenPrimitive(before, JOB_IGNORED), flattenPrimitive(after, JOB_IGNORED), false);
+  const fields = fieldDiffs(older === undefined ? new Map() : flattenPrimitive(before, JOB_IGNORED), flattenPrimitive(after, JOB_IGNORED), false);
   const objects = diffMembers(JOB_MEMBERS, before, after, contextual);
   const groups = diffNamed(elements(before.TaskGroups), elements(after.TaskGroups), (a, b) => diffTaskGroup(a, b, contextual));
   const changed = fields.length > 0 || objects.some((diff) => diff.Type !== "None") || groups.some((diff) => diff.Type !== "None");
-  return { Type: changed ? "Edited" : "None", ID: newer.ID, Fields: orNull(fields), Objects: orNull(objects), TaskGroups: orNull(groups) };
+  const type = older === undefined ? "Added" : changed ? "Edited" : "None";
+  return { Type: type, ID: newer.ID, Fields: orNull(fields), Objects: orNull(objects), TaskGroups: orNull(groups) };
 }
 
 // ---------------------------------------------------------------------------------------------

@@ -29,6 +29,7 @@ import { metricsRoutes } from "./metrics-routes.js";
 import { deploymentRoutes } from "./deployment-routes.js";
 import { nodeRoutes } from "./node-routes.js";
 import { actionRoutes } from "./action-routes.js";
+import { planRoutes } from "./plan-routes.js";
 import { serviceRoutes } from "./service-routes.js";
 import { searchRoutes } from "./search-routes.js";
 import { namespaceRoutes } from "./namespace-routes.js";
@@ -238,6 +239,7 @@ export async function buildApp(
   deploymentRoutes(app, context);
   nodeRoutes(app, context);
   actionRoutes(app, context);
+  planRoutes(app, context);
   serviceRoutes(app, context);
   searchRoutes(app, context);
   readRoutes(app, context, { job: { DELETE: deregisterJob(context) } });

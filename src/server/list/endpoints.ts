@@ -13,13 +13,13 @@ import { stringifyJson } from "../../json.js";
 import { deployment as deploymentSchema, jobFilterTarget } from "../../schemas.js";
 import { present, schemaOf } from "../../structs/derive.js";
 import { JOB_LIST_STUB } from "../../structs/job-list.js";
-import { namespaceAccess, requireManagement, type Caller } from "../domain/acl.js";
-import { ACL_TOKEN_FILTER, policyStub, tokenFilterTarget, tokenStub } from "../domain/acl-api.js";
+import { heldPolicies, namespaceAccess, requireManagement, type Caller } from "../domain/acl.js";
+import { ACL_TOKEN_FILTER, policyStub, roleStub, tokenFilterTarget, tokenStub } from "../domain/acl-api.js";
 import { namespaceResponse } from "../domain/namespaces.js";
 import { denied, invalid } from "../base/errors.js";
 import { presentAllocation, presentAllocationStub, presentEvaluation, presentNode, presentNodeStub, type AllocationStubOptions, type NodeStubOptions } from "../domain/present.js";
 import { METRICS, type MetricDefinition } from "../metrics/catalogue.js";
-import type { AclPolicy, AclToken, Allocation, Deployment, Evaluation, Job, JobSummary, Namespace, Node, ServiceRegistration } from "../state/model.js";
+import type { AclPolicy, AclRole, AclToken, Allocation, Deployment, Evaluation, Job, JobSummary, Namespace, Node, ServiceRegistration } from "../state/model.js";
 import { lowerBound } from "../state/sorted-rows.js";
 import { SERVICE_REGISTRATION } from "../../structs/service.js";
 import { allocationFilterTarget, evaluationFilterTarget, nodeFilterTarget } from "./filter-schemas.js";
@@ -318,13 +318,42 @@ export const aclPoliciesEndpoint: ListEndpoint<AclPolicy> = {
   needsAcl: true,
   access: (caller) => {
     if (caller.management) return () => true;
-    const held = new Set(caller.token?.Policies ?? ["anonymous"]);
+    const held = heldPolicies(caller);
     return (policy) => held.has(policy.Name);
   },
   rows: (store, _namespace, prefix) => store.queries.byKeyPrefix("acl_policy", prefix),
   filterTarget: (policy) => policy,
   item: (policy) => policyStub(policy),
   itemJson: (policy) => policyStubJson.get(policy, undefined),
+};
+
+const roleStubJson = new DerivedCache<AclRole, undefined, string>((role) => stringifyJson(roleStub(role)));
+
+/**
+ * `GET /v1/acl/roles`: by ID, with an ID `prefix` (any text, as the reference's string index), as
+ * stubs; a management token sees every role, another token the roles it links to, no token none
+ * (`ACL.ListRoles`).
+ */
+export const aclRolesEndpoint: ListEndpoint<AclRole> = {
+  ...UNPAGED,
+  name: "acl_role",
+  tables: ["acl_role"],
+  needsAcl: true,
+  access: (caller) => {
+    if (caller.management) return () => true;
+    const linked = new Set(caller.token?.Roles ?? []);
+    return (role) => linked.has(role.ID);
+  },
+  rows: (store, _namespace, prefix) => {
+    const all = store.tables.acl_role.all();
+    if (prefix === "") return all;
+    const rows: AclRole[] = [];
+    for (let position = 0; position < all.size; position++) if (all.at(position).ID.startsWith(prefix)) rows.push(all.at(position));
+    return rangeOf(rows);
+  },
+  filterTarget: (role) => roleStub(role),
+  item: (role) => roleStub(role),
+  itemJson: (role) => roleStubJson.get(role, undefined),
 };
 
 const tokenStubJson = new DerivedCache<AclToken, undefined, string>((token) => stringifyJson(tokenStub(token)));

@@ -19,7 +19,7 @@ import { FilterEvaluationError } from "../../errors.js";
 import type { Filter } from "../../evaluator/compile.js";
 import { CostBudget } from "../../evaluator/cost.js";
 import { stringifyJson } from "../../json.js";
-import type { AccessControl, Caller } from "../domain/acl.js";
+import { ACL_TABLES, type AccessControl, type Caller } from "../domain/acl.js";
 import { busy, checkRegion, invalid } from "../base/errors.js";
 import { METRICS, type Metrics } from "../metrics/index.js";
 import { StoreBusyError, type ListPage, type StateView, type Store, type TableName } from "../state/store.js";
@@ -109,8 +109,6 @@ export async function gzipOf(answer: ListAnswer): Promise<Buffer> {
   return answer.gzipping;
 }
 
-/** Writes to these tables can take a caller's rights away. */
-export const ACL_TABLES: readonly TableName[] = ["acl_token", "acl_policy"];
 
 /**
  * The answer cache's key of a request at the current state: the index of the list's tables, the

@@ -31,7 +31,7 @@
  */
 import { randomUUID } from "node:crypto";
 import { invalid, missing } from "../base/errors.js";
-import type { Allocation, Deployment, Evaluation, Job, Namespace, Node } from "../state/model.js";
+import type { Allocation, Deployment, Evaluation, Job, JsonObject, Namespace, Node } from "../state/model.js";
 import { RealClock, type Clock } from "../base/clock.js";
 import { changeStep, defaultLifecycle, RulePass, RULES_COST_PER_WRITE, SCENARIO_TABLES, stepTakes, type LifecycleStep, type LifecycleStepName, type LifecycleStepState, type ScenarioRuleState } from "./scenarios.js";
 import type { RegisterRequest } from "./job-spec.js";
@@ -50,6 +50,7 @@ import { dispatch, type DispatchRequest, type DispatchResponse } from "./dispatc
 import { evaluateJob, markJobStability, revertJob, scaleJob, scaleStatus, stopAllocation, type AllocStopResponse, type RevertRequest, type ScaleRequest } from "./job-actions.js";
 import { deleteServiceRegistration, servicesStale, syncServices } from "./services.js";
 import type { SchedulerContext } from "./state.js";
+import { planJob, type JobPlan } from "./plan-job.js";
 import { drainDeadlineMs, drainNodes } from "./drainer.js";
 import { evaluateNode, purgeNode, updateDrain, updateEligibility, type DrainRequest, type NodeUpdateResponse } from "./node-update.js";
 
@@ -191,6 +192,11 @@ export class Cluster {
   /** Evaluates a job again, failed allocations forced to reschedule when asked (`PUT /v1/job/<id>/evaluate`). */
   evaluateJob(namespace: string, id: string, forceReschedule: boolean): Promise<RegisterResponse> {
     return evaluateJob(this.#context, namespace, id, forceReschedule);
+  }
+
+  /** Plans a job on the state as it is now, writing nothing (`PUT /v1/job/<id>/plan`). */
+  planJob(job: JsonObject, namespace: string, region: string): JobPlan {
+    return planJob(this.#context, job, namespace, region);
   }
 
   /** Scales a task group, keeping the scaling event (`PUT /v1/job/<id>/scale`). */

@@ -19,10 +19,11 @@ import type { Evaluation, Job, JsonObject, Node } from "../state/model.js";
 import { namespacedKey } from "../state/store.js";
 import { allocUpdateFor } from "./alloc-update.js";
 import { BLOCKED_DESCRIPTION, writeBlocked } from "./blocked.js";
-import { applyPlan, isNoOp, planTables } from "./plan.js";
+import { desiredUpdates, systemDesiredUpdates, type DesiredUpdates } from "./annotate.js";
+import { applyPlan, isNoOp, planTables, type Plan } from "./plan.js";
 import { computePlacements, nodesFor } from "./placement.js";
 import { reconcile, type ReconcileInput } from "./reconciler.js";
-import { count, newEvaluation, putJob, type SchedulerContext } from "./state.js";
+import { count, isTerminal, newEvaluation, putJob, type EvaluationFields, type SchedulerContext } from "./state.js";
 import { computeSystemPlan, isSystemJob } from "./system-sched.js";
 
 /** Processes a pending evaluation, after any other evaluation of its job being processed. */
@@ -98,22 +99,13 @@ async function processOnce(context: SchedulerContext, evalId: string): Promise<v
     await writeStatus(context, evaluation, { failedTGAllocs: {}, queued: {}, deploymentId: "" });
     return;
   }
-  // System and sysbatch jobs are planned node by node (the reference's worker hands their evaluations to its system scheduler).
-  if (isSystemJob(job)) {
-    const { plan, failedTGAllocs, queued, deploymentId } = computeSystemPlan(context, job, evaluation);
+  const planned = computeEvaluation(context, job, evaluation);
+  const { plan, failedTGAllocs, queued, deploymentId } = planned;
+  if (planned.system) {
     if (!isNoOp(plan)) await writePlan(context, job, plan, snapshotIndex);
     await writeStatus(context, evaluation, { failedTGAllocs, queued, deploymentId });
     return;
   }
-  const input = reconcileInput(context, job, evaluation);
-  const results = reconcile(input);
-  const created = results.deployment;
-  const latest = input.deployment;
-  // New allocations join the job's deployment when it is going (`s.deployment.Active()`).
-  const joined = created ?? (latest !== undefined && latest.JobVersion === job.Version && ["running", "paused", "blocked", "unblocking", "initializing", "pending"].includes(latest.Status) ? latest : undefined);
-  const { plan, failedTGAllocs, queued } = computePlacements({ job, evaluation, nodes: nodesFor(store.tables, job), deploymentId: joined?.ID ?? "", nowNs: input.nowNs, allocations: () => store.tables.allocs.values(), nodeOf: (id) => store.tables.nodes.get(id) }, results);
-  // Every group of a job that placed nothing has nothing queued.
-  const queuedAllocations = results.place.length + results.destructive.length === 0 ? Object.fromEntries(job.TaskGroups.map((group) => [group.Name, 0])) : queued;
   const failed = Object.keys(failedTGAllocs).length > 0;
   const waitUntilMs = evaluation.WaitUntil === undefined ? undefined : Date.parse(evaluation.WaitUntil);
   const delayed = waitUntilMs !== undefined && !Number.isNaN(waitUntilMs);
@@ -121,16 +113,16 @@ async function processOnce(context: SchedulerContext, evalId: string): Promise<v
   // A blocked evaluation processed again that still cannot place everything goes back to waiting (`ReblockEval`).
   if (failed && evaluation.TriggeredBy === "queued-allocs") {
     if (!isNoOp(plan)) await writePlan(context, job, plan, snapshotIndex);
-    await writeStatus(context, evaluation, { failedTGAllocs, queued: queuedAllocations, deploymentId: (created ?? latest)?.ID ?? "", status: "blocked" });
+    await writeStatus(context, evaluation, { failedTGAllocs, queued, deploymentId, status: "blocked" });
     return;
   }
   let blockedId: string | undefined;
-  if (failed && (results.followupEvals.length === 0 || (delayed && clock.nowMs() > waitUntilMs))) blockedId = await writeBlocked(context, job, evaluation, failedTGAllocs);
+  if (failed && (planned.followupEvals.length === 0 || (delayed && clock.nowMs() > waitUntilMs))) blockedId = await writeBlocked(context, job, evaluation, failedTGAllocs);
   let nextEval: string | undefined;
   if (!isNoOp(plan)) {
     // Follow-ups are made once: not by an evaluation that was itself delayed.
     if (!delayed) {
-      for (const followup of results.followupEvals) {
+      for (const followup of planned.followupEvals) {
         await store.write(["evals", "jobs"], (state) => {
           state.evals.put(newEvaluation(clock, state.index, { ...followup, PreviousEval: evaluation.ID }));
           putJob(context, state, state.jobs.get(key) ?? job);
@@ -140,7 +132,53 @@ async function processOnce(context: SchedulerContext, evalId: string): Promise<v
     }
     await writePlan(context, job, plan, snapshotIndex);
   }
-  await writeStatus(context, evaluation, { failedTGAllocs, queued: queuedAllocations, deploymentId: (created ?? latest)?.ID ?? "", blockedId, nextEval });
+  await writeStatus(context, evaluation, { failedTGAllocs, queued, deploymentId, blockedId, nextEval });
+}
+
+/** What one evaluation of a job decides, before anything is written. */
+export interface EvaluationPlan {
+  /** Planned node by node (a system or sysbatch job). */
+  readonly system: boolean;
+  readonly plan: Plan;
+  /** Per task group, why its placements failed (`FailedTGAllocs`). */
+  readonly failedTGAllocs: Record<string, JsonObject>;
+  /** Per task group, the placements left to make (`QueuedAllocations`). */
+  readonly queued: Record<string, number>;
+  /** The deployment the evaluation works with, or `""`. */
+  readonly deploymentId: string;
+  /** The evaluations that will reschedule failed allocations later. */
+  readonly followupEvals: readonly EvaluationFields[];
+  /** Per task group, the counts of the decisions (`PlanAnnotations.DesiredTGUpdates`). */
+  readonly desiredTGUpdates: Record<string, DesiredUpdates>;
+}
+
+/**
+ * Decides what an evaluation of `job` changes on the state of `context.store.tables`, writing
+ * nothing: the reconciler (or, for system and sysbatch jobs, the node reconciler) and the
+ * placements. Processing an evaluation writes it (`processOnce`); a job's plan only answers it
+ * (`plan-job.ts`, on a view of the state with the job's next version).
+ */
+export function computeEvaluation(context: SchedulerContext, job: Job, evaluation: Evaluation): EvaluationPlan {
+  const { tables } = context.store;
+  const key = namespacedKey(job.Namespace, job.ID);
+  // System and sysbatch jobs are planned node by node (the reference's worker hands their evaluations to its system scheduler).
+  if (isSystemJob(job)) {
+    const { plan, failedTGAllocs, queued, deploymentId } = computeSystemPlan(context, job, evaluation);
+    const live = [...tables.allocs.group(key).values()].filter((alloc) => !isTerminal(alloc));
+    const desiredTGUpdates = systemDesiredUpdates(job.TaskGroups.map((group) => group.Name), live, (id) => tables.allocs.get(id), plan);
+    return { system: true, plan, failedTGAllocs, queued, deploymentId, followupEvals: [], desiredTGUpdates };
+  }
+  const input = reconcileInput(context, job, evaluation);
+  const results = reconcile(input);
+  const created = results.deployment;
+  const latest = input.deployment;
+  // New allocations join the job's deployment when it is going (`s.deployment.Active()`).
+  const joined = created ?? (latest !== undefined && latest.JobVersion === job.Version && ["running", "paused", "blocked", "unblocking", "initializing", "pending"].includes(latest.Status) ? latest : undefined);
+  const { plan, failedTGAllocs, queued } = computePlacements({ job, evaluation, nodes: nodesFor(tables, job), deploymentId: joined?.ID ?? "", nowNs: input.nowNs, allocations: () => tables.allocs.values(), nodeOf: (id) => tables.nodes.get(id) }, results);
+  // Every group of a job that placed nothing has nothing queued.
+  const queuedAllocations = results.place.length + results.destructive.length === 0 ? Object.fromEntries(job.TaskGroups.map((group) => [group.Name, 0])) : queued;
+  const deploymentId = (created ?? latest)?.ID ?? "";
+  return { system: false, plan, failedTGAllocs, queued: queuedAllocations, deploymentId, followupEvals: results.followupEvals, desiredTGUpdates: desiredUpdates(input, results) };
 }
 
 /**

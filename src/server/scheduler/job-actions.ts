@@ -14,7 +14,8 @@ import { JOB } from "../../structs/job.js";
 import { invalid, missing } from "../base/errors.js";
 import type { Allocation, Deployment, DesiredTransition, Evaluation, Job, JsonObject, ScalingEventRow } from "../state/model.js";
 import { namespacedKey } from "../state/store.js";
-import { nextVersion, putVersion, type RegisterResponse } from "./register.js";
+import { MAX_JOB_VERSIONS, nextVersion, putVersion, type RegisterResponse } from "./register.js";
+import { putSubmission, submissionKey } from "./submission.js";
 import { reschedulePolicyOf } from "./reschedule.js";
 import { ACTIVE_DEPLOYMENT, isParameterized, isTerminal, newEvaluation, putJob, putSummary, type SchedulerContext } from "./state.js";
 
@@ -42,7 +43,7 @@ export interface RevertRequest {
  */
 export async function revertJob(context: SchedulerContext, namespace: string, id: string, request: RevertRequest): Promise<RegisterResponse> {
   const key = namespacedKey(namespace, id);
-  const { index, result } = await context.store.write(["jobs", "job_summary", "evals", "job_versions"], (state) => {
+  const { index, result } = await context.store.write(["jobs", "job_summary", "evals", "job_versions", "job_submission"], (state) => {
     const current = state.jobs.get(key);
     if (current === undefined) throw missing(`job ${JSON.stringify(id)} not found`);
     if (request.version === current.Version) throw invalid("can't revert to current version");
@@ -72,6 +73,9 @@ export async function revertJob(context: SchedulerContext, namespace: string, id
     if (evaluation !== undefined) state.evals.put(evaluation);
     putJob(context, state, reverted);
     putVersion(state, key);
+    // The new version keeps the source of the version it reverts to (`upsertJobImpl`'s reversion case).
+    const source = state.job_submission.get(submissionKey(namespace, id, request.version));
+    if (source !== undefined) putSubmission(state, reverted, source, state.index, MAX_JOB_VERSIONS);
     return evaluation;
   }, "JobRegister");
   return registerResponse(result, index, index);

@@ -17,6 +17,7 @@ import { integer } from "./canonicalize.js";
 import { formatErrors } from "../../go/multierror.js";
 import { validatePeriodic } from "./cron.js";
 import { validateParameterized } from "./parameterized.js";
+import { API_JOB_SUBMISSION } from "./submission.js";
 
 export { canonicalizeJob } from "./canonicalize.js";
 export { DEFAULT_UPDATE_STRATEGY } from "../../structs/job-blocks.js";
@@ -63,7 +64,7 @@ const REGISTER_REQUEST: ObjectSchema = {
   typeName: "JobRegisterRequest",
   fields: {
     Job: API_JOB,
-    Submission: "any",
+    Submission: API_JOB_SUBMISSION,
     EnforceIndex: "bool",
     JobModifyIndex: "uint",
     PolicyOverride: "bool",
@@ -89,6 +90,8 @@ export interface RegisterRequest {
   readonly preserveCounts?: boolean;
   /** Keep the resources of the tasks the job has already (`PreserveResources`). */
   readonly preserveResources?: boolean;
+  /** The source the job was written in (`Submission`, decoded), kept with the version it makes. */
+  readonly submission?: JsonObject | null;
 }
 
 /**
@@ -119,6 +122,7 @@ export function decodeRegisterRequest(body: string): RegisterRequest {
     secretId: String(request.SecretID ?? ""),
     preserveCounts: request.PreserveCounts === true,
     preserveResources: request.PreserveResources === true,
+    submission: (request.Submission ?? null) as JsonObject | null,
   };
 }
 

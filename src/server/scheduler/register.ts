@@ -16,6 +16,8 @@ import { namespacedKey, type Transaction } from "../state/store.js";
 import { formatErrors } from "../../go/multierror.js";
 import { canonicalizeJob, specChanged, validateJob, type RegisterRequest } from "./job-spec.js";
 import { countChild, isParameterized, newEvaluation, putJob, putSummary, type SchedulerContext } from "./state.js";
+import { deleteSubmissions, putSubmission, submittedSource, type SubmittedSource } from "./submission.js";
+import { formatWarnings } from "../../go/multierror.js";
 
 /** The versions of a job kept (the reference's `JobDefaultTrackedVersions`), and its newest stable one. */
 export const MAX_JOB_VERSIONS = 6;
@@ -65,18 +67,21 @@ export async function register(context: SchedulerContext, request: RegisterReque
   const { store } = context;
   const spec = canonicalizeJob(request.job, namespace, region);
   const key = namespacedKey(spec.Namespace, spec.ID);
+  // A source too large to keep is dropped with a warning (`submissionController`).
+  const { source, warning } = submittedSource(request.submission);
+  const warnings = formatWarnings(warning === undefined ? [] : [warning]);
   for (;;) {
     const previous = store.tables.jobs.get(key);
     const plan = planRegistration(context, spec, request, previous);
-    if (plan === undefined) return registerResponse("", 0, previous!.JobModifyIndex, previous!.ModifyIndex);
+    if (plan === undefined) return registerResponse("", 0, previous!.JobModifyIndex, previous!.ModifyIndex, warnings);
     try {
-      const { index, result: evaluation } = await store.write(["jobs", "job_summary", "evals", "job_versions"], (state) => {
+      const { index, result: evaluation } = await store.write(["jobs", "job_summary", "evals", "job_versions", "job_submission"], (state) => {
         // The state the plan was made on has moved: plan again.
         if (state.jobs.get(key) !== previous || (plan.changed && store.tables.namespaces.get(spec.Namespace) === undefined)) throw STALE_PLAN;
-        return registerAt(context, state, spec, request, previous, plan);
+        return registerAt(context, state, spec, request, previous, plan, source);
       }, "JobRegister");
       const jobModifyIndex = plan.changed ? index : previous!.JobModifyIndex;
-      return registerResponse(evaluation?.ID ?? "", evaluation === undefined ? 0 : index, jobModifyIndex, index);
+      return registerResponse(evaluation?.ID ?? "", evaluation === undefined ? 0 : index, jobModifyIndex, index, warnings);
     } catch (error) {
       if (error !== STALE_PLAN) throw error;
     }
@@ -115,14 +120,15 @@ export function nextVersion(context: SchedulerContext, spec: JobSpec, previous: 
   });
 }
 
-/** The registration's write: the job (when changed), its summary, and its evaluation (when one is needed). */
+/** The registration's write: the job (when changed) with its source, its summary, and its evaluation (when one is needed). */
 function registerAt(
   context: SchedulerContext,
-  state: Transaction<"jobs" | "job_summary" | "evals" | "job_versions">,
+  state: Transaction<"jobs" | "job_summary" | "evals" | "job_versions" | "job_submission">,
   spec: JobSpec,
   request: RegisterRequest,
   previous: Job | undefined,
   plan: Plan,
+  source: SubmittedSource | undefined,
 ): Evaluation | undefined {
   const { index } = state;
   let job = previous;
@@ -135,7 +141,11 @@ function registerAt(
     : undefined;
   if (evaluation !== undefined) state.evals.put(evaluation);
   putJob(context, state, job!);
-  if (plan.changed) putVersion(state, namespacedKey(spec.Namespace, spec.ID));
+  if (plan.changed) {
+    putVersion(state, namespacedKey(spec.Namespace, spec.ID));
+    // An unchanged spec makes no version, so keeps no source (the reference writes only its evaluation).
+    if (source !== undefined) putSubmission(state, job!, source, index, MAX_JOB_VERSIONS);
+  }
   return evaluation;
 }
 
@@ -212,7 +222,7 @@ export async function deregister(context: SchedulerContext, namespace: string, i
   const key = namespacedKey(namespace, id);
   const zero: DeregisterResponse = { EvalID: "", EvalCreateIndex: 0, JobModifyIndex: 0, VolumeEvalID: "", VolumeEvalIndex: 0, Index: 0, LastContact: 0, KnownLeader: false, NextToken: "" };
   if (store.tables.jobs.get(key) === undefined) return zero;
-  const { index, result } = await store.write(["jobs", "job_summary", "evals", "allocs", "deployment", "job_versions", "scaling_event", "service_registrations"], (state) => {
+  const { index, result } = await store.write(["jobs", "job_summary", "evals", "allocs", "deployment", "job_versions", "scaling_event", "job_submission", "service_registrations"], (state) => {
     const job = state.jobs.get(key);
     if (job === undefined) return undefined;
     const now = clock.nowNs();
@@ -231,6 +241,7 @@ export async function deregister(context: SchedulerContext, namespace: string, i
       for (const version of [...state.job_versions.group(key).values()]) state.job_versions.delete(`${key}\u0000${version.Version}`);
       // Its scaling events go with it (`DeleteJobTxn`).
       if (state.scaling_event.get(key) !== undefined) state.scaling_event.delete(key);
+      deleteSubmissions(state, namespace, id);
       for (const evaluation of [...state.evals.group(key).values()]) {
         if (evaluation.Status === "pending") state.evals.put({ ...evaluation, Status: "complete", StatusDescription: `job ${id} deleted`, ModifyIndex: state.index, ModifyTime: now });
       }
@@ -248,6 +259,6 @@ export async function deregister(context: SchedulerContext, namespace: string, i
   return { ...zero, EvalID: result?.ID ?? "", EvalCreateIndex: index, JobModifyIndex: index, Index: index };
 }
 
-function registerResponse(evalId: string, evalCreateIndex: number, jobModifyIndex: number, index: number): RegisterResponse {
-  return { EvalID: evalId, EvalCreateIndex: evalCreateIndex, JobModifyIndex: jobModifyIndex, Warnings: "", Index: index, LastContact: 0, KnownLeader: false, NextToken: "" };
+function registerResponse(evalId: string, evalCreateIndex: number, jobModifyIndex: number, index: number, warnings = ""): RegisterResponse {
+  return { EvalID: evalId, EvalCreateIndex: evalCreateIndex, JobModifyIndex: jobModifyIndex, Warnings: warnings, Index: index, LastContact: 0, KnownLeader: false, NextToken: "" };
 }

@@ -269,6 +269,24 @@ export interface TaskRun {
   readonly ExitCode: number | null;
 }
 
+/**
+ * The source a job's version was registered with (`structs.JobSubmission`, `GET
+ * /v1/job/<id>/submission`): kept as the client sent it, its `VariableFlags` values escaped as
+ * the reference's client escapes them.
+ */
+export interface JobSubmission {
+  readonly Source: string;
+  /** `hcl2` or `json`, as the client says. */
+  readonly Format: string;
+  readonly VariableFlags: { readonly [name: string]: string } | null;
+  readonly Variables: string;
+  readonly Namespace: string;
+  readonly JobID: string;
+  readonly Version: number;
+  /** The index of the registration that wrote it. */
+  readonly JobModifyIndex: number;
+}
+
 /** One scaling event of a task group (`structs.ScalingEvent`), as kept: its time in agent milliseconds. */
 export interface ScalingEventRow {
   readonly TimeMs: number;
@@ -429,4 +447,40 @@ export interface AclToken {
   readonly CreateIndex: number;
   readonly ModifyIndex: number;
   readonly secretHash: Buffer;
+  /**
+   * The IDs of the roles the token links to, as the reference stores its `ACLTokenRoleLink`s (the
+   * ID only: a role's name is looked up when the token is read). Absent on tokens stored before
+   * roles were served: none.
+   */
+  readonly Roles?: readonly string[];
+}
+
+/** A policy an ACL role links to (`structs.ACLRolePolicyLink`). */
+export interface AclRolePolicyLink {
+  readonly Name: string;
+}
+
+/** A stored ACL role (`structs.ACLRole`): a named set of policies that tokens link to. */
+export interface AclRole {
+  /** A UUID the agent draws; it never changes. */
+  readonly ID: string;
+  /** Unique among the roles; it may change on update. */
+  readonly Name: string;
+  readonly Description: string;
+  readonly Policies: readonly AclRolePolicyLink[];
+  /** The role's BLAKE2b-256 of its name, description and policy names, base64 (Go's `[]byte` in JSON). */
+  readonly Hash: string;
+  readonly CreateIndex: number;
+  readonly ModifyIndex: number;
+}
+
+/** A one-time token (`structs.OneTimeToken`): a secret that is exchanged, once, for the ACL token that asked for it. */
+export interface OneTimeToken {
+  readonly OneTimeSecretID: string;
+  /** The ACL token it stands for (one one-time token per ACL token: a new one replaces it). */
+  readonly AccessorID: string;
+  /** RFC 3339, on the agent's clock. */
+  readonly ExpiresAt: string;
+  readonly CreateIndex: number;
+  readonly ModifyIndex: number;
 }

@@ -19,7 +19,7 @@ import type { Filter } from "../../evaluator/compile.js";
 import type { CostBudget } from "../../evaluator/cost.js";
 import type { ObjectSchema } from "../../evaluator/schema.js";
 import { compareStrings } from "../../go/order.js";
-import type { AclPolicy, AclToken, Allocation, Deployment, Evaluation, Job, JobScalingEvents, JobSummary, JobVersion, Namespace, Node, ServiceRegistration } from "./model.js";
+import type { AclPolicy, AclRole, AclToken, Allocation, Deployment, Evaluation, Job, JobScalingEvents, JobSubmission, JobSummary, JobVersion, Namespace, Node, OneTimeToken, ServiceRegistration } from "./model.js";
 
 /** The row type of each table. */
 export interface Rows {
@@ -27,6 +27,7 @@ export interface Rows {
   readonly job_summary: JobSummary;
   readonly job_versions: JobVersion;
   readonly scaling_event: JobScalingEvents;
+  readonly job_submission: JobSubmission;
   readonly service_registrations: ServiceRegistration;
   readonly deployment: Deployment;
   readonly evals: Evaluation;
@@ -35,6 +36,8 @@ export interface Rows {
   readonly namespaces: Namespace;
   readonly acl_policy: AclPolicy;
   readonly acl_token: AclToken;
+  readonly acl_role: AclRole;
+  readonly one_time_token: OneTimeToken;
 }
 
 /** The tables of the state store. */
@@ -79,6 +82,12 @@ export const TABLES: { readonly [Name in TableName]: TableDefinition<Rows[Name]>
     group: (row) => namespacedKey(row.Namespace, row.ID),
   },
   scaling_event: { key: (row) => namespacedKey(row.Namespace, row.JobID), order: (a, b) => compareStrings(a.Namespace, b.Namespace) || compareStrings(a.JobID, b.JobID) },
+  // A job's sources by version, found through its group (pruned with its versions, deleted with it).
+  job_submission: {
+    key: (row) => `${namespacedKey(row.Namespace, row.JobID)}\u0000${row.Version}`,
+    order: (a, b) => compareStrings(a.Namespace, b.Namespace) || compareStrings(a.JobID, b.JobID) || b.Version - a.Version,
+    group: (row) => namespacedKey(row.Namespace, row.JobID),
+  },
   // Native services by namespace, name and ID (a service's instances are one run of the table, as
   // the reference's `service_name` index), found by allocation through the group (an allocation's
   // services go when it stops).
@@ -95,6 +104,10 @@ export const TABLES: { readonly [Name in TableName]: TableDefinition<Rows[Name]>
   namespaces: { key: (row) => row.Name, order: (a, b) => compareStrings(a.Name, b.Name) },
   acl_policy: { key: (row) => row.Name, order: (a, b) => compareStrings(a.Name, b.Name) },
   acl_token: { key: (row) => row.AccessorID, order: (a, b) => a.CreateIndex - b.CreateIndex || compareStrings(a.AccessorID, b.AccessorID) },
+  // Roles by ID (the reference's `id` index, which its list walks); found by name through their group.
+  acl_role: { key: (row) => row.ID, order: (a, b) => compareStrings(a.ID, b.ID), group: (row) => row.Name },
+  // One per ACL token; found by its secret (a UUID, in either case, as the reference's UUID index reads it) through its group.
+  one_time_token: { key: (row) => row.AccessorID, order: (a, b) => compareStrings(a.AccessorID, b.AccessorID), group: (row) => row.OneTimeSecretID.toLowerCase() },
 };
 
 /** The names of every table. */
@@ -309,6 +322,11 @@ export type WriteMessage =
   | "ACLTokenUpsert"
   | "ACLTokenDelete"
   | "ACLTokenBootstrap"
+  | "ACLRolesUpsert"
+  | "ACLRolesDeleteByID"
+  | "OneTimeTokenUpsert"
+  | "OneTimeTokenDelete"
+  | "OneTimeTokenExpire"
   | "SnapshotRestore";
 
 /** A write as the store applied it (its own, or one replicated from another agent): the index, and the rows it put or deleted. */
