@@ -30,7 +30,7 @@ export const OPTIONAL_PACKAGES = {
   "the agent": ["fastify", "@fastify/compress", "prom-client", "light-my-request"],
   /** An agent whose store is a PostgreSQL server (`--postgres`, `store: { url }`). */
   "the PostgreSQL store": ["pg"],
-  /** An agent reading ACL policies written in HCL (JSON policies need nothing). */
+  /** An agent reading ACL policies written in HCL (JSON policies need nothing), and jobspecs (`PUT /v1/jobs/parse`). */
   "HCL policies": ["@cdktf/hcl2json"],
   /** `bexpr lsp`. */
   "the language server": ["vscode-languageserver", "vscode-languageserver-textdocument"],

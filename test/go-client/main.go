@@ -955,7 +955,8 @@ func (p *program) unserved(allocation *api.Allocation, deployment *api.Deploymen
 		return err
 	})
 	p.call("Jobs.ParseHCL", func() error {
-		job, err := jobs.ParseHCL(`job "hcl" { group "g" { task "t" { driver = "docker" config { image = "x" } } } }`, true)
+		// HCL2 allows one argument in a block written on one line: the blocks are on lines of their own.
+		job, err := jobs.ParseHCL("job \"hcl\" {\n group \"g\" {\n  task \"t\" {\n   driver = \"docker\"\n   config {\n    image = \"x\"\n   }\n  }\n }\n}\n", true)
 		if err == nil && *job.ID != "hcl" {
 			err = fmt.Errorf("ID %q", *job.ID)
 		}

@@ -521,6 +521,14 @@ export class GoClient {
         "JobRegisterResponse",
         q,
       ),
+    /** `ParseHCL`: `ParseHCLOpts` with the jobspec and `Canonicalize` alone. */
+    parseHCL: (jobHCL: string, canonicalize: boolean) => this.jobs.parseHCLOpts({ JobHCL: jobHCL, Canonicalize: canonicalize }),
+    /** `ParseHCLOpts`: a PUT of the request, the answer decoded into a `Job`. */
+    parseHCLOpts: async (request: GoStructInput<"JobsParseRequest">): Promise<GoStruct<"Job">> =>
+      (await this.write<GoStruct<"Job">>("PUT", "/v1/jobs/parse", { value: request, type: "JobsParseRequest" }, "Job"))[0],
+    /** `Validate`: the job in a `JobValidateRequest`, with the options' region in its write request. */
+    validate: (job: GoStructInput<"Job">, q?: WriteOptions) =>
+      this.write<GoStruct<"JobValidateResponse">>("PUT", "/v1/validate/job", { value: { Job: job, ...(q === undefined ? {} : { Region: q.Region ?? "" }) }, type: "JobValidateRequest" }, "JobValidateResponse", q),
     /** `ScaleStatus`. */
     scaleStatus: (jobID: string, q?: QueryOptions) => this.query<GoStruct<"JobScaleStatusResponse">>(`/v1/job/${pathEscape(jobID)}/scale`, "JobScaleStatusResponse", q),
     /** `ForceEvaluate`: a PUT without a body; answers the evaluation's ID. */

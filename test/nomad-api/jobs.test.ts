@@ -32,7 +32,7 @@ export const JOBS_TESTS = {
   TestJobs_Register_NoPreserveResources: PORTED,
   TestJobs_Register_EvalPriority: PORTED,
   TestJobs_Register_NoEvalPriority: PORTED,
-  TestJobs_Validate: notServed("PUT /v1/validate/job"),
+  TestJobs_Validate: PORTED,
   TestJobs_Canonicalize: clientSide("Job.Canonicalize"),
   TestJobs_EnforceRegister: PORTED,
   TestJobs_Revert: PORTED,
@@ -69,7 +69,7 @@ export const JOBS_TESTS = {
   TestJobs_ScaleAction_Noop: PORTED,
   TestJobs_ScaleStatus: PORTED,
   TestJobs_Services: skipped("no-body", "a TODO"),
-  TestJobs_Parse: notServed("PUT /v1/jobs/parse"),
+  TestJobs_Parse: PORTED,
 } as const;
 
 /** A job ID with every character a path must escape, as the reference's tests use. */
@@ -245,6 +245,50 @@ describe.each(HEADER_STYLES)("api/jobs_test.go (%s headers)", (style) => {
       expect(groups?.group1?.Desired).toBe(1); // present and nil => default
       expect(groups?.group2?.Desired).toBe(0); // present and specified => specified
       expect(groups?.group3?.Desired).toBe(3); // new => as specified in the job spec
+    },
+
+    async TestJobs_Validate() {
+      const { client } = await makeClient();
+      // Create a job and attempt to register it
+      const job = testJob();
+      const [resp] = await client.jobs.validate(job);
+      expect(len(resp.ValidationErrors)).toBe(0);
+
+      job.ID = null;
+      const [resp1] = await client.jobs.validate(job);
+      expect(len(resp1.ValidationErrors)).toBeGreaterThan(0);
+    },
+
+    async TestJobs_Parse() {
+      const jobspec = 'job "example" {}';
+
+      // ParseHCL fails when no agent answers: the parsing is done by the agent, not the client.
+      // (The Go test's client names the failed "Put"; this one's error is Node's.)
+      {
+        const { client, server } = await makeClient();
+        await server.stop();
+        await expect(client.jobs.parseHCL(jobspec, false)).rejects.toThrow();
+      }
+
+      const { client } = await makeClient();
+
+      // Test ParseHCL
+      const job1 = await client.jobs.parseHCL(jobspec, false);
+      expect(job1.Name).toBe("example");
+      expect(job1.Namespace).toBeNull();
+
+      const job1Canonicalized = await client.jobs.parseHCL(jobspec, true);
+      expect(job1Canonicalized.Name).toBe("example");
+      expect(job1Canonicalized.Namespace).toBe("default");
+      expect(job1Canonicalized).not.toEqual(job1);
+
+      // Test ParseHCLOpts
+      const job2 = await client.jobs.parseHCLOpts({ JobHCL: jobspec, Canonicalize: false });
+      expect(job2).toEqual(job1);
+
+      // Test ParseHCLOpts with Canonicalize=true
+      const job2Canonicalized = await client.jobs.parseHCLOpts({ JobHCL: jobspec, Canonicalize: true });
+      expect(job2Canonicalized).toEqual(job1Canonicalized);
     },
 
     async TestJobs_ScaleInvalidAction() {

@@ -30,6 +30,7 @@ import { deploymentRoutes } from "./deployment-routes.js";
 import { nodeRoutes } from "./node-routes.js";
 import { actionRoutes } from "./action-routes.js";
 import { planRoutes } from "./plan-routes.js";
+import { jobspecRoutes } from "./jobspec-routes.js";
 import { serviceRoutes } from "./service-routes.js";
 import { searchRoutes } from "./search-routes.js";
 import { namespaceRoutes } from "./namespace-routes.js";
@@ -240,6 +241,7 @@ export async function buildApp(
   nodeRoutes(app, context);
   actionRoutes(app, context);
   planRoutes(app, context);
+  jobspecRoutes(app, context);
   serviceRoutes(app, context);
   searchRoutes(app, context);
   readRoutes(app, context, { job: { DELETE: deregisterJob(context) } });
