@@ -8,6 +8,7 @@ import type { StructDecl } from "./declare.js";
 import { fieldDocs } from "./derive.js";
 import { ALLOC_DEPLOYMENT_STATUS, ALLOC_LIST_STUB, ALLOCATION, DESIRED_TRANSITION, RESCHEDULE_EVENT, RESCHEDULE_TRACKER, TASK_EVENT, TASK_STATE } from "./allocation.js";
 import { DEPLOYMENT, DEPLOYMENT_STATE } from "./deployment.js";
+import { SERVICE_REGISTRATION } from "./service.js";
 import { EVALUATION, EVALUATION_STUB } from "./evaluation.js";
 import { JOB, TASK, TASK_GROUP } from "./job.js";
 import { EPHEMERAL_DISK, LOG_CONFIG, MIGRATE_STRATEGY, MULTIREGION, MULTIREGION_REGION, MULTIREGION_STRATEGY, NUMA, RESCHEDULE_POLICY, RESOURCES, RESTART_POLICY, SCALING_POLICY, UPDATE_STRATEGY } from "./job-blocks.js";
@@ -60,6 +61,7 @@ export const DECLARED_STRUCTS: readonly StructDecl[] = Object.freeze([
   TASK_GROUP_SUMMARY,
   JOB_CHILDREN_SUMMARY,
   DEPLOYMENT,
+  SERVICE_REGISTRATION,
   DEPLOYMENT_STATE,
   EVALUATION,
   EVALUATION_STUB,

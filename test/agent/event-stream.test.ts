@@ -272,7 +272,7 @@ describe("GET /v1/event/stream", () => {
   it.each([
     ["topic=a:b:c", 400, "Invalid topic query: error parsing topics: Invalid key value pair for topic, topic: a:b:c"],
     ["topic=Job:web:extra", 400, "Invalid topic query: error parsing topics: Invalid key value pair for topic, topic: Job:web:extra"],
-    ["topic=Jobs", 400, 'Invalid topic query: unknown topic "Jobs"; topics are *, Job, Evaluation, Allocation, Deployment, Node, NodePool, ACLPolicy, ACLToken, ACLRole, ACLAuthMethod, ACLBindingRule, Service, Variable, each alone or as Topic:Key'],
+    ["topic=Jobs", 400, 'Invalid topic query: unknown topic "Jobs"; topics are *, Job, Evaluation, Allocation, Deployment, Node, Service, NodePool, ACLPolicy, ACLToken, ACLRole, ACLAuthMethod, ACLBindingRule, Variable, each alone or as Topic:Key'],
     ["index=abc", 400, 'Unable to parse index: strconv.Atoi: parsing "abc": invalid syntax'],
     ["index=1.5", 400, 'Unable to parse index: strconv.Atoi: parsing "1.5": invalid syntax'],
     ["index=9223372036854775808", 400, 'Unable to parse index: strconv.Atoi: parsing "9223372036854775808": value out of range'],

@@ -730,6 +730,27 @@ export class GoClient {
     delete: async (name: string, q?: WriteOptions): Promise<WriteMeta> => (await this.write("DELETE", `/v1/namespace/${name}`, undefined, undefined, q))[1],
   };
 
+  /** `Search()`. */
+  readonly search = {
+    /** `PrefixSearch`. */
+    prefixSearch: (prefix: string, context: string, q?: QueryOptions) =>
+      this.putQuery<GoStruct<"SearchResponse">>("/v1/search", { value: { Prefix: prefix, Context: context }, type: "SearchRequest" }, "SearchResponse", q),
+    /** `FuzzySearch`. */
+    fuzzySearch: (text: string, context: string, q?: QueryOptions) =>
+      this.putQuery<GoStruct<"FuzzySearchResponse">>("/v1/search/fuzzy", { value: { Context: context, Text: text }, type: "FuzzySearchRequest" }, "FuzzySearchResponse", q),
+  };
+
+  /** `Services()`. */
+  readonly services = {
+    /** `List`. */
+    list: (q?: QueryOptions) => this.query<GoStruct<"ServiceRegistrationListStub">[] | null>("/v1/services", "[]*ServiceRegistrationListStub", q),
+    /** `Get`. */
+    get: (serviceName: string, q?: QueryOptions) => this.query<GoStruct<"ServiceRegistration">[] | null>(`/v1/service/${pathEscape(serviceName)}`, "[]*ServiceRegistration", q),
+    /** `Delete`. */
+    delete: async (serviceName: string, serviceID: string, q?: WriteOptions): Promise<WriteMeta> =>
+      (await this.write("DELETE", `/v1/service/${pathEscape(serviceName)}/${pathEscape(serviceID)}`, undefined, undefined, q))[1],
+  };
+
   /** `ACLPolicies()`. */
   readonly aclPolicies = {
     /** `List`. */

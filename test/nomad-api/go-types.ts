@@ -735,6 +735,45 @@ export const API_STRUCTS = {
     ModifyIndex: "uint64",
   },
 
+  // api/search.go: the requests embed QueryOptions, whose fields Go writes into the body (but the
+  // embedded Prefix, which SearchRequest's own Prefix shadows).
+  SearchRequest: {
+    Prefix: "string",
+    Context: "string",
+    Region: "string",
+    Namespace: "string",
+    AllowStale: "bool",
+    WaitIndex: "uint64",
+    WaitTime: "time.Duration",
+    Params: "map[string]string",
+    Headers: "map[string]string",
+    AuthToken: "string",
+    Filter: "string",
+    PerPage: "int32",
+    NextToken: "string",
+    Reverse: "bool",
+  },
+  FuzzySearchRequest: {
+    Text: "string",
+    Context: "string",
+    Region: "string",
+    Namespace: "string",
+    AllowStale: "bool",
+    WaitIndex: "uint64",
+    WaitTime: "time.Duration",
+    Prefix: "string",
+    Params: "map[string]string",
+    Headers: "map[string]string",
+    AuthToken: "string",
+    Filter: "string",
+    PerPage: "int32",
+    NextToken: "string",
+    Reverse: "bool",
+  },
+  SearchResponse: { Matches: "map[string][]string", Truncations: "map[string]bool", "...QueryMeta": "QueryMeta" },
+  FuzzyMatch: { ID: "string", Scope: "[]string ,omitempty" },
+  FuzzySearchResponse: { Matches: "map[string][]FuzzyMatch", Truncations: "map[string]bool", "...QueryMeta": "QueryMeta" },
+
   // api/services.go
   ServiceRegistration: {
     ID: "string",
@@ -750,6 +789,8 @@ export const API_STRUCTS = {
     CreateIndex: "uint64",
     ModifyIndex: "uint64",
   },
+  ServiceRegistrationListStub: { Namespace: "string", Services: "[]*ServiceRegistrationStub" },
+  ServiceRegistrationStub: { ServiceName: "string", Tags: "[]string" },
   CheckRestart: { Limit: "int", Grace: "*time.Duration", IgnoreWarnings: "bool" },
   ServiceCheck: {
     Name: "string",

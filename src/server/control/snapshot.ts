@@ -35,6 +35,7 @@ import { EVALUATION } from "../../structs/evaluation.js";
 import { JOB } from "../../structs/job.js";
 import { JOB_SUMMARY } from "../../structs/job-list.js";
 import { NODE } from "../../structs/node.js";
+import { SERVICE_REGISTRATION } from "../../structs/service.js";
 
 /** The `Format` of a snapshot document: how a restore (and `--data`) tells one from a fixture. */
 export const SNAPSHOT_FORMAT = "bexpr-snapshot";
@@ -90,10 +91,12 @@ export interface SnapshotTables {
   readonly acl_role: readonly SnapshotRow[];
   /** One-time tokens, each its secret in clear, as the reference keeps them (absent from an older snapshot: none). */
   readonly one_time_token: readonly SnapshotRow[];
+  /** The native services registered (absent from a snapshot taken before they were kept: none). */
+  readonly service_registrations: readonly SnapshotRow[];
 }
 
 /** Tables added after snapshots were first written: a snapshot without one restores it empty. */
-const LATER_TABLES: ReadonlySet<TableName> = new Set(["scaling_event", "variables", "job_submission", "acl_role", "one_time_token"]);
+const LATER_TABLES: ReadonlySet<TableName> = new Set(["scaling_event", "variables", "job_submission", "acl_role", "one_time_token", "service_registrations"]);
 
 /**
  * The agent's whole state as a JSON-able document (`agent.snapshot()`, `GET
@@ -200,6 +203,7 @@ const ROW_FIELDS: { readonly [Name in TableName]: Readonly<Record<string, FieldS
   scaling_event: { Namespace: "string", JobID: "string", ScalingEvents: "object", ModifyIndex: "index" },
   variables: { Namespace: "string", Path: "string", Items: "object", Lock: "object|null", CreateIndex: "index", ModifyIndex: "index" },
   job_submission: { Source: "string", Format: "string", VariableFlags: "object|null", Variables: "string", Namespace: "string", JobID: "string", Version: "integer", JobModifyIndex: "index" },
+  service_registrations: rowChecks(SERVICE_REGISTRATION),
   nodes: rowChecks(NODE),
   namespaces: { Name: "string", Description: "string", Quota: "string", Meta: "object|null", CreateIndex: "index", ModifyIndex: "index" },
   acl_policy: { Name: "string", Description: "string", Rules: "string", CreateIndex: "index", ModifyIndex: "index" },

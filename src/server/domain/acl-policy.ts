@@ -52,6 +52,7 @@ const NAMESPACE_CAPABILITIES = new Set([
   "set-alloc-health-deployment",
   "dispatch-job",
   "force-periodic-job",
+  "delete-service-registration",
   "read-logs",
   "read-fs",
   "alloc-exec",

@@ -10,15 +10,17 @@ import type { Rows, WriteMessage } from "../state/store.js";
 import type { Caller } from "./acl.js";
 import { invalid } from "../base/errors.js";
 import { presentAllocation, presentEvaluation, presentJob, presentNode } from "./present.js";
+import { present } from "../../structs/derive.js";
+import { SERVICE_REGISTRATION } from "../../structs/service.js";
 
 /** The topics the agent sends events of, in the order of a frame's events. */
-export type EventTopic = "Job" | "Evaluation" | "Allocation" | "Deployment" | "Node";
+export type EventTopic = "Job" | "Evaluation" | "Allocation" | "Deployment" | "Node" | "Service";
 
 /**
  * Topics the reference has and the agent never sends events of: accepted in `topic`, they select
  * nothing (a stream of them sends only heartbeats).
  */
-export const SILENT_TOPICS = ["NodePool", "ACLPolicy", "ACLToken", "ACLRole", "ACLAuthMethod", "ACLBindingRule", "Service", "Variable"] as const;
+export const SILENT_TOPICS = ["NodePool", "ACLPolicy", "ACLToken", "ACLRole", "ACLAuthMethod", "ACLBindingRule", "Variable"] as const;
 
 /** The topic value that selects every topic, and the key value that selects every key. */
 export const ALL = "*";
@@ -27,7 +29,7 @@ export const ALL = "*";
 export type Row = JsonObject;
 
 /** The tables whose rows are the topics' events. */
-export type TopicTable = "jobs" | "evals" | "allocs" | "deployment" | "nodes";
+export type TopicTable = "jobs" | "evals" | "allocs" | "deployment" | "nodes" | "service_registrations";
 
 /**
  * The event `Type` of every event of a write, by the write's message, as the reference's
@@ -59,6 +61,8 @@ export const EVENT_TYPES: { readonly [Message in WriteMessage]?: string } = {
   VarApplyState: "VariableUpdated",
   ACLRolesUpsert: "ACLRoleUpserted",
   ACLRolesDeleteByID: "ACLRoleDeleted",
+  ServiceRegistrationUpsert: "ServiceRegistration",
+  ServiceRegistrationDeleteByID: "ServiceDeregistration",
 };
 
 /** How the rows of one table become events of one topic. */
@@ -91,7 +95,7 @@ function defineTopic<Table extends TopicTable>(definition: TopicDefinition<Table
 /** A row's field as text: `""` when it is missing or not a string. */
 export const text = (value: unknown): string => (typeof value === "string" ? value : "");
 
-/** A job's table key is `<namespace>\0<ID>`. */
+/** A job's (and a service registration's) table key is `<namespace>\0<ID>`. */
 function jobOfKey(tableKey: string): Row {
   const at = tableKey.indexOf("\u0000");
   return { ID: tableKey.slice(at + 1), Namespace: tableKey.slice(0, at) };
@@ -151,6 +155,17 @@ export const TOPICS: readonly TopicDefinition[] = [
     deleted: (key) => ({ ID: key }),
     // Sanitized as the reference sends it (no secret).
     present: (node) => presentNode(node),
+  }),
+  defineTopic({
+    topic: "Service",
+    table: "service_registrations",
+    // A deregistration is an event too (its payload the registration's ID and namespace: the row is gone).
+    deletions: true,
+    namespaced: true,
+    key: (registration) => registration.ID,
+    filterKeys: (registration) => [registration.JobID, registration.ServiceName],
+    deleted: jobOfKey,
+    present: (registration) => present(SERVICE_REGISTRATION, registration),
   }),
 ];
 

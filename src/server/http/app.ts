@@ -31,6 +31,8 @@ import { nodeRoutes } from "./node-routes.js";
 import { actionRoutes } from "./action-routes.js";
 import { planRoutes } from "./plan-routes.js";
 import { jobspecRoutes } from "./jobspec-routes.js";
+import { serviceRoutes } from "./service-routes.js";
+import { searchRoutes } from "./search-routes.js";
 import { namespaceRoutes } from "./namespace-routes.js";
 import { readRoutes } from "./read-routes.js";
 import { uiRoutes } from "./ui-routes.js";
@@ -242,6 +244,8 @@ export async function buildApp(
   variableRoutes(app, context);
   planRoutes(app, context);
   jobspecRoutes(app, context);
+  serviceRoutes(app, context);
+  searchRoutes(app, context);
   readRoutes(app, context, { job: { DELETE: deregisterJob(context) } });
   uiRoutes(app, context);
   eventRoutes(app, context, events);

@@ -107,7 +107,7 @@ function requireNodeRead(caller: Caller): void {
  * finds (lower-case, canonical dashes; undefined for an ID of the right form that no row can
  * have), or a 400 with the reference's words after `what` (it answers 500: the decisions table).
  */
-function uuidKey(id: string, what: string): string | undefined {
+export function uuidKey(id: string, what: string): string | undefined {
   const refuse = (reason: string) => badRequest(`${what}: index error: ${reason}`);
   if (Buffer.byteLength(id) !== 36) throw refuse("UUID must be 36 characters");
   const dashes = id.split("-").length - 1;

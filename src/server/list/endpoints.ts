@@ -11,7 +11,7 @@ import { compareStrings } from "../../go/order.js";
 import { parseGoBool } from "../../go/strconv.js";
 import { stringifyJson } from "../../json.js";
 import { deployment as deploymentSchema, jobFilterTarget } from "../../schemas.js";
-import { present } from "../../structs/derive.js";
+import { present, schemaOf } from "../../structs/derive.js";
 import { JOB_LIST_STUB } from "../../structs/job-list.js";
 import { heldPolicies, namespaceAccess, requireManagement, type Caller } from "../domain/acl.js";
 import { ACL_TOKEN_FILTER, policyStub, roleStub, tokenFilterTarget, tokenStub } from "../domain/acl-api.js";
@@ -19,8 +19,10 @@ import { namespaceResponse } from "../domain/namespaces.js";
 import { denied, invalid } from "../base/errors.js";
 import { presentAllocation, presentAllocationStub, presentEvaluation, presentNode, presentNodeStub, type AllocationStubOptions, type NodeStubOptions } from "../domain/present.js";
 import { METRICS, type MetricDefinition } from "../metrics/catalogue.js";
-import type { AclPolicy, AclRole, AclToken, Allocation, Deployment, Evaluation, Job, JobSummary, Namespace, Node, Variable } from "../state/model.js";
+import type { AclPolicy, AclRole, AclToken, Allocation, Deployment, Evaluation, Job, JobSummary, Namespace, Node, ServiceRegistration, Variable } from "../state/model.js";
 import { presentVariable, VARIABLE_METADATA } from "../domain/variables.js";
+import { lowerBound } from "../state/sorted-rows.js";
+import { SERVICE_REGISTRATION } from "../../structs/service.js";
 import { allocationFilterTarget, evaluationFilterTarget, nodeFilterTarget } from "./filter-schemas.js";
 import { ALL_NAMESPACES } from "./query.js";
 import { creationToken } from "../state/page.js";
@@ -64,6 +66,11 @@ export interface ListEndpoint<Row> extends Listing<Row> {
    * rights do; with `filter` they are the reference's 400.
    */
   select?(options: ItemOptions): ((row: Row) => boolean) | undefined;
+  /**
+   * The route puts a name from the path in the request's `prefix` (`/v1/service/<name>`: the
+   * instances of one service): the rows are that name's, and `filter` goes with it.
+   */
+  readonly prefixIsName?: boolean;
   /** False where the reference's list has no reverse order (`/v1/nodes`): `reverse` is then ignored. */
   readonly reversible?: boolean;
   /** The list item returned for the row. */
@@ -479,18 +486,6 @@ export const nodesEndpoint: ListEndpoint<Node> = {
   itemJson: (node, _view, options) => (options.os === true || options.resources === true ? stringifyJson(presentNodeStub(node, nodeStubOptions(options))) : nodeStubJson.get(node, undefined)),
 };
 
-/** The first position in `rows` (sorted by `compare`) at which `compare` is not negative. */
-function lowerBound<Row>(rows: RowRange<Row>, compare: (row: Row) => number): number {
-  let low = 0;
-  let high = rows.size;
-  while (low < high) {
-    const middle = (low + high) >>> 1;
-    if (compare(rows.at(middle)) < 0) low = middle + 1;
-    else high = middle;
-  }
-  return low;
-}
-
 /**
  * The variables of a namespace whose path starts with `prefix`: one run of the table's order,
  * found by binary search. For every namespace (`*`), a scan, a segment per namespace.
@@ -507,9 +502,9 @@ function variableRows(all: RowRange<Variable>, namespace: string, prefix: string
     }
     return { size: rows.length, at: (position) => rows[position]!, segments };
   }
-  const start = lowerBound(all, (row) => compareStrings(row.Namespace, namespace) || compareStrings(row.Path, prefix));
+  const start = lowerBound(all, all.size, (row) => compareStrings(row.Namespace, namespace) || compareStrings(row.Path, prefix));
   // The run ends at the first row of a later namespace, or of a later path outside the prefix.
-  const end = lowerBound(all, (row) => compareStrings(row.Namespace, namespace) || (row.Path.startsWith(prefix) ? -1 : compareStrings(row.Path, prefix)));
+  const end = lowerBound(all, all.size, (row) => compareStrings(row.Namespace, namespace) || (row.Path.startsWith(prefix) ? -1 : compareStrings(row.Path, prefix)));
   return { size: end - start, at: (position) => all.at(start + position), segments: [] };
 }
 
@@ -537,6 +532,52 @@ export const variablesEndpoint: ListEndpoint<Variable> = {
   itemOptions: () => ({ meta: false }),
   item: (variable, _view, options) => variableStubs.get(variable, options.management === true),
   itemJson: (variable, _view, options) => variableStubJson.get(variable, options.management === true),
+};
+
+/**
+ * The instances of the service `name` in `namespace` (`*`: in every namespace, each a segment), by
+ * namespace then ID: for each namespace, one run of the table (ordered by namespace, name, ID).
+ */
+function serviceInstances(store: { readonly tables: { readonly service_registrations: { all(): RowRange<ServiceRegistration> }; readonly namespaces: { values(): IterableIterator<Namespace> } } }, namespace: string, name: string): RowRange<ServiceRegistration> {
+  const all = store.tables.service_registrations.all();
+  const namespaces = namespace === ALL_NAMESPACES ? [...store.tables.namespaces.values()].map((each) => each.Name).sort(compareStrings) : [namespace];
+  const rows: ServiceRegistration[] = [];
+  const segments: number[] = [];
+  for (const each of namespaces) {
+    if (rows.length > 0) segments.push(rows.length);
+    for (let position = lowerBound(all, all.size, (row) => compareStrings(row.Namespace, each) || compareStrings(row.ServiceName, name)); position < all.size; position++) {
+      const row = all.at(position);
+      if (row.Namespace !== each || row.ServiceName !== name) break;
+      rows.push(row);
+    }
+  }
+  return { size: rows.length, at: (position) => rows[position]!, segments };
+}
+
+/** The filter's schema of a service registration: the struct itself. */
+const SERVICE_REGISTRATION_FILTER = schemaOf(SERVICE_REGISTRATION);
+const serviceRegistrationJson = new DerivedCache<ServiceRegistration, undefined, string>((registration) => stringifyJson(present(SERVICE_REGISTRATION, registration)));
+
+/**
+ * `GET /v1/service/<name>`: the instances of one service (the name travels as the request's
+ * prefix, see {@link ListEndpoint.prefixIsName}), by namespace then ID with `<Namespace>.<ID>`
+ * tokens (`NamespaceIDTokenizer`), whole; `read-job` in the namespace.
+ */
+export const serviceRegistrationsEndpoint: ListEndpoint<ServiceRegistration> = {
+  name: "service_registration",
+  tables: ["service_registrations"],
+  access: namespaceCapability("read-job"),
+  schema: SERVICE_REGISTRATION_FILTER,
+  prefixIsName: true,
+  rows: (store, namespace, name) => serviceInstances(store, namespace, name),
+  token: (registration) => `${registration.Namespace}.${registration.ID}`,
+  compare: compareStrings,
+  // Within a namespace, `<namespace>.<id>` tokens grow with the ID; each namespace is a segment.
+  seekable: () => true,
+  filterTarget: (registration) => registration,
+  itemOptions: () => ({ meta: false }),
+  item: (registration) => present(SERVICE_REGISTRATION, registration),
+  itemJson: (registration) => serviceRegistrationJson.get(registration, undefined),
 };
 
 /**

@@ -16,6 +16,7 @@
 import { parseGoDuration } from "../../go/duration.js";
 import type { Allocation, AllocNetworkStatus, ClientStatus, Job } from "../state/model.js";
 import { namespacedKey } from "../state/store.js";
+import { clientTerminal, syncServices } from "./services.js";
 import { isTerminal, putJob, updateAlloc, type SchedulerContext } from "./state.js";
 
 /** The job `Meta` key that makes its allocations finish that long after they start (a Go duration). */
@@ -64,6 +65,8 @@ export async function runAllocations(context: SchedulerContext, allocIds: readon
   const starts = (alloc: Allocation | undefined): alloc is Allocation => alloc !== undefined && alloc.ClientStatus === "pending" && alloc.DesiredStatus === "run";
   if (!allocIds.some((id) => starts(context.store.tables.allocs.get(id)))) return;
   await reportAll(context, allocIds, starts, "running");
+  // Their clients then register their native services, an RPC of their own.
+  await syncServices(context, allocIds);
 }
 
 /**
@@ -79,7 +82,9 @@ export async function stopAllocations(context: SchedulerContext, jobKey: string)
 
 /** One client write: the allocations `applies` still selects take `status`, and their jobs' statuses follow. */
 async function reportAll(context: SchedulerContext, allocIds: readonly string[], applies: (alloc: Allocation | undefined) => alloc is Allocation, status: ClientStatus): Promise<void> {
-  await context.store.write(["allocs", "job_summary", "jobs"], (state) => {
+  // A write that ends allocations also drops their services (named only then: a table named moves its index).
+  const tables = clientTerminal(status) ? (["allocs", "job_summary", "jobs", "service_registrations"] as const) : (["allocs", "job_summary", "jobs"] as const);
+  await context.store.write(tables, (state) => {
     const jobs = new Map<string, Job>();
     for (const id of allocIds) {
       const alloc = state.allocs.get(id);
@@ -100,7 +105,7 @@ async function reportAll(context: SchedulerContext, allocIds: readonly string[],
  * `alloc-failure` evaluation for the batch (see `updateAlloc`).
  */
 export async function finishAllocations(context: SchedulerContext, allocIds: readonly string[], finishAfterMs: number | undefined): Promise<void> {
-  await context.store.write(["allocs", "job_summary", "jobs", "deployment", "evals"], (state) => {
+  await context.store.write(["allocs", "job_summary", "jobs", "deployment", "evals", "service_registrations"], (state) => {
     const jobs = new Map<string, Job>();
     for (const allocId of allocIds) {
       const alloc = state.allocs.get(allocId);

@@ -48,6 +48,7 @@ import { StepQueue } from "./timers.js";
 import { launchPeriodic, PERIODIC_STEP_PREFIX, PeriodicDispatch } from "./periodic.js";
 import { dispatch, type DispatchRequest, type DispatchResponse } from "./dispatch.js";
 import { evaluateJob, markJobStability, revertJob, scaleJob, scaleStatus, stopAllocation, type AllocStopResponse, type RevertRequest, type ScaleRequest } from "./job-actions.js";
+import { deleteServiceRegistration, servicesStale, syncServices } from "./services.js";
 import type { SchedulerContext } from "./state.js";
 import { applyVariable, isLockStep, VariableLocks, type ApplyOutcome, type VariableInput, type VarOp } from "./variables.js";
 import { planJob, type JobPlan } from "./plan-job.js";
@@ -232,6 +233,11 @@ export class Cluster {
     if (lock.ID !== lockId) throw conflict("attempting to modify locked variable");
     if (this.#active && !this.#locks.renew({ ...variable, Lock: lock })) throw conflict("attempting to modify locked variable");
     return variable;
+  }
+
+  /** Removes a native service registration (`DELETE /v1/service/<name>/<id>`): the write's index, or undefined when there is none of that ID in the namespace. */
+  deleteServiceRegistration(namespace: string, id: string): Promise<number | undefined> {
+    return deleteServiceRegistration(this.#context, namespace, id);
   }
 
   /** Stops an allocation, which is replaced (`PUT /v1/allocation/<id>/stop`). */
@@ -499,6 +505,8 @@ export class Cluster {
         if (ACTIVE_DEPLOYMENT.has(this.store.tables.deployment.get(deploymentId)?.Status ?? "")) this.#steps.defer(`watch ${deploymentId}`, WATCHER_BATCH_MS, () => allowReplacements(context, deploymentId));
       }
       if (alloc.ClientStatus === "running" && alloc.DeploymentID !== "" && (alloc.DeploymentStatus?.Healthy ?? null) === null) starting.add(alloc.DeploymentID);
+      // A running allocation updated in place, or a canary promoted: its client updates its native services.
+      if (servicesStale(this.store.tables, alloc)) this.#steps.deferBatch("services", 0, alloc.ID, (ids) => syncServices(context, ids));
       if (alloc.ClientStatus === "pending" && stepTakes(run, alloc, pass)) {
         const batch = `run ${alloc.DeploymentID} ${jobKey} ${alloc.CreateIndex}`;
         placed.set(batch, [...(placed.get(batch) ?? []), alloc]);

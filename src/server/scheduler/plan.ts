@@ -9,6 +9,7 @@
  */
 import type { Allocation, ClientStatus, Deployment, Job } from "../state/model.js";
 import { namespacedKey, type Transaction } from "../state/store.js";
+import { clientTerminal } from "./services.js";
 import { count, putJob, updateAlloc, updateDeploymentStatus, updateDeploymentWithAlloc, type SchedulerContext } from "./state.js";
 
 /** An allocation the plan stops (`Plan.AppendStoppedAlloc`). */
@@ -39,10 +40,15 @@ export interface Plan {
   readonly allocs: readonly Allocation[];
 }
 
+/** A table a plan's write may change. */
+type PlanTable = "allocs" | "job_summary" | "deployment" | "jobs" | "job_versions" | "service_registrations";
+
 /** The tables a plan's write changes (a table named moves its index, and wakes its blocking queries). */
-export function planTables(plan: Plan): ("allocs" | "job_summary" | "deployment" | "jobs" | "job_versions")[] {
-  const tables: ("allocs" | "job_summary" | "deployment" | "jobs" | "job_versions")[] = ["jobs"];
+export function planTables(plan: Plan): PlanTable[] {
+  const tables: PlanTable[] = ["jobs"];
   if (plan.stops.length + plan.allocs.length > 0) tables.push("allocs", "job_summary");
+  // An allocation the plan marks lost loses its native services in the plan's write.
+  if (plan.stops.some((stop) => stop.clientStatus !== undefined && clientTerminal(stop.clientStatus))) tables.push("service_registrations");
   if (plan.deployment !== undefined || plan.deploymentUpdates.length > 0 || plan.allocs.some((alloc) => alloc.DeploymentID !== "")) tables.push("deployment");
   if (plan.deploymentUpdates.some((update) => update.Status === "successful")) tables.push("job_versions");
   return tables;
@@ -58,7 +64,7 @@ export function isNoOp(plan: Plan): boolean {
  * stops, then the allocations (new ones counted `Starting` and placed in their deployment, a
  * replacement named by the allocation it replaces), and the job's status.
  */
-export function applyPlan(context: SchedulerContext, state: Transaction<"allocs" | "job_summary" | "deployment" | "jobs" | "job_versions">, job: Job, plan: Plan): void {
+export function applyPlan(context: SchedulerContext, state: Transaction<PlanTable>, job: Job, plan: Plan): void {
   // The write names only the tables the plan changes (see {@link planTables}).
   const { index } = state;
   const now = context.clock.nowNs();

@@ -7,6 +7,7 @@
  *
  * @module
  */
+import { deregisterAllocServices } from "./services.js";
 import { inDeclaredOrder } from "../../structs/derive.js";
 import { JOB } from "../../structs/job.js";
 import { invalid } from "../base/errors.js";
@@ -221,7 +222,7 @@ export async function deregister(context: SchedulerContext, namespace: string, i
   const key = namespacedKey(namespace, id);
   const zero: DeregisterResponse = { EvalID: "", EvalCreateIndex: 0, JobModifyIndex: 0, VolumeEvalID: "", VolumeEvalIndex: 0, Index: 0, LastContact: 0, KnownLeader: false, NextToken: "" };
   if (store.tables.jobs.get(key) === undefined) return zero;
-  const { index, result } = await store.write(["jobs", "job_summary", "evals", "allocs", "deployment", "job_versions", "scaling_event", "job_submission"], (state) => {
+  const { index, result } = await store.write(["jobs", "job_summary", "evals", "allocs", "deployment", "job_versions", "scaling_event", "job_submission", "service_registrations"], (state) => {
     const job = state.jobs.get(key);
     if (job === undefined) return undefined;
     const now = clock.nowNs();
@@ -231,7 +232,11 @@ export async function deregister(context: SchedulerContext, namespace: string, i
       // A child purged counts as dead in its parent's summary (`DeleteJobTxn`).
       if (job.ParentID !== "") countChild(state, job, job.Status, "dead");
       state.job_summary.delete(key);
-      for (const alloc of [...state.allocs.group(key).values()]) state.allocs.delete(alloc.ID);
+      for (const alloc of [...state.allocs.group(key).values()]) {
+        state.allocs.delete(alloc.ID);
+        // Its native services go with it (`deleteServiceRegistrationByAllocIDTxn`).
+        deregisterAllocServices(state, alloc.ID);
+      }
       for (const deployment of [...state.deployment.group(key).values()]) state.deployment.delete(deployment.ID);
       for (const version of [...state.job_versions.group(key).values()]) state.job_versions.delete(`${key}\u0000${version.Version}`);
       // Its scaling events go with it (`DeleteJobTxn`).

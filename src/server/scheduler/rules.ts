@@ -95,7 +95,7 @@ export class ScenarioRules {
     if (!this.#rules.has(rule.id)) return;
     // What `apply` does besides its transaction may be done twice (a store may apply a write again): the sets are
     // idempotent, and the count of firings is taken from the result of the write that was stored.
-    const { result: fired } = await this.context.store.write(["allocs", "job_summary", "jobs", "deployment", "evals", "nodes"], (state) => {
+    const { result: fired } = await this.context.store.write(["allocs", "job_summary", "jobs", "deployment", "evals", "nodes", "service_registrations"], (state) => {
       let count = 0;
       for (const key of keys) {
         const name = `${RULE_STEP_PREFIX}${rule.id} ${key}`;
@@ -138,7 +138,7 @@ function ruleMessage(rule: ScenarioRuleState): WriteMessage {
 }
 
 /** The tables a rule's write names. */
-type RuleTransaction = Transaction<"allocs" | "job_summary" | "jobs" | "deployment" | "evals" | "nodes">;
+type RuleTransaction = Transaction<"allocs" | "job_summary" | "jobs" | "deployment" | "evals" | "nodes" | "service_registrations">;
 
 /** A row a rule acts on, with its kind. */
 type RuleRow =

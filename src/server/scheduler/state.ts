@@ -17,6 +17,7 @@ import { goTime } from "../../go/time.js";
 import { namespacedKey, type Store, type Tables, type Transaction } from "../state/store.js";
 import type { Clock } from "../base/clock.js";
 import { reschedulePolicyOf, rescheduleEligible } from "./reschedule.js";
+import { clientTerminal, deregisterAllocServices } from "./services.js";
 
 /** What the scheduler's functions read besides their transaction. */
 export interface SchedulerContext {
@@ -191,7 +192,7 @@ export function count(state: Transaction<"job_summary">, job: Job, group: string
  */
 export function updateAlloc(
   context: SchedulerContext,
-  state: Transaction<"allocs" | "job_summary"> & Partial<Transaction<"evals" | "deployment">>,
+  state: Transaction<"allocs" | "job_summary" | "service_registrations"> & Partial<Transaction<"evals" | "deployment">>,
   job: Job | undefined,
   alloc: Allocation,
   change: Partial<Allocation>,
@@ -211,6 +212,8 @@ export function updateAlloc(
     }
   }
   state.allocs.put(updated);
+  // An allocation that becomes client-terminal loses its services in the same write (`deregisterServicesForTerminalAllocs`).
+  if (status !== alloc.ClientStatus && clientTerminal(status)) deregisterAllocServices(state, alloc.ID);
   if (job !== undefined && status !== alloc.ClientStatus) count(state, job, alloc.TaskGroup, { [SUMMARY_FIELDS[alloc.ClientStatus]]: -1, [SUMMARY_FIELDS[status]]: 1 });
   if (failed && state.evals !== undefined && job !== undefined && (alloc.FollowupEvalID ?? "") === "") {
     const policy = reschedulePolicyOf(job, alloc.TaskGroup);

@@ -7,6 +7,7 @@
  * @module
  */
 import type { StructValue } from "../../structs/declare.js";
+import type { SERVICE_REGISTRATION } from "../../structs/service.js";
 import type { ALLOC_NETWORK_STATUS, ALLOCATED_RESOURCES, NODE_RESERVED_RESOURCES, NODE_RESOURCES } from "../../structs/resources.js";
 
 /** A decoded JSON object. */
@@ -311,7 +312,6 @@ export interface JobSubmission {
   readonly JobModifyIndex: number;
 }
 
-/** One version of a job, as it was written (`GET /v1/job/<id>/versions`). */
 /** One scaling event of a task group (`structs.ScalingEvent`), as kept: its time in agent milliseconds. */
 export interface ScalingEventRow {
   readonly TimeMs: number;
@@ -333,6 +333,9 @@ export interface JobScalingEvents {
   readonly ScalingEvents: { readonly [group: string]: readonly ScalingEventRow[] };
   readonly ModifyIndex: number;
 }
+
+/** `structs.ServiceRegistration`: one instance of a native service (`GET /v1/service/<name>`). */
+export type ServiceRegistration = StructValue<typeof SERVICE_REGISTRATION>;
 
 /** One version of a job, as it was written (`GET /v1/job/<id>/versions`). */
 export interface JobVersion {

@@ -19,7 +19,7 @@ import type { Filter } from "../../evaluator/compile.js";
 import type { CostBudget } from "../../evaluator/cost.js";
 import type { ObjectSchema } from "../../evaluator/schema.js";
 import { compareStrings } from "../../go/order.js";
-import type { AclPolicy, AclRole, AclToken, Allocation, Deployment, Evaluation, Job, JobScalingEvents, JobSubmission, JobSummary, JobVersion, Namespace, Node, OneTimeToken, Variable } from "./model.js";
+import type { AclPolicy, AclRole, AclToken, Allocation, Deployment, Evaluation, Job, JobScalingEvents, JobSubmission, JobSummary, JobVersion, Namespace, Node, OneTimeToken, ServiceRegistration, Variable } from "./model.js";
 
 /** The row type of each table. */
 export interface Rows {
@@ -29,6 +29,7 @@ export interface Rows {
   readonly scaling_event: JobScalingEvents;
   readonly variables: Variable;
   readonly job_submission: JobSubmission;
+  readonly service_registrations: ServiceRegistration;
   readonly deployment: Deployment;
   readonly evals: Evaluation;
   readonly allocs: Allocation;
@@ -89,6 +90,14 @@ export const TABLES: { readonly [Name in TableName]: TableDefinition<Rows[Name]>
     key: (row) => `${namespacedKey(row.Namespace, row.JobID)}\u0000${row.Version}`,
     order: (a, b) => compareStrings(a.Namespace, b.Namespace) || compareStrings(a.JobID, b.JobID) || b.Version - a.Version,
     group: (row) => namespacedKey(row.Namespace, row.JobID),
+  },
+  // Native services by namespace, name and ID (a service's instances are one run of the table, as
+  // the reference's `service_name` index), found by allocation through the group (an allocation's
+  // services go when it stops).
+  service_registrations: {
+    key: (row) => namespacedKey(row.Namespace, row.ID),
+    order: (a, b) => compareStrings(a.Namespace, b.Namespace) || compareStrings(a.ServiceName, b.ServiceName) || compareStrings(a.ID, b.ID),
+    group: (row) => row.AllocID,
   },
   // A job's deployments, evaluations and allocations are found through its group: no write scans a table.
   deployment: { key: (row) => row.ID, order: byCreation, group: jobGroup },
@@ -299,6 +308,8 @@ export type WriteMessage =
   | "JobBatchDeregister"
   | "JobStability"
   | "ScalingEventRegister"
+  | "ServiceRegistrationUpsert"
+  | "ServiceRegistrationDeleteByID"
   | "PeriodicLaunch"
   | "EvalUpdate"
   | "AllocClientUpdate"

@@ -93,6 +93,7 @@ const ID_FIELDS: { readonly [Name in TableName]: string } = {
   scaling_event: "JobID",
   variables: "Path",
   job_submission: "JobID",
+  service_registrations: "ID",
   deployment: "ID",
   evals: "ID",
   allocs: "ID",

@@ -1,0 +1,129 @@
+/**
+ * Search: `PUT /v1/search` (IDs by prefix, per context) and `PUT /v1/search/fuzzy` (names holding a
+ * text, with their scope), with the reference's truncation, order, limits and ACL rules, over real
+ * sockets.
+ */
+import { describe, expect, it } from "vitest";
+import { SEARCH_LIMIT_QUERY, SEARCH_LIMIT_RESULTS, SEARCH_TRUNCATE_LIMIT } from "../../src/server/domain/search.js";
+import { eventually, job, send, useAgent } from "./support.js";
+
+type Item = Record<string, any>;
+
+describe("searching", () => {
+  const agent = useAgent({ clock: "manual", placementDelayMs: 1000, nodes: 2, namespaces: [{ Name: "prod" }] });
+  const search = async (path: string, body: unknown, query = "") => {
+    const response = await agent.put(`${path}${query}`, body);
+    return { status: response.status, text: response.text, body: response.status === 200 ? response.json<Item>() : undefined, index: response.headers["x-svc-index"] };
+  };
+
+  it("finds jobs by ID prefix, and truncates a context past 20", async () => {
+    for (let i = 0; i < SEARCH_TRUNCATE_LIMIT + 1; i++) await agent.register(job(`many-${String(i).padStart(2, "0")}`));
+    await agent.register(job("other"));
+    const found = await search("/v1/search", { Prefix: "many-", Context: "jobs" });
+    expect(found.status, found.text).toBe(200);
+    expect(found.body!.Matches.jobs).toHaveLength(SEARCH_TRUNCATE_LIMIT);
+    expect(found.body!.Matches.jobs[0]).toBe("many-00");
+    expect(found.body!.Truncations).toEqual({ jobs: true });
+    expect(found.body!.Index).toBe(Number(found.index));
+    const one = await search("/v1/search", { Prefix: "oth", Context: "jobs" });
+    expect(one.body!).toMatchObject({ Matches: { jobs: ["other"] }, Truncations: { jobs: false }, KnownLeader: true });
+  });
+
+  it("searches every context with all, leaving out the UUID contexts for a prefix no UUID has", async () => {
+    const found = await search("/v1/search", { Prefix: "oth", Context: "all" });
+    expect(Object.keys(found.body!.Matches).sort()).toEqual(["host_volumes", "jobs", "namespaces", "node_pools", "plugins", "scaling_policy", "vars", "volumes"]);
+    expect(found.body!.Matches.jobs).toEqual(["other"]);
+    const allocs = await eventually(async () => {
+      await agent.agent.clock.advance("1s");
+      const list = (await agent.get("/v1/job/other/allocations")).json<Item[]>();
+      return list.length > 0 ? list : undefined;
+    });
+    const id = allocs[0]!.ID as string;
+    const byId = await search("/v1/search", { Prefix: id.slice(0, 5), Context: "all" });
+    expect(byId.body!.Matches.allocs).toContain(id);
+    expect(byId.body!.Matches).toHaveProperty("evals");
+  });
+
+  it("matches names fuzzily, with their scope, best first", async () => {
+    await agent.register(
+      job("fuzzy", {
+        Name: "fuzzy-web",
+        TaskGroups: [{ Name: "webgroup", Services: [{ Name: "websvc", Provider: "nomad" }], Tasks: [{ Name: "server", Driver: "docker", Config: { image: "nginx:web" } }] }],
+      }),
+      "?namespace=prod",
+    );
+    const found = await search("/v1/search/fuzzy", { Text: "WEB", Context: "all" }, "?namespace=prod");
+    expect(found.status, found.text).toBe(200);
+    expect(found.body!.Matches).toMatchObject({
+      jobs: [{ ID: "fuzzy-web", Scope: ["prod", "fuzzy"] }],
+      groups: [{ ID: "webgroup", Scope: ["prod", "fuzzy"] }],
+      services: [{ ID: "websvc", Scope: ["prod", "fuzzy", "webgroup"] }],
+      images: [{ ID: "nginx:web", Scope: ["prod", "fuzzy", "webgroup", "server"] }],
+    });
+    expect(found.body!.Truncations.jobs).toBe(false);
+    // The default namespace's jobs are not in prod's answer.
+    expect(JSON.stringify(found.body!.Matches)).not.toContain("many-");
+  });
+
+  it("looks at the first 20 rows of a context only, and says so", async () => {
+    const found = await search("/v1/search/fuzzy", { Text: "many", Context: "jobs" });
+    expect(found.body!.Matches.jobs).toHaveLength(SEARCH_LIMIT_QUERY);
+    expect(found.body!.Truncations.jobs).toBe(true);
+  });
+
+  it("answers at most 100 matches a context, and says so", async () => {
+    const groups = Array.from({ length: SEARCH_LIMIT_RESULTS + 1 }, (_, i) => ({ Name: `wide${String(i).padStart(3, "0")}`, Count: 0, Tasks: [{ Name: "t", Driver: "mock" }] }));
+    await agent.register(job("widejob", { TaskGroups: groups }), "?namespace=prod");
+    const found = await search("/v1/search/fuzzy", { Text: "wide", Context: "jobs" }, "?namespace=prod");
+    expect(found.status, found.text).toBe(200);
+    expect(found.body!.Matches.groups).toHaveLength(SEARCH_LIMIT_RESULTS);
+    expect(found.body!.Matches.groups[0]).toEqual({ ID: "wide000", Scope: ["prod", "widejob"] });
+    expect(found.body!.Truncations.groups).toBe(true);
+  });
+
+  it.each([
+    ["a fuzzy text too short", "/v1/search/fuzzy", { Text: "a", Context: "all" }, 400, "fuzzy search query must be at least 2 characters, got 1"],
+    ["an unknown context", "/v1/search", { Prefix: "a", Context: "widgets" }, 400, "context must be one of [allocs jobs nodes node_pools evals deployment plugins volumes scaling_policy vars namespaces host_volumes] or 'all' for all contexts; got \"widgets\""],
+    ["a body that is not the request", "/v1/search", "[]", 400, "json: cannot unmarshal array into Go value of type structs.SearchRequest"],
+  ])("answers %s with a 400", async (_name, path, body, status, text) => {
+    const found = await search(path, body);
+    expect({ status: found.status, text: found.text }).toEqual({ status, text });
+  });
+
+  it("answers GET with 405", async () => {
+    expect((await agent.get("/v1/search")).status).toBe(405);
+  });
+});
+
+describe("searching under ACLs", () => {
+  const ROOT = "00000000-0000-4000-8000-0000000000c0";
+  const PROD_READER = "00000000-0000-4000-8000-0000000000c1";
+  const agent = useAgent({
+    clock: "manual",
+    placementDelayMs: 1000,
+    nodes: 1,
+    namespaces: [{ Name: "prod" }],
+    acl: {
+      enabled: true,
+      bootstrapToken: ROOT,
+      policies: [{ Name: "prod-read", Rules: 'namespace "prod" { policy = "read" }' }],
+      tokens: [{ SecretID: PROD_READER, Name: "prod reader", Type: "client", Policies: ["prod-read"] }],
+    },
+  });
+  const as = (token: string, path: string, body: unknown) => send(`${agent.url}${path}`, { method: "PUT", headers: { "x-svc-token": token }, body: JSON.stringify(body) });
+
+  it("refuses a context the token may not read, and leaves out of a wildcard search the namespaces it may not read", async () => {
+    for (const namespace of ["default", "prod"]) {
+      const registered = await send(`${agent.url}/v1/jobs?namespace=${namespace}`, { method: "PUT", headers: { "x-svc-token": ROOT }, body: JSON.stringify({ Job: job(`secret-${namespace}`) }) });
+      expect(registered.status, registered.text).toBe(200);
+    }
+    expect((await as(PROD_READER, "/v1/search", { Prefix: "secret", Context: "jobs" })).status).toBe(403);
+    expect((await as(PROD_READER, "/v1/search", { Prefix: "secret", Context: "nodes", Namespace: "prod" })).status).toBe(403);
+    expect((await as(PROD_READER, "/v1/search?namespace=prod", { Prefix: "secret", Context: "jobs" })).json<Item>().Matches.jobs).toEqual(["secret-prod"]);
+    const fuzzy = (await as(PROD_READER, "/v1/search/fuzzy?namespace=*", { Text: "secret", Context: "jobs" })).json<Item>();
+    expect(fuzzy.Matches.jobs).toEqual([{ ID: "secret-prod", Scope: ["prod", "secret-prod"] }]);
+    const all = (await as(PROD_READER, "/v1/search?namespace=prod", { Prefix: "", Context: "all" })).json<Item>();
+    expect(all.Matches).not.toHaveProperty("nodes");
+    expect(all.Matches.namespaces).toEqual(["prod"]);
+  });
+});
