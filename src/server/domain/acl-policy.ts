@@ -208,10 +208,12 @@ export class Permissions {
   readonly #namespaces = new Map<string, Set<string>>();
   readonly #node: string | undefined;
   readonly #agent: string | undefined;
+  readonly #operator: string | undefined;
 
   constructor(policies: readonly ParsedPolicy[]) {
     let node: string | undefined;
     let agent: string | undefined;
+    let operator: string | undefined;
     for (const policy of policies) {
       for (const rule of policy.Namespaces ?? []) {
         const current = this.#namespaces.get(rule.Name) ?? new Set<string>();
@@ -222,9 +224,11 @@ export class Permissions {
       }
       node = strongestCoarse(node, policy.Node?.Policy);
       agent = strongestCoarse(agent, policy.Agent?.Policy);
+      operator = strongestCoarse(operator, policy.Operator?.Policy);
     }
     this.#node = node;
     this.#agent = agent;
+    this.#operator = operator;
   }
 
   /**
@@ -271,6 +275,16 @@ export class Permissions {
   /** The agent policy allows reading (`agent:read`, the reference's `AllowAgentRead`). */
   get agentRead(): boolean {
     return this.#agent === "read" || this.#agent === "write";
+  }
+
+  /** The operator policy allows reading (`operator:read`, the reference's `AllowOperatorRead`: the scheduler configuration). */
+  get operatorRead(): boolean {
+    return this.#operator === "read" || this.#operator === "write";
+  }
+
+  /** The operator policy allows writing (`operator:write`, `AllowOperatorWrite`). */
+  get operatorWrite(): boolean {
+    return this.#operator === "write";
   }
 
   /** The node policy allows writing (`node:write`: eligibility, drains, purges). */

@@ -29,6 +29,7 @@ import { metricsRoutes } from "./metrics-routes.js";
 import { deploymentRoutes } from "./deployment-routes.js";
 import { nodeRoutes } from "./node-routes.js";
 import { actionRoutes } from "./action-routes.js";
+import { operatorRoutes } from "./operator-routes.js";
 import { namespaceRoutes } from "./namespace-routes.js";
 import { readRoutes } from "./read-routes.js";
 import { uiRoutes } from "./ui-routes.js";
@@ -236,6 +237,7 @@ export async function buildApp(
   deploymentRoutes(app, context);
   nodeRoutes(app, context);
   actionRoutes(app, context);
+  operatorRoutes(app, context);
   readRoutes(app, context, { job: { DELETE: deregisterJob(context) } });
   uiRoutes(app, context);
   eventRoutes(app, context, events);

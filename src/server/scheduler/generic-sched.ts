@@ -17,6 +17,7 @@
  */
 import type { Evaluation, Job, JsonObject, Node } from "../state/model.js";
 import { namespacedKey } from "../state/store.js";
+import { algorithmFor } from "../state/operator.js";
 import { allocUpdateFor } from "./alloc-update.js";
 import { BLOCKED_DESCRIPTION, writeBlocked } from "./blocked.js";
 import { applyPlan, isNoOp, planTables } from "./plan.js";
@@ -111,7 +112,7 @@ async function processOnce(context: SchedulerContext, evalId: string): Promise<v
   const latest = input.deployment;
   // New allocations join the job's deployment when it is going (`s.deployment.Active()`).
   const joined = created ?? (latest !== undefined && latest.JobVersion === job.Version && ["running", "paused", "blocked", "unblocking", "initializing", "pending"].includes(latest.Status) ? latest : undefined);
-  const { plan, failedTGAllocs, queued } = computePlacements({ job, evaluation, nodes: nodesFor(store.tables, job), deploymentId: joined?.ID ?? "", nowNs: input.nowNs, allocations: () => store.tables.allocs.values(), nodeOf: (id) => store.tables.nodes.get(id) }, results);
+  const { plan, failedTGAllocs, queued } = computePlacements({ job, evaluation, nodes: nodesFor(store.tables, job), deploymentId: joined?.ID ?? "", nowNs: input.nowNs, allocations: () => store.tables.allocs.values(), nodeOf: (id) => store.tables.nodes.get(id), algorithm: algorithmFor(store.tables, job.NodePool) }, results);
   // Every group of a job that placed nothing has nothing queued.
   const queuedAllocations = results.place.length + results.destructive.length === 0 ? Object.fromEntries(job.TaskGroups.map((group) => [group.Name, 0])) : queued;
   const failed = Object.keys(failedTGAllocs).length > 0;

@@ -382,6 +382,54 @@ export interface Namespace {
   readonly ModifyIndex: number;
 }
 
+/** `structs.PreemptionConfig`: which schedulers may evict lower-priority allocations (kept and answered; the double never preempts). */
+export interface PreemptionConfig {
+  readonly SystemSchedulerEnabled: boolean;
+  readonly SysBatchSchedulerEnabled: boolean;
+  readonly BatchSchedulerEnabled: boolean;
+  readonly ServiceSchedulerEnabled: boolean;
+}
+
+/** The scheduler's algorithms (`structs.SchedulerAlgorithm`): pack nodes full, or spread allocations over them. */
+export type SchedulerAlgorithm = "binpack" | "spread";
+
+/**
+ * The cluster's scheduler configuration (`structs.SchedulerConfiguration`), one row keyed by
+ * `Name` (always {@link SCHEDULER_CONFIG_NAME}, which the API never shows).
+ */
+export interface SchedulerConfiguration {
+  readonly Name: typeof SCHEDULER_CONFIG_NAME;
+  readonly SchedulerAlgorithm: SchedulerAlgorithm;
+  readonly PreemptionConfig: PreemptionConfig;
+  readonly MemoryOversubscriptionEnabled: boolean;
+  readonly RejectJobRegistration: boolean;
+  readonly PauseEvalBroker: boolean;
+  readonly NodeLimitForFeasibilityChecks: number;
+  readonly CreateIndex: number;
+  readonly ModifyIndex: number;
+}
+
+/** The key of the one row of the `scheduler_config` table. */
+export const SCHEDULER_CONFIG_NAME = "scheduler";
+
+/** A node pool's own scheduler settings (`structs.NodePoolSchedulerConfiguration`), laid over the cluster's. */
+export interface NodePoolSchedulerConfiguration {
+  /** `""`: the cluster's algorithm. */
+  readonly SchedulerAlgorithm: SchedulerAlgorithm | "";
+  /** null: the cluster's setting. */
+  readonly MemoryOversubscriptionEnabled: boolean | null;
+}
+
+/** A node pool (`structs.NodePool`). */
+export interface NodePool {
+  readonly Name: string;
+  readonly Description: string;
+  readonly Meta: { readonly [key: string]: string } | null;
+  readonly SchedulerConfiguration: NodePoolSchedulerConfiguration | null;
+  readonly CreateIndex: number;
+  readonly ModifyIndex: number;
+}
+
 /** The rules of one namespace block, with its capabilities expanded. */
 export interface NamespaceRule {
   readonly Name: string;

@@ -19,7 +19,7 @@ import type { Filter } from "../../evaluator/compile.js";
 import type { CostBudget } from "../../evaluator/cost.js";
 import type { ObjectSchema } from "../../evaluator/schema.js";
 import { compareStrings } from "../../go/order.js";
-import type { AclPolicy, AclToken, Allocation, Deployment, Evaluation, Job, JobScalingEvents, JobSummary, JobVersion, Namespace, Node } from "./model.js";
+import type { AclPolicy, AclToken, Allocation, Deployment, Evaluation, Job, JobScalingEvents, JobSummary, JobVersion, Namespace, Node, NodePool, SchedulerConfiguration } from "./model.js";
 
 /** The row type of each table. */
 export interface Rows {
@@ -34,6 +34,8 @@ export interface Rows {
   readonly namespaces: Namespace;
   readonly acl_policy: AclPolicy;
   readonly acl_token: AclToken;
+  readonly scheduler_config: SchedulerConfiguration;
+  readonly node_pool: NodePool;
 }
 
 /** The tables of the state store. */
@@ -86,6 +88,8 @@ export const TABLES: { readonly [Name in TableName]: TableDefinition<Rows[Name]>
   namespaces: { key: (row) => row.Name, order: (a, b) => compareStrings(a.Name, b.Name) },
   acl_policy: { key: (row) => row.Name, order: (a, b) => compareStrings(a.Name, b.Name) },
   acl_token: { key: (row) => row.AccessorID, order: (a, b) => a.CreateIndex - b.CreateIndex || compareStrings(a.AccessorID, b.AccessorID) },
+  scheduler_config: { key: (row) => row.Name, order: (a, b) => compareStrings(a.Name, b.Name) },
+  node_pool: { key: (row) => row.Name, order: (a, b) => compareStrings(a.Name, b.Name) },
 };
 
 /** The names of every table. */
@@ -138,7 +142,7 @@ export interface Queries {
   /** The jobs of a namespace (`*`: all) whose ID starts with `prefix`, by namespace then ID; a segment per namespace. */
   jobs(namespace: string, prefix: string): RowRange<Job>;
   /** The rows of a table whose key (a name, an accessor ID) starts with `prefix`, in the table's order. */
-  byKeyPrefix<Name extends "namespaces" | "acl_policy">(table: Name, prefix: string): RowRange<Rows[Name]>;
+  byKeyPrefix<Name extends "namespaces" | "acl_policy" | "node_pool">(table: Name, prefix: string): RowRange<Rows[Name]>;
 }
 
 /** The rows by key: what list items and filter targets are made of. */
@@ -285,6 +289,12 @@ export type WriteMessage =
   | "ScalingEventRegister"
   | "PeriodicLaunch"
   | "EvalUpdate"
+  | "EvalDelete"
+  | "ReconcileJobSummaries"
+  | "DeploymentDelete"
+  | "SchedulerConfig"
+  | "NodePoolUpsert"
+  | "NodePoolDelete"
   | "AllocClientUpdate"
   | "AllocUpdateDesiredTransition"
   | "ApplyPlanResults"
