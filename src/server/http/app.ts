@@ -30,6 +30,7 @@ import { deploymentRoutes } from "./deployment-routes.js";
 import { nodeRoutes } from "./node-routes.js";
 import { actionRoutes } from "./action-routes.js";
 import { operatorRoutes } from "./operator-routes.js";
+import { nodePoolRoutes } from "./node-pool-routes.js";
 import { namespaceRoutes } from "./namespace-routes.js";
 import { readRoutes } from "./read-routes.js";
 import { uiRoutes } from "./ui-routes.js";
@@ -238,6 +239,7 @@ export async function buildApp(
   nodeRoutes(app, context);
   actionRoutes(app, context);
   operatorRoutes(app, context);
+  nodePoolRoutes(app, context);
   readRoutes(app, context, { job: { DELETE: deregisterJob(context) } });
   uiRoutes(app, context);
   eventRoutes(app, context, events);

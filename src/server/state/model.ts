@@ -440,6 +440,8 @@ export interface NamespaceRule {
 /** A parsed policy, shaped like the reference's `RulesJSON`. */
 export interface ParsedPolicy {
   readonly Namespaces: readonly NamespaceRule[] | null;
+  /** The `node_pool` blocks, by pool glob, with their capabilities expanded (`read`, `write`, `delete`, `deny`). */
+  readonly NodePools: readonly NamespaceRule[] | null;
   readonly Agent: { readonly Policy: string } | null;
   readonly Node: { readonly Policy: string } | null;
   readonly Operator: { readonly Policy: string } | null;
