@@ -31,6 +31,7 @@ import { nodeRoutes } from "./node-routes.js";
 import { actionRoutes } from "./action-routes.js";
 import { operatorRoutes } from "./operator-routes.js";
 import { nodePoolRoutes } from "./node-pool-routes.js";
+import { scalingRoutes } from "./scaling-routes.js";
 import { namespaceRoutes } from "./namespace-routes.js";
 import { readRoutes } from "./read-routes.js";
 import { uiRoutes } from "./ui-routes.js";
@@ -240,6 +241,7 @@ export async function buildApp(
   actionRoutes(app, context);
   operatorRoutes(app, context);
   nodePoolRoutes(app, context);
+  scalingRoutes(app, context);
   readRoutes(app, context, { job: { DELETE: deregisterJob(context) } });
   uiRoutes(app, context);
   eventRoutes(app, context, events);
