@@ -109,7 +109,8 @@ export const NODE_POOL_BODY: ObjectSchema = {
     Description: "string",
     Meta: { kind: "map", values: "string" },
     SchedulerConfiguration: NODE_POOL_SCHEDULER_CONFIGURATION,
-    NodeIdentityTTL: "int",
+    // A Go duration as text (what the reference's client sends) or nanoseconds; the agent answers 24 h whatever was sent.
+    NodeIdentityTTL: "any",
     CreateIndex: "uint",
     ModifyIndex: "uint",
   },
