@@ -19,15 +19,10 @@ import { schedulerConfigOf } from "../state/operator.js";
 import type { Evaluation } from "../state/model.js";
 import { CostBudget } from "../../evaluator/cost.js";
 import { decodeBody } from "../../go/json.js";
+import { MAX_EVAL_IDS_PER_DELETE } from "./constants.js";
 import { badRequest, permissionDenied } from "./errors.js";
 import { objectRoute } from "./read-routes.js";
 import { bodyText, byMethod, listRoute, queryOf, type Result, type RouteContext } from "./route.js";
-
-/**
- * The most evaluation IDs one delete may name (`structs.MaxUUIDsPerWriteRequest`, what fits in a
- * 256 KiB Raft entry).
- */
-export const MAX_EVAL_IDS_PER_DELETE = 7281;
 
 /** `structs.EvalDeleteRequest`. */
 const EVAL_DELETE_REQUEST = {
