@@ -548,6 +548,10 @@ export class GoClient {
       const [list, meta] = await this.query<Stub<"AllocationListStub">[] | null>(`/v1/evaluation/${evalID}/allocations`, "[]*AllocationListStub", q);
       return [sorted(list, byCreateIndexDescending), meta];
     },
+    /** `Delete`: by IDs, the answer not decoded. */
+    delete: async (evalIDs: string[], q?: WriteOptions): Promise<WriteMeta> => (await this.write("DELETE", "/v1/evaluations", { value: { EvalIDs: evalIDs }, type: "EvalDeleteRequest" }, undefined, q))[1],
+    /** `DeleteOpts`: by filter (or IDs), the count decoded. */
+    deleteOpts: (request: GoStructInput<"EvalDeleteRequest">, q?: WriteOptions) => this.write<GoStruct<"EvalDeleteResponse">>("DELETE", "/v1/evaluations", { value: request, type: "EvalDeleteRequest" }, "EvalDeleteResponse", q),
   };
 
   /** `Allocations()`. */
@@ -776,10 +780,26 @@ export class GoClient {
 
   /** `Operator()`: the metrics. */
   readonly operator = {
+    /** `SchedulerGetConfiguration`. */
+    schedulerGetConfiguration: (q?: QueryOptions) => this.query<GoStruct<"SchedulerConfigurationResponse">>("/v1/operator/scheduler/configuration", "SchedulerConfigurationResponse", q),
+    /** `SchedulerSetConfiguration`. */
+    schedulerSetConfiguration: (conf: GoStructInput<"SchedulerConfiguration">, q?: WriteOptions) =>
+      this.write<GoStruct<"SchedulerSetConfigurationResponse">>("PUT", "/v1/operator/scheduler/configuration", { value: conf, type: "SchedulerConfiguration" }, "SchedulerSetConfigurationResponse", q),
+    /** `SchedulerCASConfiguration`: `?cas=` the configuration's `ModifyIndex`. */
+    schedulerCASConfiguration: (conf: GoStructInput<"SchedulerConfiguration">, q?: WriteOptions) =>
+      this.write<GoStruct<"SchedulerSetConfigurationResponse">>("PUT", `/v1/operator/scheduler/configuration?cas=${String(conf.ModifyIndex ?? 0)}`, { value: conf, type: "SchedulerConfiguration" }, "SchedulerSetConfigurationResponse", q),
     /** `MetricsSummary`. */
     metricsSummary: (q?: QueryOptions) => this.query<Stub<"MetricsSummary">>("/v1/metrics", "*MetricsSummary", q),
     /** `Metrics`: the raw body (`rawQuery`), for `format=prometheus`. */
     metrics: async (q?: QueryOptions): Promise<Buffer> => (await this.newRequest("GET", "/v1/metrics").query(q ?? {}).doOK()).body,
+  };
+
+  /** `System()`. */
+  readonly system = {
+    /** `GarbageCollect`. */
+    garbageCollect: async (): Promise<void> => void (await this.write("PUT", "/v1/system/gc", undefined, undefined)),
+    /** `ReconcileSummaries`. */
+    reconcileSummaries: async (): Promise<void> => void (await this.write("PUT", "/v1/system/reconcile/summaries", undefined, undefined)),
   };
 
   /** `EventStream()`. */

@@ -298,6 +298,8 @@ export const API_STRUCTS = {
   DeploymentFailRequest: { DeploymentID: "string", "...WriteRequest": "WriteRequest" },
 
   // api/evaluations.go
+  EvalDeleteRequest: { EvalIDs: "[]string", Filter: "string", "...WriteRequest": "WriteRequest" },
+  EvalDeleteResponse: { Count: "int" },
   Evaluation: {
     ID: "string",
     Priority: "int",
@@ -645,6 +647,21 @@ export const API_STRUCTS = {
     CreateIndex: "uint64",
     ModifyIndex: "uint64",
   },
+
+  // api/operator.go (the scheduler configuration)
+  SchedulerConfiguration: {
+    SchedulerAlgorithm: "string",
+    PreemptionConfig: "PreemptionConfig",
+    MemoryOversubscriptionEnabled: "bool",
+    RejectJobRegistration: "bool",
+    PauseEvalBroker: "bool",
+    NodeLimitForFeasibilityChecks: "uint",
+    CreateIndex: "uint64",
+    ModifyIndex: "uint64",
+  },
+  PreemptionConfig: { SystemSchedulerEnabled: "bool", SysBatchSchedulerEnabled: "bool", BatchSchedulerEnabled: "bool", ServiceSchedulerEnabled: "bool" },
+  SchedulerConfigurationResponse: { SchedulerConfig: "*SchedulerConfiguration", "...QueryMeta": "QueryMeta" },
+  SchedulerSetConfigurationResponse: { Updated: "bool", "...WriteMeta": "WriteMeta" },
 
   // api/operator_metrics.go
   MetricsSummary: { Timestamp: "string", Gauges: "[]GaugeValue", Points: "[]PointValue", Counters: "[]SampledValue", Samples: "[]SampledValue" },
