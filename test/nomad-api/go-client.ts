@@ -794,6 +794,38 @@ export class GoClient {
     metrics: async (q?: QueryOptions): Promise<Buffer> => (await this.newRequest("GET", "/v1/metrics").query(q ?? {}).doOK()).body,
   };
 
+  /** `NodePools()`. */
+  readonly nodePools = {
+    /** `List`: as the server orders them (by name). */
+    list: (q?: QueryOptions) => this.query<Stub<"NodePool">[] | null>("/v1/node/pools", "[]*NodePool", q),
+    /** `PrefixList`. */
+    prefixList: (prefix: string, q?: QueryOptions) => this.nodePools.list({ ...q, Prefix: prefix }),
+    /** `Info`: an empty name is the client's own error. */
+    info: async (name: string, q?: QueryOptions): Promise<[GoStruct<"NodePool">, QueryMeta]> => {
+      if (name === "") throw new GoClientError("missing node pool name");
+      return this.query<GoStruct<"NodePool">>(`/v1/node/pool/${pathEscape(name)}`, "NodePool", q);
+    },
+    /** `Register`: a PUT of the pool to `/v1/node/pools`. */
+    register: async (pool: GoStructInput<"NodePool"> | null, q?: WriteOptions): Promise<WriteMeta> => {
+      if (pool === null) throw new GoClientError("missing node pool");
+      if ((pool.Name ?? "") === "") throw new GoClientError("missing node pool name");
+      return (await this.write("PUT", "/v1/node/pools", { value: pool, type: "NodePool" }, undefined, q))[1];
+    },
+    /** `Delete`. */
+    delete: async (name: string, q?: WriteOptions): Promise<WriteMeta> => {
+      if (name === "") throw new GoClientError("missing node pool name");
+      return (await this.write("DELETE", `/v1/node/pool/${pathEscape(name)}`, undefined, undefined, q))[1];
+    },
+  };
+
+  /** `Scaling()`. */
+  readonly scaling = {
+    /** `ListPolicies`. */
+    listPolicies: (q?: QueryOptions) => this.query<Stub<"ScalingPolicyListStub">[] | null>("/v1/scaling/policies", "[]*ScalingPolicyListStub", q),
+    /** `GetPolicy`: the ID not escaped, as the Go client. */
+    getPolicy: (id: string, q?: QueryOptions) => this.query<GoStruct<"ScalingPolicy">>(`/v1/scaling/policy/${id}`, "ScalingPolicy", q),
+  };
+
   /** `System()`. */
   readonly system = {
     /** `GarbageCollect`. */

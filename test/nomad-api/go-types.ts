@@ -706,6 +706,7 @@ export const API_STRUCTS = {
   RequestedDevice: { Name: "string", Count: "*uint64", Constraints: "[]*Constraint", Affinities: "[]*Affinity" },
 
   // api/scaling.go
+  ScalingPolicyListStub: { ID: "string", Enabled: "bool", Type: "string", Target: "map[string]string", CreateIndex: "uint64", ModifyIndex: "uint64" },
   ScalingPolicy: {
     Min: "*int64",
     Max: "*int64",

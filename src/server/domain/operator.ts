@@ -7,6 +7,7 @@
  * @module
  */
 import type { ObjectSchema } from "../../evaluator/schema.js";
+import { parseGoDurationNs } from "../../go/duration.js";
 import { formatErrors } from "../../go/multierror.js";
 import { invalid, Refusal } from "../base/errors.js";
 import type { JsonObject, NodePool, NodePoolSchedulerConfiguration, SchedulerAlgorithm, SchedulerConfiguration } from "../state/model.js";
@@ -152,7 +153,23 @@ export function nodePoolUpdate(body: JsonObject): NodePoolUpdate {
   }
   if (problems.length > 0) throw invalid(`invalid node pool ${JSON.stringify(name)}: ${formatErrors(problems)}`);
   const meta = body.Meta !== null && typeof body.Meta === "object" && !Array.isArray(body.Meta) ? (body.Meta as Record<string, string>) : null;
-  return { Name: name, Description: description, Meta: meta, SchedulerConfiguration: scheduler };
+  const ttl = nodeIdentityTtlNs(body.NodeIdentityTTL);
+  return { Name: name, Description: description, Meta: meta, SchedulerConfiguration: scheduler, NodeIdentityTTL: String(ttl === 0n ? DEFAULT_NODE_IDENTITY_TTL_NS : ttl) };
+}
+
+/** `NodeIdentityTTL` as the reference's `NodePool.UnmarshalJSON` reads it: Go duration text or nanoseconds; 0 when absent. */
+function nodeIdentityTtlNs(value: unknown): bigint {
+  if (value === null || value === undefined || value === "") return 0n;
+  if (typeof value === "string") {
+    try {
+      return parseGoDurationNs(value);
+    } catch (error) {
+      throw invalid((error as Error).message);
+    }
+  }
+  if (typeof value === "bigint") return value;
+  if (typeof value === "number" && Number.isInteger(value)) return BigInt(value);
+  throw invalid(`json: cannot unmarshal ${typeof value} into Go struct field NodePool.NodeIdentityTTL of type time.Duration`);
 }
 
 /** A node pool as the API shows it (`structs.NodePool`'s fields and order; `Hash`, which only the reference's replication reads, is null). */
@@ -163,7 +180,7 @@ export function presentNodePool(pool: NodePool): JsonObject {
     Description: pool.Description,
     Meta: pool.Meta,
     SchedulerConfiguration: scheduler === null ? null : { SchedulerAlgorithm: scheduler.SchedulerAlgorithm, MemoryOversubscriptionEnabled: scheduler.MemoryOversubscriptionEnabled },
-    NodeIdentityTTL: DEFAULT_NODE_IDENTITY_TTL_NS,
+    NodeIdentityTTL: pool.NodeIdentityTTL === undefined ? DEFAULT_NODE_IDENTITY_TTL_NS : BigInt(pool.NodeIdentityTTL),
     Hash: null,
     CreateIndex: pool.CreateIndex,
     ModifyIndex: pool.ModifyIndex,

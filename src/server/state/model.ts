@@ -426,6 +426,8 @@ export interface NodePool {
   readonly Description: string;
   readonly Meta: { readonly [key: string]: string } | null;
   readonly SchedulerConfiguration: NodePoolSchedulerConfiguration | null;
+  /** How long its nodes' identities live, in nanoseconds as decimal text (exact past 2^53); absent in rows written before it was kept: 24 h. */
+  readonly NodeIdentityTTL?: string;
   readonly CreateIndex: number;
   readonly ModifyIndex: number;
 }
