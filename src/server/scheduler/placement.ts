@@ -13,6 +13,7 @@
  * @module
  */
 import { randomUUID } from "node:crypto";
+import { NODE_POOL_ALL } from "../state/operator.js";
 import type { Allocation, Evaluation, Job, JobSpec, JsonObject, Node, SchedulerAlgorithm, TaskGroup } from "../state/model.js";
 import type { Tables } from "../state/store.js";
 import type { Plan, PlanStop } from "./plan.js";
@@ -38,8 +39,6 @@ export function matchesGlob(pattern: string, datacenter: string): boolean {
   return true;
 }
 
-/** `structs.NodePoolAll`: a job in this pool can run on the nodes of every pool. */
-const NODE_POOL_ALL = "all";
 
 /**
  * The nodes that can take the job's allocations (`readyNodesInDCsAndPool`): ready, eligible, not
