@@ -4,7 +4,7 @@
  */
 import { describe, expect } from "vitest";
 import { HEADER_STYLES } from "./go-client.js";
-import { clientSide, notServed, PORTED, runGoTests } from "./ported.js";
+import { clientSide, PORTED, runGoTests } from "./ported.js";
 import { assertQueryMeta, assertWriteMeta, expectIndexOfEmptyTable, goTestServers, len, testJob, waitFor } from "./support.js";
 
 /** Every test of api/evaluations_test.go (reference commit aa026cc99cfb), in its order. */
@@ -12,7 +12,7 @@ export const EVALUATIONS_TESTS = {
   TestEvaluations_List: PORTED,
   TestEvaluations_PrefixList: PORTED,
   TestEvaluations_Info: PORTED,
-  TestEvaluations_Delete: notServed("DELETE /v1/evaluations", "GET and PUT /v1/operator/scheduler/configuration"),
+  TestEvaluations_Delete: PORTED,
   TestEvaluations_Allocations: PORTED,
   TestEvaluations_Sort: clientSide("EvalIndexSort"),
 } as const;
@@ -71,6 +71,22 @@ describe.each(HEADER_STYLES)("api/evaluations_test.go (%s headers)", (style) => 
       assertQueryMeta(qm2);
       expect(len(result2)).toBe(1);
       expect(result2?.[0]?.ID).toBe(resp.EvalID);
+    },
+
+    async TestEvaluations_Delete() {
+      const { client } = await makeClient();
+
+      // Attempting to delete an evaluation when the eval broker is not paused should return an error.
+      await expect(client.evaluations.delete(["8E231CF4-CA48-43FF-B694-5801E69E22FA"])).rejects.toThrow("eval broker is enabled");
+
+      // Pause the eval broker, and try to delete an evaluation that does not exist.
+      const [schedulerConfig] = await client.operator.schedulerGetConfiguration();
+      expect(schedulerConfig.SchedulerConfig).not.toBeNull();
+      schedulerConfig.SchedulerConfig!.PauseEvalBroker = true;
+      const [schedulerConfigUpdated] = await client.operator.schedulerCASConfiguration(schedulerConfig.SchedulerConfig!);
+      expect(schedulerConfigUpdated.Updated).toBe(true);
+
+      await expect(client.evaluations.delete(["8E231CF4-CA48-43FF-B694-5801E69E22FA"])).rejects.toThrow("eval not found");
     },
 
     async TestEvaluations_Allocations() {

@@ -565,6 +565,10 @@ export class GoClient {
       const [list, meta] = await this.query<Stub<"AllocationListStub">[] | null>(`/v1/evaluation/${evalID}/allocations`, "[]*AllocationListStub", q);
       return [sorted(list, byCreateIndexDescending), meta];
     },
+    /** `Delete`: by IDs, the answer not decoded. */
+    delete: async (evalIDs: string[], q?: WriteOptions): Promise<WriteMeta> => (await this.write("DELETE", "/v1/evaluations", { value: { EvalIDs: evalIDs }, type: "EvalDeleteRequest" }, undefined, q))[1],
+    /** `DeleteOpts`: by filter (or IDs), the count decoded. */
+    deleteOpts: (request: GoStructInput<"EvalDeleteRequest">, q?: WriteOptions) => this.write<GoStruct<"EvalDeleteResponse">>("DELETE", "/v1/evaluations", { value: request, type: "EvalDeleteRequest" }, "EvalDeleteResponse", q),
   };
 
   /** `Allocations()`. */
@@ -918,10 +922,58 @@ export class GoClient {
 
   /** `Operator()`: the metrics. */
   readonly operator = {
+    /** `SchedulerGetConfiguration`. */
+    schedulerGetConfiguration: (q?: QueryOptions) => this.query<GoStruct<"SchedulerConfigurationResponse">>("/v1/operator/scheduler/configuration", "SchedulerConfigurationResponse", q),
+    /** `SchedulerSetConfiguration`. */
+    schedulerSetConfiguration: (conf: GoStructInput<"SchedulerConfiguration">, q?: WriteOptions) =>
+      this.write<GoStruct<"SchedulerSetConfigurationResponse">>("PUT", "/v1/operator/scheduler/configuration", { value: conf, type: "SchedulerConfiguration" }, "SchedulerSetConfigurationResponse", q),
+    /** `SchedulerCASConfiguration`: `?cas=` the configuration's `ModifyIndex`. */
+    schedulerCASConfiguration: (conf: GoStructInput<"SchedulerConfiguration">, q?: WriteOptions) =>
+      this.write<GoStruct<"SchedulerSetConfigurationResponse">>("PUT", `/v1/operator/scheduler/configuration?cas=${String(conf.ModifyIndex ?? 0)}`, { value: conf, type: "SchedulerConfiguration" }, "SchedulerSetConfigurationResponse", q),
     /** `MetricsSummary`. */
     metricsSummary: (q?: QueryOptions) => this.query<Stub<"MetricsSummary">>("/v1/metrics", "*MetricsSummary", q),
     /** `Metrics`: the raw body (`rawQuery`), for `format=prometheus`. */
     metrics: async (q?: QueryOptions): Promise<Buffer> => (await this.newRequest("GET", "/v1/metrics").query(q ?? {}).doOK()).body,
+  };
+
+  /** `NodePools()`. */
+  readonly nodePools = {
+    /** `List`: as the server orders them (by name). */
+    list: (q?: QueryOptions) => this.query<Stub<"NodePool">[] | null>("/v1/node/pools", "[]*NodePool", q),
+    /** `PrefixList`. */
+    prefixList: (prefix: string, q?: QueryOptions) => this.nodePools.list({ ...q, Prefix: prefix }),
+    /** `Info`: an empty name is the client's own error. */
+    info: async (name: string, q?: QueryOptions): Promise<[GoStruct<"NodePool">, QueryMeta]> => {
+      if (name === "") throw new GoClientError("missing node pool name");
+      return this.query<GoStruct<"NodePool">>(`/v1/node/pool/${pathEscape(name)}`, "NodePool", q);
+    },
+    /** `Register`: a PUT of the pool to `/v1/node/pools`. */
+    register: async (pool: GoStructInput<"NodePool"> | null, q?: WriteOptions): Promise<WriteMeta> => {
+      if (pool === null) throw new GoClientError("missing node pool");
+      if ((pool.Name ?? "") === "") throw new GoClientError("missing node pool name");
+      return (await this.write("PUT", "/v1/node/pools", { value: pool, type: "NodePool" }, undefined, q))[1];
+    },
+    /** `Delete`. */
+    delete: async (name: string, q?: WriteOptions): Promise<WriteMeta> => {
+      if (name === "") throw new GoClientError("missing node pool name");
+      return (await this.write("DELETE", `/v1/node/pool/${pathEscape(name)}`, undefined, undefined, q))[1];
+    },
+  };
+
+  /** `Scaling()`. */
+  readonly scaling = {
+    /** `ListPolicies`. */
+    listPolicies: (q?: QueryOptions) => this.query<Stub<"ScalingPolicyListStub">[] | null>("/v1/scaling/policies", "[]*ScalingPolicyListStub", q),
+    /** `GetPolicy`: the ID not escaped, as the Go client. */
+    getPolicy: (id: string, q?: QueryOptions) => this.query<GoStruct<"ScalingPolicy">>(`/v1/scaling/policy/${id}`, "ScalingPolicy", q),
+  };
+
+  /** `System()`. */
+  readonly system = {
+    /** `GarbageCollect`. */
+    garbageCollect: async (): Promise<void> => void (await this.write("PUT", "/v1/system/gc", undefined, undefined)),
+    /** `ReconcileSummaries`. */
+    reconcileSummaries: async (): Promise<void> => void (await this.write("PUT", "/v1/system/reconcile/summaries", undefined, undefined)),
   };
 
   /** `EventStream()`. */

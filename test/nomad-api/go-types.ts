@@ -318,6 +318,8 @@ export const API_STRUCTS = {
   DeploymentFailRequest: { DeploymentID: "string", "...WriteRequest": "WriteRequest" },
 
   // api/evaluations.go
+  EvalDeleteRequest: { EvalIDs: "[]string", Filter: "string", "...WriteRequest": "WriteRequest" },
+  EvalDeleteResponse: { Count: "int" },
   Evaluation: {
     ID: "string",
     Priority: "int",
@@ -679,6 +681,21 @@ export const API_STRUCTS = {
     ModifyIndex: "uint64",
   },
 
+  // api/operator.go (the scheduler configuration)
+  SchedulerConfiguration: {
+    SchedulerAlgorithm: "string",
+    PreemptionConfig: "PreemptionConfig",
+    MemoryOversubscriptionEnabled: "bool",
+    RejectJobRegistration: "bool",
+    PauseEvalBroker: "bool",
+    NodeLimitForFeasibilityChecks: "uint",
+    CreateIndex: "uint64",
+    ModifyIndex: "uint64",
+  },
+  PreemptionConfig: { SystemSchedulerEnabled: "bool", SysBatchSchedulerEnabled: "bool", BatchSchedulerEnabled: "bool", ServiceSchedulerEnabled: "bool" },
+  SchedulerConfigurationResponse: { SchedulerConfig: "*SchedulerConfiguration", "...QueryMeta": "QueryMeta" },
+  SchedulerSetConfigurationResponse: { Updated: "bool", "...WriteMeta": "WriteMeta" },
+
   // api/operator_metrics.go
   MetricsSummary: { Timestamp: "string", Gauges: "[]GaugeValue", Points: "[]PointValue", Counters: "[]SampledValue", Samples: "[]SampledValue" },
   GaugeValue: { Name: "string", Value: "float32", DisplayLabels: "map[string]string Labels" },
@@ -722,6 +739,7 @@ export const API_STRUCTS = {
   RequestedDevice: { Name: "string", Count: "*uint64", Constraints: "[]*Constraint", Affinities: "[]*Affinity" },
 
   // api/scaling.go
+  ScalingPolicyListStub: { ID: "string", Enabled: "bool", Type: "string", Target: "map[string]string", CreateIndex: "uint64", ModifyIndex: "uint64" },
   ScalingPolicy: {
     Min: "*int64",
     Max: "*int64",

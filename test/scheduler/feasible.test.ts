@@ -288,6 +288,17 @@ describe("the stack", () => {
     expect(packed.ok && packed.node.ID).toBe("n2");
   });
 
+  it.each([
+    ["binpack", "n2"],
+    ["spread", "n1"],
+  ] as const)("with the %s algorithm, puts another job's allocation on %s (ScoreFitBinPack, ScoreFitSpread)", (algorithm, expected) => {
+    const usage = new NodeUsageIndex(() => []);
+    // n2 is half full; n1 (and n3) empty: bin packing prefers the fuller node, spreading the emptier.
+    usage.record(alloc({ ID: "big", JobID: "other", NodeID: "n2", AllocatedResources: given(2000, 4000) }));
+    const chosen = new Stack({ job: job({ ID: "api" }), nodes, usage, algorithm }).select(group());
+    expect(chosen.ok && chosen.node.ID).toBe(expected);
+  });
+
   it("ranks nodes by affinity", () => {
     const usage = new NodeUsageIndex(() => []);
     const stack = new Stack({ job: job({ Affinities: [{ LTarget: "${node.unique.name}", RTarget: "client-3", Operand: "=", Weight: 50 }] }), nodes, usage });

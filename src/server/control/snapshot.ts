@@ -93,10 +93,14 @@ export interface SnapshotTables {
   readonly one_time_token: readonly SnapshotRow[];
   /** The native services registered (absent from a snapshot taken before they were kept: none). */
   readonly service_registrations: readonly SnapshotRow[];
+  /** The scheduler configuration, once written (absent from older snapshots, and empty until then: the defaults). */
+  readonly scheduler_config: readonly SnapshotRow[];
+  /** The node pools written through the API (absent from older snapshots: none; the built-in `all` and `default` are never stored). */
+  readonly node_pool: readonly SnapshotRow[];
 }
 
 /** Tables added after snapshots were first written: a snapshot without one restores it empty. */
-const LATER_TABLES: ReadonlySet<TableName> = new Set(["scaling_event", "variables", "job_submission", "acl_role", "one_time_token", "service_registrations"]);
+const LATER_TABLES: ReadonlySet<TableName> = new Set(["scaling_event", "variables", "job_submission", "acl_role", "one_time_token", "service_registrations", "scheduler_config", "node_pool"]);
 
 /**
  * The agent's whole state as a JSON-able document (`agent.snapshot()`, `GET
@@ -207,6 +211,18 @@ const ROW_FIELDS: { readonly [Name in TableName]: Readonly<Record<string, FieldS
   nodes: rowChecks(NODE),
   namespaces: { Name: "string", Description: "string", Quota: "string", Meta: "object|null", CreateIndex: "index", ModifyIndex: "index" },
   acl_policy: { Name: "string", Description: "string", Rules: "string", CreateIndex: "index", ModifyIndex: "index" },
+  scheduler_config: {
+    Name: ["scheduler"],
+    SchedulerAlgorithm: ["binpack", "spread"],
+    PreemptionConfig: "object",
+    MemoryOversubscriptionEnabled: "boolean",
+    RejectJobRegistration: "boolean",
+    PauseEvalBroker: "boolean",
+    NodeLimitForFeasibilityChecks: "integer",
+    CreateIndex: "index",
+    ModifyIndex: "index",
+  },
+  node_pool: { Name: "string", Description: "string", Meta: "object|null", SchedulerConfiguration: "object|null", CreateIndex: "index", ModifyIndex: "index" },
   acl_token: {
     AccessorID: "string",
     SecretID: "string",

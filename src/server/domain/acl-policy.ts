@@ -13,7 +13,7 @@
  * @module
  */
 import { parseHclText } from "./hcl.js";
-import type { NamespaceRule, ParsedPolicy, VariablePathRule } from "../state/model.js";
+import type { NamespaceRule, NodePoolRule, ParsedPolicy, VariablePathRule } from "../state/model.js";
 
 /** The capabilities of a namespace `policy` value, as the reference expands them. */
 export const NAMESPACE_POLICY_CAPABILITIES: Readonly<Record<string, readonly string[]>> = (() => {
@@ -88,6 +88,12 @@ export const VARIABLE_CAPABILITIES: ReadonlySet<string> = new Set(["list", "read
 
 const POLICY_VALUES = new Set(["deny", "read", "write", "scale"]);
 const NAMESPACE_NAME = /^[a-zA-Z0-9-*]{1,128}$/;
+/** `validNodePool` of the reference's policies: a pool name or a glob of them. */
+const NODE_POOL_GLOB = /^[a-zA-Z0-9-_*]{1,128}$/;
+/** The node pool capabilities (`NodePoolCapability*`). */
+const NODE_POOL_CAPABILITIES = new Set(["delete", "read", "write", "deny"]);
+/** What a node pool block's `policy` grants (`expandNodePoolPolicy`; `scale` grants nothing there). */
+const NODE_POOL_POLICY_CAPABILITIES: Readonly<Record<string, readonly string[]>> = { deny: ["deny"], read: ["read"], write: ["delete", "read", "write"] };
 const COARSE_BLOCKS = ["agent", "node", "operator", "quota", "plugin"] as const;
 const KNOWN_BLOCKS = new Set(["namespace", "node_pool", "host_volume", ...COARSE_BLOCKS]);
 
@@ -168,7 +174,7 @@ function expandVariableCapabilities(capabilities: readonly string[]): string[] {
  * `Invalid namespace policy: …`, `Invalid node policy: …`).
  */
 export async function parsePolicy(rules: string): Promise<ParsedPolicy> {
-  if (rules.trim() === "") return { Namespaces: null, Agent: null, Node: null, Operator: null, Quota: null, Plugin: null, Raw: rules };
+  if (rules.trim() === "") return { Namespaces: null, NodePools: null, Agent: null, Node: null, Operator: null, Quota: null, Plugin: null, Raw: rules };
   const bytes = Buffer.byteLength(rules);
   if (bytes > MAX_POLICY_RULES_BYTES) throw new PolicyError(`the rules are ${bytes} bytes long; the limit is ${MAX_POLICY_RULES_BYTES}`);
   const document = await decode(rules);
@@ -197,6 +203,20 @@ export async function parsePolicy(rules: string): Promise<ParsedPolicy> {
     }
   }
 
+  const nodePools: NodePoolRule[] = [];
+  const byPool = document.node_pool;
+  const pools: [string, unknown][] = typeof byPool === "object" && byPool !== null && !Array.isArray(byPool) ? Object.entries(byPool) : [];
+  for (const [name, value] of pools) {
+    for (const block of blocks(value)) {
+      const policy = typeof block.policy === "string" ? block.policy : "";
+      const listed = Array.isArray(block.capabilities) ? block.capabilities.map(String) : [];
+      if (!NODE_POOL_GLOB.test(name)) throw new PolicyError(`Invalid node pool name '${name}'`);
+      if (policy !== "" && !POLICY_VALUES.has(policy)) throw new PolicyError(`Invalid node pool policy '${policy}' for '${name}'`);
+      for (const capability of listed) if (!NODE_POOL_CAPABILITIES.has(capability)) throw new PolicyError(`Invalid node pool capability '${capability}' for '${name}'`);
+      nodePools.push({ Name: name, Policy: policy, Capabilities: [...listed, ...(NODE_POOL_POLICY_CAPABILITIES[policy] ?? [])] });
+    }
+  }
+
   const coarse = (block: (typeof COARSE_BLOCKS)[number], label: string, valid: ReadonlySet<string>) => {
     const [first] = blocks(document[block]);
     if (first === undefined) return null;
@@ -206,6 +226,7 @@ export async function parsePolicy(rules: string): Promise<ParsedPolicy> {
   };
   return {
     Namespaces: namespaces.length === 0 ? null : namespaces,
+    NodePools: nodePools.length === 0 ? null : nodePools,
     Agent: coarse("agent", "agent", POLICY_VALUES),
     Node: coarse("node", "node", POLICY_VALUES),
     Operator: coarse("operator", "operator", POLICY_VALUES),
@@ -249,12 +270,15 @@ export class Permissions {
   readonly #variableGlobs = new Map<string, Set<string>>();
   /** The globs of {@link Permissions.#variableGlobs} in name order (the reference walks its radix tree so). */
   readonly #variableGlobOrder: readonly (readonly [string, ReadonlySet<string>])[];
+  readonly #nodePools = new Map<string, Set<string>>();
   readonly #node: string | undefined;
   readonly #agent: string | undefined;
+  readonly #operator: string | undefined;
 
   constructor(policies: readonly ParsedPolicy[]) {
     let node: string | undefined;
     let agent: string | undefined;
+    let operator: string | undefined;
     for (const policy of policies) {
       for (const rule of policy.Namespaces ?? []) {
         const current = this.#namespaces.get(rule.Name) ?? new Set<string>();
@@ -271,28 +295,47 @@ export class Permissions {
           table.set(key, new Set([...(table.get(key) ?? []), ...path.Capabilities]));
         }
       }
+      for (const rule of policy.NodePools ?? []) {
+        const current = this.#nodePools.get(rule.Name) ?? new Set<string>();
+        if (current.has("deny")) continue;
+        this.#nodePools.set(rule.Name, rule.Capabilities.includes("deny") ? new Set(["deny"]) : new Set([...current, ...rule.Capabilities]));
+      }
       node = strongestCoarse(node, policy.Node?.Policy);
       agent = strongestCoarse(agent, policy.Agent?.Policy);
+      operator = strongestCoarse(operator, policy.Operator?.Policy);
     }
     this.#node = node;
     this.#agent = agent;
     this.#variableGlobOrder = [...this.#variableGlobs].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
+    this.#operator = operator;
   }
 
   /**
    * The capabilities for a namespace: an exact rule, or else the closest matching glob (the one
    * with the fewest characters left for its `*` to match).
    */
-  #capabilities(namespace: string): ReadonlySet<string> {
-    const exact = this.#namespaces.get(namespace);
+  #capabilities(namespace: string, rules: ReadonlyMap<string, ReadonlySet<string>> = this.#namespaces): ReadonlySet<string> {
+    const exact = rules.get(namespace);
     if (exact !== undefined) return exact;
     let best: { difference: number; glob: string } | undefined;
-    for (const glob of [...this.#namespaces.keys()].sort()) {
+    for (const glob of [...rules.keys()].sort()) {
       if (!glob.includes("*") || !globMatches(glob, namespace)) continue;
       const difference = namespace.length - glob.length + (glob.split("*").length - 1);
       if (best === undefined || difference <= best.difference) best = { difference, glob };
     }
-    return best === undefined ? new Set() : this.#namespaces.get(best.glob)!;
+    return best === undefined ? new Set() : rules.get(best.glob)!;
+  }
+
+  /** The node pool's rules (exact, else the closest glob) grant `capability` and do not deny (`AllowNodePoolOperation`). */
+  allowsNodePool(pool: string, capability: "read" | "write" | "delete"): boolean {
+    const granted = this.#capabilities(pool, this.#nodePools);
+    return !granted.has("deny") && granted.has(capability);
+  }
+
+  /** The node pool's rules grant anything and do not deny (`AllowNodePool`: the pool is listed). */
+  seesNodePool(pool: string): boolean {
+    const granted = this.#capabilities(pool, this.#nodePools);
+    return granted.size > 0 && !granted.has("deny");
   }
 
   /** The namespace grants one of `capabilities` (and does not deny). */
@@ -343,6 +386,16 @@ export class Permissions {
   /** The agent policy allows reading (`agent:read`, the reference's `AllowAgentRead`). */
   get agentRead(): boolean {
     return this.#agent === "read" || this.#agent === "write";
+  }
+
+  /** The operator policy allows reading (`operator:read`, the reference's `AllowOperatorRead`: the scheduler configuration). */
+  get operatorRead(): boolean {
+    return this.#operator === "read" || this.#operator === "write";
+  }
+
+  /** The operator policy allows writing (`operator:write`, `AllowOperatorWrite`). */
+  get operatorWrite(): boolean {
+    return this.#operator === "write";
   }
 
   /** The node policy allows writing (`node:write`: eligibility, drains, purges). */

@@ -17,6 +17,7 @@ import { compareStrings } from "../../go/order.js";
 import { checkRegion } from "../base/errors.js";
 import { namespaceAccess, type Caller } from "../domain/acl.js";
 import { presentAllocationStub } from "../domain/present.js";
+import { requireRegistrationsAllowed } from "../domain/operator.js";
 import { boolParameter, evaluationsEndpoint } from "../list/endpoints.js";
 import { blockingRead, expiryOf, targetFor } from "../list/pipeline.js";
 import { parseQueryOptions, type QueryOptions } from "../list/query.js";
@@ -167,6 +168,7 @@ async function scale(context: RouteContext, request: FastifyRequest): Promise<Re
   // The reference parses the write request's options from the request alone: the body's `api.WriteRequest` fields are not read.
   const { namespace, caller } = writeTarget(context, request, {});
   namespaceAccess(caller, namespace, ["scale-job", "submit-job"]);
+  requireRegistrationsAllowed(caller, context.store.tables);
   if ((target.Namespace ?? "") !== "" && target.Namespace !== namespace) throw badRequest("namespace in payload did not match header");
   const group = target.Group ?? "";
   if (group === "") throw badRequest("missing task group name for scaling action");

@@ -28,5 +28,11 @@ export const MAX_HEADER_BYTES = 1_048_576;
  */
 export const LIST_LANE_BYTES = 4 * 1024 * 1024;
 
+/**
+ * The most evaluation IDs one `DELETE /v1/evaluations` may name, the reference's
+ * `structs.MaxUUIDsPerWriteRequest` (what fits in a 256 KiB Raft entry): more is a 400.
+ */
+export const MAX_EVAL_IDS_PER_DELETE = 7281;
+
 /** The header of `GET /_bexpr/requests` that counts the entries the journal dropped to stay within its limits. */
 export const JOURNAL_DROPPED_HEADER = "X-Bexpr-Dropped";

@@ -5,6 +5,7 @@
  */
 import type { FastifyInstance, FastifyRequest } from "fastify";
 import { namespaceAccess } from "../domain/acl.js";
+import { requireRegistrationsAllowed } from "../domain/operator.js";
 import { checkRegion } from "../base/errors.js";
 import { membersResponse } from "../domain/members.js";
 import { decodeRegisterRequest } from "../scheduler/job-spec.js";
@@ -29,6 +30,8 @@ async function register(context: RouteContext, request: FastifyRequest): Promise
   checkRegion(region, context.settings.region);
   // A token in the header beats the request's SecretID.
   const caller = context.acl.authenticate(options.token || registration.secretId);
+  // The reference refuses a rejected registration before it checks the capability (`doRegister`).
+  requireRegistrationsAllowed(caller, context.store.tables);
   namespaceAccess(caller, namespace, ["submit-job", "register-job"]);
   const response = await context.cluster.register(registration, namespace, region);
   return { body: response, index: response.Index };
@@ -65,6 +68,7 @@ async function dispatchJob(context: RouteContext, request: FastifyRequest): Prom
   checkRegion(options.region, context.settings.region);
   const caller = context.acl.authenticate(options.token);
   namespaceAccess(caller, options.namespace, ["dispatch-job"]);
+  requireRegistrationsAllowed(caller, context.store.tables);
   const response = await context.cluster.dispatch(options.namespace, dispatch);
   return { body: response, index: response.Index };
 }

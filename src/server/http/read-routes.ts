@@ -25,7 +25,7 @@ import { namespaceAccess, type Caller } from "../domain/acl.js";
 import { checkRegion } from "../base/errors.js";
 import { diffJobs } from "../domain/job-diff.js";
 import { linkedEvaluations, presentAllocation, presentAllocationStub, presentEvaluation, presentEvaluationStub, presentJob, presentNode } from "../domain/present.js";
-import { allocationJob, allocationsEndpoint, boolParameter, evaluationsEndpoint, nodesEndpoint } from "../list/endpoints.js";
+import { allocationJob, allocationsEndpoint, boolParameter, nodesEndpoint } from "../list/endpoints.js";
 import { blockingRead, expiryOf } from "../list/pipeline.js";
 import { parseQueryOptions, type QueryOptions } from "../list/query.js";
 import type { Deployment, Evaluation, JsonObject } from "../state/model.js";
@@ -255,8 +255,8 @@ export function readRoutes(app: FastifyInstance, context: RouteContext, methods:
     },
   });
 
-  // Evaluations: the caller needs read-job in the request's namespace, then in the evaluation's.
-  app.all("/v1/evaluations", byMethod({ GET: listRoute(context, evaluationsEndpoint) }));
+  // Evaluations: the caller needs read-job in the request's namespace, then in the evaluation's
+  // (the list, with its delete, is in `operator-routes.ts`).
   get("/v1/evaluation/:id", {
     tables: ["evals"],
     read: (caller, { id, options, query }) => {

@@ -16,10 +16,12 @@ import { JOB_LIST_STUB } from "../../structs/job-list.js";
 import { heldPolicies, namespaceAccess, requireManagement, type Caller } from "../domain/acl.js";
 import { ACL_TOKEN_FILTER, policyStub, roleStub, tokenFilterTarget, tokenStub } from "../domain/acl-api.js";
 import { namespaceResponse } from "../domain/namespaces.js";
+import { presentNodePool } from "../domain/operator.js";
+import { BUILT_IN_NODE_POOLS, NODE_POOL_ALL } from "../state/operator.js";
 import { denied, invalid } from "../base/errors.js";
 import { presentAllocation, presentAllocationStub, presentEvaluation, presentNode, presentNodeStub, type AllocationStubOptions, type NodeStubOptions } from "../domain/present.js";
 import { METRICS, type MetricDefinition } from "../metrics/catalogue.js";
-import type { AclPolicy, AclRole, AclToken, Allocation, Deployment, Evaluation, Job, JobSummary, Namespace, Node, ServiceRegistration, Variable } from "../state/model.js";
+import type { AclPolicy, AclRole, AclToken, Allocation, Deployment, Evaluation, Job, JobSummary, Namespace, Node, NodePool, ServiceRegistration, Variable } from "../state/model.js";
 import { presentVariable, VARIABLE_METADATA } from "../domain/variables.js";
 import { lowerBound } from "../state/sorted-rows.js";
 import { SERVICE_REGISTRATION } from "../../structs/service.js";
@@ -114,6 +116,8 @@ export interface ItemOptions {
   readonly status?: string;
   /** The caller holds a management token (or ACLs are off): `/v1/vars` shows the variables' locks. */
   readonly management?: boolean;
+  /** `/v1/node/pool/<name>/jobs` and `/nodes`: the path's pool (a part of the answer's key). */
+  readonly pool?: string;
 }
 
 const EMPTY_SUMMARY = (job: Job): JobSummary => ({
@@ -594,3 +598,93 @@ export const SEARCH_DOCUMENTS: SearchDocuments = {
   deployment: { overlay: () => ({}) },
   acl_token: { document: (token, tables) => aclTokensEndpoint.filterTarget(token, { tables }) },
 };
+
+/** What a node pool list's filter sees: the pool as the API shows it (`structs.NodePool`). */
+const NODE_POOL_FILTER: ObjectSchema = {
+  kind: "object",
+  typeName: "NodePool",
+  fields: {
+    Name: "string",
+    Description: "string",
+    Meta: { kind: "map", values: "string" },
+    SchedulerConfiguration: { kind: "object", typeName: "NodePoolSchedulerConfiguration", fields: { SchedulerAlgorithm: "string", MemoryOversubscriptionEnabled: "bool" } },
+    NodeIdentityTTL: "int",
+    CreateIndex: "uint",
+    ModifyIndex: "uint",
+  },
+};
+
+const nodePoolObjects = new DerivedCache<NodePool, undefined, unknown>((pool) => presentNodePool(pool));
+const nodePoolJson = new DerivedCache<NodePool, undefined, string>((pool) => stringifyJson(presentNodePool(pool)));
+
+/** The pools whose name starts with `prefix`, the built-in ones among the stored ones, by name. */
+function nodePoolRows(store: { readonly queries: { byKeyPrefix(table: "node_pool", prefix: string): RowRange<NodePool> } }, prefix: string): RowRange<NodePool> {
+  const stored = store.queries.byKeyPrefix("node_pool", prefix);
+  const builtIn = [...BUILT_IN_NODE_POOLS.values()].filter((pool) => pool.Name.startsWith(prefix));
+  if (builtIn.length === 0) return stored;
+  const rows: NodePool[] = [...builtIn];
+  for (let position = 0; position < stored.size; position++) rows.push(stored.at(position));
+  return rangeOf(rows.sort((a, b) => compareStrings(a.Name, b.Name)));
+}
+
+/**
+ * `GET /v1/node/pools`: by name, the name as token, the built-in `all` and `default` among them;
+ * a client token sees the pools its `node_pool` rules grant anything in (`AllowNodePool`).
+ */
+export const nodePoolsEndpoint: ListEndpoint<NodePool> = {
+  name: "node_pool",
+  tables: ["node_pool"],
+  access: (caller) => (pool) => caller.management || caller.permissions.seesNodePool(pool.Name),
+  schema: NODE_POOL_FILTER,
+  rows: (store, _namespace, prefix) => nodePoolRows(store, prefix),
+  token: (pool) => pool.Name,
+  compare: compareStrings,
+  seekable: () => true,
+  filterTarget: (pool) => nodePoolObjects.get(pool, undefined),
+  itemOptions: () => ({ meta: false }),
+  item: (pool) => nodePoolObjects.get(pool, undefined),
+  itemJson: (pool) => nodePoolJson.get(pool, undefined),
+};
+
+/** Whether a pool's list takes a row of pool `rowPool`: `all` takes every one. */
+function inPool(pool: string, rowPool: string): boolean {
+  return pool === NODE_POOL_ALL || rowPool === pool;
+}
+
+/** `read` on the pool (`AllowNodePoolOperation`), or a 403. */
+function requireNodePoolRead(caller: Caller, pool: string): void {
+  if (!caller.management && !caller.permissions.allowsNodePool(pool, "read")) throw denied();
+}
+
+/**
+ * `GET /v1/node/pool/<name>/jobs`: the job list (its order, tokens, filter and stubs) of the jobs
+ * in the pool (every job for `all`), for a caller who may read the pool (checked by the route).
+ */
+export function nodePoolJobsEndpoint(pool: string): ListEndpoint<Job> {
+  const { timer: _timer, ...jobs } = jobsEndpoint;
+  return {
+    ...jobs,
+    name: "node_pool_jobs",
+    access: (caller, namespace) => {
+      requireNodePoolRead(caller, pool);
+      const may = jobsEndpoint.access(caller, namespace);
+      return (job) => inPool(pool, job.NodePool) && may(job);
+    },
+    itemOptions: (query) => ({ ...jobsEndpoint.itemOptions(query), pool }),
+  };
+}
+
+/** `GET /v1/node/pool/<name>/nodes`: the node list of the nodes in the pool (every node for `all`). */
+export function nodePoolNodesEndpoint(pool: string): ListEndpoint<Node> {
+  const { timer: _timer, ...nodes } = nodesEndpoint;
+  return {
+    ...nodes,
+    name: "node_pool_nodes",
+    access: (caller, namespace) => {
+      requireNodePoolRead(caller, pool);
+      const may = nodesEndpoint.access(caller, namespace);
+      return (node) => inPool(pool, node.NodePool) && may(node);
+    },
+    itemOptions: (query) => ({ ...nodesEndpoint.itemOptions(query), pool }),
+  };
+}

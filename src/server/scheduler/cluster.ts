@@ -54,6 +54,9 @@ import { applyVariable, isLockStep, VariableLocks, type ApplyOutcome, type Varia
 import { planJob, type JobPlan } from "./plan-job.js";
 import { drainDeadlineMs, drainNodes } from "./drainer.js";
 import { evaluateNode, purgeNode, updateDrain, updateEligibility, type DrainRequest, type NodeUpdateResponse } from "./node-update.js";
+import { collectGarbage, deleteEvaluations, deleteNodePool, reconcileSummaries, setSchedulerConfig, upsertNodePool, type EvalDeleteResponse, type GarbageCollected, type SchedulerSetConfigurationResponse } from "./operator.js";
+import { schedulerConfigOf } from "../state/operator.js";
+import type { NodePool, SchedulerConfiguration } from "../state/model.js";
 
 export { CLIENT_DESCRIPTIONS, DEPLOYMENT_DESCRIPTIONS, isTerminal } from "./state.js";
 export { META_EXIT_CODE, META_RUN_FOR } from "./client.js";
@@ -270,6 +273,36 @@ export class Cluster {
     return evaluateNode(this.#context, id);
   }
 
+  /** Writes the scheduler configuration, with check-and-set when `cas` is given (see `operator.ts`); unpausing the eval broker lets the pending evaluations run. */
+  setSchedulerConfig(update: Omit<SchedulerConfiguration, "Name" | "CreateIndex" | "ModifyIndex">, cas: number | undefined): Promise<SchedulerSetConfigurationResponse> {
+    return setSchedulerConfig(this.#context, update, cas);
+  }
+
+  /** Creates or replaces a node pool (not a built-in one). */
+  upsertNodePool(pool: Omit<NodePool, "CreateIndex" | "ModifyIndex">): Promise<number> {
+    return upsertNodePool(this.#context, pool);
+  }
+
+  /** Deletes a node pool that no node and no live job is in. */
+  deleteNodePool(name: string): Promise<number> {
+    return deleteNodePool(this.#context, name, this.options.region);
+  }
+
+  /** Deletes evaluations by ID or by a test, while the eval broker is paused (`DELETE /v1/evaluations`). */
+  deleteEvaluations(selection: Parameters<typeof deleteEvaluations>[1]): Promise<EvalDeleteResponse> {
+    return deleteEvaluations(this.#context, selection);
+  }
+
+  /** Collects the state's garbage now (`PUT /v1/system/gc`). */
+  collectGarbage(): Promise<GarbageCollected> {
+    return collectGarbage(this.#context);
+  }
+
+  /** Counts every job's summary again (`PUT /v1/system/reconcile/summaries`); the write's index. */
+  reconcileSummaries(): Promise<number> {
+    return reconcileSummaries(this.#context);
+  }
+
   /** Creates or updates a namespace. */
   async putNamespace(namespace: Omit<Namespace, "CreateIndex" | "ModifyIndex">): Promise<number> {
     const { index } = await this.store.write(["namespaces"], (state) => {
@@ -401,7 +434,9 @@ export class Cluster {
   #observe(write: AppliedWrite): void {
     if (!this.#active) return;
     const rows = <Row>(changes: ReadonlyMap<string, Row | undefined> | undefined) => [...(changes?.values() ?? [])].filter((row): row is Row => row !== undefined);
-    const { evals, allocs, deployment, nodes, jobs, variables } = write.changes;
+    const { evals, allocs, deployment, nodes, jobs, scheduler_config: config, variables } = write.changes;
+    // The eval broker unpaused: the evaluations it held are processed now.
+    if (config !== undefined && !schedulerConfigOf(this.store.tables).PauseEvalBroker) this.#scheduleAll(this.#pass(write.index));
     this.#periodic.track(rows(jobs));
     this.#locks.track(rows(variables));
     // One budget for the write's rows: the steps first, then the rules in the order added.
@@ -474,13 +509,17 @@ export class Cluster {
     const { evaluate, run, finish, complete } = this.#lifecycleSteps();
     const nowMs = this.clock.nowMs();
     const dueIn = (createdNs: bigint, after: number) => Math.max(0, Number(createdNs / 1_000_000n) + after - nowMs);
-    for (const evaluation of evals) {
+    // A paused eval broker hands out no evaluation (`PauseEvalBroker`); unpausing schedules them all again.
+    const paused = () => schedulerConfigOf(this.store.tables).PauseEvalBroker;
+    for (const evaluation of paused() ? [] : evals) {
       if (evaluation.Status !== "pending" || !stepTakes(evaluate, evaluation, pass)) continue;
       // A follow-up evaluation waits for its time, as the reference's eval broker holds it.
       const waitUntil = evaluation.WaitUntil === undefined ? Number.NaN : Date.parse(evaluation.WaitUntil);
       const waiting = Number.isNaN(waitUntil) ? 0 : Math.max(0, waitUntil - nowMs);
       const own = evaluate.afterMs === undefined ? 0 : dueIn(evaluation.CreateTime ?? this.clock.nowNs(), evaluate.afterMs);
-      this.#steps.defer(`process ${evaluation.ID}`, Math.max(waiting, own), () => processEvaluation(context, evaluation.ID));
+      this.#steps.defer(`process ${evaluation.ID}`, Math.max(waiting, own), async () => {
+        if (!paused()) await processEvaluation(context, evaluation.ID);
+      });
     }
     const placed = new Map<string, Allocation[]>();
     const starting = new Set<string>();

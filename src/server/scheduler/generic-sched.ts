@@ -17,6 +17,7 @@
  */
 import type { Evaluation, Job, JsonObject, Node } from "../state/model.js";
 import { namespacedKey } from "../state/store.js";
+import { algorithmFor } from "../state/operator.js";
 import { allocUpdateFor } from "./alloc-update.js";
 import { BLOCKED_DESCRIPTION, writeBlocked } from "./blocked.js";
 import { desiredUpdates, systemDesiredUpdates, type DesiredUpdates } from "./annotate.js";
@@ -174,7 +175,7 @@ export function computeEvaluation(context: SchedulerContext, job: Job, evaluatio
   const latest = input.deployment;
   // New allocations join the job's deployment when it is going (`s.deployment.Active()`).
   const joined = created ?? (latest !== undefined && latest.JobVersion === job.Version && ["running", "paused", "blocked", "unblocking", "initializing", "pending"].includes(latest.Status) ? latest : undefined);
-  const { plan, failedTGAllocs, queued } = computePlacements({ job, evaluation, nodes: nodesFor(tables, job), deploymentId: joined?.ID ?? "", nowNs: input.nowNs, allocations: () => tables.allocs.values(), nodeOf: (id) => tables.nodes.get(id) }, results);
+  const { plan, failedTGAllocs, queued } = computePlacements({ job, evaluation, nodes: nodesFor(tables, job), deploymentId: joined?.ID ?? "", nowNs: input.nowNs, allocations: () => tables.allocs.values(), nodeOf: (id) => tables.nodes.get(id), algorithm: algorithmFor(tables, job.NodePool) }, results);
   // Every group of a job that placed nothing has nothing queued.
   const queuedAllocations = results.place.length + results.destructive.length === 0 ? Object.fromEntries(job.TaskGroups.map((group) => [group.Name, 0])) : queued;
   const deploymentId = (created ?? latest)?.ID ?? "";

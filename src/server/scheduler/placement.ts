@@ -13,7 +13,8 @@
  * @module
  */
 import { randomUUID } from "node:crypto";
-import type { Allocation, Evaluation, Job, JobSpec, JsonObject, Node, TaskGroup } from "../state/model.js";
+import { NODE_POOL_ALL } from "../state/operator.js";
+import type { Allocation, Evaluation, Job, JobSpec, JsonObject, Node, SchedulerAlgorithm, TaskGroup } from "../state/model.js";
 import type { Tables } from "../state/store.js";
 import type { Plan, PlanStop } from "./plan.js";
 import { STOP_DESCRIPTIONS, type ReconcileResults } from "./reconciler.js";
@@ -38,8 +39,6 @@ export function matchesGlob(pattern: string, datacenter: string): boolean {
   return true;
 }
 
-/** `structs.NodePoolAll`: a job in this pool can run on the nodes of every pool. */
-const NODE_POOL_ALL = "all";
 
 /**
  * The nodes that can take the job's allocations (`readyNodesInDCsAndPool`): ready, eligible, not
@@ -86,6 +85,8 @@ export interface PlacementInput {
   readonly nodeOf?: (id: string) => Node | undefined;
   /** Placing a system or sysbatch job's allocations: its stack has no `distinct_hosts` and no ranking (`SystemStack`). */
   readonly system?: boolean;
+  /** The scheduler's algorithm for the job's pool (binpack by default). */
+  readonly algorithm?: SchedulerAlgorithm;
 }
 
 /**
@@ -107,7 +108,7 @@ export function computePlacements(input: PlacementInput, results: ReconcileResul
   const usage = new NodeUsageIndex(function* () {
     for (const alloc of input.allocations()) if (!stopping.has(alloc.ID)) yield alloc;
   });
-  const stack = new Stack({ job, nodes, usage, system: input.system === true, ...(input.nodeOf === undefined ? {} : { nodeOf: input.nodeOf }) });
+  const stack = new Stack({ job, nodes, usage, system: input.system === true, ...(input.nodeOf === undefined ? {} : { nodeOf: input.nodeOf }), ...(input.algorithm === undefined ? {} : { algorithm: input.algorithm }) });
   const placements = [
     ...results.destructive.map((each) => ({ group: each.group, name: each.name, canary: false, previous: each.stop, reschedule: false, destructive: true })),
     ...results.place.map((each) => ({ ...each, destructive: false })),

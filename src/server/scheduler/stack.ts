@@ -32,7 +32,7 @@
  *
  * @module
  */
-import type { Job, JsonObject, Node, TaskGroup } from "../state/model.js";
+import type { Job, JsonObject, Node, SchedulerAlgorithm, TaskGroup } from "../state/model.js";
 import { affinitiesOf, computedClass, ConstraintCache, constraintName, constraintsOf, distinctHosts, escapesClass, FILTER_CLASS_INELIGIBLE, FILTER_DRIVERS, groupConstraints, hasDrivers, meetsConstraint, OPERANDS, propertyOf, PropertySet, spreadsOf, unmetConstraint, wantsDistinctHosts, type Constraint } from "./feasible.js";
 import { fingerprintResources } from "./fingerprint.js";
 import { integer } from "./canonicalize.js";
@@ -183,6 +183,8 @@ export interface StackInput {
   readonly nodeOf?: (id: string) => Node | undefined;
   /** A system or sysbatch job's stack: no `distinct_hosts`, no ranking (`SystemStack`). */
   readonly system?: boolean;
+  /** How a node's fit is scored: `binpack` (the default) prefers the fullest node, `spread` the emptiest (`ScoreFitSpread`). */
+  readonly algorithm?: SchedulerAlgorithm;
 }
 
 /** What one choice takes into account (`SelectOptions`). */
@@ -365,7 +367,9 @@ export class Stack {
     if (available.memory < used.memory) return { ok: false, dimension: "memory" };
     if (available.disk < used.disk) return { ok: false, dimension: "disk" };
     const total = 10 ** (1 - used.cpu / available.cpu) + 10 ** (1 - used.memory / available.memory);
-    const fitness = Math.min(BIN_PACKING_MAX_FIT_SCORE, Math.max(0, 20 - total));
+    // Bin packing scores a full node best (20 - total), spreading an empty one (total - 2); both in [0, 18].
+    const raw = this.input.algorithm === "spread" ? total - 2 : 20 - total;
+    const fitness = Math.min(BIN_PACKING_MAX_FIT_SCORE, Math.max(0, raw));
     return { ok: true, score: fitness / BIN_PACKING_MAX_FIT_SCORE };
   }
 

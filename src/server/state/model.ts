@@ -429,6 +429,56 @@ export interface Namespace {
   readonly ModifyIndex: number;
 }
 
+/** `structs.PreemptionConfig`: which schedulers may evict lower-priority allocations (kept and answered; the double never preempts). */
+export interface PreemptionConfig {
+  readonly SystemSchedulerEnabled: boolean;
+  readonly SysBatchSchedulerEnabled: boolean;
+  readonly BatchSchedulerEnabled: boolean;
+  readonly ServiceSchedulerEnabled: boolean;
+}
+
+/** The scheduler's algorithms (`structs.SchedulerAlgorithm`): pack nodes full, or spread allocations over them. */
+export type SchedulerAlgorithm = "binpack" | "spread";
+
+/**
+ * The cluster's scheduler configuration (`structs.SchedulerConfiguration`), one row keyed by
+ * `Name` (always {@link SCHEDULER_CONFIG_NAME}, which the API never shows).
+ */
+export interface SchedulerConfiguration {
+  readonly Name: typeof SCHEDULER_CONFIG_NAME;
+  readonly SchedulerAlgorithm: SchedulerAlgorithm;
+  readonly PreemptionConfig: PreemptionConfig;
+  readonly MemoryOversubscriptionEnabled: boolean;
+  readonly RejectJobRegistration: boolean;
+  readonly PauseEvalBroker: boolean;
+  readonly NodeLimitForFeasibilityChecks: number;
+  readonly CreateIndex: number;
+  readonly ModifyIndex: number;
+}
+
+/** The key of the one row of the `scheduler_config` table. */
+export const SCHEDULER_CONFIG_NAME = "scheduler";
+
+/** A node pool's own scheduler settings (`structs.NodePoolSchedulerConfiguration`), laid over the cluster's. */
+export interface NodePoolSchedulerConfiguration {
+  /** `""`: the cluster's algorithm. */
+  readonly SchedulerAlgorithm: SchedulerAlgorithm | "";
+  /** null: the cluster's setting. */
+  readonly MemoryOversubscriptionEnabled: boolean | null;
+}
+
+/** A node pool (`structs.NodePool`). */
+export interface NodePool {
+  readonly Name: string;
+  readonly Description: string;
+  readonly Meta: { readonly [key: string]: string } | null;
+  readonly SchedulerConfiguration: NodePoolSchedulerConfiguration | null;
+  /** How long its nodes' identities live, in nanoseconds as decimal text (exact past 2^53); absent in rows written before it was kept: 24 h. */
+  readonly NodeIdentityTTL?: string;
+  readonly CreateIndex: number;
+  readonly ModifyIndex: number;
+}
+
 /** The rules of one namespace block, with its capabilities expanded. */
 export interface NamespaceRule {
   readonly Name: string;
@@ -436,6 +486,13 @@ export interface NamespaceRule {
   readonly Capabilities: readonly string[];
   /** The block's `variables` rules (`acl.VariablesPolicy`), null without one. */
   readonly Variables: { readonly Paths: readonly VariablePathRule[] } | null;
+}
+
+/** The rules of one `node_pool` block (`acl.NodePoolPolicy`), by pool glob, with its capabilities expanded. */
+export interface NodePoolRule {
+  readonly Name: string;
+  readonly Policy: string;
+  readonly Capabilities: readonly string[];
 }
 
 /** One `path` of a namespace's `variables` block: a path or glob, with its capabilities expanded (`read` adds `list`). */
@@ -447,6 +504,8 @@ export interface VariablePathRule {
 /** A parsed policy, shaped like the reference's `RulesJSON`. */
 export interface ParsedPolicy {
   readonly Namespaces: readonly NamespaceRule[] | null;
+  /** The `node_pool` blocks, by pool glob, with their capabilities expanded (`read`, `write`, `delete`, `deny`). */
+  readonly NodePools: readonly NodePoolRule[] | null;
   readonly Agent: { readonly Policy: string } | null;
   readonly Node: { readonly Policy: string } | null;
   readonly Operator: { readonly Policy: string } | null;

@@ -19,7 +19,7 @@ import type { Filter } from "../../evaluator/compile.js";
 import type { CostBudget } from "../../evaluator/cost.js";
 import type { ObjectSchema } from "../../evaluator/schema.js";
 import { compareStrings } from "../../go/order.js";
-import type { AclPolicy, AclRole, AclToken, Allocation, Deployment, Evaluation, Job, JobScalingEvents, JobSubmission, JobSummary, JobVersion, Namespace, Node, OneTimeToken, ServiceRegistration, Variable } from "./model.js";
+import type { AclPolicy, AclRole, AclToken, Allocation, Deployment, Evaluation, Job, JobScalingEvents, JobSubmission, JobSummary, JobVersion, Namespace, Node, NodePool, OneTimeToken, SchedulerConfiguration, ServiceRegistration, Variable } from "./model.js";
 
 /** The row type of each table. */
 export interface Rows {
@@ -39,6 +39,8 @@ export interface Rows {
   readonly acl_token: AclToken;
   readonly acl_role: AclRole;
   readonly one_time_token: OneTimeToken;
+  readonly scheduler_config: SchedulerConfiguration;
+  readonly node_pool: NodePool;
 }
 
 /** The tables of the state store. */
@@ -111,6 +113,8 @@ export const TABLES: { readonly [Name in TableName]: TableDefinition<Rows[Name]>
   acl_role: { key: (row) => row.ID, order: (a, b) => compareStrings(a.ID, b.ID), group: (row) => row.Name },
   // One per ACL token; found by its secret (a UUID, in either case, as the reference's UUID index reads it) through its group.
   one_time_token: { key: (row) => row.AccessorID, order: (a, b) => compareStrings(a.AccessorID, b.AccessorID), group: (row) => row.OneTimeSecretID.toLowerCase() },
+  scheduler_config: { key: (row) => row.Name, order: (a, b) => compareStrings(a.Name, b.Name) },
+  node_pool: { key: (row) => row.Name, order: (a, b) => compareStrings(a.Name, b.Name) },
 };
 
 /** The names of every table. */
@@ -163,7 +167,7 @@ export interface Queries {
   /** The jobs of a namespace (`*`: all) whose ID starts with `prefix`, by namespace then ID; a segment per namespace. */
   jobs(namespace: string, prefix: string): RowRange<Job>;
   /** The rows of a table whose key (a name, an accessor ID) starts with `prefix`, in the table's order. */
-  byKeyPrefix<Name extends "namespaces" | "acl_policy">(table: Name, prefix: string): RowRange<Rows[Name]>;
+  byKeyPrefix<Name extends "namespaces" | "acl_policy" | "node_pool">(table: Name, prefix: string): RowRange<Rows[Name]>;
 }
 
 /** The rows by key: what list items and filter targets are made of. */
@@ -312,6 +316,12 @@ export type WriteMessage =
   | "ServiceRegistrationDeleteByID"
   | "PeriodicLaunch"
   | "EvalUpdate"
+  | "EvalDelete"
+  | "ReconcileJobSummaries"
+  | "DeploymentDelete"
+  | "SchedulerConfig"
+  | "NodePoolUpsert"
+  | "NodePoolDelete"
   | "AllocClientUpdate"
   | "AllocUpdateDesiredTransition"
   | "ApplyPlanResults"
