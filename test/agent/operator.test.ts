@@ -183,4 +183,16 @@ describe("the operator endpoints with ACLs", () => {
     expect((await as(ROOT, CONFIG, "PUT", { SchedulerAlgorithm: "binpack" })).status).toBe(200);
     expect((await as(SUBMITTER, "/v1/jobs", "PUT", { Job: job("web") })).status).toBe(200);
   });
+
+  // The reference's revert registers the old version (`doRegister`), which the configuration refuses as a registration.
+  it("refuses a revert to a client token while RejectJobRegistration is set, not to a management token", async () => {
+    expect((await as(ROOT, "/v1/jobs", "PUT", { Job: job("reverted", { Meta: { v: "0" } }) })).status).toBe(200);
+    expect((await as(ROOT, "/v1/jobs", "PUT", { Job: job("reverted", { Meta: { v: "1" } }) })).status).toBe(200);
+    expect((await as(ROOT, CONFIG, "PUT", { SchedulerAlgorithm: "binpack", RejectJobRegistration: true })).status).toBe(200);
+    const refused = await as(SUBMITTER, "/v1/job/reverted/revert", "PUT", { JobID: "reverted", JobVersion: 0 });
+    expect([refused.status, refused.text]).toEqual([403, "Job registration, dispatch, and scale are disabled by the scheduler configuration"]);
+    const reverted = await as(ROOT, "/v1/job/reverted/revert", "PUT", { JobID: "reverted", JobVersion: 0 });
+    expect(reverted.status, reverted.text).toBe(200);
+    expect((await as(ROOT, CONFIG, "PUT", { SchedulerAlgorithm: "binpack" })).status).toBe(200);
+  });
 });

@@ -121,6 +121,8 @@ async function revert(context: RouteContext, request: FastifyRequest): Promise<R
   const body = jobActionBody(request, JOB_REVERT_REQUEST);
   const { namespace, caller } = writeTarget(context, request, body);
   namespaceAccess(caller, namespace, ["submit-job", "revert-job"]);
+  // The reference's revert registers the old version (`doRegister`): refused as a registration is.
+  requireRegistrationsAllowed(caller, context.store.tables);
   const enforce = versionField(body, "EnforcePriorVersion");
   const response = await context.cluster.revertJob(namespace, param(request, "id"), { version: versionField(body, "JobVersion") ?? 0, ...(enforce === undefined ? {} : { enforcePriorVersion: enforce }) });
   return { body: response, index: response.Index };
