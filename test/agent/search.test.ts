@@ -93,6 +93,31 @@ describe("searching", () => {
   it("answers GET with 405", async () => {
     expect((await agent.get("/v1/search")).status).toBe(405);
   });
+
+  it.each([
+    ["node pools by name, the built-in ones among them", "node_pools", "de", ["default", "dev-pool"]],
+    ["variables by path, in every namespace", "vars", "app/", ["app/one", "app/one", "app/two"]],
+  ])("finds %s", async (_what, context, prefix, expected) => {
+    expect((await agent.put("/v1/node/pool/dev-pool", { Name: "dev-pool" })).status).toBe(200);
+    for (const [namespace, path] of [["default", "app/one"], ["prod", "app/one"], ["default", "app/two"], ["default", "other"]]) {
+      const written = await agent.put(`/v1/var/${path}?namespace=${namespace}`, { Items: { k: "v" } });
+      expect(written.status, written.text).toBe(200);
+    }
+    const found = await search("/v1/search", { Prefix: prefix, Context: context });
+    expect(found.status, found.text).toBe(200);
+    expect(found.body!.Matches).toEqual({ [context]: expected });
+    expect(found.body!.Truncations).toEqual({ [context]: false });
+  });
+
+  it("finds the scaling policies of the namespace's jobs by ID", async () => {
+    const scaled = job("scaled", { TaskGroups: [{ Name: "g", Count: 1, Scaling: { Min: 1, Max: 3, Policy: {} }, Tasks: [{ Name: "t", Driver: "mock" }] }] });
+    expect((await agent.register(scaled)).EvalID).toBeTruthy();
+    const [policy] = (await agent.get("/v1/scaling/policies?job=scaled")).json<Item[]>();
+    const found = await search("/v1/search", { Prefix: (policy!.ID as string).slice(0, 6), Context: "scaling_policy" });
+    expect(found.body!.Matches).toEqual({ scaling_policy: [policy!.ID] });
+    const elsewhere = await search("/v1/search", { Prefix: (policy!.ID as string).slice(0, 6), Context: "scaling_policy" }, "?namespace=prod");
+    expect(elsewhere.body!.Matches).toEqual({ scaling_policy: null });
+  });
 });
 
 describe("searching under ACLs", () => {
@@ -125,5 +150,12 @@ describe("searching under ACLs", () => {
     const all = (await as(PROD_READER, "/v1/search?namespace=prod", { Prefix: "", Context: "all" })).json<Item>();
     expect(all.Matches).not.toHaveProperty("nodes");
     expect(all.Matches.namespaces).toEqual(["prod"]);
+    // No node pool rule, no variables rule: those contexts are refused alone and left out of all.
+    expect(all.Matches).not.toHaveProperty("node_pools");
+    expect(all.Matches).not.toHaveProperty("vars");
+    expect(all.Matches).toHaveProperty("scaling_policy");
+    expect((await as(PROD_READER, "/v1/search?namespace=prod", { Prefix: "", Context: "node_pools" })).status).toBe(403);
+    expect((await as(PROD_READER, "/v1/search?namespace=prod", { Prefix: "", Context: "vars" })).status).toBe(403);
+    expect((await as(ROOT, "/v1/search", { Prefix: "", Context: "node_pools" })).json<Item>().Matches.node_pools).toEqual(["all", "default"]);
   });
 });

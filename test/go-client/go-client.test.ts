@@ -104,6 +104,8 @@ describe.skipIf(!available && !required)("the reference's Go client", () => {
       });
       const calls = parseLines(run.stdout);
       expect(run.stderr).toBe("");
+      // The program exits 1 when any call or step failed (a panic exits 2): with none expected to fail, it exits 0.
+      expect(run.status, run.stdout).toBe(EXPECTED_UNSERVED.length === 0 ? 0 : 1);
 
       const failed = [...calls].filter(([name, error]) => error !== undefined && !EXPECTED_UNSERVED.includes(name)).map(([name, error]) => `${name}: ${error}`);
       expect(failed, "calls on served routes that failed").toEqual([]);

@@ -338,6 +338,21 @@ export class Permissions {
     return granted.size > 0 && !granted.has("deny");
   }
 
+  /** Some node pool rule grants anything and does not deny (`AllowNodePoolSearch`). */
+  get searchesNodePools(): boolean {
+    for (const granted of this.#nodePools.values()) if (!granted.has("deny")) return true;
+    return false;
+  }
+
+  /**
+   * Some variables rule of `namespace` exists (`AllowVariableSearch`: its rules are looked up by the
+   * namespace as a prefix of `<namespace>\0<path>`; `*`: any rule at all).
+   */
+  searchesVariables(namespace: string): boolean {
+    const keys = [...this.#variables.keys(), ...this.#variableGlobs.keys()];
+    return namespace === "*" ? keys.length > 0 : keys.some((key) => key.startsWith(namespace));
+  }
+
   /** The namespace grants one of `capabilities` (and does not deny). */
   allows(namespace: string, ...capabilities: string[]): boolean {
     const granted = this.#capabilities(namespace);

@@ -16,17 +16,24 @@
  *   Evaluations and deployments are matched by ID prefix among their first rows, as the reference.
  *   The text must be {@link SEARCH_MIN_TERM_LENGTH} bytes or more (`min_term_length`).
  *
- * The agent has no CSI plugins or volumes, host volumes, scaling policies, node pools or variables
- * to search: those contexts are answered empty (`null` matches, not truncated). A token sees a
- * context only with the capability the reference asks (`read-job` for jobs, allocations,
- * evaluations and deployments, `node:read` for nodes, any capability in a namespace for it); with
- * `namespace=*` each row is kept only when the token may read its namespace.
+ * Node pools are looked up by name (the built-in `all` and `default` among them), scaling policies
+ * by ID in the namespace, variables by path in every namespace the token sees (the reference's
+ * `GetVariablesByPrefix` walks the whole table); a fuzzy search does not look at them. The agent
+ * has no CSI plugins or volumes or host volumes to search: those contexts are answered empty
+ * (`null` matches, not truncated). A token sees a context only with the capability the reference
+ * asks (`read-job` for jobs, allocations, evaluations and deployments, `list-scaling-policies` or
+ * `read-job` for scaling policies, `node:read` for nodes, a node pool rule that does not deny for
+ * node pools and only the pools it sees, a variables rule of the namespace for variables, any
+ * capability in a namespace for it); with `namespace=*` each row is kept only when the token may
+ * read its namespace.
  *
  * @module
  */
 import { compareStrings } from "../../go/order.js";
 import { denied, invalid } from "../base/errors.js";
-import type { Allocation, Deployment, Evaluation, Job, JsonObject, Namespace, Node } from "../state/model.js";
+import type { Allocation, Deployment, Evaluation, Job, JsonObject, Namespace, Node, NodePool, Variable } from "../state/model.js";
+import { BUILT_IN_NODE_POOLS } from "../state/operator.js";
+import { scalingPoliciesOf, type ScalingPolicy } from "./scaling-policies.js";
 import type { Tables } from "../state/store.js";
 import type { Caller } from "./acl.js";
 
@@ -70,12 +77,18 @@ export interface SearchResult<Match> {
 /** The state a search reads: the tables, and each table's index. */
 export interface SearchState {
   readonly tables: Tables;
-  tableIndex(...tables: ("jobs" | "allocs" | "evals" | "deployment" | "nodes" | "namespaces")[]): number;
+  tableIndex(...tables: SearchTable[]): number;
 }
 
+/** The tables behind the contexts the agent keeps. */
+type SearchTable = "jobs" | "allocs" | "evals" | "deployment" | "nodes" | "namespaces" | "node_pool" | "variables";
+
 /** The table behind a context the agent keeps (undefined: none, the context is always empty). */
-const CONTEXT_TABLES: Partial<Record<SearchContext, "jobs" | "allocs" | "evals" | "deployment" | "nodes" | "namespaces">> = {
+const CONTEXT_TABLES: Partial<Record<SearchContext, SearchTable>> = {
   allocs: "allocs",
+  node_pools: "node_pool",
+  scaling_policy: "jobs",
+  vars: "variables",
   jobs: "jobs",
   nodes: "nodes",
   evals: "evals",
@@ -108,6 +121,12 @@ function maySearch(caller: Caller, namespace: string, context: SearchContext): b
       return caller.permissions.nodeRead;
     case "namespaces":
       return namespace === "*" || caller.permissions.seesNamespace(namespace);
+    case "scaling_policy":
+      return readsJobs(caller, namespace) || (namespace === "*" ? caller.permissions.allowsAnywhere("list-scaling-policies") : caller.permissions.allows(namespace, "list-scaling-policies"));
+    case "node_pools":
+      return caller.permissions.searchesNodePools;
+    case "vars":
+      return caller.permissions.searchesVariables(namespace);
     default:
       // Contexts the agent keeps nothing of: searched, and empty.
       return true;
@@ -149,9 +168,20 @@ function contextRows(state: SearchState, caller: Caller, namespace: string, cont
       return pick<Node>(tables.nodes.values(), () => true, (node) => node.ID, byId);
     case "namespaces":
       return pick<Namespace>(tables.namespaces.values(), (row) => caller.management || caller.permissions.seesNamespace(row.Name), (row) => row.Name, (a, b) => compareStrings(a.Name, b.Name));
+    case "node_pools":
+      return pick<NodePool>([...BUILT_IN_NODE_POOLS.values(), ...tables.node_pool.values()], (pool) => caller.management || caller.permissions.seesNodePool(pool.Name), (pool) => pool.Name, (a, b) => compareStrings(a.Name, b.Name));
+    case "scaling_policy":
+      return pick<ScalingPolicy>(scalingPoliciesIn(tables.jobs.values()), (policy) => inNamespace(policy.Target), (policy) => policy.ID, byId);
+    case "vars":
+      // Every namespace (the reference walks the whole table by path), those the token sees.
+      return pick<Variable>(tables.variables.values(), (row) => caller.management || caller.permissions.seesNamespace(row.Namespace), (row) => row.Path, (a, b) => compareStrings(a.Path, b.Path) || compareStrings(a.Namespace, b.Namespace));
     default:
       return { ids: [], rows: [] };
   }
+}
+
+function* scalingPoliciesIn(jobs: Iterable<Job>): Iterable<ScalingPolicy> {
+  for (const job of jobs) yield* scalingPoliciesOf(job);
 }
 
 function* filterRows<Row>(rows: Iterable<Row>, keep: (row: Row) => boolean): Iterable<Row> {
