@@ -10,11 +10,27 @@
 import type { Evaluation, Job, JsonObject, Node } from "../state/model.js";
 import { namespacedKey } from "../state/store.js";
 import { nodesFor } from "./placement.js";
-import { isTerminal, newEvaluation, putJob, type SchedulerContext } from "./state.js";
+import { isTerminal, newEvaluation, putJob, type EvaluationFields, type SchedulerContext } from "./state.js";
 import type { Clock } from "../base/clock.js";
 
 /** What the reference writes on a blocked evaluation (`DescBlockedEvalFailedPlacements`). */
 export const BLOCKED_DESCRIPTION = "created to place remaining allocations";
+
+/** The blocked evaluation an evaluation that could not place everything makes (`Evaluation.CreateBlockedEval`). */
+export function blockedEvalFields(evaluation: Evaluation, failedTGAllocs: Readonly<Record<string, JsonObject>>): EvaluationFields {
+  return {
+    Namespace: evaluation.Namespace,
+    Priority: evaluation.Priority,
+    Type: evaluation.Type,
+    TriggeredBy: "queued-allocs",
+    JobID: evaluation.JobID,
+    JobModifyIndex: evaluation.JobModifyIndex,
+    Status: "blocked",
+    StatusDescription: BLOCKED_DESCRIPTION,
+    PreviousEval: evaluation.ID,
+    FailedTGAllocs: failedTGAllocs,
+  };
+}
 
 /**
  * No node could take some of the job's allocations: a `blocked` evaluation waits for one
@@ -27,18 +43,7 @@ export async function writeBlocked(context: SchedulerContext, job: Job, evaluati
   const { store, clock } = context;
   const key = namespacedKey(job.Namespace, job.ID);
   const { result: blocked } = await store.write(["evals", "jobs"], (state) => {
-    const written = newEvaluation(clock, state.index, {
-      Namespace: evaluation.Namespace,
-      Priority: evaluation.Priority,
-      Type: evaluation.Type,
-      TriggeredBy: "queued-allocs",
-      JobID: evaluation.JobID,
-      JobModifyIndex: evaluation.JobModifyIndex,
-      Status: "blocked",
-      StatusDescription: BLOCKED_DESCRIPTION,
-      PreviousEval: evaluation.ID,
-      FailedTGAllocs: failedTGAllocs,
-    });
+    const written = newEvaluation(clock, state.index, blockedEvalFields(evaluation, failedTGAllocs));
     state.evals.put(written);
     putJob(context, state, state.jobs.get(key) ?? job);
     return written;

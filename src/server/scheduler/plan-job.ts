@@ -17,7 +17,7 @@ import { invalid } from "../base/errors.js";
 import type { Evaluation, Job, JobSpec, JsonObject } from "../state/model.js";
 import { namespacedKey, TABLES, type ReadTable, type Rows, type Store, type TableName, type Tables } from "../state/store.js";
 import type { DesiredUpdates } from "./annotate.js";
-import { BLOCKED_DESCRIPTION } from "./blocked.js";
+import { blockedEvalFields } from "./blocked.js";
 import { nextLaunchMs } from "./cron.js";
 import { computeEvaluation } from "./generic-sched.js";
 import { canonicalizeJob, specChanged, validateJob } from "./job-spec.js";
@@ -75,18 +75,7 @@ export function planJob(context: SchedulerContext, requested: JsonObject, namesp
   const created: Evaluation[] = decided.followupEvals.map((fields) => newEvaluation(clock, index, { ...fields, PreviousEval: evaluation.ID }));
   // What it could not place waits in a blocked evaluation (`CreateBlockedEval`), unless a follow-up will reschedule it.
   if (failed && !decided.system && decided.followupEvals.length === 0) {
-    created.unshift(newEvaluation(clock, index, {
-      Namespace: evaluation.Namespace,
-      Priority: evaluation.Priority,
-      Type: evaluation.Type,
-      TriggeredBy: "queued-allocs",
-      JobID: evaluation.JobID,
-      JobModifyIndex: evaluation.JobModifyIndex,
-      Status: "blocked",
-      StatusDescription: BLOCKED_DESCRIPTION,
-      PreviousEval: evaluation.ID,
-      FailedTGAllocs: decided.failedTGAllocs,
-    }));
+    created.unshift(newEvaluation(clock, index, blockedEvalFields(evaluation, decided.failedTGAllocs)));
   }
   return {
     previous,
