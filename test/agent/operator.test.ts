@@ -196,3 +196,18 @@ describe("the operator endpoints with ACLs", () => {
     expect((await as(ROOT, CONFIG, "PUT", { SchedulerAlgorithm: "binpack" })).status).toBe(200);
   });
 });
+
+describe("deleting evaluations by a filter past the request's cost budget", () => {
+  const agent = useAgent({ clock: "manual", placementDelayMs: 1000, nodes: 1, limits: { filterCostPerRequest: 1 } });
+
+  // The filter runs inside the store's write: its budget error was thrown as it was, a 500.
+  it("answers 400 with the budget's reason, and deletes nothing", async () => {
+    const { EvalID } = await agent.register(job("spent", { Type: "batch" }));
+    await eventually(async () => ((await agent.get(`/v1/evaluation/${EvalID}`)).json<Item>().Status === "complete" ? true : undefined));
+    expect((await agent.put("/v1/operator/scheduler/configuration", { SchedulerAlgorithm: "binpack", PauseEvalBroker: true })).status).toBe(200);
+    const refused = await send(`${agent.url}/v1/evaluations`, { method: "DELETE", body: JSON.stringify({ Filter: 'JobID == "spent" and Status == "complete"' }) });
+    expect(refused.status, refused.text).toBe(400);
+    expect(refused.text).toMatch(/^failed to evaluate filter: .*cost budget of 1 units/);
+    expect((await agent.get(`/v1/evaluation/${EvalID}`)).status).toBe(200);
+  });
+});

@@ -10,7 +10,7 @@
  * @module
  */
 import type { FastifyInstance, FastifyRequest } from "fastify";
-import { checkRegion } from "../base/errors.js";
+import { checkRegion, invalid } from "../base/errors.js";
 import { requireManagement, type Caller } from "../domain/acl.js";
 import { presentSchedulerConfig, SCHEDULER_CONFIG_BODY, schedulerConfigUpdate } from "../domain/operator.js";
 import { evaluationsEndpoint } from "../list/endpoints.js";
@@ -19,6 +19,7 @@ import { schedulerConfigOf } from "../state/operator.js";
 import type { Evaluation } from "../state/model.js";
 import { CostBudget } from "../../evaluator/cost.js";
 import { decodeBody } from "../../go/json.js";
+import { FilterEvaluationError } from "../../errors.js";
 import { MAX_EVAL_IDS_PER_DELETE } from "./constants.js";
 import { badRequest, permissionDenied } from "./errors.js";
 import { objectRoute } from "./read-routes.js";
@@ -95,7 +96,8 @@ async function deleteEvaluations(context: RouteContext, request: FastifyRequest)
     try {
       return filter.test(evaluationsEndpoint.filterTarget(evaluation, view), budget);
     } catch (error) {
-      if ((error as { code?: string }).code === "cost_exceeded") throw error;
+      // Thrown inside the store's write: a refusal (a 400, as the list's), never the raw error (a 500).
+      if (error instanceof FilterEvaluationError && error.code === "cost_exceeded") throw invalid(`failed to evaluate filter: ${error.reason}`);
       return false;
     }
   };
