@@ -123,6 +123,7 @@ describe("searching", () => {
 describe("searching under ACLs", () => {
   const ROOT = "00000000-0000-4000-8000-0000000000c0";
   const PROD_READER = "00000000-0000-4000-8000-0000000000c1";
+  const VARS_LISTER = "00000000-0000-4000-8000-0000000000c2";
   const agent = useAgent({
     clock: "manual",
     placementDelayMs: 1000,
@@ -131,8 +132,14 @@ describe("searching under ACLs", () => {
     acl: {
       enabled: true,
       bootstrapToken: ROOT,
-      policies: [{ Name: "prod-read", Rules: 'namespace "prod" { policy = "read" }' }],
-      tokens: [{ SecretID: PROD_READER, Name: "prod reader", Type: "client", Policies: ["prod-read"] }],
+      policies: [
+        { Name: "prod-read", Rules: 'namespace "prod" { policy = "read" }' },
+        { Name: "vars-list", Rules: 'namespace "prod" {\n  policy = "read"\n  variables {\n    path "app/*" { capabilities = ["list"] }\n  }\n}\nnamespace "default" { policy = "read" }\nnamespace "prod-other" {\n  variables {\n    path "*" { capabilities = ["list"] }\n  }\n}' },
+      ],
+      tokens: [
+        { SecretID: PROD_READER, Name: "prod reader", Type: "client", Policies: ["prod-read"] },
+        { SecretID: VARS_LISTER, Name: "vars lister", Type: "client", Policies: ["vars-list"] },
+      ],
     },
   });
   const as = (token: string, path: string, body: unknown) => send(`${agent.url}${path}`, { method: "PUT", headers: { "x-svc-token": token }, body: JSON.stringify(body) });
@@ -157,5 +164,21 @@ describe("searching under ACLs", () => {
     expect((await as(PROD_READER, "/v1/search?namespace=prod", { Prefix: "", Context: "node_pools" })).status).toBe(403);
     expect((await as(PROD_READER, "/v1/search?namespace=prod", { Prefix: "", Context: "vars" })).status).toBe(403);
     expect((await as(ROOT, "/v1/search", { Prefix: "", Context: "node_pools" })).json<Item>().Matches.node_pools).toEqual(["all", "default"]);
+  });
+
+  // A namespace the token reads but holds no variables rule in, and paths it may not list, stay out
+  // of the matches (the paths of default's variables were matched: a token refused them everywhere else).
+  it("finds only the variables' paths the token may list, whatever namespaces it reads", async () => {
+    for (const [namespace, path] of [["default", "app/secret"], ["prod", "app/seen"], ["prod", "hidden"], ["prod-other", "app/other"]]) {
+      const written = await send(`${agent.url}/v1/var/${path}?namespace=${namespace}`, { method: "PUT", headers: { "x-svc-token": ROOT }, body: JSON.stringify({ Items: { k: "v" } }) });
+      expect(written.status, written.text).toBe(200);
+    }
+    const found = await as(VARS_LISTER, "/v1/search?namespace=prod", { Prefix: "", Context: "vars" });
+    expect(found.status, found.text).toBe(200);
+    expect(found.json<Item>().Matches).toEqual({ vars: ["app/other", "app/seen"] });
+    // A namespace the token holds no variables rule in is refused; the rule of prod-other counts for
+    // prod-other, not for a namespace its name begins with.
+    expect((await as(VARS_LISTER, "/v1/search?namespace=default", { Prefix: "", Context: "vars" })).status).toBe(403);
+    expect((await as(VARS_LISTER, "/v1/search?namespace=prod-", { Prefix: "", Context: "vars" })).status).toBe(403);
   });
 });

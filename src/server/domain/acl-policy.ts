@@ -345,12 +345,16 @@ export class Permissions {
   }
 
   /**
-   * Some variables rule of `namespace` exists (`AllowVariableSearch`: its rules are looked up by the
-   * namespace as a prefix of `<namespace>\0<path>`; `*`: any rule at all).
+   * Some variables rule applies to `namespace`, by its name or a glob matching it (`*`: any rule at
+   * all); `AllowVariableSearch`, whose lookup of the name as a bare prefix of `<namespace>\0<path>`
+   * would let a rule of `ab` count for `a`: here a rule counts for its own namespaces only.
    */
   searchesVariables(namespace: string): boolean {
-    const keys = [...this.#variables.keys(), ...this.#variableGlobs.keys()];
-    return namespace === "*" ? keys.length > 0 : keys.some((key) => key.startsWith(namespace));
+    for (const key of [...this.#variables.keys(), ...this.#variableGlobs.keys()]) {
+      const ruleNamespace = key.slice(0, key.indexOf("\u0000"));
+      if (namespace === "*" || ruleNamespace === namespace || (ruleNamespace.includes("*") && globMatches(ruleNamespace, namespace))) return true;
+    }
+    return false;
   }
 
   /** The namespace grants one of `capabilities` (and does not deny). */

@@ -17,8 +17,8 @@
  *   The text must be {@link SEARCH_MIN_TERM_LENGTH} bytes or more (`min_term_length`).
  *
  * Node pools are looked up by name (the built-in `all` and `default` among them), scaling policies
- * by ID in the namespace, variables by path in every namespace the token sees (the reference's
- * `GetVariablesByPrefix` walks the whole table); a fuzzy search does not look at them. The agent
+ * by ID in the namespace, variables by path in every namespace, only the paths the token may list
+ * (the reference's `GetVariablesByPrefix` walks the whole table); a fuzzy search does not look at them. The agent
  * has no CSI plugins or volumes or host volumes to search: those contexts are answered empty
  * (`null` matches, not truncated). A token sees a context only with the capability the reference
  * asks (`read-job` for jobs, allocations, evaluations and deployments, `list-scaling-policies` or
@@ -173,8 +173,9 @@ function contextRows(state: SearchState, caller: Caller, namespace: string, cont
     case "scaling_policy":
       return pick<ScalingPolicy>(scalingPoliciesIn(tables.jobs.values()), (policy) => inNamespace(policy.Target), (policy) => policy.ID, byId);
     case "vars":
-      // Every namespace (the reference walks the whole table by path), those the token sees.
-      return pick<Variable>(tables.variables.values(), (row) => caller.management || caller.permissions.seesNamespace(row.Namespace), (row) => row.Path, (a, b) => compareStrings(a.Path, b.Path) || compareStrings(a.Namespace, b.Namespace));
+      // Every namespace (the reference walks the whole table by path); only the paths the token may
+      // list, as `/v1/vars` shows them (the reference keeps any path of a namespace the token sees).
+      return pick<Variable>(tables.variables.values(), (row) => caller.management || caller.permissions.allowsVariable(row.Namespace, row.Path, "list"), (row) => row.Path, (a, b) => compareStrings(a.Path, b.Path) || compareStrings(a.Namespace, b.Namespace));
     default:
       return { ids: [], rows: [] };
   }
