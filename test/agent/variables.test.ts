@@ -214,6 +214,24 @@ describe("variables", () => {
       expect((await put("/v1/var/locks/two?lock-acquire", { Lock: { TTL: "10s" } })).status).toBe(200);
     });
 
+    // The timers were keyed by the lock's ID alone: the second namespace's lock got no timer and was never lost.
+    it("times the locks of two namespaces that share a lock ID apart", async () => {
+      const ns = ["default", "other"];
+      for (const namespace of ns) {
+        const acquired = await put(`/v1/var/locks/shared?namespace=${namespace}&lock-acquire`, { Lock: { ID: "same-id", TTL: "10s", LockDelay: "1s" } });
+        expect(acquired.status, acquired.text).toBe(200);
+        expect(acquired.json<{ Lock: { ID: string } }>().Lock.ID).toBe("same-id");
+      }
+      // A renewal in one namespace starts that lock's timer again only.
+      await agent.agent.clock.advance("15s");
+      expect((await put("/v1/var/locks/shared?namespace=default&lock-renew", { Lock: { ID: "same-id" } })).status).toBe(200);
+      await agent.agent.clock.advance("7s");
+      await eventually(async () => ((await get("/v1/var/locks/shared?namespace=other")).json<{ Lock?: unknown }>().Lock === undefined ? true : undefined));
+      expect((await get("/v1/var/locks/shared?namespace=default")).json<{ Lock?: { ID: string } }>().Lock?.ID).toBe("same-id");
+      await agent.agent.clock.advance("15s");
+      await eventually(async () => ((await get("/v1/var/locks/shared?namespace=default")).json<{ Lock?: unknown }>().Lock === undefined ? true : undefined));
+    });
+
     it("keeps a lock's timer when a test changes the lifecycle", async () => {
       const lock = (await put("/v1/var/locks/three?lock-acquire", { Lock: { TTL: "10s", LockDelay: "5s" } })).json<{ Lock: { ID: string } }>().Lock;
       agent.agent.scenarios.resetLifecycle();

@@ -219,7 +219,7 @@ export class Cluster {
   /** Applies a checked variable write (`Variables.Apply`); a released lock's timers stop. */
   async applyVariable(op: VarOp, input: VariableInput): Promise<ApplyOutcome> {
     const outcome = await applyVariable(this.#context, op, input);
-    if (op === "lock-release" && outcome.result === "ok" && input.Lock !== null) this.#locks.forget([input.Lock.ID]);
+    if (op === "lock-release" && outcome.result === "ok" && input.Lock !== null) this.#locks.forget([{ Namespace: input.Namespace, Path: input.Path, ID: input.Lock.ID }]);
     return outcome;
   }
 

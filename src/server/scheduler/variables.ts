@@ -264,10 +264,16 @@ function releaseLock(state: Transaction<"variables">, input: VariableInput): App
   return { result: "ok", index: state.index, written };
 }
 
-/** The step names of a lock's timers: its TTL (twice over), then its delay once lost. */
+/**
+ * The step names of a lock's timers: its TTL (twice over), then its delay once lost. A timer is the
+ * lock's on its variable (namespace, path and ID): the reference keys them by the lock's ID alone,
+ * which would let a lock of one namespace renew, release or probe a timer of another's.
+ */
 const LOCK_STEP_PREFIX = "lock ";
-const ttlStep = (lockId: string) => `${LOCK_STEP_PREFIX}ttl ${lockId}`;
-const delayStep = (lockId: string) => `${LOCK_STEP_PREFIX}delay ${lockId}`;
+type LockKey = { readonly Namespace: string; readonly Path: string; readonly ID: string };
+const lockName = (lock: LockKey) => `${lock.ID} ${namespacedKey(lock.Namespace, lock.Path)}`;
+const ttlStep = (lock: LockKey) => `${LOCK_STEP_PREFIX}ttl ${lockName(lock)}`;
+const delayStep = (lock: LockKey) => `${LOCK_STEP_PREFIX}delay ${lockName(lock)}`;
 
 /** Whether a scheduled step is a lock's timer (never settled at once: only the clock ends a lock). */
 export function isLockStep(name: string): boolean {
@@ -292,20 +298,22 @@ export class VariableLocks {
   track(variables: Iterable<Variable>): void {
     for (const variable of variables) {
       const lock = variable.Lock;
-      if (lock === null || this.steps.has(ttlStep(lock.ID)) || this.steps.has(delayStep(lock.ID))) continue;
+      if (lock === null) continue;
+      const key = { Namespace: variable.Namespace, Path: variable.Path, ID: lock.ID };
+      if (this.steps.has(ttlStep(key)) || this.steps.has(delayStep(key))) continue;
       this.#start(variable.Namespace, variable.Path, lock);
     }
   }
 
   /** Drops the timers of locks no longer held (a release, a variable deleted). */
-  forget(lockIds: Iterable<string>): void {
-    const names = new Set([...lockIds].flatMap((id) => [ttlStep(id), delayStep(id)]));
+  forget(locks: Iterable<LockKey>): void {
+    const names = new Set([...locks].flatMap((lock) => [ttlStep(lock), delayStep(lock)]));
     if (names.size > 0) this.steps.drop((name) => names.has(name));
   }
 
   /** Starts the lock's TTL timer again; false when it has none (the lock was lost). */
   renew(variable: Variable & { readonly Lock: VariableLock }): boolean {
-    const name = ttlStep(variable.Lock.ID);
+    const name = ttlStep({ Namespace: variable.Namespace, Path: variable.Path, ID: variable.Lock.ID });
     if (!this.steps.has(name)) return false;
     this.steps.drop((each) => each === name);
     this.#start(variable.Namespace, variable.Path, variable.Lock);
@@ -313,8 +321,9 @@ export class VariableLocks {
   }
 
   #start(namespace: string, path: string, lock: VariableLock): void {
-    this.steps.defer(ttlStep(lock.ID), (lock.TTL * 2) / 1e6, async () => {
-      this.steps.defer(delayStep(lock.ID), lock.LockDelay / 1e6, () => this.#expire(namespace, path, lock.ID));
+    const key = { Namespace: namespace, Path: path, ID: lock.ID };
+    this.steps.defer(ttlStep(key), (lock.TTL * 2) / 1e6, async () => {
+      this.steps.defer(delayStep(key), lock.LockDelay / 1e6, () => this.#expire(namespace, path, lock.ID));
     });
   }
 
