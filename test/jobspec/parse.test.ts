@@ -158,6 +158,8 @@ describe("decoding a jobspec", () => {
     ["locals that refer to each other", 'locals {\n  a = local.b\n  b = local.a\n}\njob "x" {}', "", "variable", /Cycle in locals/],
     ["a duration that does not parse", 'job "x" {\n  update {\n    stagger = "soon"\n  }\n}', "", "invalid_value", /Unsuitable duration value: time: invalid duration "soon"/],
     ["a number where a whole number is due", 'job "x" {\n  priority = 1.5\n}', "", "invalid_value", /whole number/],
+    ["a whole number no Go int holds", 'job "x" {\n  priority = 1e20\n}', "", "invalid_value", /"priority": the number must be between -9007199254740991 and 9007199254740991/],
+    ["a percent past a uint8", 'job "x" {\n  spread {\n    attribute = "a"\n    target "b" {\n      percent = 256\n    }\n  }\n}', "", "invalid_value", /"percent": the number must be between 0 and 255/],
     ["no job block", 'variable "a" {\n  default = 1\n}', "", "missing_job", /^Missing job block; A job block is required$/],
     ["two job blocks", 'job "a" {}\njob "b" {}', "", "invalid_value", /Duplicate job block/],
     ["a second block where one is allowed", 'job "a" {\n  update {}\n  update {}\n}', "", "invalid_value", /Duplicate update block/],
@@ -169,6 +171,11 @@ describe("decoding a jobspec", () => {
     ["a task scaling block of another type", 'job "a" {\n  group "g" {\n    task "t" {\n      scaling "cpu" {\n        max = 1\n        type = "invalid"\n      }\n    }\n  }\n}', "", "invalid_value", /Invalid scaling policy type/],
     ["a task scaling block of another name", 'job "a" {\n  group "g" {\n    task "t" {\n      scaling "disk" {}\n    }\n  }\n}', "", "invalid_value", /scaling policy name must be "cpu" or "mem"/],
   ];
+
+  it("takes a whole number at the edge of its Go type (a uint8 percent of 255)", async () => {
+    const job = (await parseJobspec('job "x" {\n  spread {\n    attribute = "a"\n    target "b" {\n      percent = 255\n    }\n  }\n}')) as { Spreads: { SpreadTarget: { Percent: number }[] }[] };
+    expect(job.Spreads[0]!.SpreadTarget[0]!.Percent).toBe(255);
+  });
 
   it.each(refusals)("refuses %s", async (_name, hcl, variables, code, message) => {
     const error = await parseJobspec(hcl, variables).then(

@@ -108,6 +108,8 @@ function convert(value: unknown, type: string, name: string): unknown {
     if (typeof number !== "number" || !Number.isFinite(number)) throw wrong("number");
     if (!Number.isInteger(number)) throw new JobspecError("invalid_value", `Unsuitable value type; Unsuitable value for ${JSON.stringify(name)}: a whole number is required.`);
     if (base.startsWith("u") && number < 0) throw new JobspecError("invalid_value", `Unsuitable value type; Unsuitable value for ${JSON.stringify(name)}: a non-negative number is required.`);
+    const [low, high] = integerRange(base);
+    if (number < low || number > high) throw new JobspecError("invalid_value", `Unsuitable value type; Unsuitable value for ${JSON.stringify(name)}: the number must be between ${low} and ${high}.`);
     return number;
   }
   if (base === "[]string" || base === "[]uint16") {
@@ -120,6 +122,17 @@ function convert(value: unknown, type: string, name: string): unknown {
     return Object.fromEntries(Object.entries(value).map(([key, each]) => [key, convert(each, "[]string", name)]));
   }
   return value;
+}
+
+/**
+ * The whole numbers a Go integer type of the api structs holds, within those JSON numbers carry
+ * exactly (2^53): `priority = 1e20` was taken as 100000000000000000000, which no Go `int` holds.
+ */
+function integerRange(base: string): readonly [number, number] {
+  const bits = Number(base.replace(/^u?int/, "") || "64");
+  const unsigned = base.startsWith("u");
+  const high = Math.min(Number.MAX_SAFE_INTEGER, unsigned ? 2 ** bits - 1 : 2 ** (bits - 1) - 1);
+  return [unsigned ? 0 : -Math.min(Number.MAX_SAFE_INTEGER, 2 ** (bits - 1)), high];
 }
 
 /** A map of strings (`meta`, `env`): a block's body or a map argument, its values as text. */

@@ -176,7 +176,11 @@ export async function collectGarbage(context: SchedulerContext): Promise<Garbage
     for (const [key, evaluations] of byJob) {
       const job = tables.jobs.get(key);
       const allocsOf = new Map<string, Allocation[]>();
-      for (const alloc of tables.allocs.group(key).values()) allocsOf.set(alloc.EvalID, [...(allocsOf.get(alloc.EvalID) ?? []), alloc]);
+      for (const alloc of tables.allocs.group(key).values()) {
+        const list = allocsOf.get(alloc.EvalID);
+        if (list === undefined) allocsOf.set(alloc.EvalID, [alloc]);
+        else list.push(alloc);
+      }
       const gone = evaluations.filter((evaluation) => collectable(evaluation, job, allocsOf.get(evaluation.ID) ?? []));
       for (const evaluation of gone) {
         state.evals.delete(evaluation.ID);
