@@ -125,3 +125,31 @@ describe("node pools with ACLs", () => {
     expect(response.text).toContain("Invalid node pool capability 'fly' for 'x'");
   });
 });
+
+describe("a job's node pool", () => {
+  // A fixture's node in a pool brings the pool, as the reference's node registration creates it.
+  const agent = useAgent({ clock: "manual", demo: false, data: { Nodes: [{ Name: "gpu-1", NodePool: "gpu" }] } });
+
+  it("is made by a node registered in it", async () => {
+    const pool = await agent.get("/v1/node/pool/gpu");
+    expect(pool.status, pool.text).toBe(200);
+    expect(pool.json()).toMatchObject({ Name: "gpu", Description: "" });
+    expect((await agent.put("/v1/jobs", { Job: job("on-gpu", { NodePool: "gpu" }) })).status).toBe(200);
+  });
+
+  // The reference's admission hook (`jobNodePoolValidatingHook`): a job in a pool that does not exist was taken, 200.
+  it.each([
+    ["a registration", "/v1/jobs", 400],
+    ["a plan", "/v1/job/nowhere/plan", 400],
+  ])("refuses %s into a pool that does not exist", async (_what, path, status) => {
+    const response = await agent.put(path, { Job: job("nowhere", { NodePool: "nope" }) });
+    expect(response.status).toBe(status);
+    expect(response.text).toContain('job "nowhere" is in nonexistent node pool "nope"');
+  });
+
+  it("lists a pool that does not exist among a validation's errors", async () => {
+    const response = await agent.put("/v1/validate/job", { Job: job("nowhere", { NodePool: "nope" }) });
+    expect(response.status).toBe(200);
+    expect(response.json<{ ValidationErrors: string[] }>().ValidationErrors).toContain('job "nowhere" is in nonexistent node pool "nope"');
+  });
+});

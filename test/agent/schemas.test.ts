@@ -72,6 +72,8 @@ async function filterTargets(): Promise<{ jobs: unknown[]; deployments: unknown[
   await cluster.seed(3);
   cluster.lead();
   await loadDemo(cluster);
+  // The full job's pool: a job in a pool that does not exist is refused.
+  await cluster.upsertNodePool({ Name: "gpu", Description: "", Meta: null, SchedulerConfiguration: null });
   for (const job of [fullJob, periodicJob, parameterizedJob]) {
     await cluster.register(decodeRegisterRequest(JSON.stringify({ Job: job })), "default", "global");
   }

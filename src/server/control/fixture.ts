@@ -37,6 +37,7 @@ import { registrationTime } from "../scheduler/fingerprint.js";
 import { AgentDataError, describeRefused, isObject } from "./snapshot.js";
 import { distinct, invalidFixture, knownFields, listAt, oneOf, refusalMessage, stringAt, stringMapAt, UUID } from "./fixture-fields.js";
 import { checkNodes, fixtureNodeRow, type FixtureNode } from "./fixture-nodes.js";
+import { createNodePoolFor } from "../state/operator.js";
 import type { Namespace } from "../state/model.js";
 import { namespacedKey, type Store } from "../state/store.js";
 
@@ -324,10 +325,12 @@ export async function loadFixture(fixture: CheckedFixture, target: FixtureTarget
     const nodes = fixture.nodes;
     // The simulated clients register once they have fingerprinted their machines.
     const registeredAt = registrationTime(cluster.clock.nowMs());
-    await store.write(["nodes"], (state) => {
+    await store.write(["nodes", "node_pool"], (state) => {
       for (const node of [...state.nodes.values()]) state.nodes.delete(node.ID);
       nodes.forEach((node, i) => {
-        state.nodes.put(fixtureNodeRow(node, i, target.datacenter, registeredAt, state.index));
+        const row = fixtureNodeRow(node, i, target.datacenter, registeredAt, state.index);
+        state.nodes.put(row);
+        createNodePoolFor(state, row.NodePool, state.index);
       });
     }, "NodeRegister");
   }

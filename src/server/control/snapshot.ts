@@ -435,7 +435,8 @@ export async function readSnapshot(given: unknown, current?: Tables): Promise<Sn
     const path = `Tables.jobs[${i}]`;
     checkTaskGroups(job, path);
     // The cast is the JSON boundary: the fields validateJob reads were checked above (checkRow, checkTaskGroups).
-    const errors = validateJob(job as unknown as JobSpec, namespaces.has(job.Namespace as string));
+    // A job keeps its pool: snapshots written before pools were kept name pools no row holds.
+    const errors = validateJob(job as unknown as JobSpec, namespaces.has(job.Namespace as string), true);
     if (errors.length > 0) throw fail(path, `the job is not valid: ${formatErrors(errors).trimEnd()}`);
   });
   (rows.allocs as Record<string, unknown>[]).forEach((alloc, i) => checkTaskRun(alloc, `Tables.allocs[${i}]`));

@@ -21,6 +21,7 @@ import { API_JOB, canonicalizeJob, validateJob } from "../scheduler/job-spec.js"
 import type { JsonObject } from "../state/model.js";
 import { badRequest } from "./errors.js";
 import { bodyText, byMethod, objectBody, queryOf, type Result, type RouteContext } from "./route.js";
+import { nodePoolOf } from "../state/operator.js";
 
 /** `api.JobsParseRequest`. The pinned reference's has no `HCLv1` (it parses HCL2 only): an `HCLv1` is ignored, as any unknown field. */
 const JOBS_PARSE_REQUEST = {
@@ -85,7 +86,7 @@ async function validate(context: RouteContext, request: FastifyRequest): Promise
   namespaceAccess(caller, namespace, ["read-job"]);
   const region = text(job, "Region");
   const spec = canonicalizeJob(job, namespace, region === "" || region === "global" ? context.settings.region : region);
-  const errors = validateJob(spec, context.store.tables.namespaces.get(namespace) !== undefined);
+  const errors = validateJob(spec, context.store.tables.namespaces.get(namespace) !== undefined, nodePoolOf(context.store.tables, spec.NodePool) !== undefined);
   return {
     body: {
       DriverConfigValidated: true,

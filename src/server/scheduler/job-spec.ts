@@ -158,9 +158,10 @@ function validateTaskGroup(group: TaskGroup): string[] {
 
 /**
  * The reference's validation of a canonical job (`Job.Validate`, then the server's hooks), as the
- * list of go-multierror items. `namespaceExists` tells whether the job's namespace exists.
+ * list of go-multierror items. `namespaceExists` and `nodePoolExists` tell whether the job's
+ * namespace and node pool exist.
  */
-export function validateJob(job: JobSpec, namespaceExists: boolean): string[] {
+export function validateJob(job: JobSpec, namespaceExists: boolean, nodePoolExists: boolean): string[] {
   const errors: string[] = [];
   if (job.Region === "" && job.Multiregion === null) errors.push("Missing job region");
   if (job.ID === "") errors.push("Missing job ID");
@@ -206,6 +207,8 @@ export function validateJob(job: JobSpec, namespaceExists: boolean): string[] {
   const rules = placementRules(job);
   if (rules > MAX_JOB_PLACEMENT_RULES) errors.push(`the job has ${rules} constraints, affinities and spreads; the mini-agent checks at most ${MAX_JOB_PLACEMENT_RULES} for one job`);
   if (!namespaceExists) errors.push(`job ${JSON.stringify(job.ID)} is in nonexistent namespace ${JSON.stringify(job.Namespace)}`);
+  // The reference's admission hook (`jobNodePoolValidatingHook`); pools are made by writing one or by a node registered in it.
+  if (!nodePoolExists) errors.push(`job ${JSON.stringify(job.ID)} is in nonexistent node pool ${JSON.stringify(job.NodePool)}`);
   return errors;
 }
 

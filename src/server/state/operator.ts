@@ -52,6 +52,15 @@ export function nodePoolOf(tables: { readonly node_pool: Pick<ReadTable<NodePool
 }
 
 /**
+ * Creates the pool a registered node names when there is none (`fetchOrCreateNodePoolTxn`, as the
+ * reference's node upsert does): a node in pool `gpu` brings the pool `gpu`, kept when the node goes.
+ */
+export function createNodePoolFor(state: { readonly node_pool: { get(name: string): NodePool | undefined; put(row: NodePool): void } }, pool: string, index: number): void {
+  if (pool === "" || BUILT_IN_NODE_POOLS.has(pool) || state.node_pool.get(pool) !== undefined) return;
+  state.node_pool.put({ Name: pool, Description: "", Meta: null, SchedulerConfiguration: null, CreateIndex: index, ModifyIndex: index });
+}
+
+/**
  * The algorithm the scheduler ranks a job's nodes by: its node pool's, when the pool sets one
  * (`SchedulerConfiguration.WithNodePool`), else the cluster's.
  */
