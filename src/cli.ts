@@ -42,18 +42,21 @@ interface Command {
 
 /**
  * A command whose packages are optional peers of bexpr (installed by the project beside it),
- * loaded when it is asked for; without them it fails naming what is missing and the command that
- * installs it.
+ * loaded when it is asked for; without them it still answers `--help` and `--version` (its usage
+ * comes from a module that needs none of them), and otherwise fails naming what is missing and the
+ * command that installs it.
  */
-async function optionalCommand(part: OptionalPart, load: () => Promise<Command>): Promise<Command> {
+async function optionalCommand(part: OptionalPart, usage: () => Promise<string>, load: () => Promise<Command>): Promise<Command> {
   try {
     return await loadOptional(part, load);
   } catch (error) {
     if (!(error instanceof MissingPackageError)) throw error;
-    const fail = () => {
+    const run = (args: readonly string[]): Outcome => {
+      if (args.includes("--help") || args.includes("-h")) return "help";
+      if (args.includes("--version") || args.includes("-v")) return "version";
       throw new CommandError(error.message);
     };
-    return { run: fail, usage: "" };
+    return { run, usage: await usage() };
   }
 }
 
@@ -68,7 +71,7 @@ const COMMANDS: Readonly<Record<string, () => Promise<Command>>> = {
   fmt: async () => ({ run: runFmt, usage: FMT_USAGE }),
   sql: async () => ({ run: runSql, usage: SQL_USAGE }),
   agent: () =>
-    optionalCommand("the agent", async () => {
+    optionalCommand("the agent", async () => (await import("./cli/agent.js")).AGENT_USAGE, async () => {
       const { AGENT_USAGE, runAgent } = await import("./cli/agent.js");
       // bexpr/server loads its HTTP layer and Prometheus's client when an agent starts: found
       // (not loaded) here, a missing optional dependency is named before anything starts.
@@ -76,7 +79,7 @@ const COMMANDS: Readonly<Record<string, () => Promise<Command>>> = {
       return { run: runAgent, usage: AGENT_USAGE };
     }),
   lsp: () =>
-    optionalCommand("the language server", async () => {
+    optionalCommand("the language server", async () => (await import("./cli/lsp-usage.js")).LSP_USAGE, async () => {
       const { LSP_USAGE, runLsp } = await import("./cli/lsp.js");
       return { run: runLsp, usage: LSP_USAGE };
     }),

@@ -341,6 +341,14 @@ describe("a fresh consumer project that installs the tarball", () => {
     const lsp = run(bin, ["lsp", "--stdio"], engineOnly);
     expect(lsp.status).toBe(1);
     expect(lsp.stderr).toContain(missing("the language server", "vscode-languageserver"));
+    // Without their packages the two still answer --help and --version, as every command does (they exited 1 with the missing-package error).
+    for (const command of ["agent", "lsp"]) {
+      const help = run(bin, [command, "--help"], engineOnly);
+      expect([help.status, help.stderr], command).toEqual([0, ""]);
+      expect(help.stdout).toMatch(new RegExp(`^Usage: bexpr ${command} `));
+      const version = run(bin, [command, "--version"], engineOnly);
+      expect([version.status, version.stdout.trim()], command).toEqual([0, project.version]);
+    }
     const started = run(process.execPath, ["--input-type=module", "-e", 'const { startAgent } = await import("bexpr/server"); await startAgent({ port: 0, logLevel: "silent" });'], engineOnly);
     expect(started.status).toBe(1);
     // The first of the agent's packages it loads is named; the command installs them all.
