@@ -387,9 +387,16 @@ describe("a fresh consumer project that installs the tarball", () => {
 import { compileFilter, Filter, FilterSyntaxError } from "bexpr";
 import { startAgent, type Agent } from "bexpr/server";
 import { toSql, type SqlFilter } from "bexpr/sql";
+import pg from "pg";
 
 interface Job { Status: string }
 export const pushed: SqlFilter = toSql('Status == "running"', { column: "doc" });
+// The README's pushdown with pg's own types (params were readonly: TS2769 on client.query).
+export async function pushDown(client: pg.Client): Promise<unknown[]> {
+  const { sql, params } = toSql('Status == "running"', { column: "doc" });
+  const { rows } = await client.query(\`SELECT doc::text AS doc FROM jobs WHERE \${sql}\`, params);
+  return rows;
+}
 export const running: Filter<Job> = compileFilter<Job>('Status == "running"');
 export const accepted: boolean = running.test({ Status: "running" });
 export const agent: Promise<Agent> = startAgent({ port: 0, logLevel: "silent" });
@@ -446,6 +453,8 @@ bexpr.compileFilter(42);
       skipLibCheck: !checkDeclarations,
       types: ["node"],
       typeRoots: [join(ROOT, "node_modules/@types")],
+      // pg's own types (the consumer installs pg, whose types are a separate package, here the project's).
+      paths: { pg: [join(ROOT, "node_modules/@types/pg/index.d.ts")] },
     };
     writeFileSync(join(directory, "tsconfig.json"), JSON.stringify({ compilerOptions, files: Object.keys(files) }, null, 2));
     const result = run(join(ROOT, "node_modules/.bin/tsc"), ["-p", directory], directory);

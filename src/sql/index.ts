@@ -57,9 +57,10 @@ export interface SqlFilter {
    * The values of the placeholders, all text: every key and literal of the filter is in them, none
    * is in `sql`. A value the filter repeats is bound once; the keys of a path of six or more are
    * bound together, as the text of a PostgreSQL array (`{"a","b"}`); a literal that writes bytes
-   * that are not UTF-8 (`"\xa9"`) is bound as their hex.
+   * that are not UTF-8 (`"\xa9"`) is bound as their hex. A mutable array of its own (each call
+   * makes a new one), as `pg`'s `client.query(text, values)` takes it.
    */
-  readonly params: readonly string[];
+  readonly params: string[];
   /**
    * True when the rows selected are exactly the rows the compiled filter accepts and no row would
    * raise an evaluation error; false when they are a superset that the caller re-checks with the
