@@ -22,7 +22,7 @@ Commands:
   sql EXPR            print the PostgreSQL that selects the JSONB rows a filter accepts
   agent               run the mini-agent (the scheduler's HTTP API) with a demo data set
   lsp --stdio         run the language server for editors (diagnostics, fixes, completion, hover)
-  help                show this help
+  help [COMMAND]      show this help, or a command's (as COMMAND --help)
 
 Options:
   -h, --help          show this help
@@ -91,11 +91,18 @@ const COMMANDS: Readonly<Record<string, () => Promise<Command>>> = {
  */
 export async function main(argv: readonly string[], io: Io = { stdout: process.stdout, stderr: process.stderr }): Promise<number> {
   const [command, ...rest] = argv;
+  // No command is a usage mistake: the help goes to stderr, exit status 2 (a script's empty argument list fails).
+  if (command === undefined) {
+    io.stderr.write(USAGE);
+    return 2;
+  }
+  // `bexpr help eval` is `bexpr eval --help`.
+  if (command === "help" && rest.length > 0) return main([rest[0]!, "--help"], io);
   try {
-    const entry = command !== undefined && Object.hasOwn(COMMANDS, command) ? await COMMANDS[command]!() : undefined;
+    const entry = Object.hasOwn(COMMANDS, command) ? await COMMANDS[command]!() : undefined;
     let outcome: Outcome;
     try {
-      if (command === undefined || command === "help" || command === "-h" || command === "--help") outcome = "help";
+      if (command === "help" || command === "-h" || command === "--help") outcome = "help";
       else if (command === "-v" || command === "--version") outcome = "version";
       else if (entry === undefined) throw new UsageError(`unknown command ${JSON.stringify(command)}`);
       else outcome = await entry.run(rest, io);

@@ -339,6 +339,21 @@ describe.concurrent("help and version everywhere", SLOW, () => {
     },
   );
 
+  it("answers no command with its help on stderr and exit status 2 (it exited 0)", async () => {
+    const { code, stdout, stderr } = await runCli([]);
+    expect([code, stdout]).toEqual([2, ""]);
+    expect(stderr).toMatch(/^Usage: bexpr <command>/);
+  });
+
+  it("prints a command's help for bexpr help COMMAND (it printed the general help), and refuses an unknown one", async () => {
+    const [helped, flagged, unknown] = await Promise.all([runCli(["help", "eval"]), runCli(["eval", "--help"]), runCli(["help", "frobnicate"])]);
+    expect(helped.code).toBe(0);
+    expect(helped.stdout).toMatch(/^Usage: bexpr eval/);
+    expect(helped.stdout).toBe(flagged.stdout);
+    expect(unknown.code).toBe(2);
+    expect(unknown.stderr).toContain('unknown command "frobnicate"');
+  });
+
   it("lists every command in the main help", async () => {
     const { stdout } = await runCli(["help"]);
     for (const command of ["check EXPR", "eval EXPR [FILE]", "explain EXPR [FILE]", "fmt EXPR", "sql EXPR", "agent"]) expect(stdout).toContain(command);
