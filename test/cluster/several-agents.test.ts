@@ -163,7 +163,7 @@ describe.skipIf(POSTGRES_URL === undefined || POSTGRES_URL === "")("several agen
     const controller = new AbortController();
     const park = async (agent: AgentProcess) => {
       const { index } = await jobs(agent);
-      const response = await agent.get(`/v1/jobs?index=${index}&wait=20s`, undefined, controller.signal);
+      const response = await agent.get(`/v1/jobs?index=${index}&wait=60s`, undefined, controller.signal);
       return { agent, parkedAt: index, response, answeredAt: Date.now() };
     };
     try {
@@ -171,7 +171,8 @@ describe.skipIf(POSTGRES_URL === undefined || POSTGRES_URL === "")("several agen
       let answered = 0;
       for (const query of parked) void query.then(() => answered++, () => answered++);
       // Parked: each agent counts one blocking query waiting, and neither has answered.
-      const parking = await eventually("both blocking queries waiting", 10_000, async () => {
+      // Parking takes milliseconds; 30 s because a CI run beside PostgreSQL-heavy tests once took more than 10.
+      const parking = await eventually("both blocking queries waiting", 30_000, async () => {
         if (answered > 0) return "answered";
         return (await blockingWaiting(beta!)) >= 1 && (await blockingWaiting(gamma!)) >= 1 ? "parked" : undefined;
       });
@@ -192,7 +193,7 @@ describe.skipIf(POSTGRES_URL === undefined || POSTGRES_URL === "")("several agen
     } finally {
       controller.abort();
     }
-  }, 30_000);
+  }, 90_000);
 
   it("has exactly one leader, and when its process is killed another takes over the work in flight", async () => {
     const agents = await Promise.all(["alpha", "beta", "gamma"].map((name) => startAgent(name, schema, ["--no-demo", "--placement-delay", "4000"])));
