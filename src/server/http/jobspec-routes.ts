@@ -17,11 +17,10 @@ import { checkRegion } from "../base/errors.js";
 import { namespaceAccess } from "../domain/acl.js";
 import { JobspecError, parseJobspec } from "../domain/jobspec.js";
 import { parseQueryOptions } from "../list/query.js";
-import { API_JOB, canonicalizeJob, validateJob } from "../scheduler/job-spec.js";
+import { API_JOB, canonicalizeJob, validateJobIn } from "../scheduler/job-spec.js";
 import type { JsonObject } from "../state/model.js";
 import { badRequest } from "./errors.js";
 import { bodyText, byMethod, objectBody, queryOf, type Result, type RouteContext } from "./route.js";
-import { nodePoolOf } from "../state/operator.js";
 
 /** `api.JobsParseRequest`. The pinned reference's has no `HCLv1` (it parses HCL2 only): an `HCLv1` is ignored, as any unknown field. */
 const JOBS_PARSE_REQUEST = {
@@ -86,7 +85,7 @@ async function validate(context: RouteContext, request: FastifyRequest): Promise
   namespaceAccess(caller, namespace, ["read-job"]);
   const region = text(job, "Region");
   const spec = canonicalizeJob(job, namespace, region === "" || region === "global" ? context.settings.region : region);
-  const errors = validateJob(spec, context.store.tables.namespaces.get(namespace) !== undefined, nodePoolOf(context.store.tables, spec.NodePool) !== undefined);
+  const errors = validateJobIn(context.store.tables, spec);
   return {
     body: {
       DriverConfigValidated: true,

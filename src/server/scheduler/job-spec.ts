@@ -12,7 +12,9 @@ import { JOB } from "../../structs/job.js";
 import { MIGRATE_STRATEGY, RESCHEDULE_POLICY } from "../../structs/job-blocks.js";
 import { decodeBody } from "../../go/json.js";
 import { invalid } from "../base/errors.js";
-import type { JobSpec, JsonObject, TaskGroup } from "../state/model.js";
+import type { JobSpec, JsonObject, Namespace, NodePool, TaskGroup } from "../state/model.js";
+import { nodePoolOf } from "../state/operator.js";
+import type { ReadTable } from "../state/store.js";
 import { integer } from "./canonicalize.js";
 import { formatErrors } from "../../go/multierror.js";
 import { validatePeriodic } from "./cron.js";
@@ -210,6 +212,11 @@ export function validateJob(job: JobSpec, namespaceExists: boolean, nodePoolExis
   // The reference's admission hook (`jobNodePoolValidatingHook`); pools are made by writing one or by a node registered in it.
   if (!nodePoolExists) errors.push(`job ${JSON.stringify(job.ID)} is in nonexistent node pool ${JSON.stringify(job.NodePool)}`);
   return errors;
+}
+
+/** {@link validateJob} of a job about to be written to `tables`: its namespace and node pool looked up there. */
+export function validateJobIn(tables: { readonly namespaces: Pick<ReadTable<Namespace>, "get">; readonly node_pool: Pick<ReadTable<NodePool>, "get"> }, job: JobSpec): string[] {
+  return validateJob(job, tables.namespaces.get(job.Namespace) !== undefined, nodePoolOf(tables, job.NodePool) !== undefined);
 }
 
 /** Fields of a job that the server manages; they do not make a new version when they differ. */

@@ -20,11 +20,10 @@ import type { DesiredUpdates } from "./annotate.js";
 import { blockedEvalFields } from "./blocked.js";
 import { nextLaunchMs } from "./cron.js";
 import { computeEvaluation } from "./generic-sched.js";
-import { canonicalizeJob, specChanged, validateJob } from "./job-spec.js";
+import { canonicalizeJob, specChanged, validateJobIn } from "./job-spec.js";
 import { periodicActive } from "./periodic.js";
 import { nextVersion } from "./register.js";
 import { newEvaluation, type SchedulerContext } from "./state.js";
-import { nodePoolOf } from "../state/operator.js";
 
 /** Go's zero `time.Time`, as its JSON writes it: a job that is not periodic has no next launch. */
 const GO_ZERO_TIME = "0001-01-01T00:00:00Z";
@@ -55,7 +54,7 @@ export interface JobPlan {
 export function planJob(context: SchedulerContext, requested: JsonObject, namespace: string, region: string): JobPlan {
   const { store, clock } = context;
   const spec = canonicalizeJob(requested, namespace, region);
-  const errors = validateJob(spec, store.tables.namespaces.get(spec.Namespace) !== undefined, nodePoolOf(store.tables, spec.NodePool) !== undefined);
+  const errors = validateJobIn(store.tables, spec);
   if (errors.length > 0) throw invalid(formatErrors(errors));
   const key = namespacedKey(spec.Namespace, spec.ID);
   const previous = store.tables.jobs.get(key);

@@ -14,11 +14,10 @@ import { invalid } from "../base/errors.js";
 import type { Evaluation, Job, JobSpec, JsonObject } from "../state/model.js";
 import { namespacedKey, type Transaction } from "../state/store.js";
 import { formatErrors } from "../../go/multierror.js";
-import { canonicalizeJob, specChanged, validateJob, type RegisterRequest } from "./job-spec.js";
+import { canonicalizeJob, specChanged, validateJobIn, type RegisterRequest } from "./job-spec.js";
 import { countChild, isParameterized, newEvaluation, putJob, putSummary, type SchedulerContext } from "./state.js";
 import { deleteSubmissions, putSubmission, submittedSource, type SubmittedSource } from "./submission.js";
 import { formatWarnings } from "../../go/multierror.js";
-import { nodePoolOf } from "../state/operator.js";
 
 /** The versions of a job kept (the reference's `JobDefaultTrackedVersions`), and its newest stable one. */
 export const MAX_JOB_VERSIONS = 6;
@@ -91,7 +90,7 @@ export async function register(context: SchedulerContext, request: RegisterReque
 
 /** What registering `spec` over `previous` does; undefined when nothing (an unchanged periodic or parameterized job). */
 function planRegistration(context: SchedulerContext, spec: JobSpec, request: RegisterRequest, previous: Job | undefined): Plan | undefined {
-  const errors = validateJob(spec, context.store.tables.namespaces.get(spec.Namespace) !== undefined, nodePoolOf(context.store.tables, spec.NodePool) !== undefined);
+  const errors = validateJobIn(context.store.tables, spec);
   // Invalid jobs are client mistakes: 400, where the reference answers 500 (decisions table).
   if (errors.length > 0) throw invalid(formatErrors(errors));
   if (request.enforceIndex) enforceIndex(previous, request.jobModifyIndex);
