@@ -31,6 +31,7 @@ import { DEFAULT_CONNECTIONS, DEFAULT_DURATION_MS, DEFAULT_WARMUP_MS, type LoadC
 import { createLoadClient, describeLoadClient } from "./wrk.js";
 import { median, quantile } from "./stats.js";
 import { postgresSection, type PostgresSectionFigures } from "./agent-postgres.js";
+import { README_AGENT_END, README_AGENT_START, renderAgentFigures, withReadmeSection } from "./report.js";
 import { DEFAULT_SEED, jobListItems, jobSpec as dataJobSpec, newFilter, newFilterPredicate } from "./data.js";
 
 /** Jobs registered before the list requests are measured. */
@@ -98,6 +99,8 @@ const START_TIMEOUT_MS = 30_000;
 const EXIT_TIMEOUT_MS = 2_000;
 /** The file bench/run.ts writes; run alone, this module sets its `agent` key. */
 const RESULTS_PATH = "bench/results.json";
+/** The README, whose agent section this module rewrites when run alone. */
+const README_PATH = "README.md";
 
 const KIB = 1024;
 const MIB = 1024 * KIB;
@@ -872,12 +875,13 @@ export async function agentBench(): Promise<AgentBenchResults> {
   }
 }
 
-/** Run alone (`npm run bench:agent`): the section, and its figures as `agent` in bench/results.json. */
+/** Run alone (`npm run bench:agent`): the section, its figures as `agent` in bench/results.json, and the README's agent section. */
 async function main(): Promise<void> {
   const results = await agentBench();
   const previous = JSON.parse(readFileSync(RESULTS_PATH, "utf8")) as Record<string, unknown>;
   writeFileSync(RESULTS_PATH, `${JSON.stringify({ ...previous, agent: results }, null, 2)}\n`);
-  console.log(`wrote the agent's figures to ${RESULTS_PATH}`);
+  writeFileSync(README_PATH, withReadmeSection(readFileSync(README_PATH, "utf8"), README_AGENT_START, README_AGENT_END, renderAgentFigures(results)));
+  console.log(`wrote the agent's figures to ${RESULTS_PATH} and the README`);
 }
 
 if (process.argv[1] !== undefined && resolve(process.argv[1]) === fileURLToPath(import.meta.url)) await main();
