@@ -724,7 +724,7 @@ const microseconds = (ms: number) => `${decimal(ms * 1000, 0)} µs`;
 /** The header of {@link printRequest}'s lines. */
 const REQUEST_HEADER =
   `${"request".padEnd(48)} ${pad("conns", 5)} ${pad("body bytes", 10)}  ${pad("agent req/s", 11)} ${pad("p50 ms", 7)} ${pad("p99 ms", 7)} ${pad("CPU/req", 8)} ${pad("worst", 8)}` +
-  `  ${pad("bare req/s", 11)} ${pad("p50 ms", 7)} ${pad("p99 ms", 7)} ${pad("CPU/req", 8)}  ${pad("client CPU/req", 15)}  agent/bare ${pad("worst", 7)} bare/agent`;
+  `  ${pad("bare req/s", 11)} ${pad("p50 ms", 7)} ${pad("p99 ms", 7)} ${pad("CPU/req", 8)}  ${pad("client CPU/req", 15)} ${pad("agent/client CPU", 16)}  agent/bare ${pad("worst", 7)} bare/agent`;
 
 /** Prints one request's line of the table: both servers' medians, the client's CPU on each, the ratios and what went wrong. */
 function printRequest(figures: RequestFigures): void {
@@ -737,6 +737,8 @@ function printRequest(figures: RequestFigures): void {
   console.log(
     `${figures.label.padEnd(48)} ${pad(String(figures.connections), 5)} ${pad(integer(figures.bodyBytes), 10)}  ${server(figures.agent)} ${pad(microseconds(figures.agentCpuMsPerRequest), 8)} ${pad(microseconds(figures.agentCpuMsPerRequestWorst), 8)}` +
       `  ${server(figures.bare)} ${pad(microseconds(figures.bareCpuMsPerRequest), 8)}  ${pad(`${microseconds(figures.clientCpuMsPerRequest.agent)} / ${microseconds(figures.clientCpuMsPerRequest.bare)}`, 15)}` +
+      // Above 1, the client on a core of its own could send more than the agent on a core of its own answers, however loaded the machine.
+      ` ${pad(`${(figures.agentCpuMsPerRequest / figures.clientCpuMsPerRequest.agent).toFixed(2)}×`, 16)}` +
       `  ${pad(`${figures.agentToBare.toFixed(3)}×`, 10)} ${pad(`${figures.agentToBareWorst.toFixed(3)}×`, 7)} ${pad(`${figures.bareToAgent.toFixed(2)}×`, 10)}${problems.length === 0 ? "" : `   (${problems.join("; ")})`}`,
   );
 }
