@@ -62,6 +62,14 @@ const ROUNDS = 5;
  * recorded bytes, so a client that is not the limit drives it well past any agent's rate.
  */
 export const CLIENT_HEADROOM = 1.5;
+
+/**
+ * Whether the bare server's rate (`bareRate`) is short of {@link CLIENT_HEADROOM} times the
+ * agent's under the same client, or nothing (a bare server that answered nothing proves nothing).
+ */
+export function clientMayLimit(bareRate: number, agentRate: number): boolean {
+  return !(bareRate > 0 && bareRate >= CLIENT_HEADROOM * agentRate);
+}
 /**
  * Connections for the gzip-encoded whole list: the agent compresses about 6 MB for every such
  * request, by far its slowest answer (tens a second), so 50 connections would only lengthen the
@@ -472,7 +480,7 @@ const MAX_HEADER_BYTES = 2_048;
  * bodies); within the headers' bytes and the answers under way when the window closed (wrk counts
  * every byte read).
  */
-function sizeAsRecorded(round: LoadFigures, bodyBytes: number): boolean {
+export function sizeAsRecorded(round: LoadFigures, bodyBytes: number): boolean {
   if (round.completed === 0) return true;
   if (!round.bytesWithHeaders) return Math.round(round.bodyBytes) === bodyBytes;
   const answers = round.completed + round.non2xx;
@@ -811,7 +819,7 @@ export async function agentBench(): Promise<AgentBenchResults> {
         bareCpuMsPerRequest: median(rounds.bare.map((r) => cpuPerRequest(r).server)),
         clientCpuMsPerRequest: { agent: median(rounds.agent.map((r) => cpuPerRequest(r).client)), bare: median(rounds.bare.map((r) => cpuPerRequest(r).client)) },
         bareToAgent: bareRate / agentRate,
-        clientMayLimit: bareRate / agentRate < CLIENT_HEADROOM,
+        clientMayLimit: clientMayLimit(bareRate, agentRate),
         rounds,
       };
       requests[scenario.name] = figures;

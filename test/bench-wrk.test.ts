@@ -1,6 +1,7 @@
 /**
  * The benchmark's load client (bench/wrk.ts): which wrk it finds, and what its Lua script counts,
- * against a node:http server in this process (the run is skipped, saying so, without wrk).
+ * against a node:http server in this process (the run is skipped, saying so, without wrk); and
+ * how the agent's table (bench/agent.ts) flags a row and checks the answers' size.
  */
 import { chmodSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { createServer, type Server } from "node:http";
@@ -8,7 +9,8 @@ import type { AddressInfo } from "node:net";
 import { tmpdir } from "node:os";
 import { delimiter, join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { exitedChildrenCpuMs, processCpuMs, UndiciLoadClient } from "../bench/load.js";
+import { clientMayLimit, sizeAsRecorded } from "../bench/agent.js";
+import { exitedChildrenCpuMs, processCpuMs, UndiciLoadClient, type LoadFigures } from "../bench/load.js";
 import { createLoadClient, findWrk, WrkClient } from "../bench/wrk.js";
 
 const directory = mkdtempSync(join(tmpdir(), "bexpr-bench-wrk-test-"));
@@ -122,5 +124,44 @@ describe.skipIf(wrk === undefined)("the wrk client (skipped without wrk)", () =>
     } finally {
       await client.close();
     }
+  });
+});
+
+describe("the agent's table", () => {
+  it.each([
+    ["1.5 times the agent's rate", 1500, 1000, false],
+    ["just short of 1.5 times", 1499, 1000, true],
+    ["the agent's rate", 1000, 1000, true],
+    ["no answer from either", 0, 0, true],
+  ])("flags a row whose bare server answered %s: %s", (_, bare, agent, flagged) => {
+    expect(clientMayLimit(bare, agent)).toBe(flagged);
+  });
+
+  const round = (bodyBytes: number, bytesWithHeaders: boolean, completed = 100): LoadFigures => ({
+    client: bytesWithHeaders ? "wrk" : "undici (client-bound)",
+    requestsPerSecond: completed,
+    p50Ms: 1,
+    p99Ms: 2,
+    completed,
+    non2xx: 0,
+    errors: 0,
+    bodyBytes,
+    bytesWithHeaders,
+    connections: 10,
+    seconds: 1,
+    clientCpuMs: 1,
+    serverCpuMs: 1,
+  });
+  it.each([
+    ["bodies of the recorded size (undici)", round(1000, false), true],
+    ["a body of another size (undici)", round(999.6, false), true],
+    ["bodies a byte short (undici)", round(998, false), false],
+    ["headers and bodies (wrk)", round(1300, true), true],
+    ["headers, bodies and the answers under way at the end (wrk)", round(((1000 + 2048) * 110) / 100, true), true],
+    ["fewer bytes than the bodies (wrk)", round(999, true), false],
+    ["more than headers, bodies and the answers under way (wrk)", round(((1000 + 2048) * 110) / 100 + 1, true), false],
+    ["no answer", round(0, true, 0), true],
+  ])("takes %s as the recorded size: %s", (_, figures, same) => {
+    expect(sizeAsRecorded(figures, 1000)).toBe(same);
   });
 });
