@@ -7,8 +7,8 @@
  * instance (PGlite cannot be shared across processes). It sends their URLs, answers each probe
  * with the number of blocking queries waiting (`Agent.blockingQueries`; after a full garbage
  * collection when asked, so that the parent's reading of the process's RSS does not depend on
- * when V8 last collected) and the CPU time the process has used (so that the parent can tell the
- * agent's CPU per request), and exits when the parent goes away.
+ * when V8 last collected), and exits when the parent goes away. The parent reads the process's CPU
+ * time from /proc/<pid>/stat (bench/load.ts), as it does the bare server's.
  */
 import { startAgent, type Agent, type AgentOptions } from "bexpr/server";
 import { BENCH_AGENT_DATA } from "./data.js";
@@ -27,7 +27,7 @@ export interface AgentChildConfig {
 /** What the child sends to the parent. */
 export type AgentChildMessage =
   | { readonly kind: "listening"; readonly url: string; readonly urls: readonly string[] }
-  | { readonly kind: "probed"; readonly blockingQueries: number; readonly cpuUs: number };
+  | { readonly kind: "probed"; readonly blockingQueries: number };
 
 /** What the parent sends to the child: a probe, with a full garbage collection first when `collect`. */
 export type AgentParentMessage = { readonly kind: "probe"; readonly collect: boolean };
@@ -55,8 +55,7 @@ const send = (message: AgentChildMessage) => process.send?.(message);
 process.on("message", (message: AgentParentMessage) => {
   if (message.kind !== "probe") return;
   if (message.collect) (globalThis as { gc?: () => void }).gc?.();
-  const cpu = process.cpuUsage();
-  send({ kind: "probed", blockingQueries: agents[0]!.blockingQueries, cpuUs: cpu.user + cpu.system });
+  send({ kind: "probed", blockingQueries: agents[0]!.blockingQueries });
 });
 // Without its parent, nobody would stop it.
 process.on("disconnect", () => process.exit(0));

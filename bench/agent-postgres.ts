@@ -14,9 +14,10 @@
  * Figures are printed and returned (under `agent.postgres` in bench/results.json), never asserted.
  */
 import pg from "pg";
-import { agentCpuMs, measureNewFilters, printNewFilters, registerJobs, startServer, stopServer, waitUntilSettled, jobSpec, type NewFilterFigures, type RegistrationFigures, type Server, type ServerFigures } from "./agent.js";
+import { cpuPerRequest, measureNewFilters, printNewFilters, registerJobs, startServer, stopServer, waitUntilSettled, jobSpec, type NewFilterFigures, type RegistrationFigures, type Server, type ServerFigures } from "./agent.js";
 import type { AgentChildConfig } from "./agent-child.js";
-import { LoadClient, type LoadFigures } from "./load.js";
+import type { LoadFigures } from "./load.js";
+import { createLoadClient } from "./wrk.js";
 import { median } from "./stats.js";
 import { fileURLToPath } from "node:url";
 
@@ -28,7 +29,7 @@ const WRITER_JOBS = Number(process.env["BENCH_PG_WRITER_JOBS"] ?? "2000");
 /** Load windows of the list comparison: shorter than the memory section's, as there are more of them. */
 const DURATION_MS = 3_000;
 const WARMUP_MS = 1_000;
-const ROUNDS = 3;
+const ROUNDS = 5;
 const CONNECTIONS = 50;
 /** An agent joining a shared store loads the whole state first. */
 const START_TIMEOUT_MS = 180_000;
@@ -87,17 +88,16 @@ async function compareStores(postgres: Server, memory: Server): Promise<Record<s
   const out: Record<string, StoreRequestFigures> = {};
   for (const scenario of SCENARIOS) {
     const servers = { postgres, memory };
-    const clients = { postgres: new LoadClient(postgres.url, CONNECTIONS), memory: new LoadClient(memory.url, CONNECTIONS) };
+    const clients = { postgres: createLoadClient(postgres.url, CONNECTIONS), memory: createLoadClient(memory.url, CONNECTIONS) };
     const rounds = { postgres: [] as LoadFigures[], memory: [] as LoadFigures[] };
     const cpu = { postgres: [] as number[], memory: [] as number[] };
     try {
       for (let round = 0; round < ROUNDS; round++) {
         for (const store of ["postgres", "memory"] as const) {
           const warmupMs = round === 0 ? WARMUP_MS : 0;
-          const before = await agentCpuMs(servers[store]);
-          const figures = await clients[store].run({ path: scenario.path }, { durationMs: DURATION_MS, warmupMs });
+          const figures = await clients[store].run({ path: scenario.path }, { durationMs: DURATION_MS, warmupMs, serverPid: servers[store].child.pid });
           rounds[store].push(figures);
-          cpu[store].push(((await agentCpuMs(servers[store])) - before) / (figures.requestsPerSecond * ((DURATION_MS + warmupMs) / 1000)));
+          cpu[store].push(cpuPerRequest(figures).server);
         }
       }
     } finally {

@@ -1,15 +1,17 @@
 /**
  * The agent's section of `npm run bench` (also alone: `npm run bench:agent`). The agent runs in a
  * process of its own (bench/agent-child.ts), started through the public API only (`startAgent`
- * from `bexpr/server`) and driven over HTTP; the load generator (bench/load.ts) runs here. It
- * measures:
+ * from `bexpr/server`) and driven over HTTP by wrk (bench/wrk.ts; without it, the undici client of
+ * bench/load.ts, labelled client-bound). It measures:
  *
  * - registering 10,000 jobs (`PUT /v1/jobs`, 8 in flight), in jobs per second per 1,000, so that a
  *   cost growing with the number of stored jobs shows;
  * - the agent's RSS empty and with the 10,000 jobs, per stored job;
  * - four list requests under closed-loop load, against a bare `node:http` server
  *   (bench/bare-child.ts) that answers the very bytes the agent answered for the same request, in
- *   turns (agent, bare, agent, bare…), medians of the rounds;
+ *   turns (agent, bare, agent, bare…), medians and worst of the rounds, with the CPU per request
+ *   of the server and of the client; the bare server must answer {@link CLIENT_HEADROOM} times
+ *   the agent's rate, or the row says that the client may be the limit;
  * - a fan-out: thousands of parked blocking queries, the RSS they hold, and how long one
  *   registration takes to answer them all.
  *
@@ -25,9 +27,11 @@ import { gunzipSync } from "node:zlib";
 import { Pool, request as undiciRequest } from "undici";
 import type { AgentChildMessage, AgentParentMessage } from "./agent-child.js";
 import type { BareChildMessage, RecordedResponse } from "./bare-child.js";
-import { DEFAULT_CONNECTIONS, DEFAULT_DURATION_MS, DEFAULT_WARMUP_MS, LoadClient, type LoadFigures, type LoadRequest } from "./load.js";
+import { DEFAULT_CONNECTIONS, DEFAULT_DURATION_MS, DEFAULT_WARMUP_MS, type LoadClientKind, type LoadFigures, type LoadRequest } from "./load.js";
+import { createLoadClient, describeLoadClient } from "./wrk.js";
 import { median, quantile } from "./stats.js";
 import { postgresSection, type PostgresSectionFigures } from "./agent-postgres.js";
+import { README_AGENT_END, README_AGENT_START, renderAgentFigures, withReadmeSection } from "./report.js";
 import { DEFAULT_SEED, jobListItems, jobSpec as dataJobSpec, newFilter, newFilterPredicate } from "./data.js";
 
 /** Jobs registered before the list requests are measured. */
@@ -49,8 +53,23 @@ const LARGE_CHUNK = 10_000;
  * measured (the work per job is the same whatever the delay).
  */
 const PLACEMENT_DELAY_MS = 100;
-/** Measured rounds of each request on each server; the figures are their medians. */
-const ROUNDS = 3;
+/** Measured rounds of each request on each server; the figures are their medians (and worst rounds). */
+const ROUNDS = 5;
+/**
+ * How many times the agent's rate the bare server must answer under the same client for the
+ * agent's rate to be the agent's own: below it, the client (or the machine's cores, which it
+ * shares) may be what limits both, and the row says so. The bare server does nothing but write
+ * recorded bytes, so a client that is not the limit drives it well past any agent's rate.
+ */
+export const CLIENT_HEADROOM = 1.5;
+
+/**
+ * Whether the bare server's rate (`bareRate`) is short of {@link CLIENT_HEADROOM} times the
+ * agent's under the same client, or nothing (a bare server that answered nothing proves nothing).
+ */
+export function clientMayLimit(bareRate: number, agentRate: number): boolean {
+  return !(bareRate > 0 && bareRate >= CLIENT_HEADROOM * agentRate);
+}
 /**
  * Connections for the gzip-encoded whole list: the agent compresses about 6 MB for every such
  * request, by far its slowest answer (tens a second), so 50 connections would only lengthen the
@@ -88,6 +107,8 @@ const START_TIMEOUT_MS = 30_000;
 const EXIT_TIMEOUT_MS = 2_000;
 /** The file bench/run.ts writes; run alone, this module sets its `agent` key. */
 const RESULTS_PATH = "bench/results.json";
+/** The README, whose agent section this module rewrites when run alone. */
+const README_PATH = "README.md";
 
 const KIB = 1024;
 const MIB = 1024 * KIB;
@@ -150,6 +171,16 @@ export interface RequestFigures {
   /** The agent process's CPU per answered request, ms: median of the rounds, and the worst round's. */
   readonly agentCpuMsPerRequest: number;
   readonly agentCpuMsPerRequestWorst: number;
+  /** The client that made the load. */
+  readonly client: LoadClientKind;
+  /** The bare server's process's CPU per answered request, ms (median of the rounds). */
+  readonly bareCpuMsPerRequest: number;
+  /** The client's CPU per answered request, ms, while loading the agent and while loading the bare server (medians). */
+  readonly clientCpuMsPerRequest: { readonly agent: number; readonly bare: number };
+  /** The bare server's requests per second over the agent's (medians): below {@link CLIENT_HEADROOM}, the client may be the limit. */
+  readonly bareToAgent: number;
+  /** Whether {@link bareToAgent} is below {@link CLIENT_HEADROOM}. */
+  readonly clientMayLimit: boolean;
   /** Every round, in the order they ran. */
   readonly rounds: { readonly agent: readonly LoadFigures[]; readonly bare: readonly LoadFigures[] };
 }
@@ -204,6 +235,9 @@ export interface NewFilterFigures {
   /** The agent process's CPU (user + system) per answered request, median of the rounds, and the worst round's. */
   readonly agentCpuMsPerRequest: number;
   readonly agentCpuMsPerRequestWorst: number;
+  /** The client that made the load, and its CPU per answered request, ms (median of the rounds). */
+  readonly client: LoadClientKind;
+  readonly clientCpuMsPerRequest: number;
   /** The hand-written predicate of each filter over the same rows, ms per pass (median and p99 over the filters). */
   readonly handMsPerPass: number;
   readonly handMsPerPassP99: number;
@@ -223,6 +257,8 @@ export interface AgentBenchResults {
     readonly rounds: number;
     readonly durationMs: number;
     readonly warmupMs: number;
+    /** The client that made the load ({@link describeLoadClient}). */
+    readonly client: string;
     /** Jobs of the {@link JOBS} that {@link MIXED_FILTER} matches. */
     readonly filterMatches: number;
     readonly requests: Record<string, RequestFigures>;
@@ -305,12 +341,6 @@ export function ask<Reply extends { readonly kind: string }>(server: Server, req
 async function probe(agent: Server, collect: boolean): Promise<number> {
   const message = await ask<Extract<AgentChildMessage, { kind: "probed" }>>(agent, { kind: "probe", collect } satisfies AgentParentMessage, "probed");
   return message.blockingQueries;
-}
-
-/** The CPU time (user + system) the agent's process has used, in milliseconds. */
-export async function agentCpuMs(agent: Server): Promise<number> {
-  const message = await ask<Extract<AgentChildMessage, { kind: "probed" }>>(agent, { kind: "probe", collect: false } satisfies AgentParentMessage, "probed");
-  return message.cpuUs / 1000;
 }
 
 /** The resident set of a process (VmRSS of /proc/<pid>/status), in bytes; NaN where there is no /proc. */
@@ -442,20 +472,37 @@ function medians(rounds: readonly LoadFigures[]): ServerFigures {
   return { requestsPerSecond: of("requestsPerSecond"), p50Ms: of("p50Ms"), p99Ms: of("p99Ms"), non2xx: of("non2xx"), errors: of("errors") };
 }
 
+/** Bytes of an answer's headers, at most (the agent's are a few hundred): wrk counts them with the body. */
+const MAX_HEADER_BYTES = 2_048;
+
+/**
+ * Whether a round's answers had the recorded body's size: exactly (the undici client counts
+ * bodies); within the headers' bytes and the answers under way when the window closed (wrk counts
+ * every byte read).
+ */
+export function sizeAsRecorded(round: LoadFigures, bodyBytes: number): boolean {
+  if (round.completed === 0) return true;
+  if (!round.bytesWithHeaders) return Math.round(round.bodyBytes) === bodyBytes;
+  const answers = round.completed + round.non2xx;
+  return round.bodyBytes >= bodyBytes && round.bodyBytes <= ((bodyBytes + MAX_HEADER_BYTES) * (answers + round.connections)) / answers;
+}
+
+/** A round's CPU per answered request, ms, of the server's process and of the client. */
+export function cpuPerRequest(figures: LoadFigures): { readonly server: number; readonly client: number } {
+  return { server: figures.serverCpuMs / figures.completed, client: figures.clientCpuMs / figures.completed };
+}
+
 /** Runs a scenario's rounds, agent and bare server taking turns, each warmed once first. */
-async function measure(scenario: Scenario, agent: Server, bareUrl: string): Promise<{ agent: LoadFigures[]; bare: LoadFigures[]; agentCpuMs: number[] }> {
-  const clients = { agent: new LoadClient(agent.url, scenario.connections), bare: new LoadClient(bareUrl, scenario.connections) };
-  const rounds = { agent: [] as LoadFigures[], bare: [] as LoadFigures[], agentCpuMs: [] as number[] };
+async function measure(scenario: Scenario, agent: Server, bare: Server): Promise<{ agent: LoadFigures[]; bare: LoadFigures[] }> {
+  const servers = { agent, bare };
+  const clients = { agent: createLoadClient(agent.url, scenario.connections), bare: createLoadClient(bare.url, scenario.connections) };
+  const rounds = { agent: [] as LoadFigures[], bare: [] as LoadFigures[] };
   try {
     for (let round = 0; round < ROUNDS; round++) {
       for (const server of ["agent", "bare"] as const) {
-        // Warmed in the first round only: the connections stay open and each server keeps its JIT and caches.
+        // Warmed in the first round only: each server keeps its JIT and caches.
         const warmupMs = round === 0 ? DEFAULT_WARMUP_MS : 0;
-        // The agent's CPU over the run, warm-up included (its requests are counted by the rate over the whole run).
-        const cpuBefore = server === "agent" ? await agentCpuMs(agent) : 0;
-        const figures = await clients[server].run(scenario.request, { durationMs: DEFAULT_DURATION_MS, warmupMs });
-        rounds[server].push(figures);
-        if (server === "agent") rounds.agentCpuMs.push(((await agentCpuMs(agent)) - cpuBefore) / (figures.requestsPerSecond * ((DEFAULT_DURATION_MS + warmupMs) / 1000)));
+        rounds[server].push(await clients[server].run(scenario.request, { durationMs: DEFAULT_DURATION_MS, warmupMs, serverPid: servers[server].child.pid }));
       }
     }
   } finally {
@@ -527,6 +574,8 @@ export class FanOut {
 
 /** Connections for requests with a new filter each: enough to keep the agent busy, a short queue (each costs milliseconds). */
 const NEW_FILTER_CONNECTIONS = 8;
+/** The filters a round of new filters may use, its n-th request taking the n-th (the next round starts past them). */
+const NEW_FILTERS_PER_ROUND = 1_000_000;
 /** Filters whose hand-written predicate is timed over the rows, for the baseline. */
 const HAND_FILTERS = 200;
 
@@ -556,16 +605,17 @@ export async function measureNewFilters(agent: Server, offset = 0): Promise<Reco
     }
     hand.sort((a, b) => a - b);
     const path = (n: number) => `/v1/jobs?${namespace}filter=${encodeURIComponent(newFilter(offset + n))}`;
-    const client = new LoadClient(agent.url, NEW_FILTER_CONNECTIONS);
+    const client = createLoadClient(agent.url, NEW_FILTER_CONNECTIONS);
     const rounds: (LoadFigures & { cpuMsPerRequest: number })[] = [];
     try {
       for (let round = 0; round < ROUNDS; round++) {
         const warmupMs = round === 0 ? DEFAULT_WARMUP_MS : 0;
-        const cpuBefore = await agentCpuMs(agent);
         // Each round its own filters: the n-th request of every round would otherwise repeat the first round's.
-        const figures = await client.run({ path: path(round * 1_000_000), pathOf: (n) => path(round * 1_000_000 + n) }, { durationMs: DEFAULT_DURATION_MS, warmupMs });
-        const cpu = (await agentCpuMs(agent)) - cpuBefore;
-        rounds.push({ ...figures, cpuMsPerRequest: cpu / (figures.requestsPerSecond * ((DEFAULT_DURATION_MS + warmupMs) / 1000)) });
+        const figures = await client.run(
+          { path: path(round * NEW_FILTERS_PER_ROUND), pathOf: (n) => path(round * NEW_FILTERS_PER_ROUND + n) },
+          { durationMs: DEFAULT_DURATION_MS, warmupMs, serverPid: agent.child.pid },
+        );
+        rounds.push({ ...figures, cpuMsPerRequest: cpuPerRequest(figures).server });
       }
     } finally {
       await client.close();
@@ -580,6 +630,8 @@ export async function measureNewFilters(agent: Server, offset = 0): Promise<Reco
       agent: medians(rounds),
       agentCpuMsPerRequest: median(cpuMs),
       agentCpuMsPerRequestWorst: Math.max(...cpuMs),
+      client: client.kind,
+      clientCpuMsPerRequest: median(rounds.map((r) => cpuPerRequest(r).client)),
       handMsPerPass,
       handMsPerPassP99: quantile(hand, 0.99),
       cpuToHand: median(cpuMs) / handMsPerPass,
@@ -594,7 +646,7 @@ export function printNewFilters(figures: Record<string, NewFilterFigures>): void
   for (const f of Object.values(figures)) {
     console.log(
       `${f.label.padEnd(48)} ${pad(integer(f.rows), 6)} rows: ${pad(decimal(f.agent.requestsPerSecond), 8)} req/s, p50 ${decimal(f.agent.p50Ms)} ms, p99 ${decimal(f.agent.p99Ms)} ms; ` +
-        `agent CPU ${decimal(f.agentCpuMsPerRequest, 2)} ms/request (worst round ${decimal(f.agentCpuMsPerRequestWorst, 2)}); hand-written ${decimal(f.handMsPerPass, 3)} ms/pass (p99 ${decimal(f.handMsPerPassP99, 3)}): ${decimal(f.cpuToHand)}×`,
+        `agent CPU ${decimal(f.agentCpuMsPerRequest, 2)} ms/request (worst round ${decimal(f.agentCpuMsPerRequestWorst, 2)}), client ${decimal(f.clientCpuMsPerRequest, 2)}; hand-written ${decimal(f.handMsPerPass, 3)} ms/pass (p99 ${decimal(f.handMsPerPassP99, 3)}): ${decimal(f.cpuToHand)}×`,
     );
   }
 }
@@ -675,15 +727,27 @@ const decimal = (value: number, digits = 1) => value.toLocaleString("en", { mini
 const mebibytes = (bytes: number) => `${decimal(bytes / MIB)} MiB`;
 const pad = (text: string, width: number) => text.padStart(width);
 
-/** Prints one request's line of the table. */
+const microseconds = (ms: number) => `${decimal(ms * 1000, 0)} µs`;
+
+/** The header of {@link printRequest}'s lines. */
+const REQUEST_HEADER =
+  `${"request".padEnd(48)} ${pad("conns", 5)} ${pad("body bytes", 10)}  ${pad("agent req/s", 11)} ${pad("p50 ms", 7)} ${pad("p99 ms", 7)} ${pad("CPU/req", 8)} ${pad("worst", 8)}` +
+  `  ${pad("bare req/s", 11)} ${pad("p50 ms", 7)} ${pad("p99 ms", 7)} ${pad("CPU/req", 8)}  ${pad("client CPU/req", 15)} ${pad("agent/client CPU", 16)}  agent/bare ${pad("worst", 7)} bare/agent`;
+
+/** Prints one request's line of the table: both servers' medians, the client's CPU on each, the ratios and what went wrong. */
 function printRequest(figures: RequestFigures): void {
-  const server = (f: ServerFigures) => `${pad(decimal(f.requestsPerSecond), 10)} ${pad(decimal(f.p50Ms), 8)} ${pad(decimal(f.p99Ms), 8)}`;
+  const server = (f: ServerFigures) => `${pad(decimal(f.requestsPerSecond), 11)} ${pad(decimal(f.p50Ms), 7)} ${pad(decimal(f.p99Ms), 7)}`;
   const problems = [
     ...([figures.agent, figures.bare].some((f) => f.non2xx > 0 || f.errors > 0) ? [`non-2xx ${figures.agent.non2xx}/${figures.bare.non2xx}, errors ${figures.agent.errors}/${figures.bare.errors}`] : []),
     ...(figures.sizeMismatches > 0 ? [`${figures.sizeMismatches} rounds with answers of another size`] : []),
+    ...(figures.clientMayLimit ? [`the bare server is not ${CLIENT_HEADROOM}× the agent: the client or the cores may be the limit`] : []),
   ];
   console.log(
-    `${figures.label.padEnd(48)} ${pad(String(figures.connections), 5)} ${pad(integer(figures.bodyBytes), 10)}  ${server(figures.agent)} ${pad(`${decimal(figures.agentCpuMsPerRequest * 1000, 0)} µs`, 8)}  ${server(figures.bare)} ${pad(`${figures.agentToBare.toFixed(3)}×`, 9)} ${pad(`${figures.agentToBareWorst.toFixed(3)}×`, 9)}${problems.length === 0 ? "" : `   (${problems.join("; ")})`}`,
+    `${figures.label.padEnd(48)} ${pad(String(figures.connections), 5)} ${pad(integer(figures.bodyBytes), 10)}  ${server(figures.agent)} ${pad(microseconds(figures.agentCpuMsPerRequest), 8)} ${pad(microseconds(figures.agentCpuMsPerRequestWorst), 8)}` +
+      `  ${server(figures.bare)} ${pad(microseconds(figures.bareCpuMsPerRequest), 8)}  ${pad(`${microseconds(figures.clientCpuMsPerRequest.agent)} / ${microseconds(figures.clientCpuMsPerRequest.bare)}`, 15)}` +
+      // Above 1, the client on a core of its own could send more than the agent on a core of its own answers, however loaded the machine.
+      ` ${pad(`${(figures.agentCpuMsPerRequest / figures.clientCpuMsPerRequest.agent).toFixed(2)}×`, 16)}` +
+      `  ${pad(`${figures.agentToBare.toFixed(3)}×`, 10)} ${pad(`${figures.agentToBareWorst.toFixed(3)}×`, 7)} ${pad(`${figures.bareToAgent.toFixed(2)}×`, 10)}${problems.length === 0 ? "" : `   (${problems.join("; ")})`}`,
   );
 }
 
@@ -698,7 +762,7 @@ export async function agentBench(): Promise<AgentBenchResults> {
   let agent: Server | undefined;
   let bare: Server | undefined;
   try {
-    console.log(`\nthe agent (bexpr/server in a process of its own, driven over HTTP by undici from this one), ${JOBS.toLocaleString("en")} jobs`);
+    console.log(`\nthe agent (bexpr/server in a process of its own, driven over HTTP by ${describeLoadClient()}), ${JOBS.toLocaleString("en")} jobs`);
     agent = await startServer(AGENT_CHILD, [String(PLACEMENT_DELAY_MS)]);
     const emptyRssBytes = await agentRss(agent);
 
@@ -724,17 +788,19 @@ export async function agentBench(): Promise<AgentBenchResults> {
 
     console.log(
       `\nclosed loop, ${DEFAULT_DURATION_MS / 1000} s windows (after ${DEFAULT_WARMUP_MS / 1000} s of warm-up in the first round), ` +
-        `medians of ${ROUNDS} rounds, agent and bare server taking turns;\nthe bare server (node:http) answers the agent's recorded bytes. M = ${MIXED_FILTER}`,
+        `medians of ${ROUNDS} rounds, agent and bare server taking turns;\nthe bare server (node:http) answers the agent's recorded bytes. ` +
+        `CPU per request: each server's process (/proc/<pid>/stat) and the client's (agent / bare). worst: the worst round. M = ${MIXED_FILTER}`,
     );
-    console.log(
-      `${"request".padEnd(48)} ${pad("conns", 5)} ${pad("body bytes", 10)}  ${pad("agent req/s", 10)} ${pad("p50 ms", 8)} ${pad("p99 ms", 8)} ${pad("CPU/req", 8)}  ${pad("bare req/s", 10)} ${pad("p50 ms", 8)} ${pad("p99 ms", 8)} agent/bare ${pad("worst", 9)}`,
-    );
+    console.log(REQUEST_HEADER);
     const loadStarted = performance.now();
     const requests: Record<string, RequestFigures> = {};
     for (const [i, scenario] of SCENARIOS.entries()) {
-      const rounds = await measure(scenario, agent, bare.url);
+      const rounds = await measure(scenario, agent, bare);
       const { recorded, items } = recordings[i]!;
       const bodyBytes = Buffer.byteLength(recorded.body, "base64");
+      const agentRate = median(rounds.agent.map((r) => r.requestsPerSecond));
+      const bareRate = median(rounds.bare.map((r) => r.requestsPerSecond));
+      const agentCpu = rounds.agent.map((r) => cpuPerRequest(r).server);
       const figures: RequestFigures = {
         label: scenario.label,
         path: scenario.request.path,
@@ -742,21 +808,25 @@ export async function agentBench(): Promise<AgentBenchResults> {
         connections: scenario.connections,
         bodyBytes,
         items,
-        sizeMismatches: [...rounds.agent, ...rounds.bare].filter((round) => round.completed > 0 && Math.round(round.bodyBytes) !== bodyBytes).length,
+        sizeMismatches: [...rounds.agent, ...rounds.bare].filter((round) => !sizeAsRecorded(round, bodyBytes)).length,
         agent: medians(rounds.agent),
         bare: medians(rounds.bare),
-        agentToBare: median(rounds.agent.map((r) => r.requestsPerSecond)) / median(rounds.bare.map((r) => r.requestsPerSecond)),
-        agentToBareWorst: Math.min(...rounds.agent.map((r) => r.requestsPerSecond)) / median(rounds.bare.map((r) => r.requestsPerSecond)),
-        agentCpuMsPerRequest: median(rounds.agentCpuMs),
-        agentCpuMsPerRequestWorst: Math.max(...rounds.agentCpuMs),
+        agentToBare: agentRate / bareRate,
+        agentToBareWorst: Math.min(...rounds.agent.map((r) => r.requestsPerSecond)) / bareRate,
+        agentCpuMsPerRequest: median(agentCpu),
+        agentCpuMsPerRequestWorst: Math.max(...agentCpu),
+        client: rounds.agent[0]!.client,
+        bareCpuMsPerRequest: median(rounds.bare.map((r) => cpuPerRequest(r).server)),
+        clientCpuMsPerRequest: { agent: median(rounds.agent.map((r) => cpuPerRequest(r).client)), bare: median(rounds.bare.map((r) => cpuPerRequest(r).client)) },
+        bareToAgent: bareRate / agentRate,
+        clientMayLimit: clientMayLimit(bareRate, agentRate),
         rounds,
       };
       requests[scenario.name] = figures;
       printRequest(figures);
     }
     console.log(
-      `(M matches ${integer(filterMatches)} of the ${JOBS.toLocaleString("en")} jobs; gzip makes the whole list ${decimal((requests["allGzip"]!.bodyBytes / requests["all"]!.bodyBytes) * 100)}% of its size;` +
-        ` the load generator is one process, so the bare server's figures may be its limit rather than the server's)`,
+      `(M matches ${integer(filterMatches)} of the ${JOBS.toLocaleString("en")} jobs; gzip makes the whole list ${decimal((requests["allGzip"]!.bodyBytes / requests["all"]!.bodyBytes) * 100)}% of its size)`,
     );
     console.log(`\na filter never seen before in each request (${NEW_FILTER_CONNECTIONS} connections; e.g. ${newFilter(0)}), against the hand-written predicate of each over the same rows`);
     const newFilters = await measureNewFilters(agent);
@@ -802,7 +872,7 @@ export async function agentBench(): Promise<AgentBenchResults> {
       jobs: JOBS,
       registration: registered,
       memory,
-      load: { rounds: ROUNDS, durationMs: DEFAULT_DURATION_MS, warmupMs: DEFAULT_WARMUP_MS, filterMatches, requests },
+      load: { rounds: ROUNDS, durationMs: DEFAULT_DURATION_MS, warmupMs: DEFAULT_WARMUP_MS, client: describeLoadClient(), filterMatches, requests },
       newFilters,
       postgres,
       fanOut: fanOutFigures,
@@ -815,12 +885,13 @@ export async function agentBench(): Promise<AgentBenchResults> {
   }
 }
 
-/** Run alone (`npm run bench:agent`): the section, and its figures as `agent` in bench/results.json. */
+/** Run alone (`npm run bench:agent`): the section, its figures as `agent` in bench/results.json, and the README's agent section. */
 async function main(): Promise<void> {
   const results = await agentBench();
   const previous = JSON.parse(readFileSync(RESULTS_PATH, "utf8")) as Record<string, unknown>;
   writeFileSync(RESULTS_PATH, `${JSON.stringify({ ...previous, agent: results }, null, 2)}\n`);
-  console.log(`wrote the agent's figures to ${RESULTS_PATH}`);
+  writeFileSync(README_PATH, withReadmeSection(readFileSync(README_PATH, "utf8"), README_AGENT_START, README_AGENT_END, renderAgentFigures(results)));
+  console.log(`wrote the agent's figures to ${RESULTS_PATH} and the README`);
 }
 
 if (process.argv[1] !== undefined && resolve(process.argv[1]) === fileURLToPath(import.meta.url)) await main();

@@ -36,7 +36,8 @@ import { jobFilterTarget } from "../src/schemas.js";
 import { toSql } from "../src/sql/index.js";
 import { ask, FanOut, jobsIndex, jobSpec, MIXED_FILTER, openFilesLimit, registerJobs, sleep, startServer, stopServer, waitUntilSettled, type Server, type Watch } from "./agent.js";
 import type { ClusterChildMessage, ClusterParentMessage } from "./cluster-child.js";
-import { DEFAULT_CONNECTIONS, DEFAULT_DURATION_MS, DEFAULT_WARMUP_MS, LoadClient, type LoadFigures, type LoadRequest } from "./load.js";
+import { DEFAULT_CONNECTIONS, DEFAULT_DURATION_MS, DEFAULT_WARMUP_MS, type LoadClient, type LoadFigures, type LoadRequest } from "./load.js";
+import { createLoadClient } from "./wrk.js";
 import { median } from "./stats.js";
 import { postgresBinDir, ThrowawayPostgres } from "../scripts/postgres-server.js";
 
@@ -555,7 +556,7 @@ async function listSize(url: string, schema: string, jobs: number): Promise<List
       `${"request".padEnd(38)} ${"".padEnd(8)} ${pad("pg req/s", 9)} ${pad("p50 ms", 7)} ${pad("p99 ms", 7)}  ${pad("mem req/s", 9)} ${pad("p50 ms", 7)} ${pad("p99 ms", 7)}  pg/mem`,
     );
     const client = (agent: AgentProcess) => {
-      const made = new LoadClient(agent.url, DEFAULT_CONNECTIONS);
+      const made = createLoadClient(agent.url, DEFAULT_CONNECTIONS);
       clients.push(made);
       return made;
     };

@@ -5,7 +5,7 @@
  * one process (bench/many-agents.ts). Every
  * evaluation figure comes from a process of its own (bench/child.ts), run several times for its
  * spread; each filter is measured alone and after the other filters ran in the same process. The figures go to
- * bench/results.json and the README's speed table. Figures are printed, never asserted: speed is
+ * bench/results.json and the README's figures (its speed table, editor figures and agent section). Figures are printed, never asserted: speed is
  * measured here, not in tests.
  */
 import { spawnSync } from "node:child_process";
@@ -20,7 +20,7 @@ import { sqlBench } from "./sql.js";
 import { CASES } from "./cases.js";
 import { benchLimits } from "./limits.js";
 import { median } from "./stats.js";
-import { README_EDITOR_END, README_EDITOR_START, renderEditorFigures, renderReadmeTable, withReadmeSection, withReadmeTable, type BenchResults, type EvaluationFigures, type Spread } from "./report.js";
+import { withReadmeFigures, type BenchResults, type EvaluationFigures, type Spread } from "./report.js";
 
 /** Where the figures are written, for the README's table and for comparing runs. */
 const RESULTS_PATH = "bench/results.json";
@@ -147,9 +147,8 @@ async function main(): Promise<void> {
     manyAgents: await manyAgentsBench(),
   };
   writeFileSync(RESULTS_PATH, `${JSON.stringify(results, null, 2)}\n`);
-  const readme = withReadmeTable(readFileSync(README_PATH, "utf8"), renderReadmeTable(results));
-  writeFileSync(README_PATH, withReadmeSection(readme, README_EDITOR_START, README_EDITOR_END, renderEditorFigures(results.editor!)));
-  console.log(`\nwrote ${RESULTS_PATH} and the README's speed table`);
+  writeFileSync(README_PATH, withReadmeFigures(readFileSync(README_PATH, "utf8"), results));
+  console.log(`\nwrote ${RESULTS_PATH} and the README's figures`);
 }
 
 await main();
