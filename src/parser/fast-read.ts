@@ -64,6 +64,12 @@ class Reader {
     return s.slice(this.#pos, end);
   }
 
+  /** Whether the word at the current position (after whitespace) is `word`; nothing is consumed, nor sliced out. */
+  private atWord(word: string): boolean {
+    this.skipSpace();
+    return this.source.startsWith(word, this.#pos) && !isWordPart(this.source.charCodeAt(this.#pos + word.length));
+  }
+
   /** Consumes keyword `word` (already peeked); with `spaced`, whitespace must come before and after it. */
   private keyword(word: string, spaced: boolean): number {
     const start = this.#pos;
@@ -77,7 +83,7 @@ class Reader {
   private or(): Expression {
     if (this.collectionAhead()) return this.collection();
     const operands = [this.and()];
-    while (this.peekWord() === "or") {
+    while (this.atWord("or")) {
       this.keyword("or", true);
       if (this.collectionAhead()) {
         operands.push(this.collection());
@@ -91,7 +97,7 @@ class Reader {
   // andExpression := notExpression ("and" notExpression)*
   private and(): Expression {
     const operands = [this.not()];
-    while (this.peekWord() === "and") {
+    while (this.atWord("and")) {
       this.keyword("and", true);
       operands.push(this.not());
     }
@@ -100,7 +106,7 @@ class Reader {
 
   private not(): Expression {
     const nots: number[] = [];
-    while (this.peekWord() === "not") {
+    while (this.atWord("not")) {
       nots.push(this.keyword("not", false));
       // As an operator, `not` is followed by whitespace (`not(` is an error, `not"x"` a name).
       if (!isSpace(this.source.charCodeAt(this.#pos))) throw GIVE_UP;
@@ -118,8 +124,7 @@ class Reader {
    * field called `any` (`any == 1`), reading it as a collection fails, and the reader gives up.
    */
   private collectionAhead(): boolean {
-    const word = this.peekWord();
-    return word === "any" || word === "all";
+    return this.atWord("any") || this.atWord("all");
   }
 
   // collection := ("any" | "all") path "as" binding "{" orExpression "}"
@@ -130,7 +135,7 @@ class Reader {
     const start = this.keyword(quantifier, false);
     if (!isSpace(s.charCodeAt(this.#pos))) throw GIVE_UP;
     const selector = selectorOf(this.operand());
-    if (this.peekWord() !== "as") throw GIVE_UP;
+    if (!this.atWord("as")) throw GIVE_UP;
     this.keyword("as", true);
     const binding = this.binding();
     this.skipSpace();
