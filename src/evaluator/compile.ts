@@ -15,7 +15,7 @@ import { operator, spellingOf, type Test, type ValueKind as OperatorValueKind } 
 import type { CollectionExpression, Expression, MatchExpression, Selector, Span } from "../ast.js";
 import { forEachClause } from "../ast-walk.js";
 import { createDiagnostic, FilterEvaluationError, FilterSyntaxError, replaceFix, type Diagnostic } from "../errors.js";
-import { resolveLimits, type Limits } from "../limits.js";
+import { DEFAULT_LIMITS, resolveLimits, type Limits } from "../limits.js";
 import { goQuote } from "../go/strings.js";
 import { suggestName } from "../suggest.js";
 import { CostBudget, costExceeded, costExceededReason, fixedCost, KEY_LIST_COST, MAP_ENTRY_COST, patternCost, textCost, worstCaseCost, type ValueSizes } from "./cost.js";
@@ -108,6 +108,8 @@ interface FilterParts {
   readonly entry: EntryFactory | undefined;
   /** Evaluations before the generated code takes over. */
   readonly tierUpAfter: number;
+  /** The reason of the `cost_exceeded` error when the filter's own budget runs out. */
+  readonly reason: string;
 }
 
 /**
@@ -171,7 +173,7 @@ export class Filter<T = unknown> {
     this.#memoryEstimate = parts.memoryEstimate;
     this.#slots = parts.slots;
     this.#metered = parts.metered;
-    this.#reason = costExceededReason(parts.maxCost, false);
+    this.#reason = parts.reason;
     this.#startBudget = parts.maxCost - parts.fixedCost;
     this.#patternSizes = parts.patternSizes;
     this.#env = { slots: parts.slots === 0 ? NO_BINDINGS : new Array<unknown>(parts.slots), busy: false };
@@ -337,7 +339,7 @@ export class Filter<T = unknown> {
    */
   cost(value: T): number {
     const budget = new CostBudget(Number.MAX_SAFE_INTEGER);
-    const unbounded = new Filter<T>({ ...this.#parts(), maxCost: Number.MAX_SAFE_INTEGER });
+    const unbounded = new Filter<T>({ ...this.#parts(), maxCost: Number.MAX_SAFE_INTEGER, reason: ownBudgetReason(Number.MAX_SAFE_INTEGER) });
     unbounded.test(value, budget);
     return budget.spent;
   }
@@ -369,6 +371,7 @@ export class Filter<T = unknown> {
       memoryEstimate: this.memoryEstimate,
       entry: this.#entry,
       tierUpAfter: TIER_UP_EVALUATIONS,
+      reason: this.#reason,
     };
   }
 }
@@ -468,11 +471,12 @@ export function compileExpression<T = unknown>(expression: Expression, options: 
   if (context.diagnostics.some((diagnostic) => diagnostic.severity === "error")) throw new FilterSyntaxError(options.source, context.diagnostics);
   options.warnings?.push(...context.diagnostics);
   const fixed = fixedCost(expression);
+  const reason = ownBudgetReason(limits.maxCost);
   // A filter whose fixed cost alone is over its budget can only fail.
   const predicate: Predicate =
     fixed > limits.maxCost
       ? () => {
-          throw costExceeded(costExceededReason(limits.maxCost, false), expression.span, options.source);
+          throw costExceeded(reason, expression.span, options.source);
         }
       : compiled;
   let memoryEstimate = 2 * (options.source?.length ?? 0) + BYTES_PER_CLAUSE * clauses + BYTES_PER_SEGMENT * segments;
@@ -483,7 +487,7 @@ export function compileExpression<T = unknown>(expression: Expression, options: 
     options.codegen === false || options.trace !== undefined || fixed > limits.maxCost
       ? undefined
       : generateEntry(
-          { expression, fast: context.fast, clauses: context.clauses, metered, startBudget: limits.maxCost - fixed, reason: costExceededReason(limits.maxCost, false) },
+          { expression, fast: context.fast, clauses: context.clauses, metered, startBudget: limits.maxCost - fixed, reason },
           clauses,
         );
   return new Filter<T>({
@@ -498,7 +502,16 @@ export function compileExpression<T = unknown>(expression: Expression, options: 
     memoryEstimate,
     entry,
     tierUpAfter: options.tierUpAfter ?? TIER_UP_EVALUATIONS,
+    reason,
   });
+}
+
+/** The reason of the default budget running out, written once rather than for every filter compiled. */
+const DEFAULT_BUDGET_REASON = costExceededReason(DEFAULT_LIMITS.maxCost, false);
+
+/** The reason of the `cost_exceeded` error of a filter's own budget of `maxCost` units. */
+function ownBudgetReason(maxCost: number): string {
+  return maxCost === DEFAULT_LIMITS.maxCost ? DEFAULT_BUDGET_REASON : costExceededReason(maxCost, false);
 }
 
 function compileNode(node: Expression, scope: readonly Binding[], context: CompileContext): Predicate {
@@ -561,7 +574,25 @@ function allOf(operands: Predicate[]): Predicate {
 }
 
 function siteOf(node: MatchExpression | CollectionExpression, context: CompileContext): Site {
-  return { span: node.span, source: context.options.source, selectorText: selectorText(node.selector) };
+  return new ClauseSite(node, context.options.source);
+}
+
+/** A clause's {@link Site}: its selector's text is only written for an error message, so only then. */
+class ClauseSite implements Site {
+  readonly span: Span;
+  readonly #selector: Selector;
+
+  constructor(
+    node: MatchExpression | CollectionExpression,
+    readonly source: string | undefined,
+  ) {
+    this.span = node.span;
+    this.#selector = node.selector;
+  }
+
+  get selectorText(): string {
+    return selectorText(this.#selector);
+  }
 }
 
 function compileTarget(selector: Selector, scope: readonly Binding[], site: Site, context: CompileContext): CompiledSelector {

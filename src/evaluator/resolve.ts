@@ -96,14 +96,16 @@ export function compileSelector(
   site: Site,
   onUnknownField?: UnknownFieldHandler,
 ): CompiledSelector {
-  const [head, ...rest] = selector.path as [string, ...string[]];
+  const head = selector.path[0]!;
   const binding = findBinding(scope, head);
   if (binding === undefined) {
-    const { steps, schema } = planSteps(selector.path, rootSchema, (index, known, what) => onUnknownField?.(selector, index, known, what));
+    const { steps, schema } = planSteps(selector.path, rootSchema, onUnknownField === undefined ? undefined : (index, known, what) => onUnknownField(selector, index, known, what));
     const walk = createWalker(steps, site, [], selector.path.length >= 2);
-    return { resolve: specialise(steps, walk), schema, fullPath: selector.path, plainPath: plainPathOf(steps) };
+    const plainPath = plainPathOf(steps);
+    return { resolve: specialise(plainPath, walk), schema, fullPath: selector.path, plainPath };
   }
 
+  const rest = selector.path.slice(1);
   const unknown = (index: number, known: readonly string[], what: "field" | "key") => onUnknownField?.(selector, index + 1, known, what);
   const asKey = (): CompiledSelector => {
     if (rest.length > 0) {
@@ -119,7 +121,7 @@ export function compileSelector(
   const asElement = (): CompiledSelector => {
     const { steps, schema } = planSteps(rest, binding.schema, unknown);
     // A path through a binding has at least two segments, so the missing-key rule always applies.
-    const walk = specialise(steps, createWalker(steps, site, binding.fullPath, true));
+    const walk = specialise(plainPathOf(steps), createWalker(steps, site, binding.fullPath, true));
     const slot = binding.valueSlot;
     return { resolve: (_root, env) => walk(env[slot], env), schema, fullPath: [...binding.fullPath, ...rest] };
   };
@@ -151,11 +153,12 @@ function findBinding(scope: readonly Binding[], name: string): Binding | undefin
 function planSteps(
   segments: readonly string[],
   rootSchema: FieldSchema | undefined,
-  onUnknownField: (index: number, known: readonly string[], what: "field" | "key") => void,
+  onUnknownField: ((index: number, known: readonly string[], what: "field" | "key") => void) | undefined,
 ): { steps: Step[]; schema: FieldSchema | undefined } {
   const steps: Step[] = [];
   let schema: FieldSchema | undefined = rootSchema;
-  segments.forEach((key, index) => {
+  for (let index = 0; index < segments.length; index++) {
+    const key = segments[index]!;
     if (schema === undefined || schema === "any") {
       steps.push({ type: "json", key });
       schema = undefined;
@@ -165,21 +168,21 @@ function planSteps(
     } else if (schema.kind === "object") {
       const field: FieldSchema | undefined = Object.hasOwn(schema.fields, key) ? schema.fields[key] : undefined;
       if (field === undefined) {
-        onUnknownField(index, Object.keys(schema.fields), "field");
+        onUnknownField?.(index, Object.keys(schema.fields), "field");
         steps.push({ type: "unknownField", key, typeName: schemaType(schema).typeName });
       } else {
         steps.push({ type: "field", key, schema: field });
       }
       schema = field;
     } else if (schema.kind === "map") {
-      if (schema.keys !== undefined && !schema.keys.includes(key)) onUnknownField(index, schema.keys, "key");
+      if (schema.keys !== undefined && !schema.keys.includes(key)) onUnknownField?.(index, schema.keys, "key");
       steps.push({ type: "mapKey", key, schema: schema.values });
       schema = schema.values;
     } else {
       steps.push({ type: "index", key, schema: schema.items });
       schema = schema.items;
     }
-  });
+  }
   return { steps, schema };
 }
 
@@ -296,8 +299,7 @@ function createWalker(steps: readonly Step[], site: Site, basePath: readonly Pat
  * anything else (a list, a missing key, a nil struct) it hands over to the general walker, which
  * starts again from the root and applies every rule.
  */
-function specialise(steps: readonly Step[], general: (root: unknown, env: unknown[]) => unknown): (root: unknown, env: unknown[]) => unknown {
-  const plain = plainPathOf(steps);
+function specialise(plain: CompiledSelector["plainPath"], general: (root: unknown, env: unknown[]) => unknown): (root: unknown, env: unknown[]) => unknown {
   if (plain === undefined) return general;
   const { keys, absentIsZero } = plain;
   const count = keys.length;
@@ -333,8 +335,14 @@ function specialise(steps: readonly Step[], general: (root: unknown, env: unknow
 
 /** The keys of a path that only reads object keys (the fast path), and where an absent key holds null. */
 function plainPathOf(steps: readonly Step[]): CompiledSelector["plainPath"] {
-  if (!steps.every((step) => (step.type === "json" || step.type === "field" || step.type === "mapKey") && step.key !== "__proto__")) return undefined;
-  return { keys: steps.map((step) => step.key), absentIsZero: steps.map((step) => step.type === "field") };
+  const keys: string[] = [];
+  const absentIsZero: boolean[] = [];
+  for (const step of steps) {
+    if ((step.type !== "json" && step.type !== "field" && step.type !== "mapKey") || step.key === "__proto__") return undefined;
+    keys.push(step.key);
+    absentIsZero.push(step.type === "field");
+  }
+  return { keys, absentIsZero };
 }
 
 /**

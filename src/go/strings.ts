@@ -154,6 +154,13 @@ function decodeUtf8(bytes: readonly number[]): string {
  * Undefined when the text has no escaped bytes (then its UTF-8 encoding is its bytes).
  */
 export function escapedBytes(text: string): Uint8Array | undefined {
+  // Most texts hold no escaped byte: without a code unit that could be one, there is nothing to build.
+  let candidate = false;
+  for (let i = 0; i < text.length && !candidate; i++) {
+    const unit = text.charCodeAt(i);
+    candidate = unit >= 0xdc80 && unit <= 0xdcff;
+  }
+  if (!candidate) return undefined;
   let found = false;
   const bytes: number[] = [];
   for (let i = 0; i < text.length; i++) {

@@ -42,14 +42,39 @@ describe("the fast path of parse", () => {
     'Meta/owner == "x"',
     "Status == null",
     'Status == "a\\tb\\x41"',
+    'Status == "" and "" in Tags and Meta[""] != ``',
     "a == 1 or (b == 2 and (c == 3 or d == 4))",
+    "any Datacenters as dc { dc == 1 }",
+    '(any Datacenters as dc { dc matches "^dc[12]$" }) and (all Meta as k, v { v != "" })',
+    'Status == "x" or all Meta as _, v { v is not empty }',
+    "any TaskGroups as i, _{any Tasks as t{t == `a`}}",
+    "not (all Meta as k , v { k == v or v != \"\" })",
+    "any  Items  as  x\n{\tx.Name == \"a\" }",
   ])("reads %s as the full parser does", (source) => {
     expect(agrees(source)).toBe(true);
   });
 
   it.each([
-    // Left to the full parser: collections, pointers, unusual spacing, keywords as names, errors.
-    "any Datacenters as dc { dc == 1 }",
+    // Left to the full parser: pointers, unusual spacing, keywords as names, errors.
+    "any Datacenters as dc { dc == 1}",
+    "any == 1",
+    "any in Datacenters",
+    "any Datacenters as dc { dc == 1 } and a == 1",
+    "any Datacenters as dc { dc == 1 } or a == 1",
+    "a == 1 and any Datacenters as dc { dc == 1 }",
+    "not any Datacenters as dc { dc == 1 }",
+    "any Datacenters as in { in == 1 }",
+    "any Datacenters as _ { a == 1 }",
+    "any Datacenters as _, _ { a == 1 }",
+    "any Datacenters as _x, y { a == 1 }",
+    "any Datacenters as dc, v_ w { a == 1 }",
+    "any Datacenters as dc dc == 1",
+    "any Datacenters as dc { dc == 1",
+    'any "/Datacenters" as dc { dc == 1 }',
+    "any Datacenters.0 as{ dc == 1 }",
+    "any Datacentersas dc { dc == 1 }",
+    "anyDatacenters as dc { dc == 1 }",
+    "any(Datacenters) as dc { dc == 1 }",
     '"/Status" == "running"',
     'Status == "/x"',
     '(a == 1)and(b == 2)',
@@ -84,6 +109,10 @@ describe("the fast path of parse", () => {
     expect(fastRead("a == 1 or b == 2 or c == 3", limits)).toBeUndefined();
     expect(fastRead("a == 1 or b == 2", limits)).toBeDefined();
     expect(fastRead('a == "12345"', resolveLimits({ maxSourceLength: 5 }))).toBeUndefined();
+    // Collection bodies nest as parentheses do, and a collection is a clause.
+    expect(fastRead("(any a as x { (any b as y { (c == 1) }) })", limits)).toBeUndefined();
+    expect(fastRead("any a as x { any b as y { c == 1 } }", limits)).toBeUndefined();
+    expect(fastRead("any a as x { c == 1 }", limits)).toBeDefined();
   });
 
   it("reads every printed expression it takes as the full parser does, and takes most of them", () => {
@@ -113,9 +142,9 @@ describe("the fast path of parse", () => {
     const space = fc.constantFrom("", " ", "  ", "\t", "\n", " \r\n ");
     fc.assert(
       fc.property(expressionArb, fc.array(space, { minLength: 64, maxLength: 64 }), (expression, spaces) => {
-        // Re-space the printed source at its existing spaces and parentheses.
+        // Re-space the printed source at its existing spaces, parentheses, braces and commas.
         let k = 0;
-        const source = print(expression).replace(/ |\(|\)/g, (match) => (match === " " ? spaces[k++ % 64]! : match === "(" ? `(${spaces[k++ % 64]}` : `${spaces[k++ % 64]})`));
+        const source = print(expression).replace(/ |\(|\)|\{|\}|,/g, (match) => (match === " " ? spaces[k++ % 64]! : match === "(" || match === "{" ? `${match}${spaces[k++ % 64]}` : `${spaces[k++ % 64]}${match}`));
         agrees(source);
       }),
       { numRuns: 5000 },
