@@ -5,7 +5,7 @@
  * that another agent's write has overtaken is refused, and applied again on the state as it is.
  */
 import { describe, expect, it } from "vitest";
-import { jobsEndpoint } from "../../src/server/list/endpoints.js";
+import { jobsEndpoint, SEARCH_DOCUMENTS } from "../../src/server/list/endpoints.js";
 import type { Job } from "../../src/server/state/model.js";
 import type { Database, SqlSession, TextRow } from "../../src/server/state/postgres/database.js";
 import type { ListPageRequest } from "../../src/server/state/store.js";
@@ -271,3 +271,31 @@ async function withReader(
     await drop();
   }
 }
+
+describe.runIf(ON_POSTGRES)("the indexes of the rows", () => {
+  it("keep the orders of the lists with a keyset only, the rows of other tables out of them (dropped where tables made before had them)", async () => {
+    const { store, drop } = await testStore();
+    const schema = (store as { schema: string }).schema;
+    const database = await openTestDatabase(store);
+    try {
+      (await PostgresStore.open(database, { schema, documents: SEARCH_DOCUMENTS })).close();
+      // Tables made before: an order index over every table's rows. An agent opens them again (a database of its own: each listens once).
+      await database.query(`CREATE INDEX IF NOT EXISTS rows_by_id ON "${schema}".rows (tbl, id) WHERE doc IS NOT NULL`);
+      const again = await openTestDatabase(store);
+      (await PostgresStore.open(again, { schema, documents: SEARCH_DOCUMENTS })).close();
+      await again.close();
+      const indexes = await database.query(`SELECT indexname AS name, indexdef AS definition FROM pg_indexes WHERE schemaname = $1 AND tablename = 'rows' ORDER BY indexname`, [schema]);
+      expect(indexes.map((index) => index.name)).toEqual(["rows_changes", "rows_jobs_documents", "rows_listed_by_creation", "rows_listed_by_id", "rows_listed_by_namespace", "rows_pkey", "rows_undocumented"]);
+      for (const index of indexes.filter((index) => index.name!.startsWith("rows_listed_"))) expect(index.definition).toMatch(/tbl = ANY \(ARRAY\['jobs'::text, 'deployment'::text, 'acl_token'::text\]\)/);
+      // A page of jobs is read in the order of its index (sequential scans off: these few rows would be read whole otherwise).
+      const plan = await database.transaction(async (session) => {
+        await session.query("SET LOCAL enable_seqscan = off");
+        return session.query(`EXPLAIN SELECT r.key FROM "${schema}".rows AS r WHERE r.tbl = 'jobs' AND r.doc IS NOT NULL ORDER BY r.ns, r.id LIMIT 3`);
+      });
+      expect(JSON.stringify(plan)).toContain("rows_listed_by_namespace");
+    } finally {
+      await database.close();
+      await drop();
+    }
+  });
+});
