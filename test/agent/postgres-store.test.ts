@@ -5,9 +5,16 @@
  * that another agent's write has overtaken is refused, and applied again on the state as it is.
  */
 import { describe, expect, it } from "vitest";
-import type { Database, TextRow } from "../../src/server/state/postgres/database.js";
+import { jobsEndpoint, SEARCH_DOCUMENTS } from "../../src/server/list/endpoints.js";
+import type { Job } from "../../src/server/state/model.js";
+import type { Database, SqlSession, TextRow } from "../../src/server/state/postgres/database.js";
+import type { ListPageRequest } from "../../src/server/state/store.js";
 import { PostgresStore } from "../../src/server/state/postgres/store.js";
+import { POSTGRES_URL_VARIABLE } from "../sql/databases.js";
 import { ON_POSTGRES, openTestDatabase, testStore } from "./support.js";
+
+/** The PostgreSQL server the tests run on, if any (PGlite otherwise). */
+const SERVER_URL = process.env[POSTGRES_URL_VARIABLE];
 
 /** The statement of a barrier. */
 const BARRIER = /^SELECT index::text AS index FROM "[a-z0-9_]+"\.state$/;
@@ -34,7 +41,7 @@ function held(database: Database): { database: Database; barriers: () => number;
       return answer;
     },
     transaction: (work) => database.transaction(work),
-    listTransaction: (work) => database.listTransaction(work),
+    listTransaction: (work, statementTimeoutMs) => database.listTransaction(work, statementTimeoutMs),
     listen: (channel, onPayload, onReconnect) => database.listen(channel, (payload) => void (silent || onPayload(payload)), onReconnect),
     close: () => database.close(),
   };
@@ -126,6 +133,168 @@ describe.runIf(ON_POSTGRES)("the barrier of consistent reads", () => {
       alpha.close();
       beta.close();
       await Promise.all([aDatabase.close(), bDatabase.close()]);
+      await drop();
+    }
+  });
+});
+
+/**
+ * A database that records the statements of each list page (the transaction's begin is the
+ * database's own) and the text columns of their rows, and runs `afterBatch` before a page's batch
+ * is answered.
+ */
+function recorded(database: Database): { database: Database; pages: { sql: string; docs: (string | null | undefined)[] }[][]; afterBatch: { run?: () => Promise<void> } } {
+  const pages: { sql: string; docs: (string | null | undefined)[] }[][] = [];
+  const afterBatch: { run?: () => Promise<void> } = {};
+  const wrapped: Database = {
+    ...database,
+    get listening() {
+      return database.listening;
+    },
+    query: (sql, params, since) => database.query(sql, params, since),
+    transaction: (work, since) => database.transaction(work, since),
+    listTransaction: (work, statementTimeoutMs) =>
+      database.listTransaction((session: SqlSession) => {
+        const statements: { sql: string; docs: (string | null | undefined)[] }[] = [];
+        pages.push(statements);
+        return work({
+          async query(sql, params) {
+            const rows = await session.query(sql, params);
+            statements.push({ sql, docs: rows.map((row) => row.doc) });
+            const run = afterBatch.run;
+            afterBatch.run = undefined;
+            await run?.();
+            return rows;
+          },
+        });
+      }, statementTimeoutMs),
+    listen: (channel, onPayload, onReconnect) => database.listen(channel, onPayload, onReconnect),
+    close: () => database.close(),
+  };
+  return { database: wrapped, pages, afterBatch };
+}
+
+/** A job row with what the jobs' keyset reads of it (no search documents: the store is opened without them). */
+const jobRow = (id: string, index: number) => ({ ID: id, Name: id, Namespace: "default", SubmitTime: 1n, CreateIndex: index, ModifyIndex: index, JobModifyIndex: index }) as unknown as Job;
+
+/** A consistent page of every job, unfiltered. */
+const everyJob = (perPage: number): ListPageRequest<Job> => ({
+  perPage,
+  nextToken: "",
+  reverse: false,
+  filter: undefined,
+  budget: undefined,
+  namespace: "*",
+  prefix: "",
+  schema: undefined,
+  permitted: () => true,
+  filterTarget: (job) => job,
+  stale: false,
+});
+
+describe.runIf(ON_POSTGRES)("a consistent page read from the database", () => {
+  it("is one statement in its snapshot, whose rows come without their text when the copy is at the snapshot's index (the copy's own objects are taken)", async () => {
+    const { store, drop } = await testStore();
+    const schema = (store as { schema: string }).schema;
+    const database = await openTestDatabase(store);
+    const reader = recorded(database);
+    const own = await PostgresStore.open(reader.database, { schema });
+    try {
+      for (const id of ["a", "b", "c"]) await own.write(["jobs"], (state) => state.jobs.put(jobRow(id, state.index)), "JobRegister");
+      const page = await own.page(jobsEndpoint, everyJob(2));
+      expect(page.rows.map((job) => job.ID)).toEqual(["a", "b"]);
+      expect(page.nextToken).toBe("default.c");
+      expect(page.rows[0]).toBe([...own.tables.jobs.values()].find((job) => job.ID === "a"));
+      expect(reader.pages).toHaveLength(1);
+      expect(reader.pages[0]!.map((statement) => statement.docs)).toEqual([[null, null, null]]);
+    } finally {
+      own.close();
+      await database.close();
+      await drop();
+    }
+  });
+
+  it("takes the rows' text from its snapshot when the copy is behind", async () => {
+    await withReader(async ({ reader, readerStore, writerStore }) => {
+      for (const id of ["a", "b"]) await writerStore.write(["jobs"], (state) => state.jobs.put(jobRow(id, state.index)), "JobRegister");
+      expect(readerStore.index).toBeLessThan(writerStore.index);
+      const page = await readerStore.page(jobsEndpoint, everyJob(0));
+      expect(page.rows.map((job) => job.ID)).toEqual(["a", "b"]);
+      expect(page.index).toBe(writerStore.index);
+      expect(reader.pages.at(-1)!.map((statement) => statement.docs.map((doc) => typeof doc))).toEqual([["string", "string"]]);
+    });
+  });
+
+  // PGlite runs one transaction at a time: another write cannot come while a page's batch is read.
+  it.runIf(SERVER_URL !== undefined)("reads a batch again, with the rows' text, when the copy moves while it is read", async () => {
+    await withReader(async ({ quiet, reader, readerStore, writerStore }) => {
+      quiet(false);
+      for (const id of ["a", "b"]) await writerStore.write(["jobs"], (state) => state.jobs.put(jobRow(id, state.index)), "JobRegister");
+      await readerStore.catchUp();
+      const at = readerStore.index;
+      // The batch is sent for rows without their text (the copy at the snapshot's index); while it is read, the copy takes up another write.
+      reader.afterBatch.run = async () => {
+        await writerStore.write(["jobs"], (state) => state.jobs.put(jobRow("c", state.index)), "JobRegister");
+        await readerStore.catchUp();
+      };
+      const page = await readerStore.page(jobsEndpoint, everyJob(0));
+      expect(readerStore.index).toBeGreaterThan(at);
+      // The page is the snapshot's (without c).
+      expect(page.rows.map((job) => job.ID)).toEqual(["a", "b"]);
+      expect(page.index).toBe(at);
+      expect(reader.pages.at(-1)!.map((statement) => statement.docs.map((doc) => typeof doc))).toEqual([
+        ["object", "object"],
+        ["string", "string"],
+      ]);
+    });
+  });
+});
+
+/** Runs `test` with a reader store that hears nothing of the writer's writes until `quiet(false)`, and a writer store, on one schema. */
+async function withReader(
+  test: (stores: { quiet: (on: boolean) => void; reader: ReturnType<typeof recorded>; readerStore: PostgresStore; writerStore: PostgresStore }) => Promise<void>,
+): Promise<void> {
+  const { store, drop } = await testStore();
+  const schema = (store as { schema: string }).schema;
+  const [readerDatabase, writerDatabase] = [await openTestDatabase(store), await openTestDatabase(store)];
+  const silenced = held(readerDatabase);
+  const reader = recorded(silenced.database);
+  const [readerStore, writerStore] = [await PostgresStore.open(reader.database, { schema }), await PostgresStore.open(writerDatabase, { schema })];
+  silenced.quiet(true);
+  silenced.release();
+  try {
+    await test({ quiet: silenced.quiet, reader, readerStore, writerStore });
+  } finally {
+    readerStore.close();
+    writerStore.close();
+    await Promise.all([readerDatabase.close(), writerDatabase.close()]);
+    await drop();
+  }
+}
+
+describe.runIf(ON_POSTGRES)("the indexes of the rows", () => {
+  it("keep the orders of the lists with a keyset only, the rows of other tables out of them (dropped where tables made before had them)", async () => {
+    const { store, drop } = await testStore();
+    const schema = (store as { schema: string }).schema;
+    const database = await openTestDatabase(store);
+    try {
+      (await PostgresStore.open(database, { schema, documents: SEARCH_DOCUMENTS })).close();
+      // Tables made before: an order index over every table's rows. An agent opens them again (a database of its own: each listens once).
+      await database.query(`CREATE INDEX IF NOT EXISTS rows_by_id ON "${schema}".rows (tbl, id) WHERE doc IS NOT NULL`);
+      const again = await openTestDatabase(store);
+      (await PostgresStore.open(again, { schema, documents: SEARCH_DOCUMENTS })).close();
+      await again.close();
+      const indexes = await database.query(`SELECT indexname AS name, indexdef AS definition FROM pg_indexes WHERE schemaname = $1 AND tablename = 'rows' ORDER BY indexname`, [schema]);
+      expect(indexes.map((index) => index.name)).toEqual(["rows_changes", "rows_jobs_documents", "rows_listed_by_creation", "rows_listed_by_id", "rows_listed_by_namespace", "rows_pkey", "rows_undocumented"]);
+      for (const index of indexes.filter((index) => index.name!.startsWith("rows_listed_"))) expect(index.definition).toMatch(/tbl = ANY \(ARRAY\['jobs'::text, 'deployment'::text, 'acl_token'::text\]\)/);
+      // A page of jobs is read in the order of its index (sequential scans off: these few rows would be read whole otherwise).
+      const plan = await database.transaction(async (session) => {
+        await session.query("SET LOCAL enable_seqscan = off");
+        return session.query(`EXPLAIN SELECT r.key FROM "${schema}".rows AS r WHERE r.tbl = 'jobs' AND r.doc IS NOT NULL ORDER BY r.ns, r.id LIMIT 3`);
+      });
+      expect(JSON.stringify(plan)).toContain("rows_listed_by_namespace");
+    } finally {
+      await database.close();
       await drop();
     }
   });

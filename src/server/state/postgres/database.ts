@@ -53,14 +53,16 @@ export interface Database extends SqlSession {
    */
   transaction<T>(work: (session: SqlSession) => Promise<T>, since?: number): Promise<T>;
   /**
-   * Runs `work`, which only reads, in a transaction on the connections kept for list pages (each
-   * statement cancelled by the server after {@link LIST_STATEMENT_TIMEOUT_MS}); held as
-   * {@link Database.transaction} is, from now.
+   * Runs `work`, which only reads, in a `REPEATABLE READ READ ONLY` transaction (one snapshot for
+   * all its statements) on the connections kept for list pages (each statement cancelled by the
+   * server after {@link LIST_STATEMENT_TIMEOUT_MS}, or `statementTimeoutMs`); held as
+   * {@link Database.transaction} is, from now. On a server the transaction, its isolation and its
+   * timeout begin in one round trip.
    *
    * @throws {@link DatabaseBusyError} when no such connection came free within
    * {@link LIST_CONNECTION_WAIT_MS}.
    */
-  listTransaction<T>(work: (session: SqlSession) => Promise<T>): Promise<T>;
+  listTransaction<T>(work: (session: SqlSession) => Promise<T>, statementTimeoutMs?: number): Promise<T>;
   /**
    * Listens on `channel`: `onPayload` gets each notification's payload; `onReconnect` is called
    * after the connection was lost and came back (notifications sent meanwhile are lost).
@@ -354,10 +356,14 @@ export async function connectServer(url: string, options: ServerOptions = {}): P
     }
   };
 
-  /** A transaction on a connection of `kind`: the list pool's only read, so a commit lost on its way leaves nothing unknown. */
-  const transaction = <T>(kind: "main" | "list", work: (session: SqlSession) => Promise<T>, since?: number): Promise<T> =>
+  /**
+   * A transaction on a connection of `kind`, begun by `begin` (one statement, or several without
+   * parameters, which the server takes in one round trip): the list pool's only read, so a commit
+   * lost on its way leaves nothing unknown.
+   */
+  const transaction = <T>(kind: "main" | "list", work: (session: SqlSession) => Promise<T>, since?: number, begin = "BEGIN"): Promise<T> =>
     withClient(kind, since, async (client) => {
-      await statement(client, "BEGIN", undefined, false);
+      await statement(client, begin, undefined, false);
       try {
         const result = await work({ query: (sql, params) => statement(client, sql, params, false) });
         await statement(client, "COMMIT", undefined, kind === "main");
@@ -372,7 +378,8 @@ export async function connectServer(url: string, options: ServerOptions = {}): P
     query: (sql, params, since) => withClient("main", since, (client) => statement(client, sql, params, false)),
     write: (sql, params, since) => withClient("main", since, (client) => statement(client, sql, params, true)),
     transaction: (work, since) => transaction("main", work, since),
-    listTransaction: (work) => transaction("list", work),
+    listTransaction: (work, statementTimeoutMs) =>
+      transaction("list", work, undefined, `BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY${statementTimeoutMs === undefined ? "" : `; SET LOCAL statement_timeout = ${Math.trunc(statementTimeoutMs)}`}`),
     listen: (channel, onPayload, onReconnect) => listener.start(channel, onPayload, onReconnect),
     get listening() {
       return listener.up;
@@ -535,8 +542,13 @@ export function fromPglite(instance: PgliteLike): Database {
     query,
     write: query,
     transaction,
-    // One engine, one statement at a time: there is no other connection to keep for list pages.
-    listTransaction: transaction,
+    // One engine, one statement at a time: there is no other connection to keep for list pages, and
+    // no statement to time out (PGlite cannot interrupt one).
+    listTransaction: (work) =>
+      transaction(async (session) => {
+        await session.query("SET TRANSACTION ISOLATION LEVEL REPEATABLE READ READ ONLY");
+        return work(session);
+      }),
     async listen(channel, onPayload) {
       // In-process: the connection is never lost.
       unlisten.push(await instance.listen(channel, onPayload));

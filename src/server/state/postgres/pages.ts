@@ -32,7 +32,7 @@ import type { ObjectSchema } from "../../../evaluator/schema.js";
 import { toSql, type SqlFilter } from "../../../sql/index.js";
 import { creationToken, PageCut } from "../page.js";
 import { ALL_NAMESPACES, type Keyset, type ListOrder, type ListPage, type ListPageRequest, type Listing, type Rows, type StateView, type StoreBusyError, type Tables } from "../store.js";
-import { STATEMENT_TIMEOUT_MS, type Database } from "./database.js";
+import { STATEMENT_TIMEOUT_MS, type Database, type TextRow } from "./database.js";
 import { decodeRow } from "./rows.js";
 
 /** The rows read per query when the page has to look past rows dropped by the caller's rights or the re-check. */
@@ -169,57 +169,83 @@ async function readPage<Row>(
     const first = `SELECT ${columns.map((column) => `r.${column}`).join(", ")} FROM ${s}.rows AS r WHERE ${base(params)} AND ${token} ${after}= ${params.add(nextToken)} ORDER BY ${orderBy} LIMIT 1`;
     return ` AND ${keys} ${after}= (${first})`;
   };
-  const summary = keyset.summaries === true ? `, (SELECT sm.doc FROM ${s}.rows AS sm WHERE sm.tbl = 'job_summary' AND sm.key = r.key) AS summary` : "";
+  /**
+   * The snapshot's figures, as text: the list's index (the last index of its tables, `tables` the
+   * placeholder of their names), the state's index, and whether any row of the list has no
+   * document (rare: see MAX_DOCUMENT_DEPTH).
+   */
+  const snapshotColumns = (tables: string) =>
+    `(SELECT coalesce(max(ti.index), 1)::text FROM ${s}.table_index AS ti WHERE ti.tbl = ANY(${tables}::text[])) AS list_index, (SELECT st.index::text FROM ${s}.state AS st) AS state_index, ` +
+    `(EXISTS (SELECT 1 FROM ${s}.rows AS u WHERE u.tbl = '${keyset.table}' AND u.doc IS NOT NULL AND u.document IS NULL))::text AS list_undocumented`;
+  /** A stored row's text, unless the snapshot's index is `copyIndex` (then the agent's copy holds the row, and takes its own). */
+  const textUnlessAt = (column: string, copyIndex: string) => `CASE WHEN (SELECT st.index FROM ${s}.state AS st) = ${copyIndex}::bigint THEN NULL ELSE ${column} END`;
+  const summary = (copyIndex: string) => (keyset.summaries === true ? `, ${textUnlessAt(`(SELECT sm.doc FROM ${s}.rows AS sm WHERE sm.tbl = 'job_summary' AND sm.key = r.key)`, copyIndex)} AS summary` : "");
 
+  // Without a filter pushed down the statements are the agent's own (batches of rows in order):
+  // the timeout of the agent's statements, not the one that stops a client's filter.
   return database.listTransaction(async (session) => {
-    await session.query("SET TRANSACTION ISOLATION LEVEL REPEATABLE READ READ ONLY");
-    // Without a filter pushed down the statements are the agent's own (batches of rows in order):
-    // the timeout of the agent's statements, not the one that stops a client's filter.
-    if (translated === undefined) await session.query(`SET LOCAL statement_timeout = ${STATEMENT_TIMEOUT_MS}`);
-    // The index, and whether any row of the list has no document (rare: see MAX_DOCUMENT_DEPTH); only
-    // then does the filter need its `document IS NULL OR`, which would keep PostgreSQL off the GIN index.
-    const [indexRow] = await session.query(
-      `SELECT coalesce(max(index), 1)::text AS index, (SELECT index::text FROM ${s}.state) AS state_index,
-         (EXISTS (SELECT 1 FROM ${s}.rows WHERE tbl = '${keyset.table}' AND doc IS NOT NULL AND document IS NULL))::text AS undocumented
-       FROM ${s}.table_index WHERE tbl = ANY($1::text[])`,
-      [[...listing.tables]],
-    );
-    const index = Number(indexRow!.index);
-    const stateIndex = Number(indexRow!.state_index);
-    const filterCondition = translated === undefined ? "" : indexRow!.undocumented === "true" ? ` AND (r.document IS NULL OR (${translated.sql}))` : ` AND (${translated.sql})`;
+    /** The snapshot's list index and state index, and whether the list has undocumented rows: read with the first batch. */
+    let snapshot: { readonly index: number; readonly stateIndex: number; readonly undocumented: boolean } | undefined;
+    // Rows without a document need `document IS NULL OR` before the filter, which would keep PostgreSQL off the GIN index:
+    // the first batch is read without it, and again with it in the rare snapshot that has such rows.
+    let withUndocumented = false;
     const summaries = new Map<string, Rows["job_summary"]>();
     const view = pageView(copy.tables, summaries);
     const { filterTarget } = request;
     const cut = new PageCut(request, { permitted: request.permitted, filterTarget: (row: Row) => filterTarget(row, view), token: (row: Row) => listing.token(row, prefix) });
     let last: readonly string[] | undefined;
+    /**
+     * One batch: its rows, each with its text unless the agent's copy is at the snapshot's index
+     * (`withText` asks for the text whatever the copy's index).
+     */
+    const readBatch = async (limit: number, withText: boolean): Promise<TextRow[]> => {
+      const params = parameters();
+      const filterCondition = translated === undefined ? "" : withUndocumented ? ` AND (r.document IS NULL OR (${translated.sql}))` : ` AND (${translated.sql})`;
+      const from = last === undefined ? start(params) : ` AND ${keys} ${after} (${last.map((value, i) => typed(columns[i]!, params.add(value))).join(", ")})`;
+      // A row whose document jsonb cannot hold has none: every filter selects it, for the re-check.
+      const where = `${base(params)}${filterCondition}${from}`;
+      const copyIndex = params.add(withText ? "-1" : String(copy.index));
+      const info = snapshot === undefined ? `, ${snapshotColumns(params.add([...listing.tables]))}` : "";
+      return session.query(
+        `SELECT r.key, ${textUnlessAt("r.doc", copyIndex)} AS doc, (r.document IS NULL)::text AS undocumented, ${columns.map((column) => `r.${column}::text AS ${column}`).join(", ")}${summary(copyIndex)}${info} ` +
+          `FROM ${s}.rows AS r${translated === undefined ? "" : ` ${DOCUMENT}`} WHERE ${where} ORDER BY ${orderBy}${limit === 0 ? "" : ` LIMIT ${limit}`}`,
+        params.values,
+      );
+    };
     for (;;) {
       // The page and the row after it; past rows the caller's rights or the re-check drop, a batch at a time.
       const { wanted } = cut;
       const limit = wanted === Infinity ? 0 : last === undefined ? wanted : Math.max(wanted, BATCH_ROWS);
-      const params = parameters();
-      const from = last === undefined ? start(params) : ` AND ${keys} ${after} (${last.map((value, i) => typed(columns[i]!, params.add(value))).join(", ")})`;
-      // A row whose document jsonb cannot hold has none: every filter selects it, for the re-check.
-      const where = `${base(params)}${filterCondition}${from}`;
-      const rows = await session.query(
-        `SELECT r.key, r.doc, (r.document IS NULL)::text AS undocumented, ${columns.map((column) => `r.${column}::text AS ${column}`).join(", ")}${summary} FROM ${s}.rows AS r${translated === undefined ? "" : ` ${DOCUMENT}`} WHERE ${where} ORDER BY ${orderBy}${limit === 0 ? "" : ` LIMIT ${limit}`}`,
-        params.values,
-      );
+      const sentAt = copy.index;
+      let rows = await readBatch(limit, false);
+      if (snapshot === undefined) {
+        // An empty first batch brings no snapshot figures: they are read on their own.
+        const [first] = rows.length > 0 ? rows : await session.query(`SELECT ${snapshotColumns("$1")}`, [[...listing.tables]]);
+        snapshot = { index: Number(first!.list_index), stateIndex: Number(first!.state_index), undocumented: first!.list_undocumented === "true" };
+        if (snapshot.undocumented && translated !== undefined) {
+          withUndocumented = true;
+          rows = await readBatch(limit, false);
+        }
+      }
+      const { index, stateIndex } = snapshot;
+      // The rows came without their text when the copy was at the snapshot's index as the batch was
+      // sent; its catch-up runs on its own turns, and may have moved it meanwhile: then they are read again, with it.
+      if (sentAt === stateIndex && copy.index !== stateIndex) rows = await readBatch(limit, true);
       // A copy at the snapshot's index holds every row of it as the snapshot does: its own objects
       // are taken (no decoding, and the items and filter targets made for them are found again).
-      // The copy moves only between batches (its catch-up runs on its own turns).
-      const current = copy.index === stateIndex;
       for (const stored of rows) {
         const key = JSON.parse(stored.key!) as string;
-        const row = ((current ? copy.tables[keyset.table].get(key) : undefined) ?? decodeRow(keyset.table, stored.doc!)) as Row;
-        if (typeof stored.summary === "string") {
-          summaries.set(key, (current ? copy.tables.job_summary.get(key) : undefined) ?? decodeRow("job_summary", stored.summary));
-        }
+        const fromCopy = stored.doc === null;
+        const row = (fromCopy ? copy.tables[keyset.table].get(key) : decodeRow(keyset.table, stored.doc!)) as Row;
+        // A job without a summary has none, in the copy as in the snapshot.
+        const summary = keyset.summaries !== true ? undefined : fromCopy ? copy.tables.job_summary.get(key) : typeof stored.summary === "string" ? decodeRow("job_summary", stored.summary) : undefined;
+        if (summary !== undefined) summaries.set(key, summary);
         if (cut.offer(row, exact && stored.undocumented !== "true")) return { ...cut.page(), index, view };
       }
       if (limit === 0 || rows.length < limit) return { ...cut.page(), index, view };
       last = columns.map((column) => rows[rows.length - 1]![column]!);
     }
-  });
+  }, translated === undefined ? STATEMENT_TIMEOUT_MS : undefined);
 }
 
 /** The agent's copy of the state, which a page takes its rows from when it is at the page's index. */
