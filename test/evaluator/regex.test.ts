@@ -255,7 +255,7 @@ describe("grouped patterns on V8's engine", () => {
   it(`runs patterns of up to ${NATIVE_MAX_SIZE} instructions on V8`, () => {
     const sized = (n: number) => `^(?:a|b)${"x".repeat(n)}$`;
     let n = 1;
-    while (patternSizeBound(sized(n + 1)) <= NATIVE_MAX_SIZE) n++;
+    while (n < 5_000 && patternSizeBound(sized(n + 1)) <= NATIVE_MAX_SIZE) n++;
     expect(patternSizeBound(sized(n))).toBe(NATIVE_MAX_SIZE);
     expect(nativeProgram(sized(n))).toBeInstanceOf(RegExp);
     expect(nativeProgram(sized(n + 1))).toBeUndefined();
@@ -264,9 +264,9 @@ describe("grouped patterns on V8's engine", () => {
   it(`runs syntax trees up to ${NATIVE_MAX_HEIGHT} levels tall on V8, leaving taller ones to re2js (Go refuses over 1,000)`, () => {
     const nested = (n: number) => `${"(a".repeat(n)}${")".repeat(n)}`;
     let n = 1;
-    for (;;) {
+    while (n < 1_000) {
       const next = translatePattern(nested(n + 1));
-      if (!next.ok || next.height > NATIVE_MAX_HEIGHT) break;
+      if (!next.ok || !(next.height <= NATIVE_MAX_HEIGHT)) break;
       n++;
     }
     expect(nativeProgram(nested(n))).toBeInstanceOf(RegExp);
