@@ -38,33 +38,33 @@ export const CASES: readonly Case[] = [
     name: "complex",
     label: "C",
     filter:
-      '(Status == "running" or Status == "pending") and Namespace == "default" and Name matches "^web" and ' +
+      '(Status == "running" or Status == "pending") and Namespace == "default" and Name matches "^(web|api)-" and ' +
       '"app" in JobSummary.Summary and JobSummary.Summary.app.Running == 2 and "dc1" in Datacenters and not Stop == true and ' +
       'Type != "batch" and Meta.owner == "team-a"',
     handWritten: (job) =>
       (job.Status === "running" || job.Status === "pending") &&
       job.Namespace === "default" &&
-      /^web/.test(job.Name) &&
+      /^(web|api)-/.test(job.Name) &&
       job.JobSummary.Summary["app"]?.Running === 2 &&
       job.Datacenters.includes("dc1") &&
       !(job.Stop === true) &&
       job.Type !== "batch" &&
       job.Meta["owner"] === "team-a",
     cel:
-      '(Status == "running" || Status == "pending") && Namespace == "default" && Name.matches("^web") && ' +
+      '(Status == "running" || Status == "pending") && Namespace == "default" && Name.matches("^(web|api)-") && ' +
       '"app" in JobSummary.Summary && JobSummary.Summary.app.Running == 2 && "dc1" in Datacenters && !(Stop == true) && Type != "batch" && ' +
       '"owner" in Meta && Meta.owner == "team-a"',
     filtrex:
-      '(Status == "running" or Status == "pending") and Namespace == "default" and Name ~= "^web" and ' +
+      '(Status == "running" or Status == "pending") and Namespace == "default" and Name ~= "^(web|api)-" and ' +
       "Running of (app of (Summary of JobSummary)) == 2 and (\"dc1\") in Datacenters and not Stop and " +
       'Type != "batch" and owner of Meta == "team-a"',
   },
   {
     name: "collection",
     label: "any + matches",
-    filter: '(any Datacenters as dc { dc matches "^dc[12]$" }) and (all Meta as k, v { v != "" })',
-    handWritten: (job) => job.Datacenters.some((dc) => /^dc[12]$/.test(dc)) && Object.values(job.Meta).every((v) => v !== ""),
-    cel: 'Datacenters.exists(dc, dc.matches("^dc[12]$")) && Meta.all(k, Meta[k] != "")',
+    filter: '(any Datacenters as dc { dc matches "^(dc1|dc2)$" }) and (all Meta as k, v { v != "" })',
+    handWritten: (job) => job.Datacenters.some((dc) => /^(dc1|dc2)$/.test(dc)) && Object.values(job.Meta).every((v) => v !== ""),
+    cel: 'Datacenters.exists(dc, dc.matches("^(dc1|dc2)$")) && Meta.all(k, Meta[k] != "")',
     filtrex: undefined,
   },
 ];

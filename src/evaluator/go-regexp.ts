@@ -3,7 +3,9 @@
  * reads a `matches` pattern as Go does, in one linear pass, and gives Go's exact error for a
  * pattern Go rejects, or a pattern for re2js with the same matches that does not depend on
  * re2js's own dialect or tables: `\p{…}` and `(?i)` spelled out from Go's Unicode 15.0.0 tables
- * (`unicode-15.ts`), every class as explicit ranges, named groups as plain groups.
+ * (`unicode-15.ts`), every class as explicit ranges, named groups as plain groups. It also gives
+ * the pattern's syntax tree with Go's meaning settled (flags applied, classes as code points), from
+ * which `regex.ts` decides whether V8's engine may run it and writes it for V8.
  *
  * @module
  */
@@ -21,11 +23,32 @@ const NAMED_ESCAPES: ReadonlyMap<number, number> = new Map([
 
 /**
  * A pattern read as Go 1.23 reads it: Go's error, or the pattern re2js compiles to the same
- * matches (built on demand, once its size is known to fit) and the bound of its size.
+ * matches (built on demand, once its size is known to fit), the bound of its size, and its
+ * syntax tree.
  */
 export type Translation =
-  | { readonly ok: true; readonly bound: number; pattern(): string }
+  | { readonly ok: true; readonly bound: number; pattern(): string; readonly tree: PatternNode; readonly height: number }
   | { readonly ok: false; readonly reason: string };
+
+/**
+ * A zero-width assertion, its flags applied: `^`, `\A` (`begin-text`) and `$`, `\z` (`end-text`)
+ * without `(?m)`; `^` and `$` under `(?m)` (`begin-line`, `end-line`: at `\n` only); `\b`, `\B` (ASCII words).
+ */
+export type Assertion = "begin-text" | "end-text" | "begin-line" | "end-line" | "word-boundary" | "not-word-boundary";
+
+/**
+ * A pattern's syntax tree as Go reads it, its flags applied: every character or class is the set of
+ * code points it matches (`(?i)` folded, `.` with or without `\n` as `(?s)` says), group names and
+ * flags are gone. Greediness (`*?`, `(?U)`) is kept though a match's yes or no does not depend on it.
+ */
+export type PatternNode =
+  | { readonly kind: "chars"; set(): RangeSet }
+  | { readonly kind: "assert"; readonly assertion: Assertion }
+  | { readonly kind: "concat"; readonly items: readonly PatternNode[] }
+  | { readonly kind: "alternate"; readonly branches: readonly PatternNode[] }
+  | { readonly kind: "group"; readonly body: PatternNode }
+  /** `max` is -1 for an unbounded repetition. */
+  | { readonly kind: "repeat"; readonly min: number; readonly max: number; readonly greedy: boolean; readonly body: PatternNode };
 
 /**
  * Reads `source` as Go 1.23's `regexp.Compile` does (Perl flags): Go's error message for a pattern
@@ -49,7 +72,7 @@ export function translatePattern(source: string): Translation {
     throw error;
   }
   const parts = reader.parts;
-  return { ok: true, bound: reader.bound(), pattern: () => parts.map((part) => (typeof part === "string" ? part : classPattern(part))).join("") };
+  return { ok: true, bound: reader.bound(), pattern: () => parts.map((part) => (typeof part === "string" ? part : classPattern(part))).join(""), tree: reader.tree(), height: reader.height() };
 }
 
 /**
@@ -117,6 +140,9 @@ const ONE_LINE = 4;
 const NON_GREEDY = 8;
 const FLAG_LETTERS: Readonly<Record<string, number>> = { i: FOLD_CASE, s: DOT_NL, m: ONE_LINE, U: NON_GREEDY };
 
+/** `\A`, `\z`, `\b`, `\B`. */
+const BACKSLASH_ASSERTIONS: Readonly<Record<string, Assertion>> = { A: "begin-text", z: "end-text", b: "word-boundary", B: "not-word-boundary" };
+
 /** The largest count of a repetition, and of nested repetitions multiplied (`maxRepeat`). */
 const MAX_REPEAT = 1000;
 
@@ -135,7 +161,33 @@ interface Frame {
   /** The product of nested repetition counts (Go's `repeatIsValid`) of the completed operands, and of the one on top. */
   product: number;
   lastProduct: number;
+  /** The syntax tree: the completed alternatives, and the operands of the current one. */
+  readonly branches: PatternNode[];
+  items: PatternNode[];
+  /** The height of the tallest operand so far, and of the one on top (a repetition raises it). */
+  height: number;
+  lastHeight: number;
 }
+
+/** The tree of a group's (or the whole pattern's) alternatives. */
+function frameNode(frame: Frame): PatternNode {
+  return frame.branches.length === 0 ? concatNode(frame.items) : { kind: "alternate", branches: [...frame.branches, concatNode(frame.items)] };
+}
+
+/** The tree of one alternative. */
+function concatNode(items: readonly PatternNode[]): PatternNode {
+  return items.length === 1 ? items[0]! : { kind: "concat", items };
+}
+
+/** A set of characters, computed once when first asked for. */
+function charsNode(compute: () => RangeSet): PatternNode {
+  let set: RangeSet | undefined;
+  return { kind: "chars", set: () => (set ??= compute()) };
+}
+
+/** `.`: any character, or any but `\n`. */
+const ANY_CHAR: RangeSet = [0, MAX_RUNE];
+const ANY_CHAR_NOT_NL: RangeSet = complement([0x0a, 0x0a]);
 
 /** The bound of the current alternative of a group: an empty one compiles to a no-op instruction. */
 function alternativeSize(frame: Frame): number {
@@ -201,7 +253,7 @@ class GoPatternReader {
   }
 
   private frame(capture: boolean, flags: number): Frame {
-    return { capture, flags, alternatives: 0, sum: 0, last: 0, operand: false, product: 0, lastProduct: 0 };
+    return { capture, flags, alternatives: 0, sum: 0, last: 0, operand: false, product: 0, lastProduct: 0, branches: [], items: [], height: 0, lastHeight: 0 };
   }
 
   private get top(): Frame {
@@ -210,6 +262,16 @@ class GoPatternReader {
 
   private get fold(): boolean {
     return (this.flags & FOLD_CASE) !== 0;
+  }
+
+  /** The syntax tree of the pattern read (call it once {@link read} has returned). */
+  tree(): PatternNode {
+    return frameNode(this.frames[0]!);
+  }
+
+  /** A bound of the height of {@link tree}, a leaf being 1 (counted as it is read: the tree may be too deep to recurse over). */
+  height(): number {
+    return this.frames[0]!.height + 2;
   }
 
   /** The bound of the translated program's size (see {@link patternSizeBound}). */
@@ -249,7 +311,7 @@ class GoPatternReader {
         case "^":
         case "$":
         case ".":
-          this.atom(s.charAt(i));
+          this.flagAtom(s.charAt(i));
           i++;
           break;
         case "[":
@@ -306,8 +368,11 @@ class GoPatternReader {
   }
 
   /** An operand on Go's parse stack, `size` in the size bound. */
-  private operand(size: number, product = 1): void {
+  private operand(node: PatternNode, size: number, product = 1, height = 1): void {
     const frame = this.top;
+    frame.items.push(node);
+    frame.lastHeight = height;
+    frame.height = Math.max(frame.height, height);
     frame.sum += frame.last;
     frame.last = size;
     frame.product = Math.max(frame.product, frame.lastProduct);
@@ -315,16 +380,33 @@ class GoPatternReader {
     frame.operand = true;
   }
 
-  /** An operator that RE2 reads the same whatever the flags (`^`, `\b`, `.`): kept as written. */
-  private atom(text: string): void {
-    this.operand(1);
+  /** An operator that re2js reads as Go does (`^`, `\b`, `.` under the flags in force): kept as written; `node` is its meaning. */
+  private atom(text: string, node: PatternNode): void {
+    this.operand(node, 1);
     this.parts.push(text);
+  }
+
+  /** `^`, `$` or `.`, which the flags in force give their meaning. */
+  private flagAtom(ch: string): void {
+    const oneLine = (this.flags & ONE_LINE) !== 0;
+    const dotNL = (this.flags & DOT_NL) !== 0;
+    const node: PatternNode =
+      ch === "^"
+        ? { kind: "assert", assertion: oneLine ? "begin-text" : "begin-line" }
+        : ch === "$"
+          ? { kind: "assert", assertion: oneLine ? "end-text" : "end-line" }
+          : charsNode(() => (dotNL ? ANY_CHAR : ANY_CHAR_NOT_NL));
+    this.atom(ch, node);
   }
 
   /** A literal code point, `text` as written; under `(?i)`, the set of its case folding orbit. */
   private literal(c: number, text: string): void {
-    this.operand(1);
-    this.parts.push(this.fold ? this.folded(c, text) : text);
+    const fold = this.fold;
+    this.operand(
+      charsNode(() => (fold ? (foldOrbit(c) ?? [c, c]) : [c, c])),
+      1,
+    );
+    this.parts.push(fold ? this.folded(c, text) : text);
   }
 
   /** The orbits written so far (`(?i)` patterns repeat letters). */
@@ -345,7 +427,10 @@ class GoPatternReader {
   /** A class (`[…]`, `\pL`, or `\d` under `(?i)`), written out later; it counts its Unicode ranges in the bound. */
   private classOperand(items: readonly ClassItem[], negated: boolean): void {
     const spec: ClassSpec = { items, negated, fold: this.fold };
-    this.operand(1 + Math.ceil(classRangesBound(spec) / 8));
+    this.operand(
+      charsNode(() => classSet(spec)),
+      1 + Math.ceil(classRangesBound(spec) / 8),
+    );
     this.parts.push(spec);
   }
 
@@ -359,7 +444,8 @@ class GoPatternReader {
     const frame = this.frames.pop()!;
     this.flags = frame.flags;
     // An empty group is Go's empty match, an operand all the same.
-    this.operand(frameSize(frame), Math.max(1, frame.product, frame.lastProduct));
+    // The group, its alternation and their concatenations: two levels over its operands.
+    this.operand({ kind: "group", body: frameNode(frame) }, frameSize(frame), Math.max(1, frame.product, frame.lastProduct), frame.height + 2);
     this.parts.push(")");
   }
 
@@ -367,6 +453,8 @@ class GoPatternReader {
   private alternate(): void {
     const frame = this.top;
     frame.alternatives += alternativeSize(frame) + 1;
+    frame.branches.push(concatNode(frame.items));
+    frame.items = [];
     frame.sum = 0;
     frame.last = 0;
     frame.product = Math.max(frame.product, frame.lastProduct);
@@ -381,7 +469,8 @@ class GoPatternReader {
    */
   private repeat(before: number, after: number, min: number, max: number, counted: boolean, lastRepeat: number): number {
     const s = this.source;
-    if (s.charAt(after) === "?") after++;
+    const lazy = s.charAt(after) === "?";
+    if (lazy) after++;
     if (lastRepeat >= 0) throw new GoSyntaxError("invalid nested repetition operator", s.slice(lastRepeat, after));
     const frame = this.top;
     if (!frame.operand) throw new GoSyntaxError("missing argument to repetition operator", s.slice(before, after));
@@ -394,6 +483,12 @@ class GoPatternReader {
     // As RE2 expands them: `x{n}` is n copies, `x{n,m}` m copies of which m - n optional, `x{n,}`
     // n + 1 copies and a loop. A loop or an option adds an instruction, and up to two more when `x`
     // can match the empty string (the compiler then guards the loop).
+    const op = s.charAt(before);
+    const [least, most] = counted ? [min, max] : op === "*" ? [0, -1] : op === "+" ? [1, -1] : [0, 1];
+    // `(?U)` swaps what `?` after the operator means.
+    const greedy = lazy === ((this.flags & NON_GREEDY) !== 0);
+    frame.items.push({ kind: "repeat", min: least, max: most, greedy, body: frame.items.pop()! });
+    frame.height = Math.max(frame.height, ++frame.lastHeight);
     const size = frame.last;
     frame.last = counted && max < 0 ? (min + 1) * size + 3 : counted ? Math.max(min, max) * size + 3 * Math.max(0, max - min) : size + 3;
     this.parts.push(s.slice(before, after));
@@ -521,7 +616,7 @@ class GoPatternReader {
       case "b":
       case "B":
       case "z":
-        this.atom(s.slice(i, i + 2));
+        this.atom(s.slice(i, i + 2), { kind: "assert", assertion: BACKSLASH_ASSERTIONS[s.charAt(i + 1)]! });
         return i + 2;
       case "C":
         // Any byte: not supported by Go.
@@ -534,7 +629,11 @@ class GoPatternReader {
         for (let j = i + 2; j < end; ) {
           const c = this.runeAt(j, end);
           const width = runeWidth(c);
-          this.operand(1);
+          const fold = this.fold;
+          this.operand(
+            charsNode(() => (fold ? (foldOrbit(c) ?? [c, c]) : [c, c])),
+            1,
+          );
           if (this.fold) this.parts.push(this.folded(c, setPattern([c, c])));
           j += width;
         }
@@ -554,7 +653,7 @@ class GoPatternReader {
       case "w":
       case "W":
         if (this.fold) this.classOperand([perlItem(s.charAt(i + 1))], false);
-        else this.atom(s.slice(i, i + 2));
+        else this.atom(s.slice(i, i + 2), charsNode(() => classSet({ items: [perlItem(s.charAt(i + 1))], negated: false, fold: false })));
         return i + 2;
     }
     const { rune, next } = this.readEscape(i);

@@ -20,7 +20,13 @@
  * answered with string operations instead and never compiled: for them RE2's answer is exactly
  * `startsWith`, `endsWith`, `includes` or equality, at a fraction of the cost.
  *
- * Every other pattern has a size: the instructions of its compiled program, plus one for every 8
+ * Patterns that V8's backtracking engine provably matches in linear time (no repetition of
+ * something that may match in several ways, each choice decided by the next character: see
+ * {@link runsInLinearTime}) run on V8's `RegExp`, written from the pattern's syntax tree with Go's
+ * meaning spelled out (see {@link nativeProgram}): `^(web|api)-[0-9]+$` does, `^(a+)+$` does not.
+ * re2js matches every other pattern, and texts over {@link NATIVE_MAX_TEXT_LENGTH} characters.
+ *
+ * Every pattern not plain text has a size: the instructions of its compiled program, plus one for every 8
  * character ranges its classes hold. The size bounds what compiling it takes (time and memory),
  * what matching it costs per character of text (see `cost.ts`), and the memory of the lazy DFA
  * re2js builds while matching (see {@link DFA_BYTES_PER_INSTRUCTION}).
@@ -33,7 +39,8 @@
  * @module
  */
 import { RE2JS, RE2JSSyntaxException } from "re2js";
-import { goErrorText, translatePattern } from "./go-regexp.js";
+import { goErrorText, translatePattern, type Assertion, type PatternNode, type Translation } from "./go-regexp.js";
+import { complement, MAX_RUNE, rangeSet, type RangeSet } from "./unicode-15.js";
 
 /** A compiled pattern. */
 export interface Pattern {
@@ -79,49 +86,408 @@ export function literalPattern(source: string): { text: string; start: boolean; 
   return { text, start, end };
 }
 
-/** ASCII punctuation, which `\\` makes literal in Go. */
-const PUNCTUATION = /^[!-/:-@[-`{-~]$/;
-/** ASCII characters that stand for themselves outside a class. */
-const PLAIN = /^[ -~]$/;
+/**
+ * The longest text a pattern runs over on V8; a longer one is matched by the pattern's re2js
+ * program (compiled then). V8's backtracking keeps an entry on its stack for each round of a
+ * repeated group, and throws a RangeError past some millions; here it holds at most this many.
+ */
+export const NATIVE_MAX_TEXT_LENGTH = 100_000;
 
 /**
- * A JavaScript `RegExp` with exactly the matches of `source` (read as Go reads it), for the
- * patterns V8 matches an order of magnitude faster than re2js while staying linear: no repetition
- * and no group, so backtracking tries each alternative once per starting position (time at most
- * the text's length times the pattern's). Allowed: `^`, `$`, `|`, `.` (any character but a
- * newline, as in Go), printable ASCII, escaped punctuation, and classes of ASCII characters and
- * ranges. Anything else (flags, repetition, groups, `\d`, negated classes, non-ASCII) is
- * undefined and left to re2js. Call it only on a pattern Go accepts.
+ * For a pattern run on V8 that is not anchored at the start: the most characters a match may hold
+ * outside its unbounded repetitions (`*`, `+`, `{n,}`). V8 tries the pattern at each position of
+ * the text; {@link runsInLinearTime} shows that each character is then read by at most this many
+ * attempts plus one, so that matching stays linear (`[0-9a-f]{12}` may run there, `.{1000}` not).
+ */
+export const NATIVE_MAX_OVERLAP = 16;
+
+/**
+ * The largest pattern (its size bound, in instructions) run on V8: deciding whether V8 runs a pattern
+ * in linear time takes time quadratic in its size at worst; larger patterns go to re2js.
+ */
+export const NATIVE_MAX_SIZE = 2_000;
+
+/**
+ * The tallest syntax tree run on V8 (groups, alternations, concatenations and repetitions each a
+ * level); a taller one goes to re2js, whose verdict past 1,000 levels is Go's `expression nests too deeply`.
+ */
+export const NATIVE_MAX_HEIGHT = 100;
+
+/**
+ * A JavaScript `RegExp` with exactly the matches of `source` (read as Go reads it: `translation`
+ * is its reading), for the patterns V8 matches in linear time (see {@link runsInLinearTime}):
+ * V8's engine backtracks, and is an order of magnitude faster than re2js on them. It is written
+ * from the pattern's syntax tree, where Go's meaning is settled: every character and class as
+ * the explicit code points it matches (`(?i)` folded, `\d` ASCII, `.` without `\n` unless `(?s)`),
+ * `$` as the end of the text, `(?m)`'s `^` and `$` at `\n` only, no flags but `u`. Undefined for
+ * a pattern left to re2js, or one Go rejects.
  *
  * @example
  * ```ts
- * nativeProgram("^dc[12]$")?.test("dc1"); // true
- * nativeProgram("^dc[0-9]+$"); // undefined: a repetition
+ * nativeProgram("^(web|api)-[0-9]+$")?.test("api-12"); // true
+ * nativeProgram("^(a+)+$"); // undefined: a repetition of a repetition backtracks exponentially
  * ```
  */
-export function nativeProgram(source: string): RegExp | undefined {
-  const literal = (ch: string) => `\\u{${ch.charCodeAt(0).toString(16)}}`;
-  let out = "";
-  for (let i = 0; i < source.length; i++) {
-    const ch = source.charAt(i);
-    if (ch === "^" || ch === "$" || ch === "|") out += ch;
-    else if (ch === ".") out += "[^\\n]";
-    else if (ch === "\\") {
-      const next = source.charAt(++i);
-      if (!PUNCTUATION.test(next)) return undefined;
-      out += literal(next);
-    } else if (ch === "[") {
-      const end = source.indexOf("]", i + 2);
-      if (end < 0) return undefined;
-      const members = source.slice(i + 1, end);
-      // `[]a]`, `[^a]`, `[-a]`, `[a-]`, `[[:alpha:]]`, escapes: left to re2js.
-      if (!/^[A-Za-z0-9](?:-[A-Za-z0-9])?(?:[A-Za-z0-9](?:-[A-Za-z0-9])?)*$/.test(members)) return undefined;
-      out += `[${members.replace(/[A-Za-z0-9]/g, literal)}]`;
-      i = end;
-    } else if (PLAIN.test(ch) && !META.has(ch)) out += literal(ch);
-    else return undefined;
+export function nativeProgram(source: string, translation: Translation = translatePattern(source)): RegExp | undefined {
+  if (!translation.ok || translation.bound > NATIVE_MAX_SIZE || translation.height > NATIVE_MAX_HEIGHT) return undefined;
+  if (contains(translation.tree, holdsInsidePairs) || !runsInLinearTime(translation.tree, translation.bound)) return undefined;
+  try {
+    return new RegExp(writeNative(translation.tree), "u");
+  } catch {
+    // V8's own limits (a program too large for it): re2js runs it.
+    return undefined;
   }
-  return new RegExp(out, "u");
+}
+
+/**
+ * Whether V8's backtracking engine runs `tree` in time linear in the text (for each character,
+ * work proportional to the pattern's size `bound`), by one of two sufficient conditions:
+ *
+ * - no repetition at all, and at most `bound` steps for the paths through its alternations
+ *   (`^web|^api`, `(dc1|dc2)-(a|b)`): each attempt tries each path once;
+ * - or deterministic: at each choice (an alternation, a repetition's next round or its end) the
+ *   next character of the text chooses, at most one alternative matching the empty string and no
+ *   repetition of something that may (`^(a+)+$`, `(a|ab)*c`, `(\w+\s?)*$` are not). An attempt
+ *   then follows one path, backtracking out of each other alternative within a character. Anchored
+ *   at the start (`^`, which V8 sees too), there is one attempt. Otherwise V8 makes one at each
+ *   position: an attempt holds at most {@link NATIVE_MAX_OVERLAP} characters outside unbounded
+ *   repetitions, and no character a match may start with is inside one (`-[0-9]+$` runs, `[a-z]+x`
+ *   not), so an attempt can only start inside another at one of its few characters outside them.
+ */
+export function runsInLinearTime(tree: PatternNode, bound: number): boolean {
+  if (!contains(tree, isRepeat) && backtrackingSteps(tree).steps <= bound) return true;
+  const shapes = new Map<PatternNode, Shape>();
+  if (!isDeterministic(tree, [], shapes)) return false;
+  if (anchoredAtStart(tree)) return true;
+  return lengthOutsideLoops(tree) <= NATIVE_MAX_OVERLAP && !overlaps(shapeOf(tree, shapes).first, loopChars(tree, false));
+}
+
+/** What a part of a pattern may match: whether the empty string (its assertions aside), and the characters a longer match may start with. */
+interface Shape {
+  readonly empty: boolean;
+  readonly first: RangeSet;
+}
+
+function shapeOf(node: PatternNode, shapes: Map<PatternNode, Shape>): Shape {
+  let shape = shapes.get(node);
+  if (shape !== undefined) return shape;
+  switch (node.kind) {
+    case "chars":
+      shape = { empty: false, first: node.set() };
+      break;
+    case "assert":
+      shape = { empty: true, first: [] };
+      break;
+    case "group":
+      shape = shapeOf(node.body, shapes);
+      break;
+    case "concat": {
+      let first: RangeSet = [];
+      let empty = true;
+      for (const item of node.items) {
+        const itemShape = shapeOf(item, shapes);
+        first = union(first, itemShape.first);
+        if (!itemShape.empty) {
+          empty = false;
+          break;
+        }
+      }
+      shape = { empty, first };
+      break;
+    }
+    case "alternate": {
+      const branches = node.branches.map((branch) => shapeOf(branch, shapes));
+      shape = { empty: branches.some((b) => b.empty), first: rangeSet(branches.flatMap((b) => b.first)) };
+      break;
+    }
+    case "repeat": {
+      const body = shapeOf(node.body, shapes);
+      shape = node.max === 0 ? { empty: true, first: [] } : { empty: node.min === 0 || body.empty, first: body.first };
+      break;
+    }
+  }
+  shapes.set(node, shape);
+  return shape;
+}
+
+/** Whether the next character decides every choice of `node`, followed by what may start with `follow`. */
+function isDeterministic(node: PatternNode, follow: RangeSet, shapes: Map<PatternNode, Shape>): boolean {
+  switch (node.kind) {
+    case "chars":
+    case "assert":
+      return true;
+    case "group":
+      return isDeterministic(node.body, follow, shapes);
+    case "concat": {
+      let next = follow;
+      for (let i = node.items.length - 1; i >= 0; i--) {
+        const item = node.items[i]!;
+        if (!isDeterministic(item, next, shapes)) return false;
+        const shape = shapeOf(item, shapes);
+        next = shape.empty ? union(shape.first, next) : shape.first;
+      }
+      return true;
+    }
+    case "alternate": {
+      // What each branch may start with, all in one list: a range overlapping another is another branch's.
+      const starts: number[] = [];
+      let empties = 0;
+      for (const branch of node.branches) {
+        const shape = shapeOf(branch, shapes);
+        for (const bound of shape.first) starts.push(bound);
+        if (shape.empty && ++empties > 1) return false;
+        if (shape.empty) for (const bound of follow) starts.push(bound);
+        if (!isDeterministic(branch, follow, shapes)) return false;
+      }
+      return disjoint(starts);
+    }
+    case "repeat": {
+      if (node.max === 0) return true;
+      const body = shapeOf(node.body, shapes);
+      // Rounds that may match nothing can be taken in many ways.
+      if (body.empty) return false;
+      // Another round or the rest: unless the count is fixed, the next character must tell.
+      if (node.max !== node.min && overlaps(body.first, follow)) return false;
+      return isDeterministic(node.body, node.max === 1 ? follow : union(body.first, follow), shapes);
+    }
+  }
+}
+
+/** Whether `node` or a part of it passes `test`. */
+function contains(node: PatternNode, test: (node: PatternNode) => boolean): boolean {
+  if (test(node)) return true;
+  switch (node.kind) {
+    case "chars":
+    case "assert":
+      return false;
+    case "group":
+    case "repeat":
+      return contains(node.body, test);
+    case "concat":
+      return node.items.some((item) => contains(item, test));
+    case "alternate":
+      return node.branches.some((branch) => contains(branch, test));
+  }
+}
+
+const isRepeat = (node: PatternNode) => node.kind === "repeat";
+/**
+ * V8 also tries a match between the two halves of a surrogate pair (`u` flag or not), where RE2
+ * never does: there, `\B` holds (neither half is a word character) and a negative lookaround
+ * would too, so a pattern with `\B` stays on re2js (`\B` on `a🚀b` is false).
+ */
+const holdsInsidePairs = (node: PatternNode) => node.kind === "assert" && node.assertion === "not-word-boundary";
+
+/**
+ * For a pattern without repetition: the steps of an attempt that tries every path (`steps`), and
+ * the number of paths (each counted up to 2^40, which no budget reaches).
+ */
+function backtrackingSteps(node: PatternNode): { steps: number; paths: number } {
+  const cap = (n: number) => Math.min(n, 2 ** 40);
+  switch (node.kind) {
+    case "group":
+      return backtrackingSteps(node.body);
+    case "concat": {
+      let steps = 0;
+      let paths = 1;
+      for (const item of node.items) {
+        const part = backtrackingSteps(item);
+        steps = cap(steps + paths * part.steps);
+        paths = cap(paths * part.paths);
+      }
+      return { steps, paths };
+    }
+    case "alternate": {
+      let steps = 0;
+      let paths = 0;
+      for (const branch of node.branches) {
+        const part = backtrackingSteps(branch);
+        steps = cap(steps + part.steps);
+        paths = cap(paths + part.paths);
+      }
+      return { steps, paths };
+    }
+    default:
+      return { steps: 1, paths: 1 };
+  }
+}
+
+/** Whether V8 sees `node` anchored at the start, by its own rule (`IsAnchoredAtStart` in regexp-ast.cc). */
+function anchoredAtStart(node: PatternNode): boolean {
+  switch (node.kind) {
+    case "assert":
+      return node.assertion === "begin-text";
+    case "group":
+      return anchoredAtStart(node.body);
+    case "concat":
+      for (const item of node.items) {
+        if (anchoredAtStart(item)) return true;
+        if (consumes(item)) return false;
+      }
+      return false;
+    case "alternate":
+      return node.branches.every(anchoredAtStart);
+    default:
+      return false;
+  }
+}
+
+/** Whether `node` may match a character (V8's `max_match() > 0`). */
+function consumes(node: PatternNode): boolean {
+  switch (node.kind) {
+    case "chars":
+      return true;
+    case "assert":
+      return false;
+    case "group":
+      return consumes(node.body);
+    case "concat":
+      return node.items.some(consumes);
+    case "alternate":
+      return node.branches.some(consumes);
+    case "repeat":
+      return node.max !== 0 && consumes(node.body);
+  }
+}
+
+/** The most characters a match of `node` holds outside its unbounded repetitions. */
+function lengthOutsideLoops(node: PatternNode): number {
+  switch (node.kind) {
+    case "chars":
+      return 1;
+    case "assert":
+      return 0;
+    case "group":
+      return lengthOutsideLoops(node.body);
+    case "concat":
+      return node.items.reduce((sum, item) => sum + lengthOutsideLoops(item), 0);
+    case "alternate":
+      return node.branches.reduce((most, branch) => Math.max(most, lengthOutsideLoops(branch)), 0);
+    case "repeat":
+      return node.max < 0 ? 0 : node.max * lengthOutsideLoops(node.body);
+  }
+}
+
+/** The characters an unbounded repetition of `node` may match (`inLoop`: `node` is inside one). */
+function loopChars(node: PatternNode, inLoop: boolean): RangeSet {
+  switch (node.kind) {
+    case "chars":
+      return inLoop ? node.set() : [];
+    case "assert":
+      return [];
+    case "group":
+      return loopChars(node.body, inLoop);
+    case "concat":
+      return rangeSet(node.items.flatMap((item) => loopChars(item, inLoop)));
+    case "alternate":
+      return rangeSet(node.branches.flatMap((branch) => loopChars(branch, inLoop)));
+    case "repeat":
+      return node.max === 0 ? [] : loopChars(node.body, inLoop || node.max < 0);
+  }
+}
+
+/** The union of two sets, merged in one pass. */
+function union(a: RangeSet, b: RangeSet): RangeSet {
+  if (a.length === 0) return b;
+  if (b.length === 0) return a;
+  const out: number[] = [];
+  let i = 0;
+  let j = 0;
+  while (i < a.length || j < b.length) {
+    let lo: number;
+    let hi: number;
+    if (j >= b.length || (i < a.length && a[i]! <= b[j]!)) {
+      lo = a[i]!;
+      hi = a[i + 1]!;
+      i += 2;
+    } else {
+      lo = b[j]!;
+      hi = b[j + 1]!;
+      j += 2;
+    }
+    if (out.length > 0 && lo <= out[out.length - 1]! + 1) out[out.length - 1] = Math.max(out[out.length - 1]!, hi);
+    else out.push(lo, hi);
+  }
+  return out;
+}
+
+/** Whether the ranges `[lo, hi, …]` (in any order) are pairwise disjoint. */
+function disjoint(pairs: readonly number[]): boolean {
+  const order: number[] = [];
+  for (let k = 0; k < pairs.length; k += 2) order.push(k);
+  order.sort((a, b) => pairs[a]! - pairs[b]!);
+  let end = -1;
+  for (const k of order) {
+    if (pairs[k]! <= end) return false;
+    end = pairs[k + 1]!;
+  }
+  return true;
+}
+
+/** Whether two sets share a code point. */
+function overlaps(a: RangeSet, b: RangeSet): boolean {
+  let i = 0;
+  let j = 0;
+  while (i < a.length && j < b.length) {
+    if (a[i + 1]! < b[j]!) i += 2;
+    else if (b[j + 1]! < a[i]!) j += 2;
+    else return true;
+  }
+  return false;
+}
+
+/**
+ * `(?m)`'s `^` and `$`: at the ends or next to `\n`, not at `\r`, U+2028 or U+2029 as JavaScript's
+ * `m` flag would; positive lookarounds, which fail between the halves of a surrogate pair.
+ */
+const NATIVE_ASSERTIONS: Readonly<Record<Assertion, string>> = {
+  "begin-text": "^",
+  "end-text": "$",
+  "begin-line": "(?:^|(?<=\\n))",
+  "end-line": "(?:$|(?=\\n))",
+  "word-boundary": "\\b",
+  "not-word-boundary": "\\B",
+};
+
+/** The pattern V8 compiles (with the `u` flag only) for `node`. */
+function writeNative(node: PatternNode): string {
+  switch (node.kind) {
+    case "chars":
+      return writeSet(node.set());
+    case "assert":
+      return NATIVE_ASSERTIONS[node.assertion];
+    case "group":
+      return `(?:${writeNative(node.body)})`;
+    case "concat":
+      return node.items.map((item) => (item.kind === "alternate" ? `(?:${writeNative(item)})` : writeNative(item))).join("");
+    case "alternate":
+      return node.branches.map(writeNative).join("|");
+    case "repeat": {
+      const body = node.body.kind === "chars" || node.body.kind === "group" ? writeNative(node.body) : `(?:${writeNative(node.body)})`;
+      const { min, max } = node;
+      const count = max < 0 ? (min === 0 ? "*" : min === 1 ? "+" : `{${min},}`) : min === 0 && max === 1 ? "?" : min === max ? `{${min}}` : `{${min},${max}}`;
+      return `${body}${count}${node.greedy ? "" : "?"}`;
+    }
+  }
+}
+
+/** A set as a JavaScript class (`[^]` for every code point, `[]` for none), or one escaped character. */
+function writeSet(set: RangeSet): string {
+  if (set.length === 2 && set[0] === set[1]) return nativeChar(set[0]!);
+  const negated = set.length > 0 && set[0] === 0 && set[set.length - 1] === MAX_RUNE;
+  const ranges = negated ? complement(set) : set;
+  let out = negated ? "[^" : "[";
+  for (let k = 0; k < ranges.length; k += 2) {
+    const lo = ranges[k]!;
+    const hi = ranges[k + 1]!;
+    out += lo === hi ? nativeChar(lo) : `${nativeChar(lo)}-${nativeChar(hi)}`;
+  }
+  return `${out}]`;
+}
+
+/** A code point in a JavaScript pattern: ASCII letters and digits as they are, anything else as `\u{…}`. */
+function nativeChar(c: number): string {
+  return (c >= 0x30 && c <= 0x39) || (c >= 0x41 && c <= 0x5a) || (c >= 0x61 && c <= 0x7a) ? String.fromCharCode(c) : `\\u{${c.toString(16)}}`;
 }
 
 /**
@@ -201,14 +567,22 @@ export function compilePattern(source: string, budget: PatternBudget = patternBu
         : "the filter's regular expressions are too large: compiling them stopped at twice what they may hold";
     return { ok: false, tooLarge: true, reason };
   }
-  const native = nativeProgram(source);
+  const native = nativeProgram(source, translation);
   if (native !== undefined) {
-    // V8 runs it, and re2js never compiles it: its size (and cost) is the bound read from its text,
-    // never below the program re2js would build.
+    // V8 runs it, and re2js compiles it only for a text too long for V8: its size (and cost) is the
+    // bound read from its text, never below the program re2js would build.
     budget.work -= bound;
     if (bound > budget.size) return { ok: false, tooLarge: true, reason: `the regular expression compiles to up to ${bound} instructions; the filter's patterns may hold ${budget.size} more` };
     budget.size -= bound;
-    return { ok: true, pattern: { size: bound, test: (text) => native.test(text) } };
+    let re: RE2JS | undefined;
+    const longText = (text: string) => {
+      if (re === undefined) {
+        re = RE2JS.compile(translation.pattern());
+        capDfa(re, dfaBytesFor(bound));
+      }
+      return re.test(text);
+    };
+    return { ok: true, pattern: { size: bound, test: (text) => (text.length <= NATIVE_MAX_TEXT_LENGTH ? native.test(text) : longText(text)) } };
   }
   let re: RE2JS;
   try {
