@@ -483,7 +483,17 @@ export function compileExpression<T = unknown>(expression: Expression, options: 
     options.codegen === false || options.trace !== undefined || fixed > limits.maxCost
       ? undefined
       : generateEntry(
-          { expression, fast: context.fast, clauses: context.clauses, metered, startBudget: limits.maxCost - fixed, reason: costExceededReason(limits.maxCost, false) },
+          {
+            expression,
+            fast: context.fast,
+            clauses: context.clauses,
+            metered,
+            startBudget: limits.maxCost - fixed,
+            reason: costExceededReason(limits.maxCost, false),
+            fixedCost: fixed,
+            maxCost: limits.maxCost,
+            exceeded: (reason) => costExceeded(reason, expression.span, options.source),
+          },
           clauses,
         );
   return new Filter<T>({
