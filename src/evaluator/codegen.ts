@@ -338,43 +338,45 @@ class SourceWriter {
            return accepted;
          }`;
     // With a shared budget (a request's), each value is charged as `Filter`'s own #evaluate charges
-    // it, in the same order, but in this filter's own loop (which V8 optimises with the predicate
-    // inlined) rather than through the shared slow path, whose call of a new filter's predicate
-    // stays in the interpreter.
+    // it, in the same order and with the same arithmetic, but in this filter's own loop (which V8
+    // optimises with the predicate inlined) rather than through the shared slow path, whose call of
+    // a new filter's predicate stays in the interpreter; the units left are kept in a local and
+    // written back once (nothing else reads the budget meanwhile).
     const budgetedTests = metered
       ? `if (Array.isArray(values) && !shared.busy) {
            shared.busy = true;
            const env = shared.slots;
            const accepted = [];
            let i = 0;
+           let left = budget.remaining;
            let sharedReason;
            try {
              for (; i < values.length; i++) {
                const value = values[i];
-               const remaining = budget.remaining;
-               const own = !(remaining < MAX);
-               const limit = own ? MAX : remaining;
+               const own = !(left < MAX);
+               const limit = own ? MAX : left;
                const reason = own ? REASON : (sharedReason ??= SHARED_REASON(budget.limit, true));
-               if (limit < FIXED) { budget.charge(FIXED); throw EXCEEDED(reason); }
+               if (limit < FIXED) { left -= FIXED; throw EXCEEDED(reason); }
                env[0] = limit - FIXED; env[1] = reason;
                let ok;
-               try { ok = predicate(value, env); } finally { budget.charge(limit - env[0]); }
+               try { ok = predicate(value, env); } finally { left -= limit - env[0]; }
                if (ok) accepted.push(value);
              }
-           } catch (error) { throw AT(error, i); } finally { shared.busy = false; }
+           } catch (error) { throw AT(error, i); } finally { shared.busy = false; budget.settle(left); }
            return accepted;
          }`
       : `if (Array.isArray(values)) {
            const accepted = [];
            let i = 0;
+           let left = budget.remaining;
            try {
              for (; i < values.length; i++) {
                const value = values[i];
-               if (budget.remaining < FIXED) throw EXCEEDED(SHARED_REASON(budget.limit, true));
-               budget.charge(FIXED);
+               if (left < FIXED) throw EXCEEDED(SHARED_REASON(budget.limit, true));
+               left -= FIXED;
                if (predicate(value, NB)) accepted.push(value);
              }
-           } catch (error) { throw AT(error, i); }
+           } catch (error) { throw AT(error, i); } finally { budget.settle(left); }
            return accepted;
          }`;
     // An unmetered filter has no bindings: its environment is the shared empty one.
