@@ -487,7 +487,17 @@ export function compileExpression<T = unknown>(expression: Expression, options: 
     options.codegen === false || options.trace !== undefined || fixed > limits.maxCost
       ? undefined
       : generateEntry(
-          { expression, fast: context.fast, clauses: context.clauses, metered, startBudget: limits.maxCost - fixed, reason },
+          {
+            expression,
+            fast: context.fast,
+            clauses: context.clauses,
+            metered,
+            startBudget: limits.maxCost - fixed,
+            reason,
+            fixedCost: fixed,
+            maxCost: limits.maxCost,
+            exceeded: (reason) => costExceeded(reason, expression.span, options.source),
+          },
           clauses,
         );
   return new Filter<T>({

@@ -151,6 +151,14 @@ export class CostBudget {
   charge(units: number): void {
     this.#remaining -= units;
   }
+
+  /**
+   * @internal Sets the units left, as a loop over many evaluations kept them: charged one
+   * evaluation after the other as {@link CostBudget.charge} does, in a local of its own.
+   */
+  settle(remaining: number): void {
+    this.#remaining = remaining;
+  }
 }
 
 /** The reason of a `cost_exceeded` error. */

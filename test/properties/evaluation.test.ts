@@ -2,7 +2,7 @@ import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import type { Expression } from "../../src/ast.js";
 import { compileExpression, type EvaluatorOptions, type Filter } from "../../src/evaluator/compile.js";
-import { FilterEvaluationError, FilterSyntaxError } from "../../src/index.js";
+import { CostBudget, FilterEvaluationError, FilterSyntaxError } from "../../src/index.js";
 import { datumArb, expressionArb, schemaArb } from "../support/arbitraries.js";
 
 type Outcome = { result: boolean } | { error: string };
@@ -25,6 +25,23 @@ function listOutcome(expression: Expression, data: unknown[], options: Evaluator
     return filter.filter(data).map((datum) => data.indexOf(datum));
   } catch (error) {
     if (error instanceof FilterEvaluationError) return { error: error.code, index: error.index };
+    throw error;
+  }
+}
+
+/**
+ * What filter() gives over a list with a shared budget of `limit` units: the indexes accepted or
+ * the error's code, reason and index, and the units charged either way.
+ */
+function budgetedListOutcome(expression: Expression, data: unknown[], limit: number, options: EvaluatorOptions): unknown {
+  const filter = compiled(expression, options);
+  if (filter === undefined) return undefined;
+  const budget = new CostBudget(limit);
+  try {
+    const accepted = filter.filter(data, budget).map((datum) => data.indexOf(datum));
+    return { accepted, spent: budget.spent };
+  } catch (error) {
+    if (error instanceof FilterEvaluationError) return { error: error.code, reason: error.reason, index: error.index, spent: budget.spent };
     throw error;
   }
 }
@@ -92,6 +109,19 @@ describe("evaluation properties", () => {
         const closures = { ...options, codegen: false };
         for (const datum of data) expect(outcome(e, datum, generated)).toEqual(outcome(e, datum, closures));
         expect(listOutcome(e, data, generated)).toEqual(listOutcome(e, data, closures));
+      }),
+      { numRuns: 3000 },
+    );
+  });
+
+  it("with a shared budget, the generated filter() accepts, charges and stops exactly as the closures do", () => {
+    // Budgets and per-evaluation limits small enough to run out anywhere: before a value, within
+    // one, where the shared budget falls below the filter's own.
+    fc.assert(
+      fc.property(expressionArb, fc.array(datumArb, { maxLength: 6 }), fc.integer({ min: 0, max: 120 }), fc.integer({ min: 1, max: 60 }), (e, data, limit, maxCost) => {
+        const generated = { limits: { maxCost }, tierUpAfter: 0 };
+        const closures = { limits: { maxCost }, codegen: false };
+        expect(budgetedListOutcome(e, data, limit, generated)).toEqual(budgetedListOutcome(e, data, limit, closures));
       }),
       { numRuns: 3000 },
     );

@@ -21,6 +21,12 @@ export const HEADER_HINT_TEXT = "this agent reads and writes X-Svc-* headers, no
 /** The prefix of the reference's own headers, lower-case as Node gives request headers. */
 const NOMAD_HEADER_PREFIX = "x-nomad-";
 
+/** Whether a request carries an `X-Nomad-*` header (looked for without listing the names: every request asks). */
+function hasNomadHeader(headers: IncomingMessage["headers"]): boolean {
+  for (const name in headers) if (name.startsWith(NOMAD_HEADER_PREFIX)) return true;
+  return false;
+}
+
 /**
  * The hint of one agent: a function to call on every request before it is answered, which adds
  * the header to the answer of a request with an `X-Nomad-*` header, and warns through `warn` the
@@ -30,7 +36,7 @@ export function headerHint(style: HeaderStyle, warn: (message: string) => void):
   if (style === "nomad") return () => {};
   let warned = false;
   return (request, response) => {
-    if (!Object.keys(request.headers).some((name) => name.startsWith(NOMAD_HEADER_PREFIX))) return;
+    if (!hasNomadHeader(request.headers)) return;
     response.setHeader(HEADER_HINT, HEADER_HINT_TEXT);
     if (warned) return;
     warned = true;

@@ -73,9 +73,17 @@ export function listHeaders(names: HeaderNames, answer: ListAnswer, encoding: Li
   };
 }
 
-/** Writes a list answer to `response` in `encoding`, its body given (the answer's, or its gzip). */
-function writeAnswer(response: ServerResponse, names: HeaderNames, answer: ListAnswer, encoding: ListEncoding, body: Buffer): void {
-  response.writeHead(200, listHeaders(names, answer, encoding, body.length));
+/**
+ * The headers of each answer written, by encoding, made once: a page polled again and again is
+ * written with the same object. Weak: an answer the answer cache lets go takes its headers along.
+ */
+type WrittenHeaders = WeakMap<ListAnswer, Partial<Record<ListEncoding, Record<string, string>>>>;
+
+/** Writes a list answer to `response` in `encoding`, its body given (the answer's, or its gzip); its headers made once into `written`. */
+function writeAnswer(response: ServerResponse, names: HeaderNames, answer: ListAnswer, encoding: ListEncoding, body: Buffer, written: WrittenHeaders): void {
+  let byEncoding = written.get(answer);
+  if (byEncoding === undefined) written.set(answer, (byEncoding = {}));
+  response.writeHead(200, (byEncoding[encoding] ??= listHeaders(names, answer, encoding, body.length)));
   if (encoding === "gzip") {
     // Written before the end, so that Node sends it chunked rather than count its length.
     response.write(body);
@@ -111,6 +119,7 @@ export class ListLane {
   readonly #recorders = new Map<string, (elapsedMs: number) => void>();
   /** The agent's header names, lower-case (see {@link lowerCased}). */
   readonly #names: HeaderNames;
+  readonly #written: WrittenHeaders = new WeakMap();
 
   /**
    * @param context - the list pipeline's context, whose answer cache the lane reads.
@@ -169,7 +178,7 @@ export class ListLane {
     // A large body's gzip not made yet is made on the router's path, off the event loop.
     const body = encoding === "gzip" ? gzipReady(answer) : answer.body;
     if (body === undefined) return false;
-    writeAnswer(response, this.#names, answer, encoding, body);
+    writeAnswer(response, this.#names, answer, encoding, body, this.#written);
     entry.record(performance.now() - start);
     return true;
   }
@@ -186,7 +195,7 @@ export class ListLane {
     if (encoding === undefined || this.context.shared) return false;
     const body = encoding === "gzip" ? await gzipOf(answer) : answer.body;
     reply.hijack();
-    writeAnswer(reply.raw, this.#names, answer, encoding, body);
+    writeAnswer(reply.raw, this.#names, answer, encoding, body, this.#written);
     if (isBodilessGet(request.raw)) {
       const key = this.#keyOf(request.raw, encoding);
       const entry: LaneEntry = { endpoint: endpoint as ListEndpoint<unknown>, requestKey, encoding, minQueryIndex, expiresAt, record: this.#recorder(endpoint as ListEndpoint<unknown>, request.routeOptions.url ?? "*") };

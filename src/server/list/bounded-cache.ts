@@ -8,6 +8,8 @@
 export class BoundedCache<V> {
   readonly #entries = new Map<string, { readonly value: V; readonly bytes: number }>();
   #bytes = 0;
+  /** The key used last, already last in the order: a repeated hit (a client polling one page) is not moved again. */
+  #newest: string | undefined;
 
   constructor(readonly maxBytes: number) {}
 
@@ -25,8 +27,11 @@ export class BoundedCache<V> {
   get(key: string): V | undefined {
     const entry = this.#entries.get(key);
     if (entry === undefined) return undefined;
-    this.#entries.delete(key);
-    this.#entries.set(key, entry);
+    if (key !== this.#newest) {
+      this.#entries.delete(key);
+      this.#entries.set(key, entry);
+      this.#newest = key;
+    }
     return entry.value;
   }
 
@@ -37,8 +42,12 @@ export class BoundedCache<V> {
       this.#entries.delete(key);
       this.#bytes -= previous.bytes;
     }
-    if (bytes > this.maxBytes) return;
+    if (bytes > this.maxBytes) {
+      if (key === this.#newest) this.#newest = undefined;
+      return;
+    }
     this.#entries.set(key, { value, bytes });
+    this.#newest = key;
     this.#bytes += bytes;
     for (const [oldest, evicted] of this.#entries) {
       if (this.#bytes <= this.maxBytes) break;

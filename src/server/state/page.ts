@@ -17,10 +17,19 @@
  *
  * @module
  */
+import { FilterEvaluationError } from "../../errors.js";
 import type { Filter } from "../../evaluator/compile.js";
 import type { CostBudget } from "../../evaluator/cost.js";
 import { lowerBound } from "./sorted-rows.js";
 import type { Page, PageRequest, RowRange } from "./store.js";
+
+/**
+ * The most rows a page's filter is given at once by {@link cutPage}: over a batch, the filter runs
+ * in its own loop (`Filter.filter`, which V8 optimises with the filter's code inlined) rather than
+ * once a row through a call that stays in the interpreter for a filter never seen before (2 ms of
+ * 10,000 rows against 0.2). The bound keeps a batch's arrays small whatever the list's length.
+ */
+export const FILTER_BATCH_ROWS = 1_024;
 
 /** How one list's rows are paged from memory. */
 export interface PageSource<Row> {
@@ -75,8 +84,44 @@ export class PageCut<Row> {
       this.evaluated++;
       if (!filter.test(rows.filterTarget(row), this.#budget)) return false;
     }
+    return this.#keep(row);
+  }
+
+  /**
+   * Offers the next rows the caller may see, in order, to the filter at once: at most
+   * {@link PageCut.wanted} of them, so that the filter meets exactly the rows {@link PageCut.offer}
+   * would have given it one by one (the page cannot be cut before the last), and charges the
+   * budget as much, in the same order. True once the page is cut.
+   */
+  offerPermitted(rows: readonly Row[]): boolean {
+    if (rows.length > this.wanted) throw new RangeError(`${rows.length} rows offered to a page that wants ${this.wanted}`);
+    const filter = this.#filter;
+    if (filter === undefined) return rows.some((row) => this.#keep(row));
+    const { filterTarget } = this.#rows;
+    const targets = rows.map((row) => filterTarget(row));
+    this.evaluated += rows.length;
+    let accepted: unknown[];
+    try {
+      accepted = filter.filter(targets, this.#budget);
+    } catch (error) {
+      // As `Filter.test` throws it, without the index within the batch.
+      if (error instanceof FilterEvaluationError && error.index !== undefined) throw new FilterEvaluationError(error.code, error.reason, error.span, error.source, undefined, error.suggestion);
+      throw error;
+    }
+    // The accepted targets, in their order: matched back to their rows one after the other.
+    let next = 0;
+    for (let i = 0; i < rows.length && next < accepted.length; i++) {
+      if (targets[i] !== accepted[next]) continue;
+      next++;
+      if (this.#keep(rows[i]!)) return true;
+    }
+    return false;
+  }
+
+  /** Keeps a row the filter accepted; true when it is the row after a full page (its token is the next page's). */
+  #keep(row: Row): boolean {
     if (this.#perPage > 0 && this.rows.length === this.#perPage) {
-      this.nextToken = rows.token(row);
+      this.nextToken = this.#rows.token(row);
       return true;
     }
     this.rows.push(row);
@@ -145,13 +190,31 @@ export function seek<Row>(source: Pick<PageSource<Row>, "rows" | "token" | "comp
   return rows.size;
 }
 
-/** Cuts one page of rows in memory: from the {@link seek}'s position, each row offered to a {@link PageCut}. */
+/**
+ * Cuts one page of rows in memory: from the {@link seek}'s position, each row offered to a
+ * {@link PageCut}; with a filter, the rows the caller may see a batch at a time (at most
+ * {@link FILTER_BATCH_ROWS}, and no more than the page wants).
+ */
 export function cutPage<Row>(source: PageSource<Row>, request: PageRequest): Page<Row> {
-  const { rows } = source;
+  const { rows, permitted } = source;
   const cut = new PageCut(request, source);
   const step = request.reverse ? -1 : 1;
-  for (let position = seek(source, request.nextToken, request.reverse); position >= 0 && position < rows.size; position += step) {
-    if (cut.offer(rows.at(position))) break;
+  let position = seek(source, request.nextToken, request.reverse);
+  if (request.filter === undefined) {
+    for (; position >= 0 && position < rows.size; position += step) {
+      if (cut.offer(rows.at(position))) break;
+    }
+    return cut.page();
+  }
+  const batch: Row[] = [];
+  while (position >= 0 && position < rows.size) {
+    const size = Math.min(cut.wanted, FILTER_BATCH_ROWS);
+    batch.length = 0;
+    for (; batch.length < size && position >= 0 && position < rows.size; position += step) {
+      const row = rows.at(position);
+      if (permitted(row)) batch.push(row);
+    }
+    if (cut.offerPermitted(batch)) break;
   }
   return cut.page();
 }
