@@ -97,6 +97,12 @@ describe("npm run build:vscode", () => {
     expect(listing).not.toContain("node_modules");
   });
 
+  it("holds as many files of the extension's own as the README says", () => {
+    const files = listing.split("\n").filter((line) => / extension\/\S/.test(line)).length;
+    const said = /a small extension \((\w+) files:/.exec(readFileSync(join(ROOT, "README.md"), "utf8"))?.[1];
+    expect(said).toBe(["zero", "one", "two", "three", "four", "five", "six", "seven", "eight", "nine", "ten"][files]);
+  });
+
   it("declares the language for .bexpr files with its grammar and configuration, and a main the package holds", () => {
     expect(manifest.contributes.languages[0]).toMatchObject({ id: "bexpr", extensions: [".bexpr"], configuration: "./language-configuration.json" });
     expect(manifest.contributes.grammars[0]).toMatchObject({ scopeName: "source.bexpr", path: "./syntaxes/bexpr.tmLanguage.json" });
