@@ -85,3 +85,25 @@ describe("the README's count of the reference's client tests ported to test/noma
     expect(said(readFileSync("docs/agent.md", "utf8"), /ports of (\d+) of the (\d+) tests/)).toEqual([count("PORTED") + count("fails"), entries.length]);
   });
 });
+
+describe("the README's first screen", () => {
+  const lines = readme.split("\n");
+  const firstScreen = lines.slice(0, 45).join("\n");
+  /** The line of the first occurrence of `text`. */
+  const lineOf = (text: string) => lines.findIndex((line) => line.includes(text));
+
+  it("says what bexpr is, names the reference, the three kinds of users and the two commands", () => {
+    for (const text of ["HashiCorp Nomad", "go-bexpr v0.1.16", "Services that embed the filter language", "Editors and web UIs", "Test suites that would otherwise need a Nomad cluster", "npm ci && npm start", "npm ci && npm test"]) {
+      expect(firstScreen, text).toContain(text);
+    }
+  });
+
+  it("explains the scheduler, the reference, the spec and X-Svc-* before it uses them", () => {
+    const explained = lineOf('These docs call Nomad "the scheduler"');
+    expect(explained).toBeGreaterThan(0);
+    for (const term of ["the scheduler", "the reference", "the spec", "X-Svc-"]) {
+      const used = lines.findIndex((line, at) => line.replaceAll('"the scheduler"', "").replaceAll('"the reference"', "").replaceAll('"the spec"', "").includes(term) && at !== explained);
+      expect(used, term).toBeGreaterThanOrEqual(explained);
+    }
+  });
+});
