@@ -4,6 +4,7 @@
  * @module
  */
 import { LOG_LEVELS, OptionsError, readConfigFile, startAgent, type Agent, type AgentOptions, type HeaderStyle, type LogLevel } from "../server/index.js";
+import { resolveOptions } from "../server/options.js";
 import { parseAllowedHosts } from "../server/control/browser-guard.js";
 import { CommandError, parseCommandLine, UsageError, type Io, type Outcome } from "./terminal.js";
 
@@ -168,6 +169,14 @@ export function agentOptions(args: readonly string[], env: Readonly<Record<strin
     store: storeOption(values.store, values["store-schema"], fromFile.store),
   };
   const defined = Object.fromEntries(Object.entries(flags).filter(([, value]) => value !== undefined));
+  // The flags and variables alone first: a bad value there is a usage error (exit 2, as an unknown
+  // option is); one that only the config file brings stays the file's (exit 1, below).
+  try {
+    resolveOptions(defined);
+  } catch (error) {
+    if (error instanceof OptionsError) throw new UsageError(error.message);
+    throw error;
+  }
   // People read the command's log: one line of text per event, unless the config asks for JSON.
   return { logFormat: "text", ...fromFile, ...defined };
 }

@@ -110,14 +110,16 @@ describe("bexpr agent", () => {
   it.each([
     [["agent", "--port", "abc"], 2, '--port needs a whole number, got "abc"'],
     [["agent", "--bogus"], 2, "bexpr agent: unknown option --bogus\nrun 'bexpr agent --help' for usage\n"],
-    [["agent", "--log-level", "loud"], 1, 'invalid value for logLevel: "loud"; expected one of fatal, error, warn, info, debug, trace, silent'],
-    [["agent", "--port", "99999"], 1, "invalid value for port: 99999; expected a whole number from 0 to 65535 (0 picks a free port)"],
+    [["agent", "--log-level", "loud"], 2, 'invalid value for logLevel: "loud"; expected one of fatal, error, warn, info, debug, trace, silent'],
+    // A bad value of a flag is a usage error (it exited 1); the same value from the config file is the file's, 1.
+    [["agent", "--port", "99999"], 2, "invalid value for port: 99999; expected a whole number from 0 to 65535 (0 picks a free port)"],
+    [["agent", "--config", "test/fixtures/bad-port.json"], 1, "invalid value for port: 99999; expected a whole number from 0 to 65535 (0 picks a free port)"],
     [["agent", "--bind", "no-such-host.invalid", "--no-demo"], 1, "cannot listen: getaddrinfo "],
     [["agent", "--config", "/nonexistent.json"], 1, "cannot read config file /nonexistent.json"],
     [["agent", "--config", "test/fixtures/bad-metrics.json"], 1, "invalid value for metrics.intervalMs: 5"],
     [["frobnicate"], 2, 'unknown command "frobnicate"'],
     [["agent", "--store-schema", "staging"], 2, "--store-schema needs a PostgreSQL store: give --store postgres://…"],
-    [["agent", "--store", "mysql://db/x"], 1, "invalid value for store: \"mysql://db/x\"; expected memory, a PostgreSQL URL"],
+    [["agent", "--store", "mysql://db/x"], 2, "invalid value for store: \"mysql://db/x\"; expected memory, a PostgreSQL URL"],
     // Port 1 on the loopback: nothing listens there, and the password is not repeated.
     [["agent", "--store", "postgres://bexpr:s3cret@127.0.0.1:1/bexpr", "--no-demo"], 1, "store: cannot open the state in PostgreSQL at postgres://bexpr:redacted@127.0.0.1:1/bexpr: "],
     [["agent", "--store", "postgres://127.0.0.1:1/bexpr", "--store-schema", "Bad-Name"], 1, 'store: the schema name "Bad-Name" must be a lower-case identifier'],
