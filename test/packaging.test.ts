@@ -199,9 +199,10 @@ describe("npm pack", () => {
     expect(license).toContain("Exhibit B - \"Incompatible With Secondary Licenses\" Notice");
   });
 
-  it("ships the README and the CHANGELOG", () => {
+  it("ships the README, the CHANGELOG and the error reference the language server links to", () => {
     expect(shipped).toContain("README.md");
     expect(shipped).toContain("CHANGELOG.md");
+    expect(shipped).toContain("docs/errors.md");
   });
 
   it("ships every file package.json points at: exports, types, typesVersions, bin", () => {
