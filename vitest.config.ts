@@ -36,6 +36,9 @@ export default defineConfig({
   test: {
     // Agent tests open real sockets; keep runs predictable on a 2-core machine.
     pool: "forks",
+    // A throw-away PostgreSQL server where the machine has its programs (unless BEXPR_TEST_POSTGRES_URL
+    // is set: to a server's URL, or empty for none), and one line naming what the run skips.
+    globalSetup: ["./test/support/global-setup.ts"],
     // Longest first, in a clean clone too (test/durations.json): see test/support/sequencer.ts.
     sequence: { sequencer: ExpectedDurationSequencer },
     // Two test files at a time: vitest's default on 2 cores is one (cores − 1), but most files
@@ -53,7 +56,7 @@ export default defineConfig({
       {
         extends: true,
         // The same agent tests with the state in PostgreSQL: the server BEXPR_TEST_POSTGRES_URL
-        // names (.ci/run starts one), or PGlite when none is named (see test/agent/support.ts).
+        // names (the set-up starts one), or PGlite when none is named (see test/agent/support.ts).
         // PGlite runs every statement on the test's own thread: a test does several times the work it does in memory.
         test: { name: "agent on postgres", include: AGENT_TESTS, isolate: false, env: { BEXPR_TEST_AGENT_STORE: "postgres" }, testTimeout: 60_000 },
       },

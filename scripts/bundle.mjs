@@ -29,6 +29,9 @@ const result = await build({
   format: "esm",
   platform: "node",
   target: "node20.19",
+  // Classes keep their names (constructor.name, stack traces): bundling renames one that another
+  // module's name would shadow (FilterEvaluationError printed as _FilterEvaluationError).
+  keepNames: true,
   // The engine's dependencies are bundled (so they are devDependencies: a consumer never installs
   // them, and rollup-types.mjs writes the few types of theirs the declarations name into the
   // roll-ups); the agent's and CodeMirror's (the optional peer dependencies) stay imports.
@@ -45,19 +48,35 @@ const result = await build({
 const codemirrorExports = result.metafile.outputs["dist/codemirror/index.js"]?.exports;
 if (codemirrorExports === undefined || codemirrorExports.length === 0) throw new Error("bundle: dist/codemirror/index.js has no exports");
 const peers = Object.keys(pkg.peerDependencies).filter((name) => /^@(codemirror|lezer)\//.test(name));
+// One message for both ways in (the "import" and the "require" condition of the export).
+const missingPeer = `const PEERS = ${JSON.stringify(peers)};
+function missingPeer(error) {
+  const missing = error?.code === "ERR_MODULE_NOT_FOUND" ? PEERS.find((peer) => String(error.message).includes(\`'\${peer}'\`)) : undefined;
+  return missing === undefined ? error : new Error(\`bexpr/codemirror needs CodeMirror 6 beside it, and \${missing} is not installed: npm install \${PEERS.join(" ")}\`, { cause: error });
+}`;
 writeFileSync(
   "dist/codemirror/node.js",
   `// bexpr/codemirror in Node: the module itself, with its missing peer packages named (scripts/bundle.mjs).
-const PEERS = ${JSON.stringify(peers)};
+${missingPeer}
 let extension;
 try {
   extension = await import("./index.js");
 } catch (error) {
-  const missing = error?.code === "ERR_MODULE_NOT_FOUND" ? PEERS.find((peer) => String(error.message).includes(\`'\${peer}'\`)) : undefined;
-  if (missing === undefined) throw error;
-  throw new Error(\`bexpr/codemirror needs CodeMirror 6 beside it, and \${missing} is not installed: npm install \${PEERS.join(" ")}\`, { cause: error });
+  throw missingPeer(error);
 }
 export const { ${codemirrorExports.join(", ")} } = extension;
+`,
+);
+// require("bexpr/codemirror") (Node 20.19+ and 22.12+ load ES modules with require()): the same.
+writeFileSync(
+  "dist/codemirror/node.cjs",
+  `// bexpr/codemirror for require() in Node: the module itself, with its missing peer packages named (scripts/bundle.mjs).
+${missingPeer}
+try {
+  module.exports = require("./index.js");
+} catch (error) {
+  throw missingPeer(error);
+}
 `,
 );
 

@@ -14,27 +14,30 @@
  * @module
  */
 import { spawn, spawnSync } from "node:child_process";
-import { accessSync, chownSync, constants, existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from "node:fs";
+import { accessSync, chownSync, constants, existsSync, mkdtempSync, readdirSync, readFileSync, realpathSync, rmSync } from "node:fs";
 import { createServer } from "node:net";
 import { tmpdir } from "node:os";
-import { join } from "node:path";
+import { delimiter, dirname, join } from "node:path";
 
 /** How long `pg_ctl` waits for the server to start or stop (a loaded machine), in seconds. */
 export const POSTGRES_START_SECONDS = 60;
 
-/** Debian's directory of initdb and pg_ctl (/usr/lib/postgresql/<version>/bin, the newest), as .ci/run finds it; undefined without them. */
+/**
+ * The directory of initdb and pg_ctl: Debian's (/usr/lib/postgresql/<version>/bin, the newest
+ * version that has both), else the one PATH gives (another system's packages); undefined without them.
+ */
 export function postgresBinDir(): string | undefined {
   const root = "/usr/lib/postgresql";
-  if (!existsSync(root)) return undefined;
-  const versions = readdirSync(root).sort((a, b) => b.localeCompare(a, "en", { numeric: true }));
-  for (const version of versions) {
-    const bin = join(root, version, "bin");
+  const versions = existsSync(root) ? readdirSync(root).sort((a, b) => b.localeCompare(a, "en", { numeric: true })) : [];
+  const candidates = [...versions.map((version) => join(root, version, "bin")), ...(process.env.PATH ?? "").split(delimiter).filter((dir) => dir !== "")];
+  for (const bin of candidates) {
     try {
       accessSync(join(bin, "initdb"), constants.X_OK);
       accessSync(join(bin, "pg_ctl"), constants.X_OK);
-      return bin;
+      // The real directory of pg_ctl: its siblings (postgres, createdb) are there, not beside a link on PATH.
+      return dirname(realpathSync(join(bin, "pg_ctl")));
     } catch {
-      // Not this version.
+      // Not this one.
     }
   }
   return undefined;

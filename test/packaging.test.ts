@@ -199,9 +199,10 @@ describe("npm pack", () => {
     expect(license).toContain("Exhibit B - \"Incompatible With Secondary Licenses\" Notice");
   });
 
-  it("ships the README and the CHANGELOG", () => {
+  it("ships the README, the CHANGELOG and the error reference the language server links to", () => {
     expect(shipped).toContain("README.md");
     expect(shipped).toContain("CHANGELOG.md");
+    expect(shipped).toContain("docs/errors.md");
   });
 
   it("ships every file package.json points at: exports, types, typesVersions, bin", () => {
@@ -366,6 +367,21 @@ describe("a fresh consumer project that installs the tarball", () => {
     expect(named, result.stderr).not.toBeNull();
     expect(peers).toContain(named![1]);
     expect(named![2]).toBe(peers.join(" "));
+  });
+
+  it("names them for require(\"bexpr/codemirror\") too, the CommonJS way in (it gave Node's raw ERR_MODULE_NOT_FOUND)", () => {
+    const result = run(process.execPath, ["-e", 'require("bexpr/codemirror")'], consumer);
+    expect(result.status).toBe(1);
+    const named = /^Error: bexpr\/codemirror needs CodeMirror 6 beside it, and (\S+) is not installed: npm install (.*)$/m.exec(result.stderr);
+    expect(named, result.stderr).not.toBeNull();
+    expect(named![2]).toBe(CODEMIRROR_PEERS.join(" "));
+  });
+
+  it("has error classes that print their own names (constructor.name, the stack's first line)", () => {
+    const script = `const { compileFilter, FilterSyntaxError } = require("bexpr");
+      try { compileFilter("a == 1").test({}); } catch (error) { console.log(error.constructor.name, error.stack.split(":")[0]); }
+      try { compileFilter("a =="); } catch (error) { console.log(error.constructor.name, error instanceof FilterSyntaxError); }`;
+    expect(runOk(process.execPath, ["-e", script], consumer).stdout.split("\n")).toEqual(["FilterEvaluationError FilterEvaluationError", "FilterSyntaxError true", ""]);
   });
 
   it("says it has no side effects, so that a bundler keeps only what is used, and a bundle of it runs", async () => {

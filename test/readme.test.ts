@@ -1,4 +1,4 @@
-import { readFileSync } from "node:fs";
+import { readdirSync, readFileSync } from "node:fs";
 import { describe, expect, it } from "vitest";
 import { compileFilter } from "../src/index.js";
 import { installCommand, OPTIONAL_PACKAGES, type OptionalPart } from "../src/optional-packages.js";
@@ -59,5 +59,51 @@ describe("the install commands the docs give", () => {
     const text = readFileSync(path, "utf8").replace(/\n/g, " ");
     const packages = installCommand(["the language server"]).replace(/^npm install /, "");
     expect(text).toContain(`npm install -g ./bexpr-0.1.0.tgz ${packages}`);
+  });
+});
+
+describe("the README's count of the reference's client tests ported to test/nomad-api/", () => {
+  // The tables' entries, `TestName: PORTED,` or `TestName: clientSide(…)` and the like, one a line.
+  const entries = readdirSync("test/nomad-api")
+    .filter((name) => name.endsWith(".test.ts"))
+    .flatMap((name) => [...readFileSync(`test/nomad-api/${name}`, "utf8").matchAll(/^\s*(Test\w+): (PORTED|fails|clientSide|notServed|skipped)\b(?:\("([\w-]+)")?/gm)])
+    .map(([, name, kind, reason]) => ({ name, kind: kind === "skipped" ? reason : kind }));
+  const count = (kind: string) => entries.filter((entry) => entry.kind === kind).length;
+
+  it("says how many run and why each of the others is skipped, as the tables have it", () => {
+    const skipped = entries.length - count("PORTED") - count("fails");
+    expect(count("PORTED")).toBeGreaterThan(100);
+    const said = (text: string, pattern: RegExp) => pattern.exec(text.replace(/\s+/g, " "))?.slice(1).map(Number);
+    expect(said(readme, /(\d+) of the (\d+) tests of the client's own test files/)).toEqual([count("PORTED") + count("fails"), entries.length]);
+    expect(said(readme, /the other (\d+) are skipped, each named with its reason \((\d+) test the client alone, (\d+) need routes the agent does not serve, (\d+) have no body and (\d+) needs servers joined into a cluster\)/)).toEqual([
+      skipped,
+      count("clientSide"),
+      count("notServed"),
+      count("no-body"),
+      count("needs-cluster"),
+    ]);
+    expect(said(readFileSync("docs/agent.md", "utf8"), /ports of (\d+) of the (\d+) tests/)).toEqual([count("PORTED") + count("fails"), entries.length]);
+  });
+});
+
+describe("the README's first screen", () => {
+  const lines = readme.split("\n");
+  const firstScreen = lines.slice(0, 45).join("\n");
+  /** The line of the first occurrence of `text`. */
+  const lineOf = (text: string) => lines.findIndex((line) => line.includes(text));
+
+  it("says what bexpr is, names the reference, the three kinds of users and the two commands", () => {
+    for (const text of ["HashiCorp Nomad", "go-bexpr v0.1.16", "Services that embed the filter language", "Editors and web UIs", "Test suites that would otherwise need a Nomad cluster", "npm ci && npm start", "npm ci && npm test"]) {
+      expect(firstScreen, text).toContain(text);
+    }
+  });
+
+  it("explains the scheduler, the reference, the spec and X-Svc-* before it uses them", () => {
+    const explained = lineOf('These docs call Nomad "the scheduler"');
+    expect(explained).toBeGreaterThan(0);
+    for (const term of ["the scheduler", "the reference", "the spec", "X-Svc-"]) {
+      const used = lines.findIndex((line, at) => line.replaceAll('"the scheduler"', "").replaceAll('"the reference"', "").replaceAll('"the spec"', "").includes(term) && at !== explained);
+      expect(used, term).toBeGreaterThanOrEqual(explained);
+    }
   });
 });

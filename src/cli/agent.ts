@@ -4,6 +4,7 @@
  * @module
  */
 import { LOG_LEVELS, OptionsError, readConfigFile, startAgent, type Agent, type AgentOptions, type HeaderStyle, type LogLevel } from "../server/index.js";
+import { DEFAULT_OPTIONS, resolveOptions } from "../server/options.js";
 import { parseAllowedHosts } from "../server/control/browser-guard.js";
 import { CommandError, parseCommandLine, UsageError, type Io, type Outcome } from "./terminal.js";
 
@@ -168,6 +169,14 @@ export function agentOptions(args: readonly string[], env: Readonly<Record<strin
     store: storeOption(values.store, values["store-schema"], fromFile.store),
   };
   const defined = Object.fromEntries(Object.entries(flags).filter(([, value]) => value !== undefined));
+  // The flags and variables alone first: a bad value there is a usage error (exit 2, as an unknown
+  // option is); one that only the config file brings stays the file's (exit 1, below).
+  try {
+    resolveOptions(defined);
+  } catch (error) {
+    if (error instanceof OptionsError) throw new UsageError(error.message);
+    throw error;
+  }
   // People read the command's log: one line of text per event, unless the config asks for JSON.
   return { logFormat: "text", ...fromFile, ...defined };
 }
@@ -175,11 +184,20 @@ export function agentOptions(args: readonly string[], env: Readonly<Record<strin
 /** Errors of `listen` that a user fixes with another --bind or --port. */
 const LISTEN_ERRORS: ReadonlySet<string> = new Set(["EADDRINUSE", "EADDRNOTAVAIL", "EACCES", "ENOTFOUND", "EAI_AGAIN", "EAI_FAIL", "EAI_NONAME", "EINVAL"]);
 
+/** What to do about a listen error, for the line that reports it. */
+function listenHint(code: string, port: number): string {
+  if (code === "EADDRINUSE" && port === 0) return " (no free port on this machine: its ephemeral ports are taken; stop other processes' connections, or give a --port)";
+  if (code === "EADDRINUSE") return ` (another process listens there: give another --port, or --port 0 for a free one)`;
+  if (code === "EACCES") return " (a port below 1024 needs privileges: give a --port of 1024 or more)";
+  return " (give another --bind or --port)";
+}
+
 /** `bexpr agent`: runs until SIGINT or SIGTERM. */
 export async function runAgent(args: readonly string[], io: Pick<Io, "stdout">): Promise<Outcome> {
   let agent: Agent;
+  let options: AgentOptions | "help" | "version" = {};
   try {
-    const options = agentOptions(args);
+    options = agentOptions(args);
     if (options === "help" || options === "version") return options;
     agent = await startAgent(options);
   } catch (error) {
@@ -187,7 +205,10 @@ export async function runAgent(args: readonly string[], io: Pick<Io, "stdout">):
     // one line, exit status 1.
     if (error instanceof OptionsError) throw new CommandError(error.message);
     const code = (error as NodeJS.ErrnoException).code;
-    if (code !== undefined && LISTEN_ERRORS.has(code)) throw new CommandError(`cannot listen: ${(error as Error).message}`);
+    if (code !== undefined && LISTEN_ERRORS.has(code)) {
+      const { bind = DEFAULT_OPTIONS.bind, port = DEFAULT_OPTIONS.port } = typeof options === "object" ? options : {};
+      throw new CommandError(`cannot listen on ${bind} port ${port}: ${(error as Error).message}${listenHint(code, port)}`);
+    }
     throw error;
   }
   const { region, datacenter, demo, acl } = agent.options;

@@ -288,7 +288,9 @@ export async function runEval(args: readonly string[], io: Io): Promise<Outcome>
         matched = filter.test(value);
       } catch (error) {
         if (!(error instanceof FilterEvaluationError)) throw error;
-        // The matches before it are printed already, as grep prints the lines before a read error.
+        // The matches before it are printed already, as grep prints the lines before a read error;
+        // an array of them is closed, so that stdout stays a JSON document.
+        array?.end();
         const where = line === undefined ? `the value at index ${index}` : `the value at index ${index} (line ${line})`;
         const styles = stylesFor(io.stderr);
         io.stderr.write(`${styles.error("error")}${styles.code(`[${error.code}]`)} the filter failed on ${where}: ${error.reason}\n${error.message.split("\n").slice(1).join("\n")}\n`);

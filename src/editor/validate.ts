@@ -44,9 +44,11 @@ export function validate(source: string, options: ValidateOptions = {}): Diagnos
   const analysis = filter.recovered;
   const diagnostics = [...analysis.diagnostics];
   if (analysis.expression !== undefined && !diagnostics.some(isStructural)) {
-    // Checks that need the tree: regular expressions, and selectors against the schema.
+    // Checks that need the tree: regular expressions, and selectors against the schema. The filter
+    // is never run here, so no JavaScript is generated for it (codegen: false): that also keeps
+    // validate from probing for `new Function`, which a page's Content-Security-Policy reports.
     try {
-      compileExpression(analysis.expression, { source, schema: options.schema, strict: options.schema !== undefined, limits: options.limits, warnings: diagnostics });
+      compileExpression(analysis.expression, { source, schema: options.schema, strict: options.schema !== undefined, limits: options.limits, warnings: diagnostics, codegen: false });
     } catch (error) {
       if (isStackOverflow(error)) diagnostics.push(stackDiagnostic(source));
       else if (error instanceof FilterSyntaxError) diagnostics.push(...error.diagnostics);

@@ -16,6 +16,9 @@ import {
   type Range,
 } from "vscode-languageserver";
 import type { TextDocument } from "vscode-languageserver-textdocument";
+import { existsSync } from "node:fs";
+import { dirname, join } from "node:path";
+import { fileURLToPath, pathToFileURL } from "node:url";
 import type { Span } from "../ast.js";
 import type { Completion, CompletionKind } from "../editor/complete.js";
 import type { Diagnostic, Fix, TextEdit } from "../errors.js";
@@ -49,16 +52,31 @@ export function wholeDocument(document: TextDocument): Range {
   return rangeOf(document, { start: 0, end: document.getText().length });
 }
 
-/** Where the error codes are explained, one section per code (docs/errors.md). */
+/** Where the error codes are explained online, one section per code (docs/errors.md of the repository). */
 export const ERROR_CODES_URL = "https://github.com/bexpr/bexpr/blob/main/docs/errors.md";
 
-/** A diagnostic of `validate` as the protocol's: its code kept and linked to its section of the docs, its hint after its message. */
+/**
+ * The error reference a user can open offline: docs/errors.md of the installed package (its
+ * `files` ship it), found from this module up (dist/, dist/chunks/ or src/lsp/), as a `file:` URL;
+ * the repository's page where it is missing.
+ */
+export const ERROR_CODES_HREF: string = (() => {
+  let directory = dirname(fileURLToPath(import.meta.url));
+  for (let level = 0; level < 4; level++) {
+    const reference = join(directory, "docs/errors.md");
+    if (existsSync(reference)) return pathToFileURL(reference).href;
+    directory = dirname(directory);
+  }
+  return ERROR_CODES_URL;
+})();
+
+/** A diagnostic of `validate` as the protocol's: its code kept and linked to its section of the error reference ({@link ERROR_CODES_HREF}), its hint after its message. */
 export function toLspDiagnostic(document: TextDocument, diagnostic: Diagnostic): LspDiagnostic {
   return {
     range: rangeOf(document, diagnostic.span),
     severity: diagnostic.severity === "error" ? DiagnosticSeverity.Error : DiagnosticSeverity.Warning,
     code: diagnostic.code,
-    codeDescription: { href: `${ERROR_CODES_URL}#${diagnostic.code}` },
+    codeDescription: { href: `${ERROR_CODES_HREF}#${diagnostic.code}` },
     source: DIAGNOSTIC_SOURCE,
     message: diagnostic.suggestion === undefined ? diagnostic.message : `${diagnostic.message}\nhint: ${diagnostic.suggestion}`,
   };

@@ -78,6 +78,8 @@ interface Column {
   readonly header: string;
   /** The cell's text. */
   cell(row: ListRow): string;
+  /** Prose that wraps (a description), so the table fits its card instead of cutting it off. */
+  readonly prose?: true;
 }
 
 /** A list the page shows: its filter schema (exactly what the agent filters on), its columns, what its rows are called. */
@@ -116,7 +118,7 @@ const LISTS: Readonly<Record<ListName, ListView>> = {
       field("JobID", "Job"),
       field("JobVersion", "Version"),
       field("Status"),
-      field("StatusDescription", "Description"),
+      { ...field("StatusDescription", "Description"), prose: true },
     ],
   },
 };
@@ -471,7 +473,7 @@ class Page {
         "tr",
         { className: `${matched === false ? "no-match" : "match"}${key === this.selected ? " selected" : ""}`, "data-key": key, tabindex: "0", title: `Why does this ${noun} match or not?` },
         marking ? element("td", { className: "mark" }, mark) : null,
-        ...columns.map((column) => element("td", {}, column.cell(row))),
+        ...columns.map((column) => element("td", column.prose ? { className: "prose" } : {}, column.cell(row))),
       );
       const select = () => this.select(key);
       tr.addEventListener("click", select);

@@ -1,4 +1,5 @@
 import { spawn } from "node:child_process";
+import { createServer, type AddressInfo } from "node:net";
 import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -110,14 +111,16 @@ describe("bexpr agent", () => {
   it.each([
     [["agent", "--port", "abc"], 2, '--port needs a whole number, got "abc"'],
     [["agent", "--bogus"], 2, "bexpr agent: unknown option --bogus\nrun 'bexpr agent --help' for usage\n"],
-    [["agent", "--log-level", "loud"], 1, 'invalid value for logLevel: "loud"; expected one of fatal, error, warn, info, debug, trace, silent'],
-    [["agent", "--port", "99999"], 1, "invalid value for port: 99999; expected a whole number from 0 to 65535 (0 picks a free port)"],
-    [["agent", "--bind", "no-such-host.invalid", "--no-demo"], 1, "cannot listen: getaddrinfo "],
+    [["agent", "--log-level", "loud"], 2, 'invalid value for logLevel: "loud"; expected one of fatal, error, warn, info, debug, trace, silent'],
+    // A bad value of a flag is a usage error (it exited 1); the same value from the config file is the file's, 1.
+    [["agent", "--port", "99999"], 2, "invalid value for port: 99999; expected a whole number from 0 to 65535 (0 picks a free port)"],
+    [["agent", "--config", "test/fixtures/bad-port.json"], 1, "invalid value for port: 99999; expected a whole number from 0 to 65535 (0 picks a free port)"],
+    [["agent", "--bind", "no-such-host.invalid", "--no-demo"], 1, "cannot listen on no-such-host.invalid port 4646: getaddrinfo "],
     [["agent", "--config", "/nonexistent.json"], 1, "cannot read config file /nonexistent.json"],
     [["agent", "--config", "test/fixtures/bad-metrics.json"], 1, "invalid value for metrics.intervalMs: 5"],
     [["frobnicate"], 2, 'unknown command "frobnicate"'],
     [["agent", "--store-schema", "staging"], 2, "--store-schema needs a PostgreSQL store: give --store postgres://…"],
-    [["agent", "--store", "mysql://db/x"], 1, "invalid value for store: \"mysql://db/x\"; expected memory, a PostgreSQL URL"],
+    [["agent", "--store", "mysql://db/x"], 2, "invalid value for store: \"mysql://db/x\"; expected memory, a PostgreSQL URL"],
     // Port 1 on the loopback: nothing listens there, and the password is not repeated.
     [["agent", "--store", "postgres://bexpr:s3cret@127.0.0.1:1/bexpr", "--no-demo"], 1, "store: cannot open the state in PostgreSQL at postgres://bexpr:redacted@127.0.0.1:1/bexpr: "],
     [["agent", "--store", "postgres://127.0.0.1:1/bexpr", "--store-schema", "Bad-Name"], 1, 'store: the schema name "Bad-Name" must be a lower-case identifier'],
@@ -126,6 +129,20 @@ describe("bexpr agent", () => {
     expect(code).toBe(status);
     expect(stderr).toContain(message);
     expect(stderr).not.toContain("s3cret");
+  });
+
+  it("says which port it cannot listen on, and what to do, when another process holds it", async () => {
+    const holder = createServer();
+    await new Promise<void>((resolve) => holder.listen(0, "127.0.0.1", resolve));
+    const { port } = holder.address() as AddressInfo;
+    try {
+      const { code, stderr } = await runCli(["agent", "--port", String(port), "--no-demo"]);
+      expect(code).toBe(1);
+      expect(stderr).toContain(`cannot listen on 127.0.0.1 port ${port}: `);
+      expect(stderr).toContain("(another process listens there: give another --port, or --port 0 for a free one)");
+    } finally {
+      await new Promise((resolve) => holder.close(resolve));
+    }
   });
 
   it("prints its usage and version", async () => {

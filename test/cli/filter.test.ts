@@ -168,6 +168,12 @@ describe.concurrent("bexpr eval", SLOW, () => {
     expect(await runCli(["eval", 'ID != "web" and ID != "batch" and Score == 1'], { stdin: jsonLines })).toEqual({ code: 1, stdout: "", stderr: expected });
   });
 
+  it("closes the JSON array of the matches before a value the filter fails on, so stdout stays JSON (it left the [ open)", async () => {
+    const { code, stdout, stderr } = await runCli(["eval", 'ID == "a" or Score == 1'], { stdin: '[{"ID": "a"}, {"ID": "b"}, {"ID": "a"}]' });
+    expect([code, stderr]).toEqual([1, expect.stringContaining("error[missing_key] the filter failed on the value at index 1")]);
+    expect(JSON.parse(stdout)).toEqual([{ ID: "a" }]);
+  });
+
   it("checks the filter against the schema first, pointing at the mistake as check does", async () => {
     const { code, stdout, stderr } = await runCli(["eval", "--schema", "job", "Priority == high"], { stdin: jsonLines });
     expect([code, stdout]).toEqual([1, ""]);

@@ -21,7 +21,7 @@
  *    connections).
  *
  * A real PostgreSQL server is needed: the agents are separate processes, and PGlite lives inside
- * one process. The server is named by `BEXPR_TEST_POSTGRES_URL` (`.ci/run` starts one); without
+ * one process. The server is named by `BEXPR_TEST_POSTGRES_URL` (the suite's set-up starts one); without
  * it the whole file is skipped. Each test uses a fresh schema, dropped after it, and kills every
  * agent it started, whatever happened. The agents are the built CLI (`npm run build` first).
  */

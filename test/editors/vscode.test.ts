@@ -51,6 +51,18 @@ describe("the VS Code extension's TextMate grammar", () => {
     grammar = (await registry.loadGrammar("source.bexpr"))!;
   });
 
+  it.each([
+    [String.raw`Name == "a\nb"`, String.raw`\n`, true],
+    [String.raw`Name == "a\x41b"`, String.raw`\x41`, true],
+    // The lexer refuses \' in a double-quoted string (invalid_string), as Go does: no escape colour.
+    [String.raw`Name == "a\'b"`, String.raw`\'`, false],
+  ])("colours the escapes the lexer takes, and only those: %s", (filter, escape, coloured) => {
+    const at = filter.indexOf(escape);
+    const token = grammar.tokenizeLine(filter, textmate.INITIAL).tokens.find((t) => t.startIndex <= at && at < t.endIndex)!;
+    expect(token.scopes.includes("constant.character.escape.bexpr")).toBe(coloured);
+    expect(validate(filter).some((diagnostic) => diagnostic.code === "invalid_string")).toBe(!coloured);
+  });
+
   it("has golden filters to colour", () => {
     expect(GOLDEN.length).toBeGreaterThan(50);
   });
@@ -95,6 +107,12 @@ describe("npm run build:vscode", () => {
     }
     expect(listing).not.toContain("extension/src/");
     expect(listing).not.toContain("node_modules");
+  });
+
+  it("holds as many files of the extension's own as the README says", () => {
+    const files = listing.split("\n").filter((line) => / extension\/\S/.test(line)).length;
+    const said = /a small extension \((\w+) files:/.exec(readFileSync(join(ROOT, "README.md"), "utf8"))?.[1];
+    expect(said).toBe(["zero", "one", "two", "three", "four", "five", "six", "seven", "eight", "nine", "ten"][files]);
   });
 
   it("declares the language for .bexpr files with its grammar and configuration, and a main the package holds", () => {

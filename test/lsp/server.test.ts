@@ -2,9 +2,10 @@
  * The language server over stdio, with a real LSP client: `bexpr lsp --stdio` from dist/ (built
  * by `npm run build`), as an editor starts it.
  */
-import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
-import { join } from "node:path";
+import { join, resolve } from "node:path";
+import { pathToFileURL } from "node:url";
 import { afterAll, afterEach, describe, expect, it } from "vitest";
 import {
   CodeActionKind,
@@ -27,6 +28,8 @@ import { TextDocument } from "vscode-languageserver-textdocument";
 import { MAX_SOURCE_LENGTH, schemas, validate } from "../../src/index.js";
 import { runCli } from "../support/cli.js";
 import { Session, type SessionOptions } from "./client.js";
+
+const project = JSON.parse(readFileSync("package.json", "utf8")) as { files: string[] };
 
 /** Each test starts a Node process; on a loaded two-core machine one can take seconds. */
 const SLOW = { timeout: 60_000 };
@@ -105,7 +108,11 @@ describe("bexpr lsp --stdio", SLOW, () => {
     expect(diagnostics.every((d) => d.source === "bexpr")).toBe(true);
     expect(diagnostics[0]!.message).toBe('the object has no field "Stauts"\nhint: did you mean "Status"?');
     // Each links to its code's section of docs/errors.md.
-    expect(diagnostics.map((d) => d.codeDescription?.href)).toEqual(diagnostics.map((d) => `https://github.com/bexpr/bexpr/blob/main/docs/errors.md#${String(d.code)}`));
+    // The error reference beside the running server, which a user can open offline (the package ships it).
+    const reference = pathToFileURL(resolve("docs/errors.md")).href;
+    expect(diagnostics.map((d) => d.codeDescription?.href)).toEqual(diagnostics.map((d) => `${reference}#${String(d.code)}`));
+    expect(project.files).toContain("docs/errors.md");
+    for (const d of diagnostics) expect(readFileSync("docs/errors.md", "utf8")).toContain(`### ${String(d.code)}\n`);
   });
 
   it("publishes a warning as a warning", async () => {

@@ -1,7 +1,7 @@
 /**
  * Real PostgreSQL engines for tests of SQL: PGlite (PostgreSQL compiled to WebAssembly, run in the
  * test's own process) always, and a PostgreSQL server as well when {@link POSTGRES_URL_VARIABLE}
- * names one (`.ci/run` starts one for CI).
+ * names one (the suite's set-up, test/support/global-setup.ts, starts one where PostgreSQL's programs are installed).
  *
  * Every value comes back as the text PostgreSQL sent, whatever its type: no client-side parsing.
  * bexpr's documents may hold int64 values beyond 2^53, which a JavaScript number cannot hold: the

@@ -14,6 +14,7 @@ import type { Agent } from "../../src/server/index.js";
 import { hasChromium, launchChromium, CHROMIUM_PATH, type Browser } from "../../scripts/chromium.js";
 import { TOKEN_STORAGE_KEY } from "../../src/ui/api.js";
 import { job, send, startTestAgent } from "../agent/support.js";
+import { logCspViolations } from "./csp.js";
 
 /** Set by .ci/run: a machine without the browser fails these tests instead of skipping them. */
 const REQUIRE_VARIABLE = "BEXPR_TEST_REQUIRE_CHROMIUM";
@@ -95,6 +96,7 @@ describe.skipIf(!available && !required)("the web UI in Chromium", () => {
     page = await browser.context.newPage();
     page.setDefaultTimeout(UI_TIMEOUT_MS);
     watchProblems(page, problems);
+    await logCspViolations(page);
     page.on("response", (response: PageResponse) => {
       const url = new URL(response.url());
       if (url.pathname === "/v1/jobs") void response.text().then((body) => listResponses.push({ url, body }), () => {});
