@@ -41,6 +41,20 @@ export class AgentError extends Error {
   }
 }
 
+/**
+ * Whether the agent answers `ACL token not found` for this token's own details
+ * (`GET /v1/acl/token/self`, 404 as the reference's): the lists answer a bare `Permission denied` for an unknown token as
+ * for a token without the capability, as the reference's do. A network failure counts as known.
+ */
+export async function unknownToken(token: string, signal: AbortSignal): Promise<boolean> {
+  try {
+    await getJson("/v1/acl/token/self", token, signal);
+    return false;
+  } catch (error) {
+    return error instanceof AgentError && (error.status === 403 || error.status === 404) && error.message.startsWith("ACL token not found");
+  }
+}
+
 /** The token of this tab ("" when there is none). */
 export function loadToken(): string {
   return sessionStorage.getItem(TOKEN_STORAGE_KEY) ?? "";

@@ -24,7 +24,7 @@ import { format } from "../editor/format.js";
 import { fixAll, validate } from "../editor/validate.js";
 import type { FieldSchema } from "../evaluator/schema.js";
 import { schemas } from "../schemas.js";
-import { AgentError, followList, getJson, listPath, loadToken, saveToken, toJson, type ListName, type ListRow } from "./api.js";
+import { AgentError, followList, getJson, listPath, loadToken, saveToken, toJson, unknownToken, type ListName, type ListRow } from "./api.js";
 import { byId, element } from "./dom.js";
 import { renderExplanation } from "./explain-view.js";
 
@@ -444,16 +444,39 @@ class Page {
     this.showExplanation();
   }
 
-  /** A 4xx from the agent: shown as its text; a 403 also asks for a token. */
+  /**
+   * A 4xx from the agent: shown as its text; a 403 also asks for a token. The lists answer every
+   * refusal with the reference's bare `Permission denied`, an unknown token as well; so with a token
+   * set, the page asks the agent about the token itself (`/v1/acl/token/self`, which answers
+   * `ACL token not found` for a secret it does not know) and says which of the two it was.
+   */
   refused(error: AgentError): void {
-    if (error.status === 403) {
-      const who = this.token === "" ? "Without a token, the agent's ACLs refuse this" : "The agent's ACLs refuse this token";
-      this.showRowsError(`403 ${error.message}: ${who} (the ${this.list} list in namespace ${this.namespace}).`);
-      this.askToken(`${who}: the ${this.list} list in namespace ${this.namespace} needs ${this.list === "jobs" ? "list-jobs" : "read-job"}.`);
-    } else {
-      this.showRowsError(`${error.status}: ${error.message}`);
-    }
     this.rowsTable.classList.add("stale");
+    if (error.status !== 403) {
+      this.showRowsError(`${error.status}: ${error.message}`);
+      return;
+    }
+    const where = `the ${this.list} list in namespace ${this.namespace}`;
+    const needs = `${where} needs ${this.list === "jobs" ? "list-jobs" : "read-job"}`;
+    if (this.token === "") {
+      const who = "Without a token, the agent's ACLs refuse this";
+      this.showRowsError(`403 ${error.message}: ${who} (${where}).`);
+      this.askToken(`${who}: ${needs}.`);
+      return;
+    }
+    const token = this.token;
+    const { signal } = this.following;
+    void unknownToken(token, signal).then((unknown) => {
+      if (signal.aborted || token !== this.token) return;
+      if (unknown) {
+        this.showRowsError(`403 ${error.message}: the agent does not know this token (ACL token not found).`);
+        this.askToken("The agent does not know this token (ACL token not found): check it, or forget it to act as the anonymous token.");
+      } else {
+        const who = "The agent's ACLs refuse this token";
+        this.showRowsError(`403 ${error.message}: ${who} (${where}).`);
+        this.askToken(`${who}: ${needs}.`);
+      }
+    });
   }
 
   showRowsError(message: string): void {

@@ -181,13 +181,21 @@ describe.skipIf(!available && !required)("the web UI in Chromium", () => {
     expect(statSync(shot).size).toBeGreaterThan(10_000);
   });
 
-  it("asks for a token when ACLs are on, keeps it in the tab, and lists what the token may read", async () => {
+  it("asks for a token when ACLs are on, says when the agent does not know it, keeps it in the tab, and lists what the token may read", async () => {
     const acl = await browser.context.newPage();
     watchProblems(acl, problems);
     await acl.goto(`${guarded.url}/ui/?namespace=*`);
     await acl.locator("#token-dialog").waitFor({ state: "visible" });
     expect(await acl.locator("#token-reason").textContent()).toContain("Without a token, the agent's ACLs refuse this");
     expect(await acl.locator("#rows-error").textContent()).toMatch(/^403 Permission denied/);
+
+    // A mistyped token: the list answers the reference's bare "Permission denied", and the page
+    // says that the agent does not know the token rather than that it lacks list-jobs.
+    await acl.locator("#token-input").fill("00000000-0000-4000-8000-000000000000");
+    await acl.locator("#token-save").click();
+    await expect.poll(() => acl.locator("#token-reason").textContent(), { timeout: UI_TIMEOUT_MS }).toContain("The agent does not know this token (ACL token not found)");
+    expect(await acl.locator("#token-dialog").isVisible()).toBe(true);
+    expect(await acl.locator("#rows-error").textContent()).toBe("403 Permission denied: the agent does not know this token (ACL token not found).");
 
     await acl.locator("#token-input").fill(DEFAULT_READER);
     await acl.locator("#token-save").click();
