@@ -81,30 +81,34 @@ export class LeafInterner {
     if (isPlain(row)) this.#visit(row, 0, false);
   }
 
-  /** The leaf equal to `value` seen first (`value` itself the first time), or `value` when it is no leaf or not `shareable` (a row). */
+  /**
+   * The leaf equal to `value` seen first (`value` itself the first time), or `value` when it is no
+   * leaf or not `shareable` (a row). The key is built for leaves only: most of a row's primitives
+   * are in objects that also hold objects (a job, a task), and those need none.
+   */
   #visit(value: object, depth: number, shareable = true): object {
-    const frozen = Object.isFrozen(value);
-    let leaf = shareable;
-    let key = Array.isArray(value) ? "[" : "{";
     const record = value as Record<string, unknown>;
-    for (const name of Object.keys(value)) {
+    const names = Object.keys(value);
+    let leaf = shareable;
+    let frozen: boolean | undefined;
+    for (const name of names) {
       const child = record[name];
-      if (typeof child === "object" && child !== null) {
-        leaf = false;
-        // A frozen child is a shared leaf already (a row put again keeps most of its parts), or not the interner's to change.
-        if (depth >= MAX_INTERN_DEPTH || Object.isFrozen(child) || !isPlain(child)) continue;
-        const shared = this.#visit(child, depth + 1);
-        if (shared !== child && !frozen) record[name] = shared;
-        continue;
-      }
-      if (!leaf) continue;
-      const part = primitiveKey(child);
-      if (part === undefined) leaf = false;
-      else key += `${name.length}:${name}=${part},`;
-      if (key.length > MAX_LEAF_KEY_LENGTH) leaf = false;
+      if (typeof child !== "object" || child === null) continue;
+      leaf = false;
+      // A frozen child is a shared leaf already (a row put again keeps most of its parts), or not the interner's to change.
+      if (depth >= MAX_INTERN_DEPTH || Object.isFrozen(child) || !isPlain(child)) continue;
+      const shared = this.#visit(child, depth + 1);
+      if (shared !== child && !(frozen ??= Object.isFrozen(value))) record[name] = shared;
     }
-    // An array's holes and extra properties: Object.keys lists its indices, so a sparse one differs in length.
-    if (!leaf || (Array.isArray(value) && Object.keys(value).length !== value.length)) return value;
+    // A sparse array, or one with properties besides its elements, is left alone: Object.keys differs from its length.
+    if (!leaf || (Array.isArray(value) && names.length !== value.length)) return value;
+    let key = Array.isArray(value) ? "[" : "{";
+    for (const name of names) {
+      const part = primitiveKey(record[name]);
+      if (part === undefined) return value;
+      key += `${name.length}:${name}=${part},`;
+      if (key.length > MAX_LEAF_KEY_LENGTH) return value;
+    }
     return this.#share(key, value);
   }
 
