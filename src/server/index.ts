@@ -60,6 +60,7 @@ export { MAX_POLICY_RULES_BYTES } from "./domain/acl-policy.js";
 export { MAX_JOBSPEC_BYTES, MAX_JOBSPEC_DEPTH, MAX_JOBSPEC_EXPANSION } from "./domain/jobspec.js";
 export { MAX_HCL_DEPTH } from "./domain/hcl.js";
 export { EVENT_BUFFER_BYTES, EVENT_BUFFER_WRITES, EVENT_HEARTBEAT_MS, EVENT_QUEUE_BYTES, EVENT_STREAMS_MAX } from "./domain/events.js";
+export { STATE_HEAP_FRACTION } from "./state/heap-limit.js";
 export {
   CONNECTION_LIFETIME_MS,
   DATABASE_HOLD_MS,

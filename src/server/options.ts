@@ -13,6 +13,7 @@ import { EVENT_HEARTBEAT_MS, EVENT_STREAMS_MAX } from "./domain/events.js";
 import { controlEnabled } from "./control/access.js";
 import { isAllowedHostEntry, type AllowedHosts } from "./control/browser-guard.js";
 import { RULES_COST_PER_WRITE } from "./scheduler/scenarios.js";
+import { STATE_HEAP_FRACTION } from "./state/heap-limit.js";
 import type { LIST_STATEMENT_TIMEOUT_MS, PgliteLike } from "./state/postgres/database.js";
 import { DEFAULT_METRICS_OPTIONS, type MetricsOptions } from "./metrics/index.js";
 import { HEADER_STYLES, type HeaderStyle } from "./base/header-names.js";
@@ -88,6 +89,12 @@ export interface AgentLimits {
    * {@link EVENT_STREAMS_MAX}); one more is answered `429`.
    */
   readonly eventStreams?: number;
+  /**
+   * The share of the process's heap limit (`--max-old-space-size`) past which writes that add to
+   * the state (`PUT` and `POST` of `/v1/`, but `PUT /v1/system/gc`) are refused with `503` and
+   * the reason (default {@link STATE_HEAP_FRACTION}); a number above 0, at most 1.
+   */
+  readonly stateHeapFraction?: number;
 }
 
 /**
@@ -217,6 +224,7 @@ export const DEFAULT_LIMITS: Required<AgentLimits> = Object.freeze({
   rulesCostPerWrite: RULES_COST_PER_WRITE,
   requestTimeoutMs: REQUEST_TIMEOUT_MS,
   eventStreams: EVENT_STREAMS_MAX,
+  stateHeapFraction: STATE_HEAP_FRACTION,
 });
 
 /** The most simulated client nodes an agent has (each is a row every placement reads). */
@@ -322,6 +330,7 @@ const LIMITS_CHECKS: { readonly [K in keyof AgentLimits]-?: (value: unknown) => 
   rulesCostPerWrite: isPositiveInteger,
   requestTimeoutMs: isPositiveInteger,
   eventStreams: isPositiveInteger,
+  stateHeapFraction: (value) => typeof value === "number" && value > 0 && value <= 1,
 };
 
 const METRICS_CHECKS: { readonly [K in keyof MetricsOptions]-?: (value: unknown) => boolean } = {
@@ -371,7 +380,7 @@ function resolveMetricsOptions(options: MetricsOptions): Required<MetricsOptions
 /** The limits with their defaults, each checked. */
 function resolveLimits(options: AgentLimits): Required<AgentLimits> {
   return resolveGroup<Required<AgentLimits>>(options, DEFAULT_LIMITS, LIMITS_CHECKS, "limits.", (key) =>
-    key === "filterCacheBytes" || key === "responseCacheBytes" ? "a non-negative whole number" : "a positive whole number",
+    key === "filterCacheBytes" || key === "responseCacheBytes" ? "a non-negative whole number" : key === "stateHeapFraction" ? "a number above 0, at most 1" : "a positive whole number",
   );
 }
 

@@ -1,7 +1,7 @@
 /**
  * Why the agent's domain (registration, the scheduler, namespaces, ACLs, decoding) refuses
  * something, in its own terms: the input is invalid, the caller may not, the thing does not
- * exist, or the request is for a region this agent cannot reach. The HTTP layer gives each kind
+ * exist, the request is for a region this agent cannot reach, the agent is busy, or its memory is full. The HTTP layer gives each kind
  * its status, in one place (`http/errors.ts`); the domain
  * never names a status.
  *
@@ -9,7 +9,7 @@
  */
 
 /** The kinds of refusal. */
-export type RefusalKind = "invalid" | "denied" | "not_found" | "conflict" | "unreachable" | "busy";
+export type RefusalKind = "invalid" | "denied" | "not_found" | "conflict" | "unreachable" | "busy" | "full";
 
 /** A refusal by the domain, with the reason as the reference words it. */
 export class Refusal extends Error {

@@ -10,7 +10,8 @@
  *
  * @module
  */
-import { createHash, randomUUID, timingSafeEqual } from "node:crypto";
+import { createHash, timingSafeEqual } from "node:crypto";
+import { newUuid } from "../base/ids.js";
 import { Permissions, parsePolicy, PolicyError } from "./acl-policy.js";
 import { parseTtl, roleHash } from "./acl-api.js";
 import { goDurationText, parseGoDuration } from "../../go/duration.js";
@@ -224,8 +225,8 @@ export class AccessControl {
       // A configured token already stored (a shared store, a restart) is kept as it is.
       if (token.SecretID !== undefined && acl.#findBySecret(token.SecretID) !== undefined) continue;
       await acl.#store({
-        AccessorID: token.AccessorID ?? randomUUID(),
-        SecretID: token.SecretID ?? randomUUID(),
+        AccessorID: token.AccessorID ?? newUuid(),
+        SecretID: token.SecretID ?? newUuid(),
         Name: token.Name ?? "",
         Type: type,
         Policies: token.Policies ?? [],
@@ -309,8 +310,8 @@ export class AccessControl {
     const secret = body.BootstrapSecret;
     if (secret !== undefined && secret !== "" && (typeof secret !== "string" || !UUID.test(secret))) throw invalid("invalid acl token");
     const token = await this.#store({
-      AccessorID: randomUUID(),
-      SecretID: typeof secret === "string" && secret !== "" ? secret : randomUUID(),
+      AccessorID: newUuid(),
+      SecretID: typeof secret === "string" && secret !== "" ? secret : newUuid(),
       Name: BOOTSTRAP_TOKEN_NAME,
       Type: "management",
       Policies: [],
@@ -457,8 +458,8 @@ export class AccessControl {
 
     return this.#store(
       {
-        AccessorID: previous?.AccessorID ?? (uploaded ? accessor : randomUUID()),
-        SecretID: previous?.SecretID ?? (uploaded ? secret : randomUUID()),
+        AccessorID: previous?.AccessorID ?? (uploaded ? accessor : newUuid()),
+        SecretID: previous?.SecretID ?? (uploaded ? secret : newUuid()),
         Name: name,
         Type: type as AclToken["Type"],
         Policies: policies,
@@ -542,7 +543,7 @@ export class AccessControl {
       if (!seen.has(policy)) policies.push({ Name: policy });
       seen.add(policy);
     }
-    const roleId = id === "" ? randomUUID() : id;
+    const roleId = id === "" ? newUuid() : id;
     const hash = roleHash(name, description, policies);
     const { result } = await this.store.write(["acl_role"], (state) => {
       // Checked again in the write, as the reference's state store does: another write may have come between.
@@ -625,7 +626,7 @@ export class AccessControl {
     await this.#expireOneTimeTokens();
     const { result } = await this.store.write(["one_time_token"], (state) => {
       const created: OneTimeToken = {
-        OneTimeSecretID: randomUUID(),
+        OneTimeSecretID: newUuid(),
         AccessorID: token.AccessorID,
         ExpiresAt: new Date(this.now() + ONE_TIME_TOKEN_TTL_MS).toISOString(),
         CreateIndex: state.index,

@@ -15,6 +15,7 @@ import type { Cluster } from "../scheduler/cluster.js";
 import { responseOf } from "./errors.js";
 import { EMPTY_BODY_HEADER, sendText, staleRead, TEXT, useAgentMeta, type HttpSettings, type RouteContext } from "./route.js";
 import type { Peers } from "../domain/members.js";
+import { checkHeapForWrite } from "../state/heap-limit.js";
 import type { PostgresStore } from "../state/postgres/store.js";
 import { BoundedCache } from "../list/bounded-cache.js";
 import { FilterCache } from "../list/filter-cache.js";
@@ -44,7 +45,7 @@ import { simulationRoutes } from "./simulation-routes.js";
 import type { ControlPlane } from "../control/plane.js";
 import { fixtureRoutes } from "./fixture-routes.js";
 import { BrowserGuard, type BrowserRefusal } from "../control/browser-guard.js";
-import { answeredWithoutLeader } from "../control/leader.js";
+import { answeredWithoutLeader, forwardedToLeader } from "../control/leader.js";
 import type { StateControl } from "../control/state-control.js";
 import { MAX_BODY_BYTES, MAX_PATH_PARAM_LENGTH, MAX_HEADER_BYTES } from "./constants.js";
 import { agentRoutes } from "./agent-routes.js";
@@ -102,13 +103,21 @@ export interface AgentServer {
   requestsInFlight(): number;
 }
 
-/** Builds the agent's HTTP server (not yet listening). */
+/** The writes a full heap does not refuse, though their method is `PUT` or `POST`: they free memory. */
+export const WRITES_WHEN_FULL: readonly string[] = ["/v1/system/gc"];
+
+/** Whether a request (its method and route pattern) may add to the state: a `PUT` or `POST` of `/v1/` that frees none. */
+function addsToState(method: string, path: string): boolean {
+  return (method === "PUT" || method === "POST") && forwardedToLeader(path) && !WRITES_WHEN_FULL.includes(path);
+}
+
 /** How the agent takes part in a cluster: its peers, and the state it shares with them (none for an agent of its own). */
 export interface ClusterPart {
   readonly peers: Peers;
   readonly shared?: PostgresStore;
 }
 
+/** Builds the agent's HTTP server (not yet listening). */
 export async function buildApp(
   store: Store,
   cluster: Cluster,
@@ -198,6 +207,11 @@ export async function buildApp(
       if (request.method === "GET" && !answeredWithoutLeader(request.routeOptions.url ?? request.url) && !staleRead(request)) await shared.catchUp();
     });
   }
+  // Past limits.stateHeapFraction of the heap, a write that adds to the state is refused (503)
+  // rather than taken until the process runs out of heap (state/heap-limit.ts).
+  app.addHook("preHandler", async (request) => {
+    if (addsToState(request.method, request.routeOptions.url ?? request.url)) checkHeapForWrite(settings.limits.stateHeapFraction);
+  });
   useAgentMeta(app, { peers: part.peers, headerNames: settings.headerNames, leader: control.leader });
 
   await app.register(compress, { global: true, threshold: 0, syncThreshold: 0, encodings: ["gzip", "deflate"] });

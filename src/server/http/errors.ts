@@ -24,7 +24,7 @@ export class HttpError extends Error {
 }
 
 /** The status of each kind of refusal by the domain: the one place that maps them. */
-export const REFUSAL_STATUS: Readonly<Record<RefusalKind, number>> = { invalid: 400, denied: 403, not_found: 404, conflict: 409, unreachable: 500, busy: 429 };
+export const REFUSAL_STATUS: Readonly<Record<RefusalKind, number>> = { invalid: 400, denied: 403, not_found: 404, conflict: 409, unreachable: 500, busy: 429, full: 503 };
 
 /**
  * The reference's error (raft's `ErrLeadershipLost`) for a write whose commit was interrupted by

@@ -29,7 +29,7 @@
  *
  * @module
  */
-import { randomUUID } from "node:crypto";
+import { newUuid } from "../base/ids.js";
 import { conflict, invalid, missing } from "../base/errors.js";
 import type { Allocation, Deployment, Evaluation, Job, JsonObject, Namespace, Node, Variable } from "../state/model.js";
 import { RealClock, type Clock } from "../base/clock.js";
@@ -134,7 +134,7 @@ export class Cluster {
       for (let i = 1; i <= nodes; i++) {
         const address = `127.0.0.${i % 250 + 1}`;
         state.nodes.put({
-          ID: randomUUID(),
+          ID: newUuid(),
           Name: `client-${i}`,
           Datacenter: datacenter,
           NodePool: "default",

@@ -11,7 +11,7 @@
  *
  * @module
  */
-import { randomUUID } from "node:crypto";
+import { newUuid } from "../base/ids.js";
 import { invalid, missing } from "../base/errors.js";
 import { inDeclaredOrder } from "../../structs/derive.js";
 import { JOB } from "../../structs/job.js";
@@ -410,7 +410,7 @@ export async function watchDeployment(context: SchedulerContext, deploymentId: s
     return;
   }
   if (requiresPromotion(deployment)) return;
-  const results = reconcile(reconcileInput(context, job, { ID: randomUUID(), Priority: deployment.EvalPriority }));
+  const results = reconcile(reconcileInput(context, job, { ID: newUuid(), Priority: deployment.EvalPriority }));
   if (results.place.length + results.destructive.length + results.inplaceUpdate.length + results.stop.length + results.attributeUpdates.length > 0) {
     await store.write(["evals"], (state) => {
       if (store.tables.deployment.get(deploymentId)?.Status === "running") state.evals.put(watcherEvaluation(context, state, deployment, job));

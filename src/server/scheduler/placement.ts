@@ -12,7 +12,7 @@
  *
  * @module
  */
-import { randomUUID } from "node:crypto";
+import { newUuid } from "../base/ids.js";
 import { NODE_POOL_ALL } from "../state/operator.js";
 import type { Allocation, Evaluation, Job, JobSpec, JsonObject, Node, SchedulerAlgorithm, TaskGroup } from "../state/model.js";
 import type { Tables } from "../state/store.js";
@@ -174,7 +174,7 @@ function newAllocation(input: PlacementInput, usage: NodeUsageIndex, group: Task
   const { job, evaluation, deploymentId, nowNs } = input;
   const taskNames = Array.isArray(group.Tasks) ? (group.Tasks as JsonObject[]).map((task) => String(task.Name ?? "")) : [];
   return {
-    ID: randomUUID(),
+    ID: newUuid(),
     Namespace: job.Namespace,
     EvalID: evaluation.ID,
     Name: name,

@@ -16,7 +16,7 @@
  *
  * @module
  */
-import { randomUUID } from "node:crypto";
+import { newUuid } from "../base/ids.js";
 import { goTime } from "../../go/time.js";
 import { structValue } from "../../structs/derive.js";
 import { UPDATE_STRATEGY, type UpdateStrategy } from "../../structs/job-blocks.js";
@@ -386,7 +386,7 @@ function rescheduleLater(input: ReconcileInput, later: readonly DelayedReschedul
       // The reference words the first follow-up so, and the later ones as failed allocations' retries.
       const first = results.followupEvals.length === 0;
       batchStart = atMs;
-      evalId = randomUUID();
+      evalId = newUuid();
       results.followupEvals.push({
         ID: evalId,
         Namespace: job.Namespace,
@@ -548,7 +548,7 @@ function createDeployment(
  */
 export function newDeployment(job: Pick<Job, "ID" | "Namespace" | "Version" | "JobModifyIndex" | "CreateIndex">, priority: number, nowNs: bigint): Deployment {
   return {
-    ID: randomUUID(),
+    ID: newUuid(),
     Namespace: job.Namespace,
     JobID: job.ID,
     JobVersion: job.Version,

@@ -11,7 +11,7 @@
  *
  * @module
  */
-import { randomUUID } from "node:crypto";
+import { newUuid } from "../base/ids.js";
 import type { Allocation, ClientStatus, Deployment, DeploymentState, Evaluation, Job, JobSpec, JobSummary, Node, TaskGroupSummary, TaskRun } from "../state/model.js";
 import { goTime } from "../../go/time.js";
 import { namespacedKey, type Store, type Tables, type Transaction } from "../state/store.js";
@@ -98,7 +98,7 @@ export type EvaluationFields = Omit<Evaluation, "ID" | "Status" | "CreateIndex" 
 /** A new evaluation written at `index`, now. */
 export function newEvaluation(clock: Clock, index: number, fields: EvaluationFields): Evaluation {
   const now = clock.nowNs();
-  return { ID: randomUUID(), Status: "pending", ...fields, CreateIndex: index, ModifyIndex: index, CreateTime: now, ModifyTime: now };
+  return { ID: newUuid(), Status: "pending", ...fields, CreateIndex: index, ModifyIndex: index, CreateTime: now, ModifyTime: now };
 }
 
 /** The reference's `Job.IsParameterized`: a parameterized block, and not a dispatched child (which carries its parent's block). */

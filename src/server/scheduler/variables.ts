@@ -17,7 +17,7 @@
  *
  * @module
  */
-import { randomUUID } from "node:crypto";
+import { newUuid } from "../base/ids.js";
 import { formatErrors } from "../../go/multierror.js";
 import { conflict, invalid, missing } from "../base/errors.js";
 import type { Variable, VariableLock } from "../state/model.js";
@@ -112,7 +112,7 @@ function itemsSize(items: Readonly<Record<string, string>> | null): number {
 /** A lock with the reference's defaults (`VariableLock.Canonicalize`): an ID drawn when none is given, the default TTL and delay. */
 function canonicalLock(lock: LockInput | null): VariableLock {
   return {
-    ID: lock === null || lock.ID === "" ? randomUUID() : lock.ID,
+    ID: lock === null || lock.ID === "" ? newUuid() : lock.ID,
     TTL: lock === null || lock.TTL === 0 ? DEFAULT_LOCK_TTL_NS : lock.TTL,
     LockDelay: lock === null || lock.LockDelay === 0 ? DEFAULT_LOCK_DELAY_NS : lock.LockDelay,
   };

@@ -7,6 +7,7 @@
  * @module
  */
 import { compareStrings } from "../../go/order.js";
+import { LeafInterner } from "./intern.js";
 import type { Job } from "./model.js";
 import { runTransaction } from "./overlay.js";
 import { cutPage } from "./page.js";
@@ -180,6 +181,8 @@ export class MemoryStore implements Store {
   readonly #claims = new Set<string>();
   readonly #listeners = new Set<(write: AppliedWrite) => void>();
   readonly #tables: MemoryTables;
+  /** Equal leaves of the rows put, shared (see `intern.ts`). */
+  readonly #leaves = new LeafInterner();
 
   constructor() {
     const assertWriting = (table: TableName) => {
@@ -286,7 +289,10 @@ export class MemoryStore implements Store {
         const table = this.#tables[name] as MemoryTable<unknown>;
         for (const [key, row] of changes[name]!) {
           if (row === undefined) table.delete(key);
-          else table.put(row);
+          else {
+            this.#leaves.shareLeaves(row as object);
+            table.put(row);
+          }
         }
       }
     } finally {
