@@ -12,7 +12,7 @@ import { join } from "node:path";
 import { request as undiciRequest } from "undici";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { agentOptions, runAgent } from "../../src/cli/agent.js";
-import { CommandError } from "../../src/cli/terminal.js";
+import { UsageError } from "../../src/cli/terminal.js";
 import { DEFAULT_OPTIONS, OptionsError, REDACTED, startAgent, type Agent, type AgentOptions, type HeaderStyle } from "../../src/server/index.js";
 import { getJson } from "../../src/ui/api.js";
 import { eventually, job, send, startTestAgent, type Response } from "./support.js";
@@ -299,7 +299,7 @@ describe("bexpr agent --headers", () => {
 
   it("refuses another style with the option's message", async () => {
     const refused = runAgent(["--headers", "consul", "--port", "0", "--no-demo"], { stdout: process.stdout });
-    await expect(refused).rejects.toBeInstanceOf(CommandError);
+    await expect(refused).rejects.toBeInstanceOf(UsageError);
     await expect(refused).rejects.toThrow('invalid value for headers: "consul"; expected "svc" (the spec\'s X-Svc-* headers) or "nomad"');
   });
 });

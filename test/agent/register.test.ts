@@ -225,7 +225,9 @@ describe("a deployment that completes", () => {
     });
     expect(done.StatusDescription).toBe("Deployment completed successfully");
     expect(done.TaskGroups.web).toMatchObject({ DesiredTotal: 2, PlacedAllocs: 2, HealthyAllocs: 2 });
-    expect(seen.has("0/0") || seen.has("2/0")).toBe(true);
+    // Seen before it was healthy (its first reads may come after a placement on a loaded machine:
+    // the placement delay runs on the real clock here).
+    expect([...seen].some((counters) => !counters.endsWith("/2"))).toBe(true);
     const stub = (await fast.get("/v1/jobs")).json<Stub[]>()[0]!;
     expect(stub.Status).toBe("running");
     expect(stub.JobSummary.Summary.web).toMatchObject({ Running: 2, Starting: 0, Queued: 0 });
