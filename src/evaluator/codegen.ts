@@ -63,7 +63,8 @@ export interface CollectionPlan {
   readonly typeOf: ((value: unknown) => ValueType) | undefined;
   readonly valueSlot: number;
   readonly keySlot: number;
-  readonly loopSlot: number;
+  /** The slot marking a loop over a map, when a binding reads it (`as x` over untyped data). */
+  readonly loopSlot: number | undefined;
   /** Units charged per list element and per map entry (its visit and the body's fixed cost). */
   readonly perElement: number;
   readonly perEntry: number;
@@ -320,7 +321,7 @@ class SourceWriter {
     const list = [
       "for (let i = 0; i < list.length; i++) {",
       spend(String(plan.perElement)),
-      `env[${valueSlot}] = list[i]; env[${keySlot}] = i; env[${loopSlot}] = 0;`,
+      `env[${valueSlot}] = list[i]; env[${keySlot}] = i;${loopSlot === undefined ? "" : ` env[${loopSlot}] = 0;`}`,
       visit,
       "}",
       `return ${isAll};`,
@@ -331,7 +332,7 @@ class SourceWriter {
       "for (let i = 0; i < keys.length; i++) {",
       "const key = keys[i];",
       spend(String(plan.perEntry)),
-      `env[${valueSlot}] = map[key]; env[${keySlot}] = key; env[${loopSlot}] = ${MAP_LOOP};`,
+      `env[${valueSlot}] = map[key]; env[${keySlot}] = key;${loopSlot === undefined ? "" : ` env[${loopSlot}] = ${MAP_LOOP};`}`,
       visit,
       "}",
       `return ${isAll};`,

@@ -955,7 +955,8 @@ function compileCollection(node: CollectionExpression, scope: readonly Binding[]
       typeOf: view?.typeOf,
       valueSlot,
       keySlot,
-      loopSlot,
+      // Only an `auto` binding reads whether the loop is over a map.
+      loopSlot: bindings.some((bound) => bound.mode === "auto") ? loopSlot : undefined,
       perElement,
       perEntry,
       site,
