@@ -161,10 +161,12 @@ export function generateEntry(input: CodegenInput, clauseCount: number): EntryFa
     if (compiled === undefined) {
       const writer = new SourceWriter(input);
       const expression = writer.expression(input.expression);
+      const closures = writer.closures(input.expression);
       const source = [
         '"use strict";',
         ...writer.functions,
-        `const predicate = function predicate(root, env) { return ${expression}; };`,
+        // The written clauses read the root's keys without checking it is an object: the predicate checks it once.
+        `const predicate = function predicate(root, env) { return typeof root === "object" && root !== null && !Array.isArray(root) ? ${expression} : ${closures}; };`,
         writer.entries(),
       ].join("\n");
       compiled = { factory: new Function("data", "runtime", source) as (data: GeneratedData, runtime: EntryRuntime) => Entry, data: writer.data };
@@ -277,11 +279,12 @@ class SourceWriter {
    * The lines that walk a path of object keys from `v` (`k<prefix>_<j>` the keys), as `specialise`
    * in `resolve.ts` does: `fallback` on anything but a present value in a plain object.
    */
-  #walk(prefix: string, absentIsZero: readonly boolean[], fallback: string): string[] {
+  #walk(prefix: string, absentIsZero: readonly boolean[], fallback: string, fromRoot: boolean): string[] {
     const lines: string[] = ["let w;"];
     absentIsZero.forEach((zero, j) => {
+      // The root is a plain object: the predicate checked it (see generateEntry).
+      if (!(fromRoot && j === 0)) lines.push(`if (typeof v !== "object" || v === null || Array.isArray(v)) ${fallback}`);
       lines.push(
-        `if (typeof v !== "object" || v === null || Array.isArray(v)) ${fallback}`,
         `w = v[k${prefix}_${j}];`,
         `if (w === undefined) { ${zero ? "v = null;" : fallback} }`,
         `else if (typeof w === "function") ${fallback}`,
@@ -312,7 +315,7 @@ class SourceWriter {
       lines.push(lookup);
     } else {
       // The container's path of object keys, read inline; the closure's lookup for anything else.
-      lines.push("x: {", "let v = root;", ...this.#walk(`t${i}`, plain.absentIsZero, `{ ${lookup} break x; }`), "x = v;", "}");
+      lines.push("x: {", "let v = root;", ...this.#walk(`t${i}`, plain.absentIsZero, `{ ${lookup} break x; }`, true), "x = v;", "}");
     }
     // A missing key under an existing map: `all` holds vacuously, `any` finds nothing.
     lines.push(`if (x === NP) return ${isAll};`);
@@ -353,6 +356,21 @@ class SourceWriter {
     return i;
   }
 
+  /** The source of an expression whose clauses are all their closures: for a root that is not a plain object. */
+  closures(node: Expression): string {
+    switch (node.kind) {
+      case "Or":
+        return `(${node.operands.map((operand) => this.closures(operand)).join(" || ")})`;
+      case "And":
+        return `(${node.operands.map((operand) => this.closures(operand)).join(" && ")})`;
+      case "Not":
+        return `!${this.closures(node.operand)}`;
+      case "Match":
+      case "Collection":
+        return this.#closure(node);
+    }
+  }
+
   #closure(node: Expression): string {
     const predicate = this.#input.clauses.get(node);
     if (predicate === undefined) throw new Error("a clause was not compiled");
@@ -382,7 +400,7 @@ class SourceWriter {
     clause.keys.forEach((_key, j) => constants.push(`const k${i}_${j} = K[${i}][${j}];`));
     this.functions.push(constants.join("\n"));
     const general = `return g${i}(root, env);`;
-    const lines = [`function m${i}(root, env) {`, this.#start(clause.start, clause.keys.length, general), ...this.#walk(String(i), clause.absentIsZero, general)];
+    const lines = [`function m${i}(root, env) {`, this.#start(clause.start, clause.keys.length, general), ...this.#walk(String(i), clause.absentIsZero, general, clause.start.from === "root")];
     const is = clause.negated ? "!==" : "===";
     const spend = (units: string) => `if ((env[0] -= ${units}) < 0) OVER(env, ${i});`;
     switch (clause.test) {

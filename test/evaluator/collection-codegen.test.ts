@@ -94,3 +94,27 @@ describe("generated any/all", () => {
     }
   });
 });
+
+describe("generated code on a root that is not a plain object", () => {
+  // The written clauses read the root's keys unchecked: the predicate hands other roots to the closures.
+  const roots: ReadonlyArray<readonly [string, unknown]> = [
+    ["null", null],
+    ["a string", "running"],
+    ["a number", 5],
+    ["a list", [{ Status: "running" }]],
+    ["undefined", undefined],
+  ];
+  const filters = ['Status == "running"', 'Meta.owner == "team-a" or Name matches "^(web|api)-"', 'any Datacenters as dc { dc == "dc1" }', 'not ("x" in Tags)'];
+  it.each(roots.flatMap(([name, root]) => filters.map((source) => [source, name, root] as const)))("%s on %s: what the closures give", (source, _name, root) => {
+    const outcome = (options: CompileOptions & { tierUpAfter?: number }) => {
+      try {
+        return compileFilter(source, options).test(root);
+      } catch (error) {
+        if (error instanceof FilterEvaluationError) return error.code;
+        throw error;
+      }
+    };
+    expect(outcome({ tierUpAfter: 0 })).toBe(outcome({ codegen: false }));
+    expect(typeof outcome({ codegen: false })).toBe("string");
+  });
+});
