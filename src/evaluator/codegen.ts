@@ -3,9 +3,10 @@
  * that V8 optimises each filter on its own, and its `test` and `filter` are the filter's own
  * functions rather than shared ones whose call sites every filter of the process goes through.
  *
- * The source holds the filter's structure only (`&&`, `||`, `!`), and, for the common clauses, the
- * lookup of a path of object keys and the comparison of a string, a number or a boolean: the same
- * fast paths as the closures of `compile.ts`, falling back to the same general code. Nothing from
+ * The source holds the filter's structure (`&&`, `||`, `!`), the loops of `any`/`all` with their
+ * bodies, and, for the common clauses, the lookup of a path of object keys (from the root or from
+ * a binding) and the comparison of a string, a number or a boolean: the same fast paths as the
+ * closures of `compile.ts`, falling back to the same general code. Nothing from
  * the filter's text is ever written into the source: keys, literals and patterns are passed in as
  * data and read from arrays by index.
  *
