@@ -3,9 +3,10 @@
  * that V8 optimises each filter on its own, and its `test` and `filter` are the filter's own
  * functions rather than shared ones whose call sites every filter of the process goes through.
  *
- * The source holds the filter's structure only (`&&`, `||`, `!`), and, for the common clauses, the
- * lookup of a path of object keys and the comparison of a string, a number or a boolean: the same
- * fast paths as the closures of `compile.ts`, falling back to the same general code. Nothing from
+ * The source holds the filter's structure (`&&`, `||`, `!`), the loops of `any`/`all` with their
+ * bodies, and, for the common clauses, the lookup of a path of object keys (from the root or from
+ * a binding) and the comparison of a string, a number or a boolean: the same fast paths as the
+ * closures of `compile.ts`, falling back to the same general code. Nothing from
  * the filter's text is ever written into the source: keys, literals and patterns are passed in as
  * data and read from arrays by index.
  *
@@ -15,12 +16,13 @@
  *
  * @module
  */
-import type { Expression, MatchExpression } from "../ast.js";
+import type { CollectionExpression, Expression, MatchExpression } from "../ast.js";
 import { FilterEvaluationError } from "../errors.js";
-import { costExceeded, costExceededReason, patternCost, textCost } from "./cost.js";
+import { costExceeded, costExceededReason, KEY_LIST_COST, patternCost, textCost } from "./cost.js";
 import type { Literal } from "./literal.js";
 import type { Pattern } from "./regex.js";
-import type { Site } from "./resolve.js";
+import { MAP_LOOP, NOT_PRESENT, type PathStart, type PlainPath, type Site } from "./resolve.js";
+import type { ValueType } from "./schema.js";
 
 /** A predicate over one root value, with the environment of collection bindings and the budget. */
 export type Predicate = (root: unknown, env: unknown[]) => boolean;
@@ -32,7 +34,8 @@ export type Predicate = (root: unknown, env: unknown[]) => boolean;
 export interface FastClause {
   readonly test: "equal" | "in" | "matches";
   readonly negated: boolean;
-  /** The keys of the path from the root, and whether an absent key holds its zero value (null). */
+  /** Where the path starts (the root or a binding), its keys, and whether an absent key holds its zero value (null). */
+  readonly start: PathStart;
   readonly keys: readonly string[];
   readonly absentIsZero: readonly boolean[];
   /** The literal, read as an integer or a boolean only when the code is written. */
@@ -47,13 +50,37 @@ export interface FastClause {
   readonly site: Site;
 }
 
+/**
+ * An `any`/`all` whose loop can be written as source: the same steps as its closure in
+ * `compile.ts` (the container looked up, told a list from a map, each element's cost charged and
+ * its binding set in the slots before the body runs), the body written inline.
+ */
+export interface CollectionPlan {
+  readonly isAll: boolean;
+  /** The container's lookup, and its path of object keys when it has one (looked up inline). */
+  readonly resolve: (root: unknown, env: unknown[]) => unknown;
+  readonly plainPath: PlainPath | undefined;
+  /** The container's type under a schema; undefined for decoded JSON (arrays are lists, objects maps). */
+  readonly typeOf: ((value: unknown) => ValueType) | undefined;
+  readonly valueSlot: number;
+  readonly keySlot: number;
+  /** The slot marking a loop over a map, when a binding reads it (`as x` over untyped data). */
+  readonly loopSlot: number | undefined;
+  /** Units charged per list element and per map entry (its visit and the body's fixed cost). */
+  readonly perElement: number;
+  readonly perEntry: number;
+  readonly site: Site;
+}
+
 /** What the generated functions need of the compiled filter. */
 export interface CodegenInput {
   readonly expression: Expression;
   /** The fast clauses, by node. */
   readonly fast: ReadonlyMap<MatchExpression, FastClause>;
-  /** The compiled predicate of every other clause (matches without a fast path, collections). */
+  /** The compiled predicate of every clause (for those without a fast path or a plan, and the errors of those with one). */
   readonly clauses: ReadonlyMap<Expression, Predicate>;
+  /** The collections whose loops are written out, by node. */
+  readonly collections: ReadonlyMap<CollectionExpression, CollectionPlan>;
   /** Whether evaluations are metered (the environment holds the budget in slot 0, the reason in slot 1). */
   readonly metered: boolean;
   /** The budget an evaluation starts with once its fixed cost is charged. */
@@ -140,10 +167,12 @@ export function generateEntry(input: CodegenInput, clauseCount: number): EntryFa
     if (compiled === undefined) {
       const writer = new SourceWriter(input);
       const expression = writer.expression(input.expression);
+      const closures = writer.closures(input.expression);
       const source = [
         '"use strict";',
         ...writer.functions,
-        `const predicate = function predicate(root, env) { return ${expression}; };`,
+        // The written clauses read the root's keys without checking it is an object: the predicate checks it once.
+        `const predicate = function predicate(root, env) { return typeof root === "object" && root !== null && !Array.isArray(root) ? ${expression} : ${closures}; };`,
         writer.entries(),
       ].join("\n");
       compiled = { factory: new Function("data", "runtime", source) as (data: GeneratedData, runtime: EntryRuntime) => Entry, data: writer.data };
@@ -165,7 +194,14 @@ interface GeneratedData {
   readonly decides: ((value: unknown, env: unknown[]) => boolean)[];
   /** The predicates of the clauses without a fast path. */
   readonly closures: Predicate[];
+  /** Per collection: its container's lookup, keys and type. */
+  readonly targets: ((root: unknown, env: unknown[]) => unknown)[];
+  readonly targetKeys: (readonly string[])[];
+  readonly types: (((value: unknown) => ValueType) | undefined)[];
+  readonly notPresent: typeof NOT_PRESENT;
   readonly over: (env: unknown[], index: number) => never;
+  /** Throws `cost_exceeded` at collection `index`. */
+  readonly overLoop: (env: unknown[], index: number) => never;
   readonly textCost: (length: number) => number;
   readonly patternCost: (size: number, length: number) => number;
   readonly atIndex: (error: unknown, index: number) => unknown;
@@ -182,6 +218,7 @@ class SourceWriter {
   readonly data: GeneratedData;
   readonly #input: CodegenInput;
   readonly #sites: Site[] = [];
+  readonly #loopSites: Site[] = [];
 
   constructor(input: CodegenInput) {
     this.#input = input;
@@ -194,7 +231,12 @@ class SourceWriter {
       generals: [],
       decides: [],
       closures: [],
+      targets: [],
+      targetKeys: [],
+      types: [],
+      notPresent: NOT_PRESENT,
       over: overBudget(this.#sites),
+      overLoop: overBudget(this.#loopSites),
       textCost,
       patternCost,
       atIndex,
@@ -206,7 +248,7 @@ class SourceWriter {
       sharedReason: costExceededReason,
     };
     this.functions.push(
-      "const { keys: K, raws: R, ints: I, bools: B, patterns: P, generals: G, decides: D, closures: C, over: OVER, textCost: TEXT, patternCost: PATTERN, atIndex: AT, startBudget: START, reason: REASON, fixedCost: FIXED, maxCost: MAX, exceeded: EXCEEDED, sharedReason: SHARED_REASON } = data;",
+      "const { keys: K, raws: R, ints: I, bools: B, patterns: P, generals: G, decides: D, closures: C, targets: T, targetKeys: TK, types: Y, notPresent: NP, over: OVER, overLoop: OVERLOOP, textCost: TEXT, patternCost: PATTERN, atIndex: AT, startBudget: START, reason: REASON, fixedCost: FIXED, maxCost: MAX, exceeded: EXCEEDED, sharedReason: SHARED_REASON } = data;",
     );
   }
 
@@ -224,6 +266,120 @@ class SourceWriter {
         if (fast !== undefined && fast.keys.length <= MAX_INLINE_KEYS) return `m${this.#clause(fast)}(root, env)`;
         return this.#closure(node);
       }
+      case "Collection": {
+        const plan = this.#input.collections.get(node);
+        if (plan !== undefined && (plan.plainPath?.keys.length ?? 0) <= MAX_INLINE_KEYS) return `a${this.#collection(node, plan)}(root, env)`;
+        return this.#closure(node);
+      }
+    }
+  }
+
+  /** The source of the first value of a fast clause's path, into `v`; a return to `general` where it is not the one its closure would take. */
+  #start(start: PathStart, keyCount: number, general: string): string {
+    switch (start.from) {
+      case "root":
+        return "let v = root;";
+      case "element":
+      case "key":
+        return `let v = env[${start.slot}];`;
+      case "auto":
+        // A path past the key of a map is an error: the general code reports it.
+        if (keyCount > 0) return `if (env[${start.loopSlot}] === ${MAP_LOOP}) ${general} let v = env[${start.valueSlot}];`;
+        return `let v = env[${start.loopSlot}] === ${MAP_LOOP} ? env[${start.keySlot}] : env[${start.valueSlot}];`;
+    }
+  }
+
+  /**
+   * The lines that walk a path of object keys from `v` (`k<prefix>_<j>` the keys), as `specialise`
+   * in `resolve.ts` does: `fallback` on anything but a present value in a plain object.
+   */
+  #walk(prefix: string, absentIsZero: readonly boolean[], fallback: string, fromRoot: boolean): string[] {
+    const lines: string[] = ["let w;"];
+    absentIsZero.forEach((zero, j) => {
+      // The root is a plain object: the predicate checked it (see generateEntry).
+      if (!(fromRoot && j === 0)) lines.push(`if (typeof v !== "object" || v === null || Array.isArray(v)) ${fallback}`);
+      lines.push(
+        `w = v[k${prefix}_${j}];`,
+        `if (w === undefined) { ${zero ? "v = null;" : fallback} }`,
+        `else if (typeof w === "function") ${fallback}`,
+        "else v = w;",
+      );
+    });
+    return lines;
+  }
+
+  /** Writes the function of an `any`/`all`, its body inline; its index. */
+  #collection(node: CollectionExpression, plan: CollectionPlan): number {
+    const data = this.data;
+    const i = data.targets.length;
+    data.targets.push(plan.resolve);
+    data.types.push(plan.typeOf);
+    const closure = this.#closure(node);
+    this.#loopSites.push(plan.site);
+    const plain = plan.plainPath?.start.from === "root" ? plan.plainPath : undefined;
+    data.targetKeys.push(plain?.keys ?? []);
+    const constants = [`const t${i} = T[${i}], y${i} = Y[${i}];`];
+    plain?.keys.forEach((_key, j) => constants.push(`const kt${i}_${j} = TK[${i}][${j}];`));
+    this.functions.push(constants.join("\n"));
+    const body = this.expression(node.body);
+    const { isAll, valueSlot, keySlot, loopSlot } = plan;
+    const lookup = `x = t${i}(root, env);`;
+    const lines = [`function a${i}(root, env) {`, "let x;"];
+    if (plain === undefined) {
+      lines.push(lookup);
+    } else {
+      // The container's path of object keys, read inline; the closure's lookup for anything else.
+      lines.push("x: {", "let v = root;", ...this.#walk(`t${i}`, plain.absentIsZero, `{ ${lookup} break x; }`, true), "x = v;", "}");
+    }
+    // A missing key under an existing map: `all` holds vacuously, `any` finds nothing.
+    lines.push(`if (x === NP) return ${isAll};`);
+    const spend = (units: string) => `if ((env[0] -= ${units}) < 0) OVERLOOP(env, ${i});`;
+    const visit = `if (${isAll ? "!" : ""}${body}) return ${!isAll};`;
+    const list = [
+      "for (let i = 0; i < list.length; i++) {",
+      spend(String(plan.perElement)),
+      `env[${valueSlot}] = list[i]; env[${keySlot}] = i;${loopSlot === undefined ? "" : ` env[${loopSlot}] = 0;`}`,
+      visit,
+      "}",
+      `return ${isAll};`,
+    ];
+    const map = [
+      "const keys = Object.keys(map);",
+      spend(`keys.length * ${KEY_LIST_COST}`),
+      "for (let i = 0; i < keys.length; i++) {",
+      "const key = keys[i];",
+      spend(String(plan.perEntry)),
+      `env[${valueSlot}] = map[key]; env[${keySlot}] = key;${loopSlot === undefined ? "" : ` env[${loopSlot}] = ${MAP_LOOP};`}`,
+      visit,
+      "}",
+      `return ${isAll};`,
+    ];
+    if (plan.typeOf === undefined) {
+      // Decoded JSON: arrays are lists, other objects maps; anything else is not a collection.
+      lines.push("if (Array.isArray(x)) {", "const list = x;", ...list, "}");
+      lines.push('if (typeof x === "object" && x !== null) {', "const map = x;", ...map, "}");
+    } else {
+      // Under a schema, a nil list or map is an empty one.
+      lines.push(`const kind = y${i}(x).kind;`);
+      lines.push('if (kind === "slice") {', "const list = x ?? [];", ...list, "}");
+      lines.push('if (kind === "map") {', "const map = x ?? {};", ...map, "}");
+    }
+    // Not a list or a map: the closure reports it.
+    lines.push(`return ${closure};`, "}");
+    this.functions.push(lines.join("\n"));
+    return i;
+  }
+
+  /** The source of an expression whose clauses are all their closures: for a root that is not a plain object. */
+  closures(node: Expression): string {
+    switch (node.kind) {
+      case "Or":
+        return `(${node.operands.map((operand) => this.closures(operand)).join(" || ")})`;
+      case "And":
+        return `(${node.operands.map((operand) => this.closures(operand)).join(" && ")})`;
+      case "Not":
+        return `!${this.closures(node.operand)}`;
+      case "Match":
       case "Collection":
         return this.#closure(node);
     }
@@ -258,16 +414,7 @@ class SourceWriter {
     clause.keys.forEach((_key, j) => constants.push(`const k${i}_${j} = K[${i}][${j}];`));
     this.functions.push(constants.join("\n"));
     const general = `return g${i}(root, env);`;
-    const lines = [`function m${i}(root, env) {`, "let v = root;", "let w;"];
-    clause.keys.forEach((_key, j) => {
-      lines.push(
-        `if (typeof v !== "object" || v === null || Array.isArray(v)) ${general}`,
-        `w = v[k${i}_${j}];`,
-        `if (w === undefined) { ${clause.absentIsZero[j] ? "v = null;" : general} }`,
-        `else if (typeof w === "function") ${general}`,
-        "else v = w;",
-      );
-    });
+    const lines = [`function m${i}(root, env) {`, this.#start(clause.start, clause.keys.length, general), ...this.#walk(String(i), clause.absentIsZero, general, clause.start.from === "root")];
     const is = clause.negated ? "!==" : "===";
     const spend = (units: string) => `if ((env[0] -= ${units}) < 0) OVER(env, ${i});`;
     switch (clause.test) {

@@ -20,7 +20,7 @@ import { goQuote } from "../go/strings.js";
 import { suggestName } from "../suggest.js";
 import { CostBudget, costExceeded, costExceededReason, fixedCost, KEY_LIST_COST, MAP_ENTRY_COST, patternCost, textCost, worstCaseCost, type ValueSizes } from "./cost.js";
 import { createLiteral, equalsInteger, type Literal } from "./literal.js";
-import { generateEntry, TIER_UP_EVALUATIONS, type EntryFactory, type FastClause, type Predicate } from "./codegen.js";
+import { generateEntry, TIER_UP_EVALUATIONS, type CollectionPlan, type EntryFactory, type FastClause, type Predicate } from "./codegen.js";
 import { explainConversion, OPERATORS, testEmpty, testEqual, testIn, testMatches, testNil } from "./operators.js";
 import { compilePattern, dfaBytesFor, patternBudget, type Pattern, type PatternBudget } from "./regex.js";
 import {
@@ -445,6 +445,8 @@ interface CompileContext {
   /** For code generation: the clauses whose fast path it writes out, and the compiled predicate of every clause. */
   readonly fast: Map<MatchExpression, FastClause>;
   readonly clauses: Map<Expression, Predicate>;
+  /** For code generation: what the loop of each `any`/`all` needs. */
+  readonly collections: Map<CollectionExpression, CollectionPlan>;
 }
 
 /**
@@ -465,6 +467,7 @@ export function compileExpression<T = unknown>(expression: Expression, options: 
     patternSizes: new Map(),
     fast: new Map(),
     clauses: new Map(),
+    collections: new Map(),
   };
   const compiled = compileNode(expression, [], context);
   context.diagnostics.sort((a, b) => a.span.start - b.span.start);
@@ -491,6 +494,7 @@ export function compileExpression<T = unknown>(expression: Expression, options: 
             expression,
             fast: context.fast,
             clauses: context.clauses,
+            collections: context.collections,
             metered,
             startBudget: limits.maxCost - fixed,
             reason,
@@ -953,6 +957,22 @@ function compileCollection(node: CollectionExpression, scope: readonly Binding[]
   const perElement = 1 + bodyCost;
   const perEntry = MAP_ENTRY_COST + bodyCost;
 
+  // The same loop, for the generated code to write out (a duplicate name fails at each element: left to the closure).
+  if (duplicate === undefined) {
+    context.collections.set(node, {
+      isAll,
+      resolve: target.resolve,
+      plainPath: target.plainPath,
+      typeOf: view?.typeOf,
+      valueSlot,
+      keySlot,
+      // Only an `auto` binding reads whether the loop is over a map.
+      loopSlot: bindings.some((bound) => bound.mode === "auto") ? loopSlot : undefined,
+      perElement,
+      perEntry,
+      site,
+    });
+  }
   const resolve =
     trace === undefined
       ? target.resolve

@@ -70,9 +70,31 @@ export interface CompiledSelector {
   readonly fullPath: readonly PathPart[];
   /** How an untyped value looks to the operators when not as decoded JSON (a bound list index is Go's `int`). */
   readonly typeOf?: (value: unknown) => ValueType;
-  /** For a path of object keys from the root: the keys, and whether an absent one holds null (its zero value). */
-  readonly plainPath?: { readonly keys: readonly string[]; readonly absentIsZero: readonly boolean[] };
+  /**
+   * For a path of object keys: where it starts (the root, or what a collection binds), its keys,
+   * and whether an absent key holds null (its zero value). For the generated code (`codegen.ts`).
+   */
+  readonly plainPath?: PlainPath;
 }
+
+/** A path of object keys, from the root or from a binding of an enclosing `any`/`all`. */
+export interface PlainPath {
+  readonly start: PathStart;
+  readonly keys: readonly string[];
+  readonly absentIsZero: readonly boolean[];
+}
+
+/**
+ * Where a {@link PlainPath} starts: the root; the element (`element`) or the key or index (`key`)
+ * in a binding's slots; or, for an `auto` binding, the key while the loop is over a map and the
+ * element otherwise.
+ */
+export type PathStart =
+  | { readonly from: "root" }
+  | { readonly from: "element" | "key"; readonly slot: number }
+  | { readonly from: "auto"; readonly valueSlot: number; readonly keySlot: number; readonly loopSlot: number };
+
+const FROM_ROOT: PathStart = { from: "root" };
 
 type Step =
   | { readonly type: "json"; readonly key: string }
@@ -101,7 +123,7 @@ export function compileSelector(
   if (binding === undefined) {
     const { steps, schema } = planSteps(selector.path, rootSchema, onUnknownField === undefined ? undefined : (index, known, what) => onUnknownField(selector, index, known, what));
     const walk = createWalker(steps, site, [], selector.path.length >= 2);
-    const plainPath = plainPathOf(steps);
+    const plainPath = plainPathOf(steps, FROM_ROOT);
     return { resolve: specialise(plainPath, walk), schema, fullPath: selector.path, plainPath };
   }
 
@@ -116,14 +138,16 @@ export function compileSelector(
       return { resolve: (_root, env) => fail(site, "invalid_binding_path", reason(env)), schema: undefined, fullPath: selector.path };
     }
     const slot = binding.keySlot;
-    return { resolve: (_root, env) => env[slot], schema: binding.keySchema, fullPath: selector.path, typeOf: keyTypeOf };
+    const plainPath: PlainPath = { start: { from: "key", slot }, keys: [], absentIsZero: [] };
+    return { resolve: (_root, env) => env[slot], schema: binding.keySchema, fullPath: selector.path, typeOf: keyTypeOf, plainPath };
   };
   const asElement = (): CompiledSelector => {
     const { steps, schema } = planSteps(rest, binding.schema, unknown);
-    // A path through a binding has at least two segments, so the missing-key rule always applies.
-    const walk = specialise(plainPathOf(steps), createWalker(steps, site, binding.fullPath, true));
     const slot = binding.valueSlot;
-    return { resolve: (_root, env) => walk(env[slot], env), schema, fullPath: [...binding.fullPath, ...rest] };
+    const plainPath = plainPathOf(steps, { from: "element", slot });
+    // A path through a binding has at least two segments, so the missing-key rule always applies.
+    const walk = specialise(plainPath, createWalker(steps, site, binding.fullPath, true));
+    return { resolve: (_root, env) => walk(env[slot], env), schema, fullPath: [...binding.fullPath, ...rest], plainPath };
   };
 
   switch (binding.mode) {
@@ -134,11 +158,13 @@ export function compileSelector(
     case "auto": {
       const key = asKey().resolve;
       const element = asElement();
-      const loopSlot = binding.loopSlot;
+      const { loopSlot, valueSlot, keySlot } = binding;
+      const plainPath: PlainPath | undefined = element.plainPath && { ...element.plainPath, start: { from: "auto", valueSlot, keySlot, loopSlot } };
       return {
         resolve: (root, env) => (env[loopSlot] === MAP_LOOP ? key(root, env) : element.resolve(root, env)),
         schema: undefined,
         fullPath: element.fullPath,
+        plainPath,
       };
     }
   }
@@ -334,7 +360,7 @@ function specialise(plain: CompiledSelector["plainPath"], general: (root: unknow
 }
 
 /** The keys of a path that only reads object keys (the fast path), and where an absent key holds null. */
-function plainPathOf(steps: readonly Step[]): CompiledSelector["plainPath"] {
+function plainPathOf(steps: readonly Step[], start: PathStart): PlainPath | undefined {
   const keys: string[] = [];
   const absentIsZero: boolean[] = [];
   for (const step of steps) {
@@ -342,7 +368,7 @@ function plainPathOf(steps: readonly Step[]): CompiledSelector["plainPath"] {
     keys.push(step.key);
     absentIsZero.push(step.type === "field");
   }
-  return { keys, absentIsZero };
+  return { start, keys, absentIsZero };
 }
 
 /**

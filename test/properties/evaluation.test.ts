@@ -3,7 +3,7 @@ import { describe, expect, it } from "vitest";
 import type { Expression } from "../../src/ast.js";
 import { compileExpression, type EvaluatorOptions, type Filter } from "../../src/evaluator/compile.js";
 import { CostBudget, FilterEvaluationError, FilterSyntaxError } from "../../src/index.js";
-import { datumArb, expressionArb, schemaArb } from "../support/arbitraries.js";
+import { datumArb, expressionArb, schemaArb, scopedDatumArb, scopedExpressionArb } from "../support/arbitraries.js";
 
 type Outcome = { result: boolean } | { error: string };
 
@@ -122,6 +122,43 @@ describe("evaluation properties", () => {
         const generated = { limits: { maxCost }, tierUpAfter: 0 };
         const closures = { limits: { maxCost }, codegen: false };
         expect(budgetedListOutcome(e, data, limit, generated)).toEqual(budgetedListOutcome(e, data, limit, closures));
+      }),
+      { numRuns: 3000 },
+    );
+  });
+
+  it("generated any/all give exactly what their closures give: results, errors, and the units a shared budget is charged, near and over the limit", () => {
+    /** test() with a shared budget of `shared` units: the outcome and the units charged. */
+    const budgeted = (e: Expression, datum: unknown, options: EvaluatorOptions, shared: number) => {
+      const filter = compiled(e, options);
+      if (filter === undefined) return undefined;
+      const budget = new CostBudget(shared);
+      try {
+        return { result: filter.test(datum, budget), spent: budget.spent };
+      } catch (error) {
+        if (error instanceof FilterEvaluationError) return { error: error.code, spent: budget.spent };
+        throw error;
+      }
+    };
+    // Nested collections whose names shadow fields and each other, and collections over every kind of value, typed or not.
+    const cases = fc.oneof(
+      fc.tuple(scopedExpressionArb, fc.constant(undefined), fc.array(scopedDatumArb, { minLength: 1, maxLength: 3 })),
+      fc.tuple(
+        expressionArb.filter((e) => JSON.stringify(e).includes('"Collection"')),
+        fc.option(schemaArb, { nil: undefined }),
+        fc.array(datumArb, { minLength: 1, maxLength: 3 }),
+      ),
+    );
+    fc.assert(
+      fc.property(cases, fc.integer({ min: 1, max: 400 }), fc.integer({ min: 0, max: 400 }), ([e, schema, data], maxCost, shared) => {
+        const options = { ...(schema === undefined ? {} : { schema }), limits: { maxCost } };
+        const generated = { ...options, tierUpAfter: 0 };
+        const closures = { ...options, codegen: false };
+        for (const datum of data) {
+          expect(outcome(e, datum, generated)).toEqual(outcome(e, datum, closures));
+          expect(budgeted(e, datum, generated, shared)).toEqual(budgeted(e, datum, closures, shared));
+        }
+        expect(listOutcome(e, data, generated)).toEqual(listOutcome(e, data, closures));
       }),
       { numRuns: 3000 },
     );
