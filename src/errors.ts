@@ -271,6 +271,11 @@ export class FilterSyntaxError extends FilterError {
  * message without position and excerpt, worded as the reference words it.
  */
 export class FilterEvaluationError extends FilterError {
+  // Its own name once bundled (scripts/bundle.mjs renames a class that names itself inside).
+  static {
+    Object.defineProperty(this, "name", { value: "FilterEvaluationError" });
+  }
+
   /** Always `"FilterEvaluationError"`. */
   override readonly name = "FilterEvaluationError";
   readonly code: EvaluationErrorCode;

@@ -118,6 +118,11 @@ interface FilterParts {
  * @typeParam T - the type of the values it is applied to.
  */
 export class Filter<T = unknown> {
+  // Its own name once bundled (scripts/bundle.mjs renames a class that names itself inside).
+  static {
+    Object.defineProperty(this, "name", { value: "Filter" });
+  }
+
   readonly #source: string | undefined;
   readonly #expression: Expression;
   readonly #maxCost: number;
