@@ -819,7 +819,8 @@ function runeWidth(c: number): number {
   return c > 0xffff ? 2 : 1;
 }
 
-function isAlnum(c: number): boolean {
+/** Whether `c` is an ASCII letter or digit (which a pattern may hold as it is, in a class or out). */
+export function isAlnum(c: number): boolean {
   return (c >= 0x30 && c <= 0x39) || (c >= 0x41 && c <= 0x5a) || (c >= 0x61 && c <= 0x7a);
 }
 
@@ -878,13 +879,21 @@ function classPattern(spec: ClassSpec): string {
 /** A set as an RE2 class of explicit ranges (`[^\x{0}-\x{10ffff}]` when empty: it matches nothing). */
 function setPattern(set: RangeSet): string {
   if (set.length === 0) return "[^\\x{0}-\\x{10ffff}]";
-  let out = "[";
+  return `[${classMembers(set, classChar)}]`;
+}
+
+/**
+ * The members of a class matching `set`: each range as `lo-hi`, a single code point alone, each
+ * written by `char` (RE2's `\x{…}` here, JavaScript's `\u{…}` in `regex.ts`).
+ */
+export function classMembers(set: RangeSet, char: (c: number) => string): string {
+  let out = "";
   for (let k = 0; k < set.length; k += 2) {
     const lo = set[k]!;
     const hi = set[k + 1]!;
-    out += lo === hi ? classChar(lo) : `${classChar(lo)}-${classChar(hi)}`;
+    out += lo === hi ? char(lo) : `${char(lo)}-${char(hi)}`;
   }
-  return `${out}]`;
+  return out;
 }
 
 /** A code point in a class: ASCII letters and digits as they are, anything else as `\x{…}`. */

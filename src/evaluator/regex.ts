@@ -39,7 +39,7 @@
  * @module
  */
 import { RE2JS, RE2JSSyntaxException } from "re2js";
-import { goErrorText, translatePattern, type Assertion, type PatternNode, type Translation } from "./go-regexp.js";
+import { classMembers, goErrorText, isAlnum, translatePattern, type Assertion, type PatternNode, type Translation } from "./go-regexp.js";
 import { complement, MAX_RUNE, rangeSet, type RangeSet } from "./unicode-15.js";
 
 /** A compiled pattern. */
@@ -476,18 +476,12 @@ function writeSet(set: RangeSet): string {
   if (set.length === 2 && set[0] === set[1]) return nativeChar(set[0]!);
   const negated = set.length > 0 && set[0] === 0 && set[set.length - 1] === MAX_RUNE;
   const ranges = negated ? complement(set) : set;
-  let out = negated ? "[^" : "[";
-  for (let k = 0; k < ranges.length; k += 2) {
-    const lo = ranges[k]!;
-    const hi = ranges[k + 1]!;
-    out += lo === hi ? nativeChar(lo) : `${nativeChar(lo)}-${nativeChar(hi)}`;
-  }
-  return `${out}]`;
+  return `${negated ? "[^" : "["}${classMembers(ranges, nativeChar)}]`;
 }
 
 /** A code point in a JavaScript pattern: ASCII letters and digits as they are, anything else as `\u{…}`. */
 function nativeChar(c: number): string {
-  return (c >= 0x30 && c <= 0x39) || (c >= 0x41 && c <= 0x5a) || (c >= 0x61 && c <= 0x7a) ? String.fromCharCode(c) : `\\u{${c.toString(16)}}`;
+  return isAlnum(c) ? String.fromCharCode(c) : `\\u{${c.toString(16)}}`;
 }
 
 /**
