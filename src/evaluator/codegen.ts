@@ -219,6 +219,7 @@ class SourceWriter {
   readonly #input: CodegenInput;
   readonly #sites: Site[] = [];
   readonly #loopSites: Site[] = [];
+  readonly #closureIndexes = new Map<Expression, number>();
 
   constructor(input: CodegenInput) {
     this.#input = input;
@@ -252,25 +253,37 @@ class SourceWriter {
     );
   }
 
-  /** The source of an expression over `root` and `env`. */
+  /** The source of an expression over `root` and `env`: its clauses written out where they can be. */
   expression(node: Expression): string {
+    return this.#structure(node, (clause) => {
+      if (clause.kind === "Match") {
+        const fast = this.#input.fast.get(clause);
+        if (fast !== undefined && fast.keys.length <= MAX_INLINE_KEYS) return `m${this.#clause(fast)}(root, env)`;
+      } else {
+        const plan = this.#input.collections.get(clause);
+        if (plan !== undefined && (plan.plainPath?.keys.length ?? 0) <= MAX_INLINE_KEYS) return `a${this.#collection(clause, plan)}(root, env)`;
+      }
+      return this.#closure(clause);
+    });
+  }
+
+  /** The source of an expression whose clauses are all their closures: for a root that is not a plain object. */
+  closures(node: Expression): string {
+    return this.#structure(node, (clause) => this.#closure(clause));
+  }
+
+  /** The filter's structure (`||`, `&&`, `!`) as source, each clause written by `clause`. */
+  #structure(node: Expression, clause: (node: MatchExpression | CollectionExpression) => string): string {
     switch (node.kind) {
       case "Or":
-        return `(${node.operands.map((operand) => this.expression(operand)).join(" || ")})`;
+        return `(${node.operands.map((operand) => this.#structure(operand, clause)).join(" || ")})`;
       case "And":
-        return `(${node.operands.map((operand) => this.expression(operand)).join(" && ")})`;
+        return `(${node.operands.map((operand) => this.#structure(operand, clause)).join(" && ")})`;
       case "Not":
-        return `!${this.expression(node.operand)}`;
-      case "Match": {
-        const fast = this.#input.fast.get(node);
-        if (fast !== undefined && fast.keys.length <= MAX_INLINE_KEYS) return `m${this.#clause(fast)}(root, env)`;
-        return this.#closure(node);
-      }
-      case "Collection": {
-        const plan = this.#input.collections.get(node);
-        if (plan !== undefined && (plan.plainPath?.keys.length ?? 0) <= MAX_INLINE_KEYS) return `a${this.#collection(node, plan)}(root, env)`;
-        return this.#closure(node);
-      }
+        return `!${this.#structure(node.operand, clause)}`;
+      case "Match":
+      case "Collection":
+        return clause(node);
     }
   }
 
@@ -370,26 +383,16 @@ class SourceWriter {
     return i;
   }
 
-  /** The source of an expression whose clauses are all their closures: for a root that is not a plain object. */
-  closures(node: Expression): string {
-    switch (node.kind) {
-      case "Or":
-        return `(${node.operands.map((operand) => this.closures(operand)).join(" || ")})`;
-      case "And":
-        return `(${node.operands.map((operand) => this.closures(operand)).join(" && ")})`;
-      case "Not":
-        return `!${this.closures(node.operand)}`;
-      case "Match":
-      case "Collection":
-        return this.#closure(node);
-    }
-  }
-
+  /** A call of a clause's compiled predicate; each predicate is passed once, however many places call it. */
   #closure(node: Expression): string {
-    const predicate = this.#input.clauses.get(node);
-    if (predicate === undefined) throw new Error("a clause was not compiled");
-    this.data.closures.push(predicate);
-    return `C[${this.data.closures.length - 1}](root, env)`;
+    let index = this.#closureIndexes.get(node);
+    if (index === undefined) {
+      const predicate = this.#input.clauses.get(node);
+      if (predicate === undefined) throw new Error("a clause was not compiled");
+      index = this.data.closures.push(predicate) - 1;
+      this.#closureIndexes.set(node, index);
+    }
+    return `C[${index}](root, env)`;
   }
 
   /** Writes the function of a fast clause; its index. */
