@@ -30,9 +30,9 @@ const result = await build({
   platform: "node",
   target: "node20.19",
   // No keepNames: it wraps every function and closure the engine makes with a naming call, which
-  // doubled the time to compile a filter (C 17 → 32 µs). The exported classes that bundling
-  // renames (a class naming itself inside its body becomes `class _Name`) set their own name in a
-  // static block instead (test/packaging.test.ts holds it).
+  // doubled the time to compile a filter (C 17 → 32 µs). The public classes that bundling renames
+  // (a class naming itself inside its body becomes `class _Name`), Filter and FilterEvaluationError,
+  // set their own name in a static block instead (test/packaging.test.ts holds it).
   // The engine's dependencies are bundled (so they are devDependencies: a consumer never installs
   // them, and rollup-types.mjs writes the few types of theirs the declarations name into the
   // roll-ups); the agent's and CodeMirror's (the optional peer dependencies) stay imports.

@@ -169,11 +169,6 @@ const BOOTSTRAP_TOKEN_NAME = "Bootstrap Token";
 
 /** The ACL tables, the bootstrap state, and authentication. */
 export class AccessControl {
-  // Its own name once bundled (scripts/bundle.mjs renames a class that names itself inside).
-  static {
-    Object.defineProperty(this, "name", { value: "AccessControl" });
-  }
-
   #bootstrapIndex: number | undefined;
   /** Each token row's resolved rights, at the ACL tables' index they were resolved at (see `#resolve`). */
   readonly #resolved = new WeakMap<AclToken, Resolved>();

@@ -67,11 +67,6 @@ const JOB_STATUS_GAUGES = [
 
 /** An agent's metrics. */
 export class Metrics implements BlockingObserver {
-  // Its own name once bundled (scripts/bundle.mjs renames a class that names itself inside).
-  static {
-    Object.defineProperty(this, "name", { value: "Metrics" });
-  }
-
   /** The metrics of an agent, with prom-client loaded when Prometheus is on (importing the server does not load it). */
   static async create(options: Required<MetricsOptions>, identity: MetricsIdentity, store: Store): Promise<Metrics> {
     const prometheus = options.prometheus ? new (await loadOptional("the agent", () => import("./prometheus.js"))).PrometheusSink() : undefined;

@@ -105,11 +105,6 @@ export class StoreSetupError extends Error {
 
 /** The state several agents share through PostgreSQL. */
 export class PostgresStore implements Store {
-  // Its own name once bundled (scripts/bundle.mjs renames a class that names itself inside).
-  static {
-    Object.defineProperty(this, "name", { value: "PostgresStore" });
-  }
-
   /** The agent's copy of the state. */
   readonly #copy = new MemoryStore();
   readonly #documents: SearchDocuments;
