@@ -32,8 +32,8 @@ import { badRequest, invalidMethod, notFound, permissionDenied } from "./errors.
 import { bodyText, byMethod, queryOf, type Handler, type Result, type RouteContext } from "./route.js";
 import { notSimulated } from "./unserved-routes.js";
 
-/** The body of a restart, as the reference's handler decodes it (an anonymous struct: the body cannot name another allocation). */
-const RESTART_BODY = { kind: "object", typeName: "struct { TaskName string; AllTasks bool }", fields: { TaskName: "string", AllTasks: "bool" } } as const;
+/** The body of a restart, as the reference's handler decodes it: an anonymous struct (no name in Go's errors), so the body cannot name another allocation. */
+const RESTART_BODY = { kind: "object", typeName: "", fields: { TaskName: "string", AllTasks: "bool" } } as const;
 
 /** `structs.AllocSignalRequest`, which embeds `structs.QueryOptions`. */
 const SIGNAL_REQUEST = {
@@ -55,7 +55,10 @@ const GENERIC_RESPONSE = Object.freeze({ Index: 0 });
 function callerOf(context: RouteContext, request: FastifyRequest): Caller {
   const options = parseQueryOptions(queryOf(request), request.headers, context.settings);
   checkRegion(options.region, context.settings.region);
-  return context.acl.authenticate(options.token);
+  const caller = context.acl.authenticate(options.token);
+  // The RPC's `Authenticate` fails for a secret no token has (or an expired one): refused before the allocation is looked up.
+  if (options.token !== "" && !caller.management && caller.token === undefined) throw permissionDenied();
+  return caller;
 }
 
 /** The allocation the path names, found as the server's RPC finds it, the caller checked for one of `capabilities` in its namespace, and its node reached. */
