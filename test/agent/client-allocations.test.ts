@@ -413,3 +413,34 @@ describe("the capabilities each action needs", () => {
     expect((await as(refused, "GET", `${path}?node_id=${nodeId}`)).status).toBe(403);
   });
 });
+
+describe("in the reference's header style", () => {
+  const ROOT = "00000000-0000-4000-8000-0000000000b0";
+  const LIFECYCLE = "00000000-0000-4000-8000-0000000000b1";
+  const agent = useAgent({
+    clock: "manual",
+    placementDelayMs: 1000,
+    nodes: 1,
+    headers: "nomad",
+    acl: {
+      enabled: true,
+      bootstrapToken: ROOT,
+      policies: [{ Name: "lifecycle", Rules: 'namespace "default" { capabilities = ["alloc-lifecycle", "read-job"] }' }],
+      tokens: [{ SecretID: LIFECYCLE, Name: "lifecycle", Type: "client", Policies: ["lifecycle"] }],
+    },
+  });
+
+  it("reads the token from X-Nomad-Token, never from the other style's header", async () => {
+    const registered = await send(`${agent.url}/v1/jobs`, { method: "PUT", headers: { "X-Nomad-Token": ROOT }, body: JSON.stringify({ Job: twoTasks("styled") }) });
+    expect(registered.status, registered.text).toBe(200);
+    await agent.agent.clock.advance("1s");
+    const [alloc] = (await agent.get("/v1/job/styled/allocations", { headers: { "X-Nomad-Token": ROOT } })).json<Item[]>();
+    const restart = (headers: Record<string, string>) => send(`${agent.url}/v1/client/allocation/${alloc!.ID}/restart`, { method: "PUT", headers, body: JSON.stringify({ TaskName: "web" }) });
+    expect((await restart({ "X-Svc-Token": LIFECYCLE })).status).toBe(403);
+    expect((await restart({ "X-Nomad-Token": LIFECYCLE })).status).toBe(200);
+    const stats = await send(`${agent.url}/v1/client/allocation/${alloc!.ID}/stats`, { headers: { "X-Nomad-Token": LIFECYCLE } });
+    expect(stats.status).toBe(200);
+    expect(stats.headers["x-nomad-index"]).toBeUndefined();
+    expect(Object.keys(stats.json<Item>().Tasks).sort()).toEqual(["side", "web"]);
+  });
+});
