@@ -185,7 +185,8 @@ export class SimulatedClients {
     const name = request.signal.toUpperCase();
     if (request.signal !== "" && SIGNALS[name] === undefined) throw invalid(`invalid signal "${request.signal}"`);
     if (!tasksRunning(run)) {
-      throw conflict(request.task !== "" ? TASK_NOT_RUNNING : multiError(tasks.map((task) => `Failed to signal task: ${task}, err: ${TASK_NOT_RUNNING}`)));
+      // One task's error is its own; every task's, each named (an allocation of a data file without a task record has none to name).
+      throw conflict(request.task !== "" || tasks.length === 0 ? TASK_NOT_RUNNING : multiError(tasks.map((task) => `Failed to signal task: ${task}, err: ${TASK_NOT_RUNNING}`)));
     }
     const job = this.#context.store.tables.jobs.get(namespacedKey(alloc.Namespace, alloc.JobID));
     const ends = request.signal !== "" && signalExits(job).has(name);
