@@ -309,15 +309,19 @@ describe("collecting allocations on their client", () => {
   const agent = useAgent({ clock: "manual", placementDelayMs: 1000, nodes: 1 });
   const { read, running } = helpers(agent);
 
-  it("refuses a running allocation, collects a stopped one once, which its client then no longer knows", async () => {
+  const NOT_ELIGIBLE = { status: 409, text: "No such allocation on client, or allocation not eligible for GC" };
+
+  it("refuses a running allocation, collects a stopped one once, whose reads still answer", async () => {
     const id = await running("collected");
     const refused = await agent.get(`/v1/client/allocation/${id}/gc`);
-    expect({ status: refused.status, text: refused.text }).toEqual({ status: 409, text: "No such allocation on client, or allocation not eligible for GC" });
+    expect({ status: refused.status, text: refused.text }).toEqual(NOT_ELIGIBLE);
     await agent.put(`/v1/allocation/${id}/stop`, "");
     await agent.agent.clock.advance("1s");
     const collected = await agent.get(`/v1/client/allocation/${id}/gc`);
     expect({ status: collected.status, text: collected.text }).toEqual({ status: 200, text: "" });
-    expect((await agent.get(`/v1/client/allocation/${id}/stats`)).text).toBe(`Unknown allocation "${id}"`);
+    const again = await agent.put(`/v1/client/allocation/${id}/gc`, "");
+    expect({ status: again.status, text: again.text }).toEqual(NOT_ELIGIBLE);
+    expect((await agent.get(`/v1/client/allocation/${id}/stats`)).json()).toMatchObject({ Tasks: {}, Timestamp: 0 });
     expect((await read(`/v1/allocation/${id}`)).ID).toBe(id);
   });
 
@@ -329,8 +333,10 @@ describe("collecting allocations on their client", () => {
     const { NodeID } = await read(`/v1/allocation/${stopped}`);
     const response = await agent.get(`/v1/client/gc?node_id=${NodeID}`);
     expect({ status: response.status, text: response.text }).toEqual({ status: 200, text: "" });
-    expect((await agent.get(`/v1/client/allocation/${stopped}/checks`)).status).toBe(404);
-    expect((await agent.get(`/v1/client/allocation/${kept}/checks`)).status).toBe(200);
+    // Collected with the node's: collecting it again is refused; the running one is not collected.
+    const again = await agent.get(`/v1/client/allocation/${stopped}/gc`);
+    expect({ status: again.status, text: again.text }).toEqual(NOT_ELIGIBLE);
+    expect((await read(`/v1/allocation/${kept}`)).ClientStatus).toBe("running");
     const missing = await agent.get("/v1/client/gc");
     expect({ status: missing.status, text: missing.text }).toEqual({ status: 400, text: "No local Node and node_id not provided" });
   });

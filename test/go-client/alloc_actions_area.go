@@ -170,12 +170,12 @@ func init() {
 		})
 		// The reference answers a collection with an empty body, gzipped for a client that takes gzip
 		// (its CompressHandler), which these calls of its client then fail to decode (EOF): the
-		// collection is done all the same, as the second call's 404 shows.
+		// collection is done all the same, as the second call's refusal (409) shows.
 		p.call("Allocations.GC", func() error {
 			if err := c.Allocations().GC(alloc, nil); err == nil || err.Error() != "EOF" {
 				return fmt.Errorf("want the client's own EOF on the empty answer, got %v", err)
 			}
-			return refused(c.Allocations().GC(alloc, nil), 404)
+			return refused(c.Allocations().GC(alloc, nil), 409)
 		})
 		p.call("Nodes.GC", func() error {
 			if err := c.Nodes().GC(alloc.NodeID, nil); err == nil || err.Error() != "EOF" {

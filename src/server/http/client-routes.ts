@@ -64,7 +64,7 @@ function callerOf(context: RouteContext, request: FastifyRequest): Caller {
 /** The allocation the path names, found as the server's RPC finds it, the caller checked for one of `capabilities` in its namespace, and its node reached. */
 function targetAlloc(context: RouteContext, caller: Caller, id: string, capabilities: readonly string[]): Allocation {
   const { tables } = context.store;
-  const alloc = clientAllocation(tables, id, context.cluster.clients.collected);
+  const alloc = clientAllocation(tables, id);
   namespaceAccess(caller, alloc.Namespace, capabilities);
   reachNode(tables, alloc.NodeID);
   return alloc;

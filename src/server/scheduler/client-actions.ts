@@ -11,7 +11,8 @@
  *   ends its tasks ({@link META_SIGNAL_EXITS}) ends the allocation, failed with the exit code a
  *   process killed by that signal has (128 + its number);
  * - **garbage collect** a terminal allocation (`AllocGarbageCollector.Collect`): its client
- *   forgets it, after which the client's endpoints no longer know it.
+ *   destroys what is left of it, once (the allocation runner stays known until the server
+ *   removes the allocation, so its reads still answer).
  *
  * The allocation and its node are found as the server's RPC finds them (`getAlloc`,
  * `getNodeForRpc`, the node's connection), in {@link clientAllocation} and {@link reachNode}.
@@ -61,12 +62,12 @@ function multiError(errors: readonly string[]): string {
 
 /**
  * The allocation a client endpoint names (`getAlloc`): `Missing allocation ID` for none, `Unknown
- * allocation "<id>"` (a 404) for one the state does not hold, or that its client collected.
+ * allocation "<id>"` (a 404) for one the state does not hold.
  */
-export function clientAllocation(tables: SchedulerContext["store"]["tables"], id: string, collected: ReadonlySet<string>): Allocation {
+export function clientAllocation(tables: SchedulerContext["store"]["tables"], id: string): Allocation {
   if (id === "") throw invalid("Missing allocation ID");
   const alloc = tables.allocs.get(id);
-  if (alloc === undefined || collected.has(id)) throw missing(`Unknown allocation "${id}"`);
+  if (alloc === undefined) throw missing(`Unknown allocation "${id}"`);
   return alloc;
 }
 
@@ -135,16 +136,12 @@ export class SimulatedClients {
   /** Allocations whose client collected them, oldest first (bounded: the oldest are forgotten first). */
   readonly #collected = new Set<string>();
 
-  /** The most collected allocations remembered: past it the oldest are forgotten (and known again, as a client that restarted knows what it restores). */
+  /** The most collected allocations remembered: past it the oldest are forgotten (and may be collected again). */
   static readonly MAX_COLLECTED = 10_000;
 
+  /** The clients of the scheduler's state (`context`: its store and clock). */
   constructor(context: SchedulerContext) {
     this.#context = context;
-  }
-
-  /** The allocations their clients collected. */
-  get collected(): ReadonlySet<string> {
-    return this.#collected;
   }
 
   /**
