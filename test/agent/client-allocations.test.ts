@@ -6,6 +6,7 @@
  * reference's errors and ACL capabilities, over real sockets.
  */
 import { describe, expect, it } from "vitest";
+import { parseJson, stringifyJson } from "../../src/json.js";
 import { job, send, useAgent, type TestAgent } from "./support.js";
 
 type Item = Record<string, any>;
@@ -87,6 +88,18 @@ describe("restarting an allocation's tasks", () => {
     expect(TaskStates.web.Events).toHaveLength(10);
     expect(TaskStates.web.Events.at(-1).Type).toBe("Started");
     expect(TaskStates.web.Events[0].Type).not.toBe("Received");
+  });
+
+  it("keeps restarts and signals through a snapshot's text and restore", async () => {
+    const id = await running("snapshotted");
+    await agent.put(`/v1/client/allocation/${id}/restart`, { TaskName: "web" });
+    await agent.put(`/v1/client/allocation/${id}/signal`, { Task: "side", Signal: "SIGUSR2" });
+    const before = (await agent.get(`/v1/allocation/${id}`)).text;
+    const snapshot = parseJson(stringifyJson(await agent.agent.snapshot())) as Awaited<ReturnType<typeof agent.agent.snapshot>>;
+    await agent.put(`/v1/client/allocation/${id}/restart`, { TaskName: "web" });
+    await agent.agent.restore(snapshot);
+    expect((await agent.get(`/v1/allocation/${id}`)).text).toBe(before);
+    expect(JSON.parse(before).TaskStates).toMatchObject({ web: { Restarts: 1 }, side: { Restarts: 0 } });
   });
 
   it("moves the allocation's index: a blocking reader of the allocation wakes", async () => {
