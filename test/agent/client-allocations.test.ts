@@ -5,6 +5,7 @@
  * resources moving on the manual clock, check results the job scripts, collection, the
  * reference's errors and ACL capabilities, over real sockets.
  */
+import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { parseJson, stringifyJson } from "../../src/json.js";
 import { job, send, useAgent, type TestAgent } from "./support.js";
@@ -461,5 +462,35 @@ describe("in the reference's header style", () => {
     expect(stats.status).toBe(200);
     expect(stats.headers["x-nomad-index"]).toBeUndefined();
     expect(Object.keys(stats.json<Item>().Tasks).sort()).toEqual(["side", "web"]);
+  });
+});
+
+describe("hostile requests", () => {
+  const agent = useAgent({ clock: "manual", placementDelayMs: 1000, nodes: 1 });
+  const { running } = helpers(agent);
+  const value = fc.oneof(fc.constantFrom("null", "true", "1e400", "-1", '""', '"web"', '"side"', '"SIGTERM"', '"sighup"', "[]", "{}"), fc.string().map((s) => JSON.stringify(s)));
+  const body = fc.oneof(
+    fc.string(),
+    fc.array(fc.tuple(fc.constantFrom("TaskName", "AllTasks", "Task", "Signal", "AllocID", "x"), value), { maxLength: 4 }).map((entries) => `{${entries.map(([key, each]) => `${JSON.stringify(key)}:${each}`).join(",")}}`),
+  );
+
+  it("never answers a 5xx to any body, method or query on an allocation's actions", async () => {
+    const id = await running("hostile", { "bexpr.signal_exits": "" });
+    await fc.assert(
+      fc.asyncProperty(fc.constantFrom("restart", "signal", "stats", "checks", "gc", "exec", "pause", "x/y"), fc.constantFrom("GET", "PUT", "POST", "DELETE"), body, fc.string(), async (action, method, text, query) => {
+        const path = `/v1/client/allocation/${id}/${action}?task=${encodeURIComponent(query)}&node_id=${encodeURIComponent(query)}`;
+        const response = await send(agent.url + path, { method, ...(method === "GET" || method === "DELETE" ? {} : { body: text }) });
+        expect(response.status, `${method} ${path} ${text} → ${response.status} ${response.text}`).toBeLessThan(500);
+      }),
+      { numRuns: 150 },
+    );
+    for (const path of ["/v1/client/stats", "/v1/client/gc"]) {
+      await fc.assert(
+        fc.asyncProperty(fc.string(), async (node) => {
+          expect((await agent.get(`${path}?node_id=${encodeURIComponent(node)}`)).status).toBeLessThan(500);
+        }),
+        { numRuns: 30 },
+      );
+    }
   });
 });
