@@ -656,6 +656,8 @@ export class GoClient {
     },
     /** `Purge`: a PUT through `putQuery`. */
     purge: (nodeID: string, q?: QueryOptions) => this.putQuery<GoStruct<"NodePurgeResponse">>(`/v1/node/${nodeID}/purge`, undefined, "NodePurgeResponse", q),
+    /** `Stats`: the node's `HostStats`, from its client (`/v1/client/stats?node_id=`). */
+    stats: async (nodeID: string, q?: QueryOptions): Promise<GoStruct<"HostStats">> => (await this.query<GoStruct<"HostStats">>(`/v1/client/stats?node_id=${nodeID}`, "HostStats", q))[0],
   };
 
   /** `Variables()` (`api/variables.go`): paths are trimmed of spaces and slashes (`cleanPathString`). */

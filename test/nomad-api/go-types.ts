@@ -561,6 +561,23 @@ export const API_STRUCTS = {
   NodePoolSchedulerConfiguration: { SchedulerAlgorithm: "SchedulerAlgorithm", MemoryOversubscriptionEnabled: "*bool" },
 
   // api/nodes.go
+  HostStats: { Memory: "*HostMemoryStats", CPU: "[]*HostCPUStats", DiskStats: "[]*HostDiskStats", AllocDirStats: "*HostDiskStats", DeviceStats: "[]*DeviceGroupStats", Uptime: "uint64", CPUTicksConsumed: "float64" },
+  HostMemoryStats: { Total: "uint64", Available: "uint64", Used: "uint64", Free: "uint64" },
+  HostCPUStats: { CPU: "string", User: "float64", System: "float64", Idle: "float64" },
+  HostDiskStats: { Device: "string", Mountpoint: "string", Size: "uint64", Used: "uint64", Available: "uint64", UsedPercent: "float64", InodesUsedPercent: "float64" },
+  DeviceGroupStats: { Vendor: "string", Type: "string", Name: "string", InstanceStats: "map[string]*DeviceStats" },
+  DeviceStats: { Summary: "*StatValue", Stats: "*StatObject", Timestamp: "time.Time" },
+  StatObject: { Nested: "map[string]*StatObject", Attributes: "map[string]*StatValue" },
+  StatValue: {
+    FloatNumeratorVal: "*float64 ,omitempty",
+    FloatDenominatorVal: "*float64 ,omitempty",
+    IntNumeratorVal: "*int64 ,omitempty",
+    IntDenominatorVal: "*int64 ,omitempty",
+    StringVal: "*string ,omitempty",
+    BoolVal: "*bool ,omitempty",
+    Unit: "string ,omitempty",
+    Desc: "string ,omitempty",
+  },
   DriverInfo: { Attributes: "map[string]string", Detected: "bool", Healthy: "bool", HealthDescription: "string", UpdateTime: "time.Time" },
   HostVolumeInfo: { Path: "string", ReadOnly: "bool", ID: "string" },
   HostNetworkInfo: { Name: "string", CIDR: "string", Interface: "string", ReservedPorts: "string" },

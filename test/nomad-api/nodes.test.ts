@@ -5,7 +5,7 @@
 import { describe, expect, onTestFinished } from "vitest";
 import { decodeStruct } from "./go-json.js";
 import { HEADER_STYLES } from "./go-client.js";
-import { clientSide, notServed, PORTED, runGoTests } from "./ported.js";
+import { clientSide, PORTED, runGoTests } from "./ported.js";
 import { assertQueryMeta, assertWriteMeta, goTestServers, len, MustError, oneNodeFromNodeList } from "./support.js";
 
 const SECOND_NS = 1_000_000_000;
@@ -16,7 +16,7 @@ export const NODES_TESTS = {
   TestNodes_PrefixList: PORTED,
   TestNodes_List_Resources: PORTED,
   TestNodes_Info: PORTED,
-  TestNode_Stats: notServed("GET /v1/client/stats"),
+  TestNode_Stats: PORTED,
   TestNodes_NoSecretID: PORTED,
   TestNodes_ToggleDrain: PORTED,
   TestNodes_ToggleEligibility: PORTED,
@@ -40,6 +40,17 @@ describe.each(HEADER_STYLES)("api/nodes_test.go (%s headers)", (style) => {
       expect(node.NodePool).toBe("default");
       const [, queryMeta] = await client.nodes.list();
       assertQueryMeta(queryMeta);
+    },
+
+    async TestNode_Stats() {
+      const { client } = await makeClient({ devMode: true });
+      const nodeID = (await oneNodeFromNodeList(client)).ID;
+      const stats = await client.nodes.stats(nodeID);
+      // There isn't much to check reliably beyond the values being populated (the reference's words).
+      expect(stats.Memory).not.toBeNull();
+      expect(stats.Memory!.Available).not.toBe(0);
+      expect(stats.AllocDirStats).not.toBeNull();
+      expect(stats.AllocDirStats!.Size).not.toBe(0);
     },
 
     async TestNodes_PrefixList() {

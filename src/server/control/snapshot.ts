@@ -340,13 +340,19 @@ function checkTaskRun(alloc: Record<string, unknown>, path: string): void {
   const run = alloc.TaskRun as Record<string, unknown> | undefined;
   if (run === undefined) return;
   const at = `${path}.TaskRun`;
-  const { Tasks: tasks, StartedAt, FinishedAt, ExitCode, ...rest } = run;
+  const { Tasks: tasks, StartedAt, FinishedAt, ExitCode, Signal, Actions, Restarts, ...rest } = run;
   const unknown = Object.keys(rest)[0];
-  if (unknown !== undefined) throw new AgentDataError("invalid_snapshot", `${at}.${unknown}`, "unknown field: a task run holds Tasks, StartedAt, FinishedAt and ExitCode");
+  if (unknown !== undefined) throw new AgentDataError("invalid_snapshot", `${at}.${unknown}`, "unknown field: a task run holds Tasks, StartedAt, FinishedAt, ExitCode, Signal, Actions and Restarts");
   if (!Array.isArray(tasks) || !tasks.every((task) => typeof task === "string")) throw new AgentDataError("invalid_snapshot", `${at}.Tasks`, `expected a list of strings, got ${describeRefused(tasks)}`);
   for (const [field, value] of Object.entries({ StartedAt, FinishedAt, ExitCode })) {
     if (value !== null && !Number.isSafeInteger(value)) throw new AgentDataError("invalid_snapshot", `${at}.${field}`, `expected a whole number or null, got ${describeRefused(value)}`);
   }
+  if (Signal !== undefined && !Number.isSafeInteger(Signal)) throw new AgentDataError("invalid_snapshot", `${at}.Signal`, `expected a whole number, got ${describeRefused(Signal)}`);
+  // A user's restarts and signals (`scheduler/client-actions.ts`): what the task states are written from.
+  const action = (each: unknown) => isObject(each) && typeof each.Task === "string" && (each.Kind === "restart" || each.Kind === "signal") && Number.isSafeInteger(each.At) && typeof each.Text === "string";
+  if (Actions !== undefined && !(Array.isArray(Actions) && Actions.every(action))) throw new AgentDataError("invalid_snapshot", `${at}.Actions`, `expected a list of {Task, Kind, At, Text}, got ${describeRefused(Actions)}`);
+  const restarts = (each: unknown) => isObject(each) && Number.isSafeInteger(each.Count) && Number.isSafeInteger(each.Last);
+  if (Restarts !== undefined && !(isObject(Restarts) && Object.values(Restarts).every(restarts))) throw new AgentDataError("invalid_snapshot", `${at}.Restarts`, `expected an object of {Count, Last} by task, got ${describeRefused(Restarts)}`);
 }
 
 /** A job's task groups must be objects with a `Name` and a `Count` before registration's checks can read them. */

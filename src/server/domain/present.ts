@@ -28,7 +28,7 @@ import { JOB } from "../../structs/job.js";
 import { RESOURCES } from "../../structs/job-blocks.js";
 import { NODE, NODE_LIST_STUB } from "../../structs/node.js";
 import { NETWORK_RESOURCE } from "../../structs/resources.js";
-import type { AllocatedResources, Allocation, Evaluation, Job, JsonObject, Node, TaskRun } from "../state/model.js";
+import type { AllocatedResources, Allocation, Evaluation, Job, JsonObject, Node, TaskAction, TaskRun } from "../state/model.js";
 import { goTime } from "../../go/time.js";
 
 /** The reference's HTTP port, in a node's `HTTPAddr` (the simulated clients all listen on it). */
@@ -72,36 +72,70 @@ function taskEvent(type: string, ms: number, displayMessage: string, fields: Jso
 /** The reference client's kill timeout (`kill_timeout`'s default, 5s), in nanoseconds. */
 const KILL_TIMEOUT_NS = 5_000_000_000;
 
+/** The task events the reference's client keeps of each task (`defaultMaxEvents`): the oldest go first. */
+export const MAX_TASK_EVENTS = 10;
+
+/** The event a user's action on a running task brings, in the order the reference's task runner writes them. */
+function actionEvents(action: TaskAction): JsonObject[] {
+  if (action.Kind === "signal") {
+    const message = action.Text === "" ? "Task being sent a signal" : `Task being sent signal ${action.Text}`;
+    return [taskEvent("Signaling", action.At, message, { TaskSignal: action.Text })];
+  }
+  // A restart (`restartImpl`): the signal, the killed task's exit, the restart tracker's
+  // decision (no delay for a restart asked for), and the task started again.
+  return [
+    taskEvent("Restart Signaled", action.At, action.Text, { RestartReason: action.Text }),
+    taskEvent("Terminated", action.At, "Exit Code: 0", { ExitCode: 0, Details: { exit_code: "0", signal: "0", oom_killed: "false" } }),
+    taskEvent("Restarting", action.At, "Task restarting in 0s", { StartDelay: 0 }),
+    taskEvent("Started", action.At, "Task started by client"),
+  ];
+}
+
+/** The `Terminated` event of tasks that ended with `code` (and `signal`, when one ended them). */
+function terminated(atMs: number, code: number, signal: number): JsonObject {
+  const message = signal === 0 ? `Exit Code: ${code}` : `Exit Code: ${code}, Signal: ${signal}`;
+  return taskEvent("Terminated", atMs, message, { ExitCode: code, Signal: signal, Details: { exit_code: String(code), signal: String(signal), oom_killed: "false" } });
+}
+
 /**
  * `structs.TaskState` of each of the allocation's tasks, from the agent's record of them: pending
  * (received, its directory built), running (started) or dead (terminated with an exit code, or
- * killed when the server stopped it), with the events the reference's client records on the way.
+ * killed when the server stopped it), with the events the reference's client records on the way,
+ * a user's restarts and signals among them (the last {@link MAX_TASK_EVENTS} of each task).
  */
 export function presentTaskStates(alloc: Pick<Allocation, "CreateTime" | "ClientStatus">, run: TaskRun): JsonObject {
   const placedMs = Number(alloc.CreateTime / 1_000_000n);
   const events = [taskEvent("Received", placedMs, "Task received by client"), taskEvent("Task Setup", placedMs, "Building Task Directory", { Message: "Building Task Directory" })];
   if (run.StartedAt !== null) events.push(taskEvent("Started", run.StartedAt, "Task started by client"));
   const failed = run.FinishedAt !== null && (alloc.ClientStatus === "failed" || (run.ExitCode ?? 0) !== 0);
+  const ending: JsonObject[] = [];
   if (run.FinishedAt !== null && run.ExitCode === null) {
-    events.push(taskEvent("Killing", run.FinishedAt, `Sent interrupt. Waiting ${KILL_TIMEOUT_NS / 1e9}s before force killing`, { KillTimeout: KILL_TIMEOUT_NS }));
-    events.push(taskEvent("Killed", run.FinishedAt, "Task successfully killed"));
+    ending.push(taskEvent("Killing", run.FinishedAt, `Sent interrupt. Waiting ${KILL_TIMEOUT_NS / 1e9}s before force killing`, { KillTimeout: KILL_TIMEOUT_NS }));
+    ending.push(taskEvent("Killed", run.FinishedAt, "Task successfully killed"));
   } else if (run.FinishedAt !== null) {
-    const code = run.ExitCode ?? 0;
-    events.push(taskEvent("Terminated", run.FinishedAt, `Exit Code: ${code}`, { ExitCode: code, Details: { exit_code: String(code), signal: "0", oom_killed: "false" } }));
-    if (failed) events.push(taskEvent("Not Restarting", run.FinishedAt, "Policy allows no restarts", { FailsTask: true, Details: { fails_task: "true", restart_reason: "Policy allows no restarts" } }));
+    ending.push(terminated(run.FinishedAt, run.ExitCode ?? 0, run.Signal ?? 0));
+    if (failed) ending.push(taskEvent("Not Restarting", run.FinishedAt, "Policy allows no restarts", { FailsTask: true, Details: { fails_task: "true", restart_reason: "Policy allows no restarts" } }));
   }
-  const state = {
-    State: run.FinishedAt !== null ? "dead" : run.StartedAt !== null ? "running" : "pending",
-    Failed: failed,
-    Restarts: 0,
-    LastRestart: ZERO_GO_TIME,
-    StartedAt: run.StartedAt === null ? ZERO_GO_TIME : goTime(run.StartedAt),
-    FinishedAt: run.FinishedAt === null ? ZERO_GO_TIME : goTime(run.FinishedAt),
-    Events: events,
-    TaskHandle: null,
-    Paused: "",
+  const state = (task: string): JsonObject => {
+    const own = (run.Actions ?? []).filter((action) => action.Task === task);
+    const restarts = run.Restarts?.[task];
+    const all = own.length === 0 ? [...events, ...ending] : [...events, ...own.flatMap(actionEvents), ...ending];
+    return {
+      State: run.FinishedAt !== null ? "dead" : run.StartedAt !== null ? "running" : "pending",
+      Failed: failed,
+      Restarts: restarts?.Count ?? 0,
+      LastRestart: restarts === undefined ? ZERO_GO_TIME : goTime(restarts.Last),
+      // A restarted task started again (`updateStateImpl`).
+      StartedAt: run.StartedAt === null ? ZERO_GO_TIME : goTime(Math.max(run.StartedAt, restarts?.Last ?? 0)),
+      FinishedAt: run.FinishedAt === null ? ZERO_GO_TIME : goTime(run.FinishedAt),
+      Events: all.length > MAX_TASK_EVENTS ? all.slice(-MAX_TASK_EVENTS) : all,
+      TaskHandle: null,
+      Paused: "",
+    };
   };
-  return Object.fromEntries(run.Tasks.map((task) => [task, state]));
+  // Tasks no user acted on share one state, as they share the allocation's life.
+  const shared = run.Actions === undefined && run.Restarts === undefined ? state("") : undefined;
+  return Object.fromEntries(run.Tasks.map((task) => [task, shared ?? state(task)]));
 }
 
 /** The allocation's `TaskStates`: its own (a data file's row may give them), else from the agent's record, else null. */

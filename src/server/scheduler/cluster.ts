@@ -41,6 +41,7 @@ import { allowReplacements, completeDeployment, nextHealthMs, passProgressDeadli
 import { processEvaluation } from "./generic-sched.js";
 import { nodesDown, nodesReady, unblock } from "./blocked.js";
 import { fateOf, finishAllocations, runAllocations, stopAllocations } from "./client.js";
+import { SimulatedClients } from "./client-actions.js";
 import { ACTIVE_DEPLOYMENT, isTerminal, registered } from "./state.js";
 import { fingerprint, registrationTime, SIMULATED_ATTRIBUTES, SIMULATED_NOMAD_VERSION } from "./fingerprint.js";
 import { RULE_STEP_PREFIX, ScenarioRules } from "./rules.js";
@@ -102,6 +103,8 @@ export class Cluster {
 
   /** The clock of timestamps and of the scheduler's steps. */
   readonly clock: Clock;
+  /** The simulated clients' answers to a user's actions on the allocations they run (see `client-actions.ts`). */
+  readonly clients: SimulatedClients;
 
   constructor(
     readonly store: Store,
@@ -119,6 +122,7 @@ export class Cluster {
     this.#rules = new ScenarioRules(this.#context, this.#steps);
     this.#periodic = new PeriodicDispatch(this.#context, this.#steps);
     this.#locks = new VariableLocks(this.#context, this.#steps);
+    this.clients = new SimulatedClients(this.#context);
     this.#unsubscribe = store.subscribe((write) => this.#observe(write));
   }
 

@@ -267,6 +267,31 @@ export interface TaskRun {
   readonly FinishedAt: number | null;
   /** Their exit code when they ended on their own; null when they were killed or have not ended. */
   readonly ExitCode: number | null;
+  /** The number of the signal that ended them, when a user's signal did (absent otherwise). */
+  readonly Signal?: number;
+  /** What users asked of the running tasks (restarts, signals), oldest first: the last few of each task (absent before the first). */
+  readonly Actions?: readonly TaskAction[];
+  /** How many times each task was restarted, and when last (absent before the first restart). */
+  readonly Restarts?: { readonly [task: string]: TaskRestarts };
+}
+
+/**
+ * A user's action on a running task, which its events show (`Restart Signaled`…`Started`, or
+ * `Signaling`): the simulated task takes it at once, on the agent's clock.
+ */
+export interface TaskAction {
+  readonly Task: string;
+  readonly Kind: "restart" | "signal";
+  /** Milliseconds since the epoch, on the agent's clock. */
+  readonly At: number;
+  /** A restart's reason, or the signal's name. */
+  readonly Text: string;
+}
+
+/** A task's restarts: how many, and the last one's time (milliseconds since the epoch). */
+export interface TaskRestarts {
+  readonly Count: number;
+  readonly Last: number;
 }
 
 /** A variable's lock (`structs.VariableLock`): its holder's ID, and its durations in nanoseconds. */
