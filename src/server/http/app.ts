@@ -29,6 +29,7 @@ import { deregisterJob, jobRoutes } from "./job-routes.js";
 import { metricsRoutes } from "./metrics-routes.js";
 import { deploymentRoutes } from "./deployment-routes.js";
 import { nodeRoutes } from "./node-routes.js";
+import { volumeRoutes } from "./volume-routes.js";
 import { actionRoutes } from "./action-routes.js";
 import { planRoutes } from "./plan-routes.js";
 import { jobspecRoutes } from "./jobspec-routes.js";
@@ -257,6 +258,7 @@ export async function buildApp(
   namespaceRoutes(app, context);
   deploymentRoutes(app, context);
   nodeRoutes(app, context);
+  volumeRoutes(app, context);
   actionRoutes(app, context);
   variableRoutes(app, context);
   planRoutes(app, context);
