@@ -262,3 +262,31 @@ describe("host volumes with ACLs", () => {
     expect((await as(READER, `/v1/volume/host/${String(inB!.ID)}?namespace=a`)).status).toBe(404);
   });
 });
+
+describe("host volumes kept and answered as the reference's", () => {
+  const agent = useAgent({ clock: "manual", nodes: 1, headers: "nomad" });
+
+  it("answers a create with the nomad style's index header, and a snapshot keeps the volumes and claims tables", async () => {
+    const response = await agent.put("/v1/volume/host/create", { Volume: { Name: "kept", PluginID: "mkdir" } });
+    expect(response.status, response.text).toBe(200);
+    const { Volume: volume, Index: index } = response.json<{ Volume: Item; Index: number }>();
+    expect(response.headers["x-nomad-index"]).toBe(String(index));
+    expect(response.headers["x-svc-index"]).toBeUndefined();
+    const snapshot = await agent.agent.snapshot();
+    expect(snapshot.Tables.host_volumes.map((row) => row.ID)).toEqual([volume.ID]);
+    expect(snapshot.Tables.host_volume_claims).toEqual([]);
+    await agent.agent.reset();
+    expect((await agent.get(`/v1/volume/host/${String(volume.ID)}`)).status).toBe(404);
+    await agent.agent.restore(snapshot);
+    const restored = await agent.get(`/v1/volume/host/${String(volume.ID)}`);
+    expect(restored.status, restored.text).toBe(200);
+    expect(restored.json<Item>()).toMatchObject({ Name: "kept", State: "pending", CreateTime: volume.CreateTime });
+    // Still pending after the restore: its client reports it a second later.
+    await agent.agent.clock.advance(1000);
+    const ready = await eventually(async () => {
+      const now = (await agent.get(`/v1/volume/host/${String(volume.ID)}`)).json<Item>();
+      return now.State === "ready" ? now : undefined;
+    });
+    expect(ready.NodeID).toBe(volume.NodeID);
+  });
+});
