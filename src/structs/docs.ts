@@ -9,6 +9,7 @@ import { fieldDocs } from "./derive.js";
 import { ALLOC_DEPLOYMENT_STATUS, ALLOC_LIST_STUB, ALLOCATION, DESIRED_TRANSITION, RESCHEDULE_EVENT, RESCHEDULE_TRACKER, TASK_EVENT, TASK_STATE } from "./allocation.js";
 import { DEPLOYMENT, DEPLOYMENT_STATE } from "./deployment.js";
 import { SERVICE_REGISTRATION } from "./service.js";
+import { CLIENT_HOST_VOLUME_CONFIG, HOST_VOLUME, HOST_VOLUME_CAPABILITY, HOST_VOLUME_STUB, TASK_GROUP_HOST_VOLUME_CLAIM } from "./host-volume.js";
 import { EVALUATION, EVALUATION_STUB } from "./evaluation.js";
 import { JOB, TASK, TASK_GROUP } from "./job.js";
 import { EPHEMERAL_DISK, LOG_CONFIG, MIGRATE_STRATEGY, MULTIREGION, MULTIREGION_REGION, MULTIREGION_STRATEGY, NUMA, RESCHEDULE_POLICY, RESOURCES, RESTART_POLICY, SCALING_POLICY, UPDATE_STRATEGY } from "./job-blocks.js";
@@ -97,6 +98,11 @@ export const DECLARED_STRUCTS: readonly StructDecl[] = Object.freeze([
   NETWORK_RESOURCE,
   PORT,
   DNS_CONFIG,
+  HOST_VOLUME,
+  HOST_VOLUME_CAPABILITY,
+  HOST_VOLUME_STUB,
+  CLIENT_HOST_VOLUME_CONFIG,
+  TASK_GROUP_HOST_VOLUME_CLAIM,
 ]);
 
 /** A field's doc line with its Go type (`int: its scheduling priority…`), by the struct's Go name; undefined when either is not declared. */

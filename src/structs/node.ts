@@ -7,6 +7,7 @@
  */
 import { field, map, ptr, slice, struct, untyped } from "./declare.js";
 import { NODE_RESERVED_RESOURCES, NODE_RESOURCES } from "./resources.js";
+import { CLIENT_HOST_VOLUME_CONFIG } from "./host-volume.js";
 
 /** A node's statuses in the agent. */
 export const NODE_STATUSES = ["initializing", "ready", "down", "disconnected"] as const;
@@ -70,7 +71,7 @@ export const NODE = struct(
     field("Drivers", map(untyped("*DriverInfo")), "its task drivers"),
     field("CSIControllerPlugins", untyped("map[string]*CSIInfo"), "its CSI controller plugins"),
     field("CSINodePlugins", untyped("map[string]*CSIInfo"), "its CSI node plugins"),
-    field("HostVolumes", untyped("map[string]*ClientHostVolumeConfig"), "its host volumes"),
+    field("HostVolumes", map(ptr(CLIENT_HOST_VOLUME_CONFIG)), "its host volumes by name: static ones, and dynamic ones once ready", { row: "optional" }),
     field("HostNetworks", untyped("map[string]*ClientHostNetworkConfig"), "its host networks"),
     field("LastDrain", untyped("*DrainMetadata"), "its last drain", { row: "optional" }),
     field("LastMissedHeartbeatIndex", "index", "the index it last missed a heartbeat at"),

@@ -7,12 +7,12 @@
  */
 import { createHash } from "node:crypto";
 import { describeRefused } from "./snapshot.js";
-import { distinct, invalidFixture, knownFields, listAt, oneOf, stringAt, stringMapAt, structAt, UUID } from "./fixture-fields.js";
+import { distinct, invalidFixture, knownFields, MAX_FIXTURE_ENTRIES, listAt, oneOf, stringAt, stringMapAt, structAt, UUID } from "./fixture-fields.js";
 import { registered } from "../scheduler/state.js";
 import { fingerprintResources, reservedResources, SIMULATED_ATTRIBUTES, SIMULATED_NOMAD_VERSION } from "../scheduler/fingerprint.js";
 import { overlay } from "../../structs/derive.js";
 import { NODE_RESERVED_RESOURCES, NODE_RESOURCES } from "../../structs/resources.js";
-import type { Node, NodeReservedResources, NodeResources } from "../state/model.js";
+import type { ClientHostVolumeConfig, Node, NodeReservedResources, NodeResources } from "../state/model.js";
 
 /** A simulated client node of a fixture; the fixture's nodes replace those the `nodes` option makes. */
 export interface FixtureNode {
@@ -48,10 +48,15 @@ export interface FixtureNode {
   readonly NodeResources?: Readonly<Record<string, unknown>>;
   /** What it keeps back from tasks (`structs.NodeReservedResources`), likewise over the simulated client's (the ports 14000 to 14512). */
   readonly ReservedResources?: Readonly<Record<string, unknown>>;
+  /**
+   * Its static host volumes, by name (the client configuration's `host_volume` blocks): each its
+   * `Path` on the node and whether it is `ReadOnly` (default false). Default none.
+   */
+  readonly HostVolumes?: Readonly<Record<string, { readonly Path: string; readonly ReadOnly?: boolean }>>;
 }
 
 /** The fields of a fixture's node. */
-const NODE_FIELDS = ["Name", "ID", "Datacenter", "NodePool", "NodeClass", "Address", "Status", "StatusDescription", "SchedulingEligibility", "Drain", "Attributes", "Meta", "NodeResources", "ReservedResources"];
+const NODE_FIELDS = ["Name", "ID", "Datacenter", "NodePool", "NodeClass", "Address", "Status", "StatusDescription", "SchedulingEligibility", "Drain", "Attributes", "Meta", "NodeResources", "ReservedResources", "HostVolumes"];
 const NODE_STATUSES: readonly Node["Status"][] = ["initializing", "ready", "down", "disconnected"];
 const ELIGIBILITIES: readonly Node["SchedulingEligibility"][] = ["eligible", "ineligible"];
 /** The highest port. */
@@ -81,6 +86,7 @@ export function checkNodes(value: unknown): FixtureNode[] | undefined {
     stringMapAt(node, "Meta", path);
     structAt(node, "NodeResources", NODE_RESOURCES, path);
     structAt(node, "ReservedResources", NODE_RESERVED_RESOURCES, path);
+    checkHostVolumes(node.HostVolumes, `${path}.HostVolumes`);
     // The cast is the JSON boundary: each field of the node checked above.
     const checked = node as unknown as FixtureNode;
     const { MinDynamicPort: min, MaxDynamicPort: max } = nodeResources(checked, "");
@@ -89,6 +95,33 @@ export function checkNodes(value: unknown): FixtureNode[] | undefined {
     }
     return checked;
   });
+}
+
+/** The fields of a fixture node's static host volume. */
+const HOST_VOLUME_FIELDS = ["Path", "ReadOnly"];
+
+/** Checks a fixture node's `HostVolumes`: an object of volumes by name, each with a `Path` and an optional `ReadOnly`. */
+function checkHostVolumes(value: unknown, path: string): void {
+  if (value === undefined) return;
+  if (typeof value !== "object" || value === null || Array.isArray(value)) throw invalidFixture(path, `expected an object of host volumes by name, got ${describeRefused(value)}`);
+  const entries = Object.entries(value);
+  if (entries.length > MAX_FIXTURE_ENTRIES) throw invalidFixture(path, `holds ${entries.length} entries; a fixture holds at most ${MAX_FIXTURE_ENTRIES} of each kind`);
+  for (const [name, volume] of entries) {
+    const at = `${path}.${name}`;
+    if (name === "") throw invalidFixture(path, "a host volume's name is empty");
+    if (typeof volume !== "object" || volume === null || Array.isArray(volume)) throw invalidFixture(at, `expected an object with Path and ReadOnly, got ${describeRefused(volume)}`);
+    const entry = volume as Record<string, unknown>;
+    knownFields(entry, HOST_VOLUME_FIELDS, at);
+    stringAt(entry, "Path", at, true);
+    if (entry.ReadOnly !== undefined && typeof entry.ReadOnly !== "boolean") throw invalidFixture(`${at}.ReadOnly`, `expected true or false, got ${describeRefused(entry.ReadOnly)}`);
+  }
+}
+
+/** A node's `HostVolumes` from its fixture's static volumes (`ClientHostVolumeConfig`, no ID), or undefined for none. */
+function staticHostVolumes(node: FixtureNode): Record<string, ClientHostVolumeConfig> | undefined {
+  const volumes = Object.entries(node.HostVolumes ?? {});
+  if (volumes.length === 0) return undefined;
+  return Object.fromEntries(volumes.map(([name, volume]) => [name, { Name: name, Path: volume.Path, ReadOnly: volume.ReadOnly === true, ID: "" }]));
 }
 
 /** A fixture node's `NodeResources`: its own fields over those the simulated client at `address` finds. */
@@ -126,6 +159,7 @@ export function fixtureNodeRow(node: FixtureNode, position: number, datacenter: 
     NodeResources: nodeResources(node, address),
     ReservedResources: overlay(NODE_RESERVED_RESOURCES, reservedResources(), node.ReservedResources) as NodeReservedResources,
     Meta: { ...(node.Meta ?? {}) },
+    ...(staticHostVolumes(node) === undefined ? {} : { HostVolumes: staticHostVolumes(node) }),
     ...registered(registeredAt, index),
     CreateIndex: index,
     ModifyIndex: index,

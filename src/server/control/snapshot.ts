@@ -36,6 +36,7 @@ import { JOB } from "../../structs/job.js";
 import { JOB_SUMMARY } from "../../structs/job-list.js";
 import { NODE } from "../../structs/node.js";
 import { SERVICE_REGISTRATION } from "../../structs/service.js";
+import { HOST_VOLUME, TASK_GROUP_HOST_VOLUME_CLAIM } from "../../structs/host-volume.js";
 
 /** The `Format` of a snapshot document: how a restore (and `--data`) tells one from a fixture. */
 export const SNAPSHOT_FORMAT = "bexpr-snapshot";
@@ -97,10 +98,14 @@ export interface SnapshotTables {
   readonly scheduler_config: readonly SnapshotRow[];
   /** The node pools written through the API (absent from older snapshots: none; the built-in `all` and `default` are never stored). */
   readonly node_pool: readonly SnapshotRow[];
+  /** Dynamic host volumes (absent from older snapshots: none). */
+  readonly host_volumes: readonly SnapshotRow[];
+  /** Sticky host volume claims (absent from older snapshots: none). */
+  readonly host_volume_claims: readonly SnapshotRow[];
 }
 
 /** Tables added after snapshots were first written: a snapshot without one restores it empty. */
-const LATER_TABLES: ReadonlySet<TableName> = new Set(["scaling_event", "variables", "job_submission", "acl_role", "one_time_token", "service_registrations", "scheduler_config", "node_pool"]);
+const LATER_TABLES: ReadonlySet<TableName> = new Set(["scaling_event", "variables", "job_submission", "acl_role", "one_time_token", "service_registrations", "scheduler_config", "node_pool", "host_volumes", "host_volume_claims"]);
 
 /**
  * The agent's whole state as a JSON-able document (`agent.snapshot()`, `GET
@@ -223,6 +228,8 @@ const ROW_FIELDS: { readonly [Name in TableName]: Readonly<Record<string, FieldS
     ModifyIndex: "index",
   },
   node_pool: { Name: "string", Description: "string", Meta: "object|null", SchedulerConfiguration: "object|null", CreateIndex: "index", ModifyIndex: "index" },
+  host_volumes: rowChecks(HOST_VOLUME),
+  host_volume_claims: rowChecks(TASK_GROUP_HOST_VOLUME_CLAIM),
   acl_token: {
     AccessorID: "string",
     SecretID: "string",

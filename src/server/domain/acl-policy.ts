@@ -274,8 +274,10 @@ export class Permissions {
   readonly #node: string | undefined;
   readonly #agent: string | undefined;
   readonly #operator: string | undefined;
+  readonly #plugin: string | undefined;
 
   constructor(policies: readonly ParsedPolicy[]) {
+    let plugin: string | undefined;
     let node: string | undefined;
     let agent: string | undefined;
     let operator: string | undefined;
@@ -303,11 +305,13 @@ export class Permissions {
       node = strongestCoarse(node, policy.Node?.Policy);
       agent = strongestCoarse(agent, policy.Agent?.Policy);
       operator = strongestCoarse(operator, policy.Operator?.Policy);
+      plugin = strongestCoarse(plugin, policy.Plugin?.Policy);
     }
     this.#node = node;
     this.#agent = agent;
     this.#variableGlobOrder = [...this.#variableGlobs].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
     this.#operator = operator;
+    this.#plugin = plugin;
   }
 
   /**
@@ -415,6 +419,16 @@ export class Permissions {
   /** The operator policy allows writing (`operator:write`, `AllowOperatorWrite`). */
   get operatorWrite(): boolean {
     return this.#operator === "write";
+  }
+
+  /** The plugin policy allows listing (`plugin:list`, or read or write: `AllowPluginList`). */
+  get pluginList(): boolean {
+    return this.#plugin === "list" || this.#plugin === "read" || this.#plugin === "write";
+  }
+
+  /** The plugin policy allows reading (`plugin:read` or write: `AllowPluginRead`). */
+  get pluginRead(): boolean {
+    return this.#plugin === "read" || this.#plugin === "write";
   }
 
   /** The node policy allows writing (`node:write`: eligibility, drains, purges). */

@@ -29,6 +29,7 @@ import { deregisterJob, jobRoutes } from "./job-routes.js";
 import { metricsRoutes } from "./metrics-routes.js";
 import { deploymentRoutes } from "./deployment-routes.js";
 import { nodeRoutes } from "./node-routes.js";
+import { volumeRoutes } from "./volume-routes.js";
 import { actionRoutes } from "./action-routes.js";
 import { clientRoutes } from "./client-routes.js";
 import { planRoutes } from "./plan-routes.js";
@@ -258,6 +259,7 @@ export async function buildApp(
   namespaceRoutes(app, context);
   deploymentRoutes(app, context);
   nodeRoutes(app, context);
+  volumeRoutes(app, context);
   actionRoutes(app, context);
   clientRoutes(app, context);
   variableRoutes(app, context);

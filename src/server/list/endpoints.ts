@@ -73,6 +73,8 @@ export interface ListEndpoint<Row> extends Listing<Row> {
    * instances of one service): the rows are that name's, and `filter` goes with it.
    */
   readonly prefixIsName?: boolean;
+  /** The reference takes `filter` beside the prefix and the list's own selections (`/v1/volumes?type=host`): no 400 for both. */
+  readonly filterWithSelections?: boolean;
   /** False where the reference's list has no reverse order (`/v1/nodes`): `reverse` is then ignored. */
   readonly reversible?: boolean;
   /** The list item returned for the row. */
@@ -118,6 +120,8 @@ export interface ItemOptions {
   readonly management?: boolean;
   /** `/v1/node/pool/<name>/jobs` and `/nodes`: the path's pool (a part of the answer's key). */
   readonly pool?: string;
+  /** The list's own exact selections by field (`/v1/volumes?type=host&node_id=`: `NodeID`), "" values left out. */
+  readonly fields?: Readonly<Record<string, string>>;
 }
 
 const EMPTY_SUMMARY = (job: Job): JobSummary => ({

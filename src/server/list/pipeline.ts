@@ -216,7 +216,7 @@ export async function runList<Row>(context: ListContext, endpoint: ListEndpoint<
   const paging = schema === undefined ? { perPage: 0, nextToken: "", reverse: false, filter: "" } : { ...options, reverse: options.reverse && endpoint.reversible !== false };
   // The endpoint's own filtering parameters (the evaluation list's `job` and `status`), with the caller's rights before paging.
   const selected = endpoint.select?.(itemOptions);
-  if (paging.filter !== "" && ((options.prefix !== "" && endpoint.prefixIsName !== true) || selected !== undefined)) throw invalid("Filter expression cannot be used with other filter parameters");
+  if (paging.filter !== "" && endpoint.filterWithSelections !== true && ((options.prefix !== "" && endpoint.prefixIsName !== true) || selected !== undefined)) throw invalid("Filter expression cannot be used with other filter parameters");
   const filter = paging.filter === "" || schema === undefined ? undefined : filters.get(paging.filter, { name: endpoint.name, schema });
   const filterTarget = targetFor(endpoint, filter);
   // The answer depends on the data, the caller's rights (the ACL tables' index and the token)

@@ -31,7 +31,7 @@
  */
 import { newUuid } from "../base/ids.js";
 import { conflict, invalid, missing } from "../base/errors.js";
-import type { Allocation, Deployment, Evaluation, Job, JsonObject, Namespace, Node, Variable } from "../state/model.js";
+import type { Allocation, Deployment, Evaluation, HostVolume, Job, JsonObject, Namespace, Node, Variable } from "../state/model.js";
 import { RealClock, type Clock } from "../base/clock.js";
 import { changeStep, defaultLifecycle, RulePass, RULES_COST_PER_WRITE, SCENARIO_TABLES, stepTakes, type LifecycleStep, type LifecycleStepName, type LifecycleStepState, type ScenarioRuleState } from "./scenarios.js";
 import type { RegisterRequest } from "./job-spec.js";
@@ -57,6 +57,7 @@ import { drainDeadlineMs, drainNodes } from "./drainer.js";
 import { evaluateNode, purgeNode, updateDrain, updateEligibility, type DrainRequest, type NodeUpdateResponse } from "./node-update.js";
 import { collectGarbage, deleteEvaluations, deleteNodePool, reconcileSummaries, setSchedulerConfig, upsertNodePool, type EvalDeleteResponse, type GarbageCollected, type SchedulerSetConfigurationResponse } from "./operator.js";
 import { schedulerConfigOf } from "../state/operator.js";
+import { deleteHostVolume, deleteHostVolumeClaim, HOST_VOLUME_READY_MS, readyHostVolumes, writeHostVolume, type HostVolumeInput, type HostVolumeWriteKind, type HostVolumeWriteResponse } from "./host-volumes.js";
 import type { NodePool, SchedulerConfiguration } from "../state/model.js";
 
 export { CLIENT_DESCRIPTIONS, DEPLOYMENT_DESCRIPTIONS, isTerminal } from "./state.js";
@@ -409,6 +410,32 @@ export class Cluster {
     this.#replan();
   }
 
+  /** The simulated clients report each pending host volume {@link HOST_VOLUME_READY_MS} after it was written (see `host-volumes.ts`). */
+  #readyVolumes(volumes: Iterable<HostVolume>): void {
+    const nowMs = this.clock.nowMs();
+    for (const volume of volumes) {
+      if (volume.State !== "pending") continue;
+      const key = namespacedKey(volume.Namespace, volume.ID);
+      const dueMs = Number(volume.ModifyTime / 1_000_000n) + HOST_VOLUME_READY_MS;
+      this.#steps.defer(`host-volume ${key} ${volume.ModifyIndex}`, Math.max(0, dueMs - nowMs), () => readyHostVolumes(this.#context, [key]));
+    }
+  }
+
+  /** Creates or registers a dynamic host volume (`PUT /v1/volume/host/create`, `/register`), in the namespace the input names. */
+  writeHostVolume(kind: HostVolumeWriteKind, input: HostVolumeInput): Promise<HostVolumeWriteResponse> {
+    return writeHostVolume(this.#context, kind, input);
+  }
+
+  /** Deletes a dynamic host volume (`DELETE /v1/volume/host/<id>`); the write's index. */
+  deleteHostVolume(namespace: string, id: string): Promise<number> {
+    return deleteHostVolume(this.#context, namespace, id);
+  }
+
+  /** Deletes a sticky volume claim (`DELETE /v1/volumes/claim/<id>`); the write's index. */
+  deleteHostVolumeClaim(namespace: string, id: string): Promise<number> {
+    return deleteHostVolumeClaim(this.#context, namespace, id);
+  }
+
   /** Drops the lifecycle's scheduled steps (not the rules') and schedules them again from the state. */
   #replan(): void {
     // The locks' timers are not the lifecycle's: a lock keeps its time.
@@ -443,6 +470,7 @@ export class Cluster {
     if (config !== undefined && !schedulerConfigOf(this.store.tables).PauseEvalBroker) this.#scheduleAll(this.#pass(write.index));
     this.#periodic.track(rows(jobs));
     this.#locks.track(rows(variables));
+    this.#readyVolumes(rows(write.changes.host_volumes));
     // One budget for the write's rows: the steps first, then the rules in the order added.
     const pass = this.#pass(write.index);
     this.#schedule(pass, rows(evals), rows(allocs), rows(deployment), rows(nodes));
@@ -473,6 +501,7 @@ export class Cluster {
   #scheduleAll(pass: RulePass): void {
     const { tables } = this.store;
     this.#periodic.track(tables.jobs.values());
+    this.#readyVolumes(tables.host_volumes.values());
     this.#schedule(pass, tables.evals.values(), tables.allocs.values(), tables.deployment.values(), tables.nodes.values());
   }
 

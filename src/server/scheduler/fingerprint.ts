@@ -19,6 +19,7 @@
  * @module
  */
 import type { Node, NodeReservedResources, NodeResources } from "../state/model.js";
+import { MKDIR_PLUGIN, MKDIR_PLUGIN_VERSION } from "./host-volumes.js";
 
 /**
  * The attributes a simulated client fingerprints (`Node.Attributes`): a Linux amd64 machine and
@@ -35,6 +36,8 @@ export const SIMULATED_ATTRIBUTES: Readonly<Record<string, string>> = Object.fre
   "driver.exec": "1",
   "driver.raw_exec": "1",
   "driver.mock": "1",
+  // The built-in host volume plugin every client has (`client/fingerprint/dynamic_host_volumes.go`): dynamic volumes are placed on nodes with their plugin.
+  [`plugins.host_volume.${MKDIR_PLUGIN}.version`]: MKDIR_PLUGIN_VERSION,
 });
 
 /**

@@ -15,6 +15,7 @@
  *
  * @module
  */
+import { hostVolumeView } from "./host-volumes.js";
 import type { Evaluation, Job, JsonObject, Node } from "../state/model.js";
 import { namespacedKey } from "../state/store.js";
 import { algorithmFor } from "../state/operator.js";
@@ -175,7 +176,7 @@ export function computeEvaluation(context: SchedulerContext, job: Job, evaluatio
   const latest = input.deployment;
   // New allocations join the job's deployment when it is going (`s.deployment.Active()`).
   const joined = created ?? (latest !== undefined && latest.JobVersion === job.Version && ["running", "paused", "blocked", "unblocking", "initializing", "pending"].includes(latest.Status) ? latest : undefined);
-  const { plan, failedTGAllocs, queued } = computePlacements({ job, evaluation, nodes: nodesFor(tables, job), deploymentId: joined?.ID ?? "", nowNs: input.nowNs, allocations: () => tables.allocs.values(), nodeOf: (id) => tables.nodes.get(id), algorithm: algorithmFor(tables, job.NodePool) }, results);
+  const { plan, failedTGAllocs, queued } = computePlacements({ job, evaluation, nodes: nodesFor(tables, job), deploymentId: joined?.ID ?? "", nowNs: input.nowNs, allocations: () => tables.allocs.values(), nodeOf: (id) => tables.nodes.get(id), algorithm: algorithmFor(tables, job.NodePool), hostVolumes: hostVolumeView(tables) }, results);
   // Every group of a job that placed nothing has nothing queued.
   const queuedAllocations = results.place.length + results.destructive.length === 0 ? Object.fromEntries(job.TaskGroups.map((group) => [group.Name, 0])) : queued;
   const deploymentId = (created ?? latest)?.ID ?? "";
@@ -191,7 +192,7 @@ export function computeEvaluation(context: SchedulerContext, job: Job, evaluatio
 async function writePlan(context: SchedulerContext, job: Job, plan: Parameters<typeof applyPlan>[3], snapshotIndex: number): Promise<void> {
   const key = namespacedKey(job.Namespace, job.ID);
   // Only the tables the plan changes are named: a table named moves its index.
-  await context.store.write(planTables(plan), (state) => {
+  await context.store.write(planTables(plan, job), (state) => {
     const written = (rows: Iterable<{ readonly ModifyIndex: number }>) => [...rows].some((row) => row.ModifyIndex > snapshotIndex);
     // A table the plan does not change is not named, so not in the transaction.
     const tables: Partial<Pick<typeof state, "allocs" | "deployment">> = state;

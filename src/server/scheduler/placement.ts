@@ -21,6 +21,7 @@ import { STOP_DESCRIPTIONS, type ReconcileResults } from "./reconciler.js";
 import { LAST_RESCHEDULE_FAILED, reschedulePolicyOf, trackerOfReplacement } from "./reschedule.js";
 import { allocateResources, NodeUsageIndex } from "./resources.js";
 import { AllocMetric, Stack } from "./stack.js";
+import type { HostVolumeView } from "./host-volumes.js";
 import { CLIENT_DESCRIPTIONS } from "./state.js";
 
 /** Whether a job's datacenter pattern matches a node's datacenter: `*` stands for any run of characters, as the reference's glob. */
@@ -87,6 +88,8 @@ export interface PlacementInput {
   readonly system?: boolean;
   /** The scheduler's algorithm for the job's pool (binpack by default). */
   readonly algorithm?: SchedulerAlgorithm;
+  /** The dynamic host volumes and sticky claims the groups' `volume` blocks need (see `host-volumes.ts`). */
+  readonly hostVolumes?: HostVolumeView;
 }
 
 /**
@@ -108,7 +111,7 @@ export function computePlacements(input: PlacementInput, results: ReconcileResul
   const usage = new NodeUsageIndex(function* () {
     for (const alloc of input.allocations()) if (!stopping.has(alloc.ID)) yield alloc;
   });
-  const stack = new Stack({ job, nodes, usage, system: input.system === true, ...(input.nodeOf === undefined ? {} : { nodeOf: input.nodeOf }), ...(input.algorithm === undefined ? {} : { algorithm: input.algorithm }) });
+  const stack = new Stack({ job, nodes, usage, system: input.system === true, ...(input.nodeOf === undefined ? {} : { nodeOf: input.nodeOf }), ...(input.algorithm === undefined ? {} : { algorithm: input.algorithm }), ...(input.hostVolumes === undefined ? {} : { hostVolumes: input.hostVolumes }) });
   const placements = [
     ...results.destructive.map((each) => ({ group: each.group, name: each.name, canary: false, previous: each.stop, reschedule: false, destructive: true })),
     ...results.place.map((each) => ({ ...each, destructive: false })),
@@ -122,7 +125,7 @@ export function computePlacements(input: PlacementInput, results: ReconcileResul
       metric.exhaustResources(group);
       continue;
     }
-    const selection = stack.select(group, { penaltyNodeIds: penaltyNodes(previous) });
+    const selection = stack.select(group, { penaltyNodeIds: penaltyNodes(previous), allocName: name });
     if (!selection.ok) {
       selection.metric.exhaustResources(group);
       failed.set(group.Name, selection.metric);

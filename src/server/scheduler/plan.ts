@@ -7,7 +7,8 @@
  *
  * @module
  */
-import type { Allocation, ClientStatus, Deployment, Job } from "../state/model.js";
+import { claimStickyVolumes, volumeRequests } from "./host-volumes.js";
+import type { Allocation, ClientStatus, Deployment, Job, TaskGroup } from "../state/model.js";
 import { namespacedKey, type Transaction } from "../state/store.js";
 import { clientTerminal } from "./services.js";
 import { count, putJob, updateAlloc, updateDeploymentStatus, updateDeploymentWithAlloc, type SchedulerContext } from "./state.js";
@@ -41,11 +42,13 @@ export interface Plan {
 }
 
 /** A table a plan's write may change. */
-type PlanTable = "allocs" | "job_summary" | "deployment" | "jobs" | "job_versions" | "service_registrations";
+type PlanTable = "allocs" | "job_summary" | "deployment" | "jobs" | "job_versions" | "service_registrations" | "host_volume_claims";
 
 /** The tables a plan's write changes (a table named moves its index, and wakes its blocking queries). */
-export function planTables(plan: Plan): PlanTable[] {
+export function planTables(plan: Plan, job?: Job): PlanTable[] {
   const tables: PlanTable[] = ["jobs"];
+  // New allocations of a group with a sticky volume claim it (`updateStickyVolumeClaimsFromAlloc`).
+  if (job !== undefined && plan.allocs.length > 0 && (job.TaskGroups as TaskGroup[]).some((group) => volumeRequests(group).some((request) => request.Sticky))) tables.push("host_volume_claims");
   if (plan.stops.length + plan.allocs.length > 0) tables.push("allocs", "job_summary");
   // An allocation the plan marks lost loses its native services in the plan's write.
   if (plan.stops.some((stop) => stop.clientStatus !== undefined && clientTerminal(stop.clientStatus))) tables.push("service_registrations");
@@ -94,5 +97,7 @@ export function applyPlan(context: SchedulerContext, state: Transaction<PlanTabl
     const previous = alloc.PreviousAllocation === undefined ? undefined : state.allocs.get(alloc.PreviousAllocation);
     if (previous !== undefined) state.allocs.put({ ...previous, NextAllocation: alloc.ID, ModifyIndex: index });
   }
+  const claims = (state as Partial<Transaction<"host_volume_claims">>).host_volume_claims;
+  if (claims !== undefined) claimStickyVolumes({ host_volume_claims: claims, allocs: state.allocs, index }, context.store.tables, job, plan.allocs);
   putJob(context, state, state.jobs.get(namespacedKey(job.Namespace, job.ID)) ?? job);
 }

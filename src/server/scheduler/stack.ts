@@ -35,6 +35,7 @@
 import type { Job, JsonObject, Node, SchedulerAlgorithm, TaskGroup } from "../state/model.js";
 import { affinitiesOf, computedClass, ConstraintCache, constraintName, constraintsOf, distinctHosts, escapesClass, FILTER_CLASS_INELIGIBLE, FILTER_DRIVERS, groupConstraints, hasDrivers, meetsConstraint, OPERANDS, propertyOf, PropertySet, spreadsOf, unmetConstraint, wantsDistinctHosts, type Constraint } from "./feasible.js";
 import { fingerprintResources } from "./fingerprint.js";
+import { FILTER_HOST_VOLUMES, HostVolumeChecker, type HostVolumeView } from "./host-volumes.js";
 import { integer } from "./canonicalize.js";
 import { allocateResources, comparableResources, freeCores, type ComparableResources, type NodeUsageIndex } from "./resources.js";
 
@@ -185,7 +186,12 @@ export interface StackInput {
   readonly system?: boolean;
   /** How a node's fit is scored: `binpack` (the default) prefers the fullest node, `spread` the emptiest (`ScoreFitSpread`). */
   readonly algorithm?: SchedulerAlgorithm;
+  /** The dynamic host volumes and sticky claims the groups' `volume` blocks are checked against (default: none, static volumes only). */
+  readonly hostVolumes?: HostVolumeView;
 }
+
+/** A state without dynamic host volumes or claims. */
+const NO_HOST_VOLUMES: HostVolumeView = { volume: () => undefined, claims: () => [], alloc: () => undefined, group: () => undefined };
 
 /** What one choice takes into account (`SelectOptions`). */
 export interface SelectOptions {
@@ -193,6 +199,8 @@ export interface SelectOptions {
   readonly penaltyNodeIds?: ReadonlySet<string>;
   /** Choose among these nodes instead of the stack's (a system job's one node). */
   readonly nodes?: readonly Node[];
+  /** The name of the allocation placed (`AllocName`), for the `per_alloc` volumes it asks for. */
+  readonly allocName?: string;
 }
 
 /** A node chosen, or the metric of the failed choice. */
@@ -278,6 +286,8 @@ export class Stack {
     // What the group weighs is the same on every node, unless it reserves cores (whose speed is the node's).
     const wantedCores = (Array.isArray(group.Tasks) ? (group.Tasks as JsonObject[]) : []).reduce((sum, task) => sum + (integer((task.Resources as JsonObject | undefined)?.Cores) ?? 0), 0);
     let sameAsk: ComparableResources | undefined;
+    // The host volumes are checked on every node, past the computed class (the reference's "available" checks).
+    const volumes = new HostVolumeChecker(this.input.hostVolumes ?? NO_HOST_VOLUMES, job, group, options.allocName, (id) => usage.of(id).allocs);
     const askOn = (node: Node) => (wantedCores > 0 ? comparableResources(allocateResources(group, node, usage, undefined, false)) : (sameAsk ??= comparableResources(allocateResources(group, node, usage, undefined, false))));
 
     // The nodes that pass the checks and have room, ranked, one at a time as the limit asks for them.
@@ -287,6 +297,10 @@ export class Stack {
         const infeasible = this.#infeasible(node, group.Name, asked, groupEscapes, groupClasses);
         if (infeasible !== undefined) {
           metric.filter(node, infeasible);
+          continue;
+        }
+        if (!volumes.empty && !volumes.feasible(node)) {
+          metric.filter(node, FILTER_HOST_VOLUMES);
           continue;
         }
         if (!distinctHosts(usage.of(node.ID).allocs, job, group.Name, distinct)) {

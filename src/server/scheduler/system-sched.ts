@@ -30,6 +30,7 @@
  *
  * @module
  */
+import { hostVolumeView } from "./host-volumes.js";
 import type { Allocation, Deployment, Evaluation, Job, JsonObject, Node } from "../state/model.js";
 import { namespacedKey } from "../state/store.js";
 import type { DeploymentStatusUpdate, PlanStop } from "./plan.js";
@@ -183,7 +184,7 @@ export function computeSystemPlan(context: SchedulerContext, job: Job, evaluatio
   for (const [nodeId, { place, destructive }] of perNode) {
     const node = tables.nodes.get(nodeId);
     const placements = computePlacements(
-      { job, evaluation, nodes: node === undefined ? [] : [node], deploymentId, nowNs, allocations, nodeOf: (id) => tables.nodes.get(id), system: true },
+      { job, evaluation, nodes: node === undefined ? [] : [node], deploymentId, nowNs, allocations, nodeOf: (id) => tables.nodes.get(id), system: true, hostVolumes: hostVolumeView(tables) },
       { deployment: undefined, deploymentUpdates: [], place, destructive, inplaceUpdate: [], stop: [], attributeUpdates: [], followupEvals: [] },
     );
     // An allocation of an older version is stopped whether or not its replacement finds room on its node (`evictAndPlace`).

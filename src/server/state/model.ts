@@ -8,6 +8,7 @@
  */
 import type { StructValue } from "../../structs/declare.js";
 import type { SERVICE_REGISTRATION } from "../../structs/service.js";
+import type { CLIENT_HOST_VOLUME_CONFIG, HOST_VOLUME, TASK_GROUP_HOST_VOLUME_CLAIM } from "../../structs/host-volume.js";
 import type { ALLOC_NETWORK_STATUS, ALLOCATED_RESOURCES, NODE_RESERVED_RESOURCES, NODE_RESOURCES } from "../../structs/resources.js";
 
 /** A decoded JSON object. */
@@ -362,6 +363,15 @@ export interface JobScalingEvents {
 /** `structs.ServiceRegistration`: one instance of a native service (`GET /v1/service/<name>`). */
 export type ServiceRegistration = StructValue<typeof SERVICE_REGISTRATION>;
 
+/** `structs.HostVolume`: a dynamic host volume (`scheduler/host-volumes.ts`); the `Allocations` of a read are not kept. */
+export type HostVolume = Omit<StructValue<typeof HOST_VOLUME>, "Allocations">;
+
+/** `structs.ClientHostVolumeConfig`: a node's host volume, static (from its fixture) or dynamic (its `ID` set). */
+export type ClientHostVolumeConfig = StructValue<typeof CLIENT_HOST_VOLUME_CONFIG>;
+
+/** `structs.TaskGroupHostVolumeClaim`: a task group's claim of a sticky host volume. */
+export type HostVolumeClaim = StructValue<typeof TASK_GROUP_HOST_VOLUME_CLAIM>;
+
 /** One version of a job, as it was written (`GET /v1/job/<id>/versions`). */
 export interface JobVersion {
   readonly Namespace: string;
@@ -399,6 +409,8 @@ export interface Node {
   readonly StatusUpdatedAt?: number;
   /** What happened to it, oldest first (the reference keeps the last 10). */
   readonly Events?: readonly NodeEvent[] | null;
+  /** Its host volumes by name: static ones its fixture declares, dynamic ones once ready (absent: none). */
+  readonly HostVolumes?: { readonly [name: string]: ClientHostVolumeConfig } | null;
   readonly CreateIndex: number;
   readonly ModifyIndex: number;
 }

@@ -19,7 +19,7 @@ import type { Filter } from "../../evaluator/compile.js";
 import type { CostBudget } from "../../evaluator/cost.js";
 import type { ObjectSchema } from "../../evaluator/schema.js";
 import { compareStrings } from "../../go/order.js";
-import type { AclPolicy, AclRole, AclToken, Allocation, Deployment, Evaluation, Job, JobScalingEvents, JobSubmission, JobSummary, JobVersion, Namespace, Node, NodePool, OneTimeToken, SchedulerConfiguration, ServiceRegistration, Variable } from "./model.js";
+import type { AclPolicy, AclRole, AclToken, Allocation, Deployment, Evaluation, HostVolume, HostVolumeClaim, Job, JobScalingEvents, JobSubmission, JobSummary, JobVersion, Namespace, Node, NodePool, OneTimeToken, SchedulerConfiguration, ServiceRegistration, Variable } from "./model.js";
 
 /** The row type of each table. */
 export interface Rows {
@@ -41,6 +41,8 @@ export interface Rows {
   readonly one_time_token: OneTimeToken;
   readonly scheduler_config: SchedulerConfiguration;
   readonly node_pool: NodePool;
+  readonly host_volumes: HostVolume;
+  readonly host_volume_claims: HostVolumeClaim;
 }
 
 /** The tables of the state store. */
@@ -115,6 +117,14 @@ export const TABLES: { readonly [Name in TableName]: TableDefinition<Rows[Name]>
   one_time_token: { key: (row) => row.AccessorID, order: (a, b) => compareStrings(a.AccessorID, b.AccessorID), group: (row) => row.OneTimeSecretID.toLowerCase() },
   scheduler_config: { key: (row) => row.Name, order: (a, b) => compareStrings(a.Name, b.Name) },
   node_pool: { key: (row) => row.Name, order: (a, b) => compareStrings(a.Name, b.Name) },
+  // Dynamic host volumes by namespace then ID (the reference's list order, `<Namespace>.<ID>` tokens).
+  host_volumes: { key: (row) => namespacedKey(row.Namespace, row.ID), order: (a, b) => compareStrings(a.Namespace, b.Namespace) || compareStrings(a.ID, b.ID) },
+  // Sticky volume claims by namespace then ID, found by job through their group (the scheduler reads a job's claims).
+  host_volume_claims: {
+    key: (row) => namespacedKey(row.Namespace, row.ID),
+    order: (a, b) => compareStrings(a.Namespace, b.Namespace) || compareStrings(a.ID, b.ID),
+    group: (row) => namespacedKey(row.Namespace, row.JobID),
+  },
 };
 
 /** The names of every table. */
@@ -341,6 +351,9 @@ export type WriteMessage =
   | "OneTimeTokenUpsert"
   | "OneTimeTokenDelete"
   | "OneTimeTokenExpire"
+  | "HostVolumeRegister"
+  | "HostVolumeDelete"
+  | "TaskGroupHostVolumeClaimDelete"
   | "SnapshotRestore";
 
 /** A write as the store applied it (its own, or one replicated from another agent): the index, and the rows it put or deleted. */

@@ -21,6 +21,7 @@ const BIGINT_FIELDS: { readonly [Name in TableName]?: readonly (readonly string[
   deployment: [["CreateTime"], ["ModifyTime"]],
   allocs: [["CreateTime"], ["ModifyTime"]],
   evals: [["CreateTime"], ["ModifyTime"]],
+  host_volumes: [["CreateTime"], ["ModifyTime"]],
 };
 
 /** The object holding the field at `path` (the row itself for a field of its own), or undefined. */
@@ -105,6 +106,8 @@ const ID_FIELDS: { readonly [Name in TableName]: string } = {
   one_time_token: "AccessorID",
   scheduler_config: "Name",
   node_pool: "Name",
+  host_volumes: "ID",
+  host_volume_claims: "ID",
 };
 
 /** The columns of a row that orders and lookups use: its namespace, its ID (or name) and its creation index. */
