@@ -30,6 +30,7 @@ import { metricsRoutes } from "./metrics-routes.js";
 import { deploymentRoutes } from "./deployment-routes.js";
 import { nodeRoutes } from "./node-routes.js";
 import { actionRoutes } from "./action-routes.js";
+import { clientFsRoutes } from "./client-fs-routes.js";
 import { planRoutes } from "./plan-routes.js";
 import { jobspecRoutes } from "./jobspec-routes.js";
 import { serviceRoutes } from "./service-routes.js";
@@ -258,6 +259,7 @@ export async function buildApp(
   deploymentRoutes(app, context);
   nodeRoutes(app, context);
   actionRoutes(app, context);
+  clientFsRoutes(app, context);
   variableRoutes(app, context);
   planRoutes(app, context);
   jobspecRoutes(app, context);
