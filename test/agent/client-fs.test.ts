@@ -114,6 +114,11 @@ describe("an allocation's files and logs", () => {
     expect(response.text).toBe(expected);
   });
 
+  it("sends a file's bytes as they are to a client that takes gzip (bytes that look like a zlib header included)", async () => {
+    const response = await agent.get(`/v1/client/fs/readat/${alloc.ID}?path=app/local/app.conf&offset=7&limit=4`, { headers: { "accept-encoding": "gzip" } });
+    expect([response.status, response.headers["content-encoding"], response.raw.toString("utf8")]).toEqual([200, undefined, "8080"]);
+  });
+
   it("writes the scripted lines at their times after the task started, plain or framed", async () => {
     const plain = async (type: string) => (await fs(`logs/<alloc>?task=app&type=${type}&plain=true`)).text;
     expect(await plain("stdout")).toBe("listening on :8080\n");

@@ -11,8 +11,8 @@
  *
  * A frame is the reference's `StreamFrame` as its JSON codec writes it, the objects one after the
  * other: `{"Offset":…,"Data":"<base64>","File":"alloc/logs/web.stdout.0"}`, `{}` a heartbeat.
- * A followed stream is written straight to the socket (never compressed, so that each frame
- * arrives when written), as the task writes on the agent's clock, and ends when the task ends.
+ * Answers are written straight to the socket, never compressed (see {@link rawResponse}); a followed
+ * stream as the task writes on the agent's clock, ending when the task ends.
  *
  * The checks run in the reference's order: the query's parameters (400), then the token, the
  * allocation (`404 Unknown allocation "<id>"`), the capability in the allocation's namespace (403),
@@ -169,13 +169,31 @@ interface StreamShape {
   readonly contentType: string;
 }
 
-/** A stream that is not followed: what the file holds now from the offset, at once (compressed as any answer). */
+/**
+ * Takes the response from fastify and writes its head: a file's bytes and a log's frames go to the
+ * socket as they are, never compressed (so that each frame of a followed stream arrives when
+ * written, and because @fastify/compress passes a payload that happens to start with a zlib
+ * header's two bytes, such as the text `80`, through uncompressed under `Content-Encoding: gzip`).
+ */
+function rawResponse(reply: FastifyReply, contentType: string, length?: number) {
+  reply.hijack();
+  const response = reply.raw;
+  response.socket?.setNoDelay(true);
+  // Headers earlier hooks set on the reply go out too (the reply is not sent through fastify).
+  const headers: OutgoingHttpHeaders = {};
+  for (const [name, value] of Object.entries(reply.getHeaders())) if (value !== undefined) headers[name.toLowerCase()] = value;
+  const sized = length === undefined ? { "cache-control": "no-cache" } : { "content-length": length };
+  response.writeHead(200, { ...headers, "content-type": contentType, vary: "Accept-Encoding", ...sized });
+  return response;
+}
+
+/** A stream that is not followed: what the file holds now from the offset, at once. */
 function sendOnce(reply: FastifyReply, source: StreamSource, shape: StreamShape): undefined {
   const content = source.read()?.content ?? Buffer.alloc(0);
   let bytes = content.subarray(Math.min(shape.offset, content.length));
   if (shape.limit > 0) bytes = bytes.subarray(0, shape.limit);
   const body = shape.plain ? bytes : Buffer.from(framesOf(source.file, bytes, shape.offset));
-  void reply.code(200).header("Content-Type", shape.contentType).send(body);
+  rawResponse(reply, shape.contentType, body.length).end(body);
   return undefined;
 }
 
@@ -185,16 +203,10 @@ function sendOnce(reply: FastifyReply, source: StreamSource, shape: StreamShape)
  * clock. It ends when the tasks end (what they wrote sent), the allocation is gone, the client
  * leaves or the agent stops.
  */
-async function sendFollowing(context: RouteContext, request: FastifyRequest, reply: FastifyReply, source: StreamSource, shape: StreamShape): Promise<undefined> {
+async function sendFollowing(context: RouteContext, reply: FastifyReply, source: StreamSource, shape: StreamShape): Promise<undefined> {
   const { store } = context;
   const { clock } = context.cluster;
-  reply.hijack();
-  const response = reply.raw;
-  response.socket?.setNoDelay(true);
-  // Headers earlier hooks set on the reply go out too (the reply is not sent through fastify).
-  const headers: OutgoingHttpHeaders = {};
-  for (const [name, value] of Object.entries(reply.getHeaders())) if (value !== undefined) headers[name.toLowerCase()] = value;
-  response.writeHead(200, { ...headers, "content-type": shape.contentType, "cache-control": "no-cache", vary: "Accept-Encoding" });
+  const response = rawResponse(reply, shape.contentType);
   const gone = new AbortController();
   response.once("close", () => gone.abort());
   if (response.socket === null || response.socket.destroyed) gone.abort();
@@ -232,8 +244,8 @@ async function sendFollowing(context: RouteContext, request: FastifyRequest, rep
 }
 
 /** Sends a stream of `source`, followed or not. */
-function sendStream(context: RouteContext, request: FastifyRequest, reply: FastifyReply, source: StreamSource, shape: StreamShape): Promise<undefined> | undefined {
-  return shape.follow ? sendFollowing(context, request, reply, source, shape) : sendOnce(reply, source, shape);
+function sendStream(context: RouteContext, reply: FastifyReply, source: StreamSource, shape: StreamShape): Promise<undefined> | undefined {
+  return shape.follow ? sendFollowing(context, reply, source, shape) : sendOnce(reply, source, shape);
 }
 
 /** The allocation as the store holds it now, and its job version: a stream reads them again at every wake. */
@@ -308,7 +320,7 @@ function readFile(context: RouteContext, request: FastifyRequest, reply: Fastify
   if (offset < 0) throw badRequest(`can't seek to offset ${offset}: seek ${resolved.hostPath}: invalid argument`);
   const plain = kind !== "stream";
   const source = fileSource(context, alloc.ID, resolved.segments.join("/"), path);
-  return sendStream(context, request, reply, source, { plain, follow, offset, limit, contentType: plain ? plainType(entry) : "text/plain; charset=utf-8" });
+  return sendStream(context, reply, source, { plain, follow, offset, limit, contentType: plain ? plainType(entry) : "text/plain; charset=utf-8" });
 }
 
 /** `logs`: a task's stdout or stderr, framed unless `plain`, followed on request. */
@@ -340,7 +352,7 @@ function logs(context: RouteContext, request: FastifyRequest, reply: FastifyRepl
     },
   };
   // The reference forces these, whatever the bytes.
-  return sendStream(context, request, reply, source, { plain, follow, offset: start, limit: 0, contentType: plain ? "text/plain" : "application/json" });
+  return sendStream(context, reply, source, { plain, follow, offset: start, limit: 0, contentType: plain ? "text/plain" : "application/json" });
 }
 
 /** The request's path as the reference's `req.URL.Path` reads it: percent-escapes decoded (kept as sent when they are malformed). */
