@@ -66,6 +66,60 @@ interface LogLine {
   readonly text: string;
 }
 
+/**
+ * A log's lines, ready to cut at any time: the bytes of every line a log keeps (at most
+ * {@link MAX_TASK_LOG_BYTES}), and for each line its time and where its bytes end. Reading the log
+ * at a time is a binary search and a view of the bytes, so that a followed log, read again at each
+ * line, costs no more than the lines it sends.
+ */
+export interface LogScript {
+  /** Each kept line's time after the task's start, in milliseconds, never decreasing. */
+  readonly atMs: Float64Array;
+  /** Where each kept line's bytes end. */
+  readonly ends: Int32Array;
+  readonly bytes: Buffer;
+}
+
+/**
+ * Writes lines into a {@link LogScript}, up to {@link MAX_TASK_LOG_BYTES}: one buffer of that size
+ * at most, whatever the number of lines (a line is at least its newline, so at most that many
+ * lines are kept), and nothing kept of the lines past it.
+ */
+class ScriptWriter {
+  readonly #atMs: number[] = [];
+  readonly #ends: number[] = [];
+  readonly #buffer: Buffer;
+  #size = 0;
+
+  constructor(capacity: number) {
+    this.#buffer = Buffer.alloc(Math.min(capacity, MAX_TASK_LOG_BYTES));
+  }
+
+  /** Whether the log is full: later lines are dropped. */
+  get full(): boolean {
+    return this.#size >= this.#buffer.length;
+  }
+
+  /** Adds a line (its newline included), cut at the cap. */
+  add(atMs: number, text: string): void {
+    if (this.full) return;
+    this.#size += this.#buffer.write(text, this.#size);
+    this.#atMs.push(atMs);
+    this.#ends.push(this.#size);
+  }
+
+  done(): LogScript {
+    return { atMs: Float64Array.from(this.#atMs), ends: Int32Array.from(this.#ends), bytes: Buffer.from(this.#buffer.subarray(0, this.#size)) };
+  }
+}
+
+/** The client's own lines as a {@link LogScript}. */
+function scriptOfLines(lines: readonly LogLine[]): LogScript {
+  const writer = new ScriptWriter(lines.reduce((size, line) => size + Buffer.byteLength(line.text), 0));
+  for (const line of lines) writer.add(line.atMs, line.text);
+  return writer.done();
+}
+
 /** A file or directory of the simulated allocation directory. */
 export interface AllocEntry {
   readonly name: string;
@@ -126,26 +180,28 @@ export function resolveAllocPath(allocId: string, path: string): AllocPath {
 }
 
 /** A task's scripted lines, parsed once for each task object (a job's rows are never changed in place). */
-const SCRIPTS = new WeakMap<object, ReadonlyMap<string, readonly LogLine[]>>();
+const SCRIPTS = new WeakMap<object, ReadonlyMap<string, LogScript>>();
 
 /**
  * Parses a script: each line is written with a newline; `@<duration> ` before a line gives its
  * time after the task's start, else it follows the line before (the first at the start). A line
  * whose time does not parse is written as it is, at the time of the line before.
  */
-export function parseLogScript(script: string): LogLine[] {
-  const lines: LogLine[] = [];
+export function parseLogScript(script: string): LogScript {
+  // The log is never longer than the script, with a newline added to its last line.
+  const writer = new ScriptWriter(Buffer.byteLength(script) + 1);
   let atMs = 0;
-  const parts = script.split("\n");
-  // A script ending in a newline has no empty last line.
-  if (parts.at(-1) === "") parts.pop();
-  for (const part of parts) {
+  // Line by line without splitting the whole value: the lines past the cap are never looked at.
+  for (let from = 0; from < script.length && !writer.full; ) {
+    const newline = script.indexOf("\n", from);
+    const part = script.slice(from, newline < 0 ? script.length : newline);
+    from = newline < 0 ? script.length : newline + 1;
     const timed = /^@(\S+) ?(.*)$/s.exec(part);
     const ms = timed === null ? undefined : parseGoDuration(timed[1]!);
     if (ms !== undefined && ms >= 0) atMs = Math.max(atMs, ms);
-    lines.push({ atMs, text: `${ms !== undefined && ms >= 0 ? timed![2]! : part}\n` });
+    writer.add(atMs, `${ms !== undefined && ms >= 0 ? timed![2]! : part}\n`);
   }
-  return lines;
+  return writer.done();
 }
 
 /** The task's spec (its `Meta`), from the job version the allocation runs. */
@@ -156,13 +212,13 @@ function taskMeta(job: Job | null, alloc: Allocation, task: string): Readonly<Re
 }
 
 /** The lines of one stream of a task: its script's, parsed once per task object. */
-function scriptOf(meta: Readonly<Record<string, string>>, key: string): readonly LogLine[] | undefined {
+function scriptOf(meta: Readonly<Record<string, string>>, key: string): LogScript | undefined {
   const script = meta[key];
   if (script === undefined) return undefined;
   let parsed = SCRIPTS.get(meta);
   if (parsed === undefined) SCRIPTS.set(meta, (parsed = new Map()));
   let lines = parsed.get(key);
-  if (lines === undefined) (parsed as Map<string, readonly LogLine[]>).set(key, (lines = parseLogScript(script)));
+  if (lines === undefined) (parsed as Map<string, LogScript>).set(key, (lines = parseLogScript(script)));
   return lines;
 }
 
@@ -170,7 +226,12 @@ function scriptOf(meta: Readonly<Record<string, string>>, key: string): readonly
  * The simulated client's lines on a stream the task does not script: on stdout, one when the task
  * starts and one when it ends; on stderr, one when it ends with a non-zero exit code.
  */
-export function defaultLines(task: string, type: "stdout" | "stderr", run: NonNullable<Allocation["TaskRun"]>): LogLine[] {
+export function defaultLines(task: string, type: "stdout" | "stderr", run: NonNullable<Allocation["TaskRun"]>): LogScript {
+  return scriptOfLines(clientLines(task, type, run));
+}
+
+/** The lines of {@link defaultLines}. */
+function clientLines(task: string, type: "stdout" | "stderr", run: NonNullable<Allocation["TaskRun"]>): LogLine[] {
   if (run.StartedAt === null) return [];
   const lines: LogLine[] = [];
   const endMs = run.FinishedAt === null ? undefined : Math.max(0, run.FinishedAt - run.StartedAt);
@@ -203,26 +264,23 @@ export function taskLog(alloc: Allocation, job: Job | null, task: string, type: 
   const run = alloc.TaskRun;
   const createdMs = Number(alloc.CreateTime / 1_000_000n);
   if (run === undefined || run.StartedAt === null) return { content: Buffer.alloc(0), modMs: createdMs, nextMs: undefined };
-  const lines = scriptOf(taskMeta(job, alloc, task), type === "stdout" ? META_STDOUT : META_STDERR) ?? defaultLines(task, type, run);
+  const script = scriptOf(taskMeta(job, alloc, task), type === "stdout" ? META_STDOUT : META_STDERR) ?? defaultLines(task, type, run);
   const untilMs = Math.min(nowMs, run.FinishedAt ?? Number.POSITIVE_INFINITY) - run.StartedAt;
-  const chunks: Buffer[] = [];
-  let size = 0;
-  let modMs = run.StartedAt;
-  let nextMs: number | undefined;
-  for (const line of lines) {
-    if (line.atMs > untilMs) {
-      // A line past the task's end is never written.
-      if (run.FinishedAt === null || run.StartedAt + line.atMs <= run.FinishedAt) nextMs = run.StartedAt + line.atMs;
-      break;
-    }
-    if (size >= MAX_TASK_LOG_BYTES) break;
-    const bytes = Buffer.from(line.text);
-    const kept = bytes.subarray(0, MAX_TASK_LOG_BYTES - size);
-    chunks.push(kept);
-    size += kept.length;
-    modMs = run.StartedAt + line.atMs;
+  // How many lines are written by now: the first whose time is past, found by halving.
+  let low = 0;
+  let high = script.atMs.length;
+  while (low < high) {
+    const middle = (low + high) >>> 1;
+    if (script.atMs[middle]! <= untilMs) low = middle + 1;
+    else high = middle;
   }
-  return { content: Buffer.concat(chunks, size), modMs, nextMs: size >= MAX_TASK_LOG_BYTES ? undefined : nextMs };
+  const written = low;
+  const content = script.bytes.subarray(0, written === 0 ? 0 : script.ends[written - 1]!);
+  const modMs = written === 0 ? run.StartedAt : run.StartedAt + script.atMs[written - 1]!;
+  // The next line, unless it comes after the task's end (never written).
+  const nextAt = written < script.atMs.length ? run.StartedAt + script.atMs[written]! : undefined;
+  const nextMs = nextAt !== undefined && (run.FinishedAt === null || nextAt <= run.FinishedAt) ? nextAt : undefined;
+  return { content, modMs, nextMs };
 }
 
 /** The files a task's `Meta` writes under its directories: relative paths (`local/app.conf`) and contents. Keys naming another place write nothing. */
