@@ -223,7 +223,8 @@ async function sendFollowing(context: RouteContext, reply: FastifyReply, source:
         sent = now.content.length;
         heartbeatDue = clock.nowMs() + STREAM_HEARTBEAT_MS;
       } else if (!shape.plain && clock.nowMs() >= heartbeatDue) {
-        response.write("{}");
+        // Not to a client that has not read the last one: what a stream holds for it stays bounded by the log.
+        if (response.writableLength === 0) response.write("{}");
         heartbeatDue = clock.nowMs() + STREAM_HEARTBEAT_MS;
       }
       if (now.ended) break;
