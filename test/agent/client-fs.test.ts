@@ -256,6 +256,20 @@ describe("following a task's log", () => {
     expect(stream.text()).toBe('[bexpr] task "t" exited with code 3\n');
   });
 
+  it("writes the mock driver's stdout_string when the task starts, as the reference's TestFS_Logs reads it", async () => {
+    const input = Array.from({ length: 80 * 1024 }, (_, line) => `${line}\n`).join("");
+    await agent.register(job("TestFS_Logs", { Type: "batch", TaskGroups: [{ Name: "TestFS_LogsGroup", Tasks: [{ Name: "logger", Driver: "mock", Config: { stdout_string: input } }] }] }));
+    await allocationOf(agent, "TestFS_Logs", "pending");
+    await agent.agent.clock.advance("3s");
+    const alloc = await allocationOf(agent, "TestFS_Logs", "complete");
+    for (let read = 0; read < 3; read += 1) {
+      const frames = framesOf((await agent.get(`/v1/client/fs/logs/${alloc.ID}?task=logger&type=stdout&origin=start&offset=0&follow=false`)).text);
+      expect(dataOf(frames)).toBe(input);
+      // In frames of at most 64 KiB, each Offset where its data ends.
+      expect(frames.map((frame) => frame.Offset)).toEqual(Array.from({ length: Math.ceil(input.length / 65536) }, (_, index) => Math.min((index + 1) * 65536, input.length)));
+    }
+  });
+
   it(`keeps at most ${MAX_TASK_LOG_BYTES} bytes of a log`, async () => {
     const line = "x".repeat(1023);
     const script = Array.from({ length: 1100 }, () => line).join("\n");

@@ -155,7 +155,7 @@ export function resolveAllocPath(allocId: string, path: string): AllocPath {
 }
 
 /** A task's scripted lines, parsed once for each task object (a job's rows are never changed in place). */
-const SCRIPTS = new WeakMap<object, ReadonlyMap<string, LogScript>>();
+const SCRIPTS = new WeakMap<object, ReadonlyMap<string, LogScript | null>>();
 
 /**
  * Parses a script: each line is written with a newline; `@<duration> ` before a line gives its
@@ -194,22 +194,51 @@ export function parseLogScript(script: string): LogScript {
   return { atMs: Float64Array.from(atMsOf), ends: Int32Array.from(ends), bytes: Buffer.from(text).subarray(0, size) };
 }
 
-/** The task's spec (its `Meta`), from the job version the allocation runs. */
-function taskMeta(job: Job | null, alloc: Allocation, task: string): Readonly<Record<string, string>> {
-  const group = job?.TaskGroups.find((candidate) => candidate.Name === alloc.TaskGroup);
-  const tasks = (group?.Tasks ?? []) as readonly { Name?: string; Meta?: Record<string, string> | null }[];
-  return tasks.find((candidate) => candidate.Name === task)?.Meta ?? {};
+/** What of a task's spec scripts its output: its `Meta`, and its driver's `Config`. */
+interface TaskSpec {
+  readonly Name?: string;
+  readonly Meta?: Readonly<Record<string, string>> | null;
+  readonly Config?: Readonly<Record<string, unknown>> | null;
 }
 
-/** The lines of one stream of a task: its script's, parsed once per task object. */
-function scriptOf(meta: Readonly<Record<string, string>>, key: string): LogScript | undefined {
-  const script = meta[key];
-  if (script === undefined) return undefined;
-  let parsed = SCRIPTS.get(meta);
-  if (parsed === undefined) SCRIPTS.set(meta, (parsed = new Map()));
-  let lines = parsed.get(key);
-  if (lines === undefined) (parsed as Map<string, LogScript>).set(key, (lines = parseLogScript(script)));
-  return lines;
+/** A task's spec, from the job version the allocation runs (an empty one when the job is gone). */
+function taskSpec(job: Job | null, alloc: Allocation, task: string): TaskSpec {
+  const group = job?.TaskGroups.find((candidate) => candidate.Name === alloc.TaskGroup);
+  return ((group?.Tasks ?? []) as readonly TaskSpec[]).find((candidate) => candidate.Name === task) ?? {};
+}
+
+/** The task's `Meta`. */
+function taskMeta(job: Job | null, alloc: Allocation, task: string): Readonly<Record<string, string>> {
+  return taskSpec(job, alloc, task).Meta ?? {};
+}
+
+/**
+ * The output the reference's mock driver writes when the task starts (`stdout_string`,
+ * `stderr_string` of its `Config`), as one write of the text as it is: the reference's own
+ * `TestFS_Logs` reads 80K lines written so. Its `*_repeat` settings are not simulated.
+ */
+function driverOutput(config: Readonly<Record<string, unknown>> | null | undefined, type: "stdout" | "stderr"): LogScript | undefined {
+  const text = config?.[`${type}_string`];
+  if (typeof text !== "string") return undefined;
+  // A view of at most the cap: the bytes are copied once the script is cached.
+  const bytes = Buffer.from(text.length > MAX_TASK_LOG_BYTES ? text.slice(0, MAX_TASK_LOG_BYTES) : text).subarray(0, MAX_TASK_LOG_BYTES);
+  return { atMs: Float64Array.of(0), ends: Int32Array.of(bytes.length), bytes: Buffer.from(bytes) };
+}
+
+/**
+ * The lines of one stream of a task, parsed once per task object: its `Meta` script's, else its
+ * mock driver's output, else undefined (the client's own lines).
+ */
+function scriptOf(spec: TaskSpec, type: "stdout" | "stderr"): LogScript | undefined {
+  let parsed = SCRIPTS.get(spec) as Map<string, LogScript | null> | undefined;
+  if (parsed === undefined) SCRIPTS.set(spec, (parsed = new Map()));
+  let script = parsed.get(type);
+  if (script === undefined) {
+    const text = spec.Meta?.[type === "stdout" ? META_STDOUT : META_STDERR];
+    script = (text === undefined ? driverOutput(spec.Config, type) : parseLogScript(text)) ?? null;
+    parsed.set(type, script);
+  }
+  return script ?? undefined;
 }
 
 /**
@@ -254,7 +283,7 @@ export function taskLog(alloc: Allocation, job: Job | null, task: string, type: 
   const run = alloc.TaskRun;
   const createdMs = Number(alloc.CreateTime / 1_000_000n);
   if (run === undefined || run.StartedAt === null) return { content: Buffer.alloc(0), modMs: createdMs, nextMs: undefined };
-  const script = scriptOf(taskMeta(job, alloc, task), type === "stdout" ? META_STDOUT : META_STDERR) ?? defaultLines(task, type, run);
+  const script = scriptOf(taskSpec(job, alloc, task), type) ?? defaultLines(task, type, run);
   const untilMs = Math.min(nowMs, run.FinishedAt ?? Number.POSITIVE_INFINITY) - run.StartedAt;
   // How many lines are written by now: the first whose time is past, found by halving.
   let low = 0;
