@@ -33,6 +33,7 @@ import {
   allocDirAt,
   AllocPathError,
   contentTypeOf,
+  DIR_SIZE,
   listEntries,
   nextChangeMs,
   readableFile,
@@ -57,7 +58,7 @@ export const STREAM_HEARTBEAT_MS = 1_000;
 /** The reference's `ErrInvalidMethod`, its answer for `/v1/client/fs/<anything else>`. */
 const INVALID_METHOD = "Invalid method";
 
-/** What a request reads: its allocation, that allocation's job version, and when. */
+/** What a request reads: its allocation, and the job version that allocation runs. */
 interface Target {
   readonly alloc: Allocation;
   readonly job: Job | null;
@@ -109,7 +110,7 @@ function targetOf(context: RouteContext, request: FastifyRequest, allocId: strin
 
 /** An entry as `cstructs.AllocFileInfo` (`ContentType` only from `stat`, as the reference's). */
 function fileInfo(entry: AllocEntry, withContentType: boolean): AllocFileInfo {
-  const info = { Name: entry.name, IsDir: entry.isDir, Size: entry.isDir ? 4096 : entry.content.length, FileMode: entry.mode, ModTime: goTime(entry.modMs) };
+  const info = { Name: entry.name, IsDir: entry.isDir, Size: entry.isDir ? DIR_SIZE : entry.content.length, FileMode: entry.mode, ModTime: goTime(entry.modMs) };
   return withContentType ? { ...info, ContentType: contentTypeOf(entry) } : info;
 }
 

@@ -65,7 +65,7 @@ const ALLOC_DIR_MODE = "drwxr-xr-x";
 const FILE_MODE = "-rw-r--r--";
 
 /** The size a directory reports (one ext4 block), as `os.Stat` gives it on the reference's Linux clients. */
-const DIR_SIZE = 4096;
+export const DIR_SIZE = 4096;
 
 /** One line a task writes: when (milliseconds after the task started) and the bytes. */
 interface LogLine {
