@@ -120,8 +120,6 @@ describe("the reference's routes the agent does not simulate", () => {
   const agent = useAgent();
 
   it.each([
-    ["GET", "/v1/client/fs/ls/5b7d1a4e-0000-4000-8000-000000000001", "/v1/client/fs/*"],
-    ["GET", "/v1/client/fs/logs/5b7d1a4e-0000-4000-8000-000000000001?task=web&type=stdout", "/v1/client/fs/*"],
     ["GET", "/v1/client/allocation/5b7d1a4e-0000-4000-8000-000000000001/exec", "/v1/client/allocation/*"],
     ["GET", "/v1/client/stats", "/v1/client/stats"],
     ["GET", "/v1/agent/keyring/list", "/v1/agent/keyring/*"],

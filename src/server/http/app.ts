@@ -32,6 +32,7 @@ import { nodeRoutes } from "./node-routes.js";
 import { volumeRoutes } from "./volume-routes.js";
 import { actionRoutes } from "./action-routes.js";
 import { clientRoutes } from "./client-routes.js";
+import { clientFsRoutes } from "./client-fs-routes.js";
 import { planRoutes } from "./plan-routes.js";
 import { jobspecRoutes } from "./jobspec-routes.js";
 import { serviceRoutes } from "./service-routes.js";
@@ -262,6 +263,7 @@ export async function buildApp(
   volumeRoutes(app, context);
   actionRoutes(app, context);
   clientRoutes(app, context);
+  clientFsRoutes(app, context);
   variableRoutes(app, context);
   planRoutes(app, context);
   jobspecRoutes(app, context);

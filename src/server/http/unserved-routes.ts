@@ -1,7 +1,7 @@
 /**
  * What the agent answers for a path no route of its own takes: the reference's routes it does not
  * simulate are named as such, so that a client or a test suite stopped by one learns why (a plain
- * `404 the mini-agent does not simulate GET /v1/client/fs/*`, in the reference's error shape);
+ * `404 the mini-agent does not simulate GET /v1/agent/keyring/*`, in the reference's error shape);
  * the reference's enterprise routes answer what the reference's community edition answers
  * (`501 Nomad Enterprise only endpoint`); any other path keeps the reference's own answer, the
  * empty `404` of its mux's fallthrough (`handleRootFallthrough`).
@@ -186,7 +186,7 @@ export function isEnterpriseRoute(path: string): boolean {
   return COMPILED.enterprise.some(({ regexp }) => regexp.test(path));
 }
 
-/** The 404 of a reference route the agent does not simulate, naming it: `the mini-agent does not simulate GET /v1/client/fs/*`. */
+/** The 404 of a reference route the agent does not simulate, naming it: `the mini-agent does not simulate GET /v1/agent/keyring/*`. */
 export function notSimulated(method: string, pattern: string): HttpError {
   return new HttpError(404, `the mini-agent does not simulate ${method} ${pattern}`);
 }
