@@ -97,10 +97,12 @@ export interface SnapshotTables {
   readonly scheduler_config: readonly SnapshotRow[];
   /** The node pools written through the API (absent from older snapshots: none; the built-in `all` and `default` are never stored). */
   readonly node_pool: readonly SnapshotRow[];
+  /** The autopilot configuration, once written (absent from older snapshots, and empty until then: the defaults). */
+  readonly autopilot_config: readonly SnapshotRow[];
 }
 
 /** Tables added after snapshots were first written: a snapshot without one restores it empty. */
-const LATER_TABLES: ReadonlySet<TableName> = new Set(["scaling_event", "variables", "job_submission", "acl_role", "one_time_token", "service_registrations", "scheduler_config", "node_pool"]);
+const LATER_TABLES: ReadonlySet<TableName> = new Set(["scaling_event", "variables", "job_submission", "acl_role", "one_time_token", "service_registrations", "scheduler_config", "node_pool", "autopilot_config"]);
 
 /**
  * The agent's whole state as a JSON-able document (`agent.snapshot()`, `GET
@@ -223,6 +225,19 @@ const ROW_FIELDS: { readonly [Name in TableName]: Readonly<Record<string, FieldS
     ModifyIndex: "index",
   },
   node_pool: { Name: "string", Description: "string", Meta: "object|null", SchedulerConfiguration: "object|null", CreateIndex: "index", ModifyIndex: "index" },
+  autopilot_config: {
+    Name: ["autopilot"],
+    CleanupDeadServers: "boolean",
+    ServerStabilizationTime: "integer",
+    LastContactThreshold: "integer",
+    MaxTrailingLogs: "integer",
+    MinQuorum: "integer",
+    EnableRedundancyZones: "boolean",
+    DisableUpgradeMigration: "boolean",
+    EnableCustomUpgrades: "boolean",
+    CreateIndex: "index",
+    ModifyIndex: "index",
+  },
   acl_token: {
     AccessorID: "string",
     SecretID: "string",

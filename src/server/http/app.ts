@@ -35,6 +35,7 @@ import { jobspecRoutes } from "./jobspec-routes.js";
 import { serviceRoutes } from "./service-routes.js";
 import { searchRoutes } from "./search-routes.js";
 import { operatorRoutes } from "./operator-routes.js";
+import { raftRoutes } from "./raft-routes.js";
 import { nodePoolRoutes } from "./node-pool-routes.js";
 import { scalingRoutes } from "./scaling-routes.js";
 import { namespaceRoutes } from "./namespace-routes.js";
@@ -264,6 +265,7 @@ export async function buildApp(
   serviceRoutes(app, context);
   searchRoutes(app, context);
   operatorRoutes(app, context);
+  raftRoutes(app, context);
   nodePoolRoutes(app, context);
   scalingRoutes(app, context);
   readRoutes(app, context, { job: { DELETE: deregisterJob(context) } });

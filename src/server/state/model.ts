@@ -459,6 +459,27 @@ export interface SchedulerConfiguration {
 /** The key of the one row of the `scheduler_config` table. */
 export const SCHEDULER_CONFIG_NAME = "scheduler";
 
+/**
+ * The cluster's autopilot configuration (`structs.AutopilotConfig`), one row keyed by `Name`
+ * (always {@link AUTOPILOT_CONFIG_NAME}, which the API never shows); durations in nanoseconds.
+ */
+export interface AutopilotConfig {
+  readonly Name: typeof AUTOPILOT_CONFIG_NAME;
+  readonly CleanupDeadServers: boolean;
+  readonly ServerStabilizationTime: number;
+  readonly LastContactThreshold: number;
+  readonly MaxTrailingLogs: number;
+  readonly MinQuorum: number;
+  readonly EnableRedundancyZones: boolean;
+  readonly DisableUpgradeMigration: boolean;
+  readonly EnableCustomUpgrades: boolean;
+  readonly CreateIndex: number;
+  readonly ModifyIndex: number;
+}
+
+/** The key of the one row of the `autopilot_config` table. */
+export const AUTOPILOT_CONFIG_NAME = "autopilot";
+
 /** A node pool's own scheduler settings (`structs.NodePoolSchedulerConfiguration`), laid over the cluster's. */
 export interface NodePoolSchedulerConfiguration {
   /** `""`: the cluster's algorithm. */

@@ -19,7 +19,7 @@ import type { Filter } from "../../evaluator/compile.js";
 import type { CostBudget } from "../../evaluator/cost.js";
 import type { ObjectSchema } from "../../evaluator/schema.js";
 import { compareStrings } from "../../go/order.js";
-import type { AclPolicy, AclRole, AclToken, Allocation, Deployment, Evaluation, Job, JobScalingEvents, JobSubmission, JobSummary, JobVersion, Namespace, Node, NodePool, OneTimeToken, SchedulerConfiguration, ServiceRegistration, Variable } from "./model.js";
+import type { AclPolicy, AclRole, AclToken, Allocation, AutopilotConfig, Deployment, Evaluation, Job, JobScalingEvents, JobSubmission, JobSummary, JobVersion, Namespace, Node, NodePool, OneTimeToken, SchedulerConfiguration, ServiceRegistration, Variable } from "./model.js";
 
 /** The row type of each table. */
 export interface Rows {
@@ -41,6 +41,7 @@ export interface Rows {
   readonly one_time_token: OneTimeToken;
   readonly scheduler_config: SchedulerConfiguration;
   readonly node_pool: NodePool;
+  readonly autopilot_config: AutopilotConfig;
 }
 
 /** The tables of the state store. */
@@ -115,6 +116,7 @@ export const TABLES: { readonly [Name in TableName]: TableDefinition<Rows[Name]>
   one_time_token: { key: (row) => row.AccessorID, order: (a, b) => compareStrings(a.AccessorID, b.AccessorID), group: (row) => row.OneTimeSecretID.toLowerCase() },
   scheduler_config: { key: (row) => row.Name, order: (a, b) => compareStrings(a.Name, b.Name) },
   node_pool: { key: (row) => row.Name, order: (a, b) => compareStrings(a.Name, b.Name) },
+  autopilot_config: { key: (row) => row.Name, order: (a, b) => compareStrings(a.Name, b.Name) },
 };
 
 /** The names of every table. */
@@ -320,6 +322,7 @@ export type WriteMessage =
   | "ReconcileJobSummaries"
   | "DeploymentDelete"
   | "SchedulerConfig"
+  | "Autopilot"
   | "NodePoolUpsert"
   | "NodePoolDelete"
   | "AllocClientUpdate"

@@ -105,6 +105,7 @@ const ID_FIELDS: { readonly [Name in TableName]: string } = {
   one_time_token: "AccessorID",
   scheduler_config: "Name",
   node_pool: "Name",
+  autopilot_config: "Name",
 };
 
 /** The columns of a row that orders and lookups use: its namespace, its ID (or name) and its creation index. */
@@ -120,6 +121,6 @@ export function rowColumns<Name extends TableName>(table: Name, row: Rows[Name])
   const fields = row as unknown as Record<string, unknown>;
   const id = fields[ID_FIELDS[table]] as string;
   const namespace = typeof fields.Namespace === "string" ? fields.Namespace : null;
-  const createIndex = table === "jobs" || table === "job_summary" || table === "job_versions" || table === "scaling_event" || table === "job_submission" || table === "namespaces" || table === "acl_policy" || table === "nodes" || table === "scheduler_config" || table === "node_pool" ? null : (fields.CreateIndex as number);
+  const createIndex = table === "jobs" || table === "job_summary" || table === "job_versions" || table === "scaling_event" || table === "job_submission" || table === "namespaces" || table === "acl_policy" || table === "nodes" || table === "scheduler_config" || table === "node_pool" || table === "autopilot_config" ? null : (fields.CreateIndex as number);
   return { namespace, id, createIndex };
 }
