@@ -189,3 +189,29 @@ describe("dynamic node metadata with ACLs", () => {
     expect(response.status, response.text).toBe(status);
   });
 });
+
+describe("a snapshot of changed drivers, dynamic metadata and the autopilot configuration", () => {
+  const agent = useAgent({ clock: "manual", nodes: 1 });
+
+  it("puts them back as they were when it was taken", async () => {
+    const [node] = (await nodesOf(agent)).values();
+    expect((await setDriver(agent, node!.ID, "docker", { Healthy: false })).status).toBe(200);
+    expect((await send(`${agent.url}/v1/client/metadata?node_id=${node!.ID}`, { method: "POST", body: JSON.stringify({ Meta: { rack: "r1" } }) })).status).toBe(200);
+    expect((await agent.put("/v1/operator/autopilot/configuration", { CleanupDeadServers: false, LastContactThreshold: "1s" })).text).toBe("true");
+    const read = async () => ({
+      node: (await agent.get(`/v1/node/${node!.ID}`)).text,
+      meta: (await agent.get(`/v1/client/metadata?node_id=${node!.ID}`)).text,
+      autopilot: (await agent.get("/v1/operator/autopilot/configuration")).text,
+    });
+    const before = await read();
+    const snapshot = await agent.agent.snapshot();
+    expect((await setDriver(agent, node!.ID, "docker", { Healthy: true })).status).toBe(200);
+    expect((await send(`${agent.url}/v1/client/metadata?node_id=${node!.ID}`, { method: "POST", body: JSON.stringify({ Meta: { rack: null } }) })).status).toBe(200);
+    expect((await agent.put("/v1/operator/autopilot/configuration", { CleanupDeadServers: true })).text).toBe("true");
+    expect(await read()).not.toEqual(before);
+    await agent.agent.restore(snapshot);
+    expect(await read()).toEqual(before);
+    expect(JSON.parse(before.node).Drivers.docker).toMatchObject({ Healthy: false });
+    expect(JSON.parse(before.meta)).toMatchObject({ Dynamic: { rack: "r1" } });
+  });
+});
