@@ -60,6 +60,18 @@ describe("the Raft configuration and the servers' health of a lone agent", () =>
     expect((await agent.get(RAFT)).json<{ Servers: Item[] }>().Servers.map((server) => server.ID)).toEqual([id]);
   });
 
+  it("answers a stale Raft configuration without a leader, none marked, and no health (the reference asks the leader)", async () => {
+    agent.agent.setLeader(false);
+    try {
+      const raft = await agent.get(`${RAFT}?stale`);
+      expect(raft.status, raft.text).toBe(200);
+      expect(raft.json<{ Servers: Item[] }>().Servers.map((server) => server.Leader)).toEqual([false]);
+      for (const path of [RAFT, HEALTH, `${HEALTH}?stale`]) expect([path, (await agent.get(path)).text]).toEqual([path, "No cluster leader"]);
+    } finally {
+      agent.agent.setLeader(true);
+    }
+  });
+
   it.each([
     ["PUT", RAFT, 405, ""],
     ["GET", PEER, 404, "Invalid method"],

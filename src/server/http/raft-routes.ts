@@ -9,13 +9,14 @@
  * - `GET`/`PUT /v1/operator/autopilot/configuration` (`operator:read`, `operator:write`), the
  *   write with check-and-set through `?cas=<index>`, answered `true` or `false`;
  * - `GET /v1/operator/autopilot/health` (`operator:read`): `api.OperatorHealthReply`, `429` when a
- *   server is unhealthy;
+ *   server is unhealthy, `500 No cluster leader` without a leader, even for `?stale`;
  * - `/v1/operator/license` (`GET` 204, `PUT` 501) and `POST /v1/operator/utilization` (501).
  *
  * @module
  */
 import type { FastifyInstance, FastifyRequest } from "fastify";
-import { checkRegion } from "../base/errors.js";
+import { checkRegion, Refusal } from "../base/errors.js";
+import { NO_LEADER } from "../control/leader.js";
 import type { Caller } from "../domain/acl.js";
 import { AUTOPILOT_CONFIG_BODY, autopilotConfigUpdate, operatorHealth, presentAutopilotConfig, raftConfiguration, raftServers } from "../domain/raft.js";
 import { parseQueryOptions } from "../list/query.js";
@@ -144,6 +145,8 @@ export function raftRoutes(app: FastifyInstance, context: RouteContext): void {
         {
           GET: async (request) => {
             requireOperatorRead(callerOf(context, request));
+            // The reference asks the leader whatever `?stale` says (`ServerHealth` clears it).
+            if (!peers.knownLeader) throw new Refusal("unreachable", NO_LEADER);
             const health = operatorHealth(await peers.members(), { leader: peers.leader, index: store.index, stableSinceMs });
             return health.Healthy ? { body: health } : { body: health, status: 429 };
           },
