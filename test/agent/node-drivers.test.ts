@@ -93,6 +93,21 @@ describe("a node's drivers as its client fingerprints them", () => {
     expect(await placeWith(agent, "java-1", "java")).toEqual(["client-2"]);
   });
 
+  it("keeps at most 64 drivers on a node", async () => {
+    const client1 = (await nodesOf(agent)).get("client-1")!;
+    let status = 200;
+    let added = 0;
+    for (let i = 0; status === 200 && i < 70; i++) {
+      const response = await setDriver(agent, client1.ID, `extra${i}`, {});
+      status = response.status;
+      if (status === 200) added++;
+      else expect(response.text).toBe("a node has at most 64 drivers");
+    }
+    expect(status).toBe(400);
+    expect(Object.keys((await agent.get(`/v1/node/${client1.ID}`)).json<NodeBody>().Drivers)).toHaveLength(64);
+    expect(added).toBe(64 - SIMULATED_DRIVERS.length);
+  });
+
   it.each([
     ["an unknown node", "00000000-0000-4000-8000-000000000000", "docker", { Healthy: false }, 404, "node not found"],
     ["a healthy driver that is not detected", "", "docker", { Detected: false, Healthy: true }, 400, "a driver that is not detected cannot be healthy"],
@@ -100,6 +115,7 @@ describe("a node's drivers as its client fingerprints them", () => {
     ["an unknown field", "", "docker", { Health: false }, 400, 'unknown field "Health": the body holds Detected, Healthy and HealthDescription'],
     ["a flag that is not a boolean", "", "docker", { Healthy: "no" }, 400, "Healthy must be true or false"],
     ["an empty body", "", "docker", "", 400, "Request body is empty"],
+    ["a description past 1024 characters", "", "docker", { HealthDescription: "x".repeat(1025) }, 400, "HealthDescription is longer than 1024 characters"],
   ])("refuses %s", async (_what, nodeId, driver, body, status, message) => {
     const id = nodeId || (await nodesOf(agent)).get("client-1")!.ID;
     const response = await setDriver(agent, id, driver, body);
@@ -151,6 +167,7 @@ describe.each(["svc", "nomad"] as const)("dynamic node metadata, in the %s heade
     ["a value that is not a string", "POST", "?node_id=NODE", { Meta: { a: 1 } }, 400, "json: cannot unmarshal number into Go struct field NodeMetaApplyRequest.Meta of type string"],
     ["a body that is not the struct", "POST", "?node_id=NODE", "[1]", 400, "json: cannot unmarshal array into Go value of type structs.NodeMetaApplyRequest"],
     ["another method", "PUT", "", {}, 405, "Invalid method"],
+    ["more than 1024 keys at once", "POST", "?node_id=NODE", { Meta: Object.fromEntries(Array.from({ length: 1025 }, (_, i) => [`k${i}`, "v"])) }, 400, "at most 1024 metadata keys may be applied at once"],
   ])("refuses %s", async (_what, method, query, body, status, message) => {
     const path = `${agent.url}${META}${query.replace("NODE", await idOf("n1"))}`;
     const response = await send(path, { method, ...(body === undefined ? {} : { body: typeof body === "string" ? body : JSON.stringify(body) }) });
