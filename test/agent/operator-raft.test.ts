@@ -60,6 +60,32 @@ describe("the Raft configuration and the servers' health of a lone agent", () =>
     expect((await agent.get(RAFT)).json<{ Servers: Item[] }>().Servers.map((server) => server.ID)).toEqual([id]);
   });
 
+  const TRANSFER = "/v1/operator/raft/transfer-leadership";
+  it.each([
+    ["without a target", "", 400, "must specify id or address"],
+    ["with both an ID and an address", "?id=a&address=b", 400, "must specify either id or address"],
+    ["with an empty ID", "?id=", 400, "id must be non-empty"],
+    ["with two IDs", "?id=a&id=b", 400, "must specify only one id"],
+    ["with an empty address", "?address=", 400, "address must be non-empty"],
+    ["with an ID that is not a UUID", "?id=nope", 400, "id must be a uuid: uuid string is wrong length"],
+    ["with an address without a port", "?address=127.0.0.1", 400, "address must be in IP:port format: not an ip:port"],
+    ["to a server not in the configuration", "?id=00000000-0000-4000-8000-000000000000", 400, 'id "00000000-0000-4000-8000-000000000000" was not found in the Raft configuration'],
+  ])("refuses a leadership transfer %s", async (_what, query, status, message) => {
+    const response = await agent.put(`${TRANSFER}${query}`, "");
+    expect([response.status, response.text]).toEqual([status, message]);
+  });
+
+  it("answers a leadership transfer to the leader itself as the reference's no-op, by ID and by address", async () => {
+    const { id } = await selfOf(agent.url);
+    const noop = { From: { Address: "127.0.0.1:4647", ID: id }, To: { Address: "127.0.0.1:4647", ID: id }, Noop: true, Err: null };
+    for (const query of [`?id=${id}`, "?address=127.0.0.1:4647"]) {
+      const response = await send(`${agent.url}${TRANSFER}${query}`, { method: "POST" });
+      expect(response.status, response.text).toBe(200);
+      expect(response.json()).toEqual(noop);
+    }
+    expect((await agent.get(TRANSFER)).status).toBe(405);
+  });
+
   it("answers a stale Raft configuration without a leader, none marked, and no health (the reference asks the leader)", async () => {
     agent.agent.setLeader(false);
     try {

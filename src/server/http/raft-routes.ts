@@ -6,6 +6,8 @@
  *   the leader marked (`structs.RaftConfigurationResponse`);
  * - `DELETE /v1/operator/raft/peer?id=` (management): the reference's checks; a peer that shares
  *   the state stays, as a server the reference's serf still knows is added back by its leader;
+ * - `PUT`/`POST /v1/operator/raft/transfer-leadership` (management): the reference's checks, and
+ *   its no-op answer for the leader itself; another target is not simulated;
  * - `GET`/`PUT /v1/operator/autopilot/configuration` (`operator:read`, `operator:write`), the
  *   write with check-and-set through `?cas=<index>`, answered `true` or `false`;
  * - `GET /v1/operator/autopilot/health` (`operator:read`): `api.OperatorHealthReply`, `429` when a
@@ -15,6 +17,7 @@
  * @module
  */
 import type { FastifyInstance, FastifyRequest } from "fastify";
+import { isIP } from "node:net";
 import { checkRegion, Refusal } from "../base/errors.js";
 import { NO_LEADER } from "../control/leader.js";
 import type { Caller } from "../domain/acl.js";
@@ -83,6 +86,57 @@ async function removeRaftPeer(context: RouteContext, request: FastifyRequest): P
   return {};
 }
 
+/** `uuid.ParseUUID`'s refusal of `id`, or undefined for a UUID. */
+function uuidProblem(id: string): string | undefined {
+  if (id.length !== 36) return "uuid string is wrong length";
+  return /^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$/.test(id) ? undefined : "uuid is improperly formatted";
+}
+
+/** `netip.ParseAddrPort`'s refusal of `address` (its common texts), or undefined for an `IP:port`. */
+function addressProblem(address: string): string | undefined {
+  const at = address.lastIndexOf(":");
+  if (at < 0) return "not an ip:port";
+  const host = address.slice(0, at);
+  const port = address.slice(at + 1);
+  if (port === "") return "no port";
+  const ip = host.startsWith("[") && host.endsWith("]") ? host.slice(1, -1) : host;
+  if (isIP(ip) === 0) return `ParseAddr(${JSON.stringify(ip)}): unable to parse IP`;
+  if (!/^[0-9]{1,5}$/.test(port) || Number(port) > 65_535) return `invalid port ${JSON.stringify(port)} parsing ${JSON.stringify(address)}`;
+  return undefined;
+}
+
+/**
+ * `PUT`/`POST /v1/operator/raft/transfer-leadership?id=|address=`: the reference's checks, a
+ * management token, the target found among the servers; a transfer to the leader itself is its
+ * no-op answer. Moving the leadership to another agent is not simulated (the leader is whoever
+ * holds the shared store's lease).
+ */
+async function transferLeadership(context: RouteContext, request: FastifyRequest): Promise<Result> {
+  if (request.method !== "PUT" && request.method !== "POST") throw new HttpError(405, INVALID_METHOD);
+  const query = queryOf(request);
+  const ids = query.getAll("id");
+  const addresses = query.getAll("address");
+  if (ids.length === 0 && addresses.length === 0) throw badRequest("must specify id or address");
+  if (ids.length > 0 && addresses.length > 0) throw badRequest("must specify either id or address");
+  if (ids.length > 0 && ids[0] === "") throw badRequest("id must be non-empty");
+  if (ids.length > 1) throw badRequest("must specify only one id");
+  if (addresses.length > 0 && addresses[0] === "") throw badRequest("address must be non-empty");
+  if (addresses.length > 1) throw badRequest("must specify only one address");
+  const id = ids[0] ?? "";
+  const address = addresses[0] ?? "";
+  const problem = id !== "" ? uuidProblem(id) : addressProblem(address);
+  if (problem !== undefined) throw badRequest(id !== "" ? `id must be a uuid: ${problem}` : `address must be in IP:port format: ${problem}`);
+  requireManagementCaller(callerOf(context, request));
+  const { Servers } = raftConfiguration(await context.peers.members(), context.peers.leader) as { Servers: { ID: string; Address: string; Leader: boolean }[] };
+  const leader = Servers.find((server) => server.Leader);
+  if (leader === undefined) throw new HttpError(503, NO_LEADER);
+  const target = Servers.find((server) => (id !== "" ? server.ID === id : server.Address === address));
+  if (target === undefined) throw badRequest(id !== "" ? `id ${JSON.stringify(id)} was not found in the Raft configuration` : `address ${JSON.stringify(address)} was not found in the Raft configuration`);
+  const from = { Address: leader.Address, ID: leader.ID };
+  if (target.ID !== leader.ID) throw notSimulated(request.method, "/v1/operator/raft/transfer-leadership to another server");
+  return { body: { From: from, To: from, Noop: true, Err: null } };
+}
+
 /** The paths under `/v1/operator/raft/`, matched by prefix as the reference's `OperatorRequest` does. */
 async function raftRequest(context: RouteContext, request: FastifyRequest): Promise<Result> {
   const path = new URL(request.url, "http://agent").pathname.slice("/v1/operator/raft/".length);
@@ -95,7 +149,7 @@ async function raftRequest(context: RouteContext, request: FastifyRequest): Prom
     if (request.method !== "DELETE") throw new HttpError(404, INVALID_METHOD);
     return removeRaftPeer(context, request);
   }
-  if (path.startsWith("transfer-leadership")) throw notSimulated(request.method, "/v1/operator/raft/transfer-leadership");
+  if (path.startsWith("transfer-leadership")) return transferLeadership(context, request);
   throw new HttpError(404, INVALID_METHOD);
 }
 
