@@ -68,7 +68,7 @@ export const NODE = struct(
     field("StatusDescription", "string", "why it has its status", { row: "kept" }),
     field("StatusUpdatedAt", "int", "when its status last changed, in seconds since the epoch", { row: "optional" }),
     field("Events", slice(untyped("*NodeEvent")), "what happened to it: its registration first", { row: "optional" }),
-    field("Drivers", map(untyped("*DriverInfo")), "its task drivers"),
+    field("Drivers", map(untyped("*DriverInfo")), "its task drivers: whether each is detected and healthy", { row: "optional" }),
     field("CSIControllerPlugins", untyped("map[string]*CSIInfo"), "its CSI controller plugins"),
     field("CSINodePlugins", untyped("map[string]*CSIInfo"), "its CSI node plugins"),
     field("HostVolumes", map(ptr(CLIENT_HOST_VOLUME_CONFIG)), "its host volumes by name: static ones, and dynamic ones once ready", { row: "optional" }),
@@ -80,5 +80,12 @@ export const NODE = struct(
     field("ModifyIndex", "index", "the index it last changed at", { row: "kept" }),
     field("Drain", "bool", "it is draining (added by its JSON)", { row: "kept" }),
   ],
-  { agentFields: [ADDRESS, VERSION] },
+  {
+    agentFields: [
+      ADDRESS,
+      VERSION,
+      field("MetaStatic", map("string"), "the metadata its client was configured with, once dynamic metadata was applied", { row: "optional" }),
+      field("MetaDynamic", map(untyped("*string")), "the dynamic metadata applied through /v1/client/metadata (null removes a key)", { row: "optional" }),
+    ],
+  },
 );

@@ -60,7 +60,9 @@ describe("while the leader is lost", () => {
 
   it("still answers what a server answers on its own", async () => {
     agent.agent.setLeader(false);
-    expect(LEADERLESS_PATHS).toEqual(["/v1/agent/", "/v1/metrics", "/v1/regions", "/v1/event/stream"]);
+    expect(LEADERLESS_PATHS).toEqual(["/v1/agent/", "/v1/metrics", "/v1/regions", "/v1/event/stream", "/v1/operator/license", "/v1/operator/utilization"]);
+    // The community edition's license answer asks no server (`operator_endpoint_ce.go`).
+    expect((await agent.get("/v1/operator/license")).status).toBe(204);
     expect((await agent.get("/v1/agent/members")).status).toBe(200);
     expect((await agent.get("/v1/%61gent/members")).status).toBe(200);
     expect((await agent.get("/v1/%6Aobs")).status).toBe(500);

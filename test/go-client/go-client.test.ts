@@ -38,7 +38,7 @@ const EXPECTED_UNSERVED: readonly string[] = [];
  * How many calls the program passes today, at least: a run with fewer stopped early (a call it
  * depends on failed, and it skipped what followed).
  */
-const MIN_PASSED = 201;
+const MIN_PASSED = 212;
 
 /** Building takes seconds on a quiet machine (a minute at most on a loaded one without Go's build cache). */
 const BUILD_TIMEOUT_MS = 300_000;

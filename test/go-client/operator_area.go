@@ -2,13 +2,15 @@ package main
 
 import (
 	"fmt"
+	"time"
 
 	"github.com/hashicorp/nomad/api"
 )
 
 // The operator's surface: the scheduler configuration (read, check-and-set with a stale and a
 // current index), evaluations deleted while the eval broker is paused, the system's garbage
-// collection and summary reconciliation, node pools and scaling policies.
+// collection and summary reconciliation, node pools and scaling policies; the Raft configuration,
+// the autopilot configuration (check-and-set) and health, and the community edition's license.
 func init() {
 	area("operator", func(p *program) {
 		c := p.client
@@ -179,6 +181,92 @@ func init() {
 				return err
 			}
 			return refused(func() error { _, _, err := pools.Info("gpu", nil); return err }(), 404)
+		})
+
+		p.call("Operator.RaftGetConfiguration", func() error {
+			config, err := op.RaftGetConfiguration(nil)
+			if err != nil {
+				return err
+			}
+			if len(config.Servers) != 1 || !config.Servers[0].Leader || !config.Servers[0].Voter || config.Servers[0].RaftProtocol != "3" || config.Servers[0].ID == "" {
+				return fmt.Errorf("configuration %+v", config.Servers)
+			}
+			return nil
+		})
+		p.call("Operator.RaftRemovePeerByID(unknown)", func() error {
+			return refused(op.RaftRemovePeerByID("no-such-peer", nil), 400)
+		})
+		p.call("Operator.AutopilotServerHealth", func() error {
+			health, _, err := op.AutopilotServerHealth(nil)
+			if err != nil {
+				return err
+			}
+			if !health.Healthy || health.FailureTolerance != 0 || len(health.Servers) != 1 || !health.Servers[0].Leader || health.Servers[0].SerfStatus != "alive" || health.Leader != health.Servers[0].ID || health.Servers[0].StableSince.IsZero() {
+				return fmt.Errorf("health %+v", health)
+			}
+			return nil
+		})
+		var autopilot *api.AutopilotConfiguration
+		p.call("Operator.AutopilotGetConfiguration", func() error {
+			config, _, err := op.AutopilotGetConfiguration(nil)
+			if err != nil {
+				return err
+			}
+			if !config.CleanupDeadServers || config.LastContactThreshold != 200*time.Millisecond || config.ServerStabilizationTime != 10*time.Second || config.MaxTrailingLogs != 250 || config.ModifyIndex == 0 {
+				return fmt.Errorf("configuration %+v", config)
+			}
+			autopilot = config
+			return nil
+		})
+		p.call("Operator.AutopilotCASConfiguration(stale)", func() error {
+			stale := *autopilot
+			stale.ModifyIndex = autopilot.ModifyIndex + 1000
+			stale.CleanupDeadServers = false
+			updated, _, err := op.AutopilotCASConfiguration(&stale, nil)
+			if err != nil {
+				return err
+			}
+			if updated {
+				return fmt.Errorf("a stale index updated the configuration")
+			}
+			return nil
+		})
+		p.call("Operator.AutopilotCASConfiguration", func() error {
+			changed := *autopilot
+			changed.CleanupDeadServers = false
+			changed.LastContactThreshold = 1500 * time.Millisecond
+			updated, _, err := op.AutopilotCASConfiguration(&changed, nil)
+			if err != nil {
+				return err
+			}
+			got, _, err := op.AutopilotGetConfiguration(nil)
+			if err != nil {
+				return err
+			}
+			if !updated || got.CleanupDeadServers || got.LastContactThreshold != 1500*time.Millisecond || got.ModifyIndex <= autopilot.ModifyIndex {
+				return fmt.Errorf("updated %v, then %+v", updated, got)
+			}
+			return nil
+		})
+		p.call("Operator.AutopilotSetConfiguration", func() error {
+			if _, err := op.AutopilotSetConfiguration(autopilot, nil); err != nil {
+				return err
+			}
+			got, _, err := op.AutopilotGetConfiguration(nil)
+			if err != nil {
+				return err
+			}
+			if !got.CleanupDeadServers || got.LastContactThreshold != 200*time.Millisecond {
+				return fmt.Errorf("configuration %+v", got)
+			}
+			return nil
+		})
+		p.call("Operator.LicenseGet", func() error {
+			// The community edition answers 204, which the client reads as this error.
+			if _, _, err := op.LicenseGet(nil); err == nil || err.Error() != "Nomad Enterprise only endpoint" {
+				return fmt.Errorf("license: %v", err)
+			}
+			return nil
 		})
 
 		scaling := c.Scaling()

@@ -932,6 +932,14 @@ export class GoClient {
     /** `SchedulerCASConfiguration`: `?cas=` the configuration's `ModifyIndex`. */
     schedulerCASConfiguration: (conf: GoStructInput<"SchedulerConfiguration">, q?: WriteOptions) =>
       this.write<GoStruct<"SchedulerSetConfigurationResponse">>("PUT", `/v1/operator/scheduler/configuration?cas=${String(conf.ModifyIndex ?? 0)}`, { value: conf, type: "SchedulerConfiguration" }, "SchedulerSetConfigurationResponse", q),
+    /** `RaftGetConfiguration`: a plain read (`requireOK`, no query meta). */
+    raftGetConfiguration: async (q?: QueryOptions): Promise<GoStruct<"RaftConfiguration">> => (await this.query<GoStruct<"RaftConfiguration">>("/v1/operator/raft/configuration", "RaftConfiguration", q))[0],
+    /** `RaftRemovePeerByID`: a DELETE with `?id=`. */
+    raftRemovePeerByID: async (id: string, q?: WriteOptions): Promise<void> => {
+      await this.write("DELETE", `/v1/operator/raft/peer?id=${encodeURIComponent(id)}`, undefined, undefined, q);
+    },
+    /** `AutopilotServerHealth`. */
+    autopilotServerHealth: (q?: QueryOptions) => this.query<GoStruct<"OperatorHealthReply">>("/v1/operator/autopilot/health", "OperatorHealthReply", q),
     /** `MetricsSummary`. */
     metricsSummary: (q?: QueryOptions) => this.query<Stub<"MetricsSummary">>("/v1/metrics", "*MetricsSummary", q),
     /** `Metrics`: the raw body (`rawQuery`), for `format=prometheus`. */

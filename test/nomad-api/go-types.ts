@@ -712,6 +712,35 @@ export const API_STRUCTS = {
   PreemptionConfig: { SystemSchedulerEnabled: "bool", SysBatchSchedulerEnabled: "bool", BatchSchedulerEnabled: "bool", ServiceSchedulerEnabled: "bool" },
   SchedulerConfigurationResponse: { SchedulerConfig: "*SchedulerConfiguration", "...QueryMeta": "QueryMeta" },
   SchedulerSetConfigurationResponse: { Updated: "bool", "...WriteMeta": "WriteMeta" },
+  // api/operator.go
+  RaftServer: { ID: "string", Node: "string", Address: "string", Leader: "bool", Voter: "bool", RaftProtocol: "string" },
+  RaftConfiguration: { Servers: "[]*RaftServer", Index: "uint64" },
+  // api/operator_autopilot.go: ServerHealth's (Un)MarshalJSON write and read LastContact as Go duration text.
+  ServerHealth: {
+    ID: "string",
+    Name: "string",
+    Address: "string",
+    SerfStatus: "string",
+    Version: "string",
+    Leader: "bool",
+    LastContact: "durationText",
+    LastTerm: "uint64",
+    LastIndex: "uint64",
+    Healthy: "bool",
+    Voter: "bool",
+    StableSince: "time.Time",
+  },
+  OperatorHealthReply: {
+    Healthy: "bool",
+    FailureTolerance: "int",
+    Servers: "[]ServerHealth",
+    Leader: "string",
+    Voters: "[]string",
+    ReadReplicas: "[]string ,omitempty",
+    RedundancyZones: "map[string]any ,omitempty",
+    Upgrade: "any ,omitempty",
+    OptimisticFailureTolerance: "int ,omitempty",
+  },
 
   // api/operator_metrics.go
   MetricsSummary: { Timestamp: "string", Gauges: "[]GaugeValue", Points: "[]PointValue", Counters: "[]SampledValue", Samples: "[]SampledValue" },

@@ -47,12 +47,15 @@ const writes: [string, string][] = [
   ["PUT", "/v1/var/fuzz?lock-acquire"],
   ["PUT", "/v1/var/fuzz?lock-renew"],
   ["PUT", "/v1/var/fuzz?lock-release"],
+  ["PUT", "/v1/operator/autopilot/configuration"],
+  ["PUT", "/v1/operator/autopilot/configuration?cas=1"],
+  ["POST", "/v1/client/metadata"],
 ];
 const queryValue = fc.oneof(fc.constantFrom("", "0", "-1", "abc", "*", "true", "1e400", "18446744073709551616", "9999999999999999999999", "10s", "-5m", "%ZZ", "%00", "default.c"), fc.string({ maxLength: 8 }));
 const queryString = fc
   .array(fc.tuple(fc.constantFrom("namespace", "region", "filter", "per_page", "next_token", "reverse", "index", "wait", "stale", "prefix", "pretty", "meta", "format"), queryValue), { maxLength: 5 })
   .map((pairs) => pairs.map(([key, value]) => `${key}=${encodeURIComponent(value)}`).join("&"));
-const reads = fc.constantFrom("/v1/jobs", "/v1/deployments", "/v1/agent/members", "/v1/metrics", "/v1/namespaces", "/v1/namespace/default", "/v1/acl/policies", "/v1/acl/tokens", "/v1/acl/token/self", "/v1/vars", "/v1/var/fuzz");
+const reads = fc.constantFrom("/v1/jobs", "/v1/deployments", "/v1/agent/members", "/v1/metrics", "/v1/namespaces", "/v1/namespace/default", "/v1/acl/policies", "/v1/acl/tokens", "/v1/acl/token/self", "/v1/vars", "/v1/var/fuzz", "/v1/operator/raft/configuration", "/v1/operator/autopilot/configuration", "/v1/operator/autopilot/health", "/v1/client/metadata");
 
 function isAllowed5xx(status: number, text: string): boolean {
   return status === 500 && text === "No path to region";

@@ -23,7 +23,7 @@ import { parseQueryOptions, type QuerySettings } from "../list/query.js";
 export const NO_LEADER = "No cluster leader";
 
 /** Paths (exact, or prefixes ending in `/`) a server answers without its leader. */
-export const LEADERLESS_PATHS: readonly string[] = ["/v1/agent/", "/v1/metrics", "/v1/regions", "/v1/event/stream"];
+export const LEADERLESS_PATHS: readonly string[] = ["/v1/agent/", "/v1/metrics", "/v1/regions", "/v1/event/stream", "/v1/operator/license", "/v1/operator/utilization"];
 
 /** Whether `path` (or a route's pattern) is one a server answers without its leader ({@link LEADERLESS_PATHS}). */
 export function answeredWithoutLeader(path: string): boolean {

@@ -102,10 +102,12 @@ export interface SnapshotTables {
   readonly host_volumes: readonly SnapshotRow[];
   /** Sticky host volume claims (absent from older snapshots: none). */
   readonly host_volume_claims: readonly SnapshotRow[];
+  /** The autopilot configuration, once written (absent from older snapshots, and empty until then: the defaults). */
+  readonly autopilot_config: readonly SnapshotRow[];
 }
 
 /** Tables added after snapshots were first written: a snapshot without one restores it empty. */
-const LATER_TABLES: ReadonlySet<TableName> = new Set(["scaling_event", "variables", "job_submission", "acl_role", "one_time_token", "service_registrations", "scheduler_config", "node_pool", "host_volumes", "host_volume_claims"]);
+const LATER_TABLES: ReadonlySet<TableName> = new Set(["scaling_event", "variables", "job_submission", "acl_role", "one_time_token", "service_registrations", "scheduler_config", "node_pool", "host_volumes", "host_volume_claims", "autopilot_config"]);
 
 /**
  * The agent's whole state as a JSON-able document (`agent.snapshot()`, `GET
@@ -230,6 +232,19 @@ const ROW_FIELDS: { readonly [Name in TableName]: Readonly<Record<string, FieldS
   node_pool: { Name: "string", Description: "string", Meta: "object|null", SchedulerConfiguration: "object|null", CreateIndex: "index", ModifyIndex: "index" },
   host_volumes: rowChecks(HOST_VOLUME),
   host_volume_claims: rowChecks(TASK_GROUP_HOST_VOLUME_CLAIM),
+  autopilot_config: {
+    Name: ["autopilot"],
+    CleanupDeadServers: "boolean",
+    ServerStabilizationTime: "integer",
+    LastContactThreshold: "integer",
+    MaxTrailingLogs: "integer",
+    MinQuorum: "integer",
+    EnableRedundancyZones: "boolean",
+    DisableUpgradeMigration: "boolean",
+    EnableCustomUpgrades: "boolean",
+    CreateIndex: "index",
+    ModifyIndex: "index",
+  },
   acl_token: {
     AccessorID: "string",
     SecretID: "string",

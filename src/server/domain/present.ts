@@ -30,6 +30,7 @@ import { NODE, NODE_LIST_STUB } from "../../structs/node.js";
 import { NETWORK_RESOURCE } from "../../structs/resources.js";
 import type { AllocatedResources, Allocation, Evaluation, Job, JsonObject, Node, TaskAction, TaskRun } from "../state/model.js";
 import { goTime } from "../../go/time.js";
+import { driversOf } from "../state/drivers.js";
 
 /** The reference's HTTP port, in a node's `HTTPAddr` (the simulated clients all listen on it). */
 export const CLIENT_HTTP_PORT = 4646;
@@ -284,6 +285,7 @@ export interface NodeStubOptions {
 /** `structs.NodeListStub`: the item of `GET /v1/nodes`. */
 export function presentNodeStub(node: Node, options: NodeStubOptions): JsonObject {
   return present(NODE_LIST_STUB, node, {
+    Drivers: driversOf(node),
     // omitempty, as the two resources fields below.
     Attributes: options.os ? { "os.name": node.Attributes["os.name"] ?? "" } : null,
     NodeResources: options.resources ? fieldOr(node, "NodeResources", null) : null,
@@ -301,5 +303,9 @@ export function presentNode(node: Node): JsonObject {
     HTTPAddr: fieldOr(node, "HTTPAddr", `${node.Address}:${CLIENT_HTTP_PORT}`),
     Attributes: nodeAttributes(node),
     DrainStrategy: drainStrategy(node),
+    Drivers: driversOf(node),
+    // The simulated clients run no CSI plugin: empty maps, as a client without one reports.
+    CSIControllerPlugins: {},
+    CSINodePlugins: {},
   });
 }

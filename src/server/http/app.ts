@@ -38,6 +38,8 @@ import { jobspecRoutes } from "./jobspec-routes.js";
 import { serviceRoutes } from "./service-routes.js";
 import { searchRoutes } from "./search-routes.js";
 import { operatorRoutes } from "./operator-routes.js";
+import { raftRoutes } from "./raft-routes.js";
+import { clientNodeRoutes } from "./client-node-routes.js";
 import { nodePoolRoutes } from "./node-pool-routes.js";
 import { scalingRoutes } from "./scaling-routes.js";
 import { namespaceRoutes } from "./namespace-routes.js";
@@ -270,6 +272,7 @@ export async function buildApp(
   serviceRoutes(app, context);
   searchRoutes(app, context);
   operatorRoutes(app, context);
+  raftRoutes(app, context);
   nodePoolRoutes(app, context);
   scalingRoutes(app, context);
   readRoutes(app, context, { job: { DELETE: deregisterJob(context) } });
@@ -278,6 +281,7 @@ export async function buildApp(
   controlRoutes(app, context, control);
   if (state !== undefined) fixtureRoutes(app, context, control, state);
   simulationRoutes(app, context, control);
+  clientNodeRoutes(app, context, control);
   agentRoutes(app, context, control.leader);
 
   // Unknown paths: a route of the reference the agent does not simulate is named as such

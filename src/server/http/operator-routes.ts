@@ -36,7 +36,7 @@ const EVAL_DELETE_REQUEST = {
 const UINT64_MAX = 2n ** 64n - 1n;
 
 /** `strconv.ParseUint(value, 10, 64)` of `?cas`, as a number the indexes compare with (a 400 with Go's words otherwise). */
-function casIndex(value: string): number {
+export function casIndex(value: string): number {
   const quoted = JSON.stringify(value);
   if (!/^[0-9]+$/.test(value)) throw badRequest(`Error parsing cas value: strconv.ParseUint: parsing ${quoted}: invalid syntax`);
   const parsed = BigInt(value);

@@ -58,7 +58,8 @@ import { evaluateNode, purgeNode, updateDrain, updateEligibility, type DrainRequ
 import { collectGarbage, deleteEvaluations, deleteNodePool, reconcileSummaries, setSchedulerConfig, upsertNodePool, type EvalDeleteResponse, type GarbageCollected, type SchedulerSetConfigurationResponse } from "./operator.js";
 import { schedulerConfigOf } from "../state/operator.js";
 import { deleteHostVolume, deleteHostVolumeClaim, HOST_VOLUME_READY_MS, readyHostVolumes, writeHostVolume, type HostVolumeInput, type HostVolumeWriteKind, type HostVolumeWriteResponse } from "./host-volumes.js";
-import type { NodePool, SchedulerConfiguration } from "../state/model.js";
+import { applyNodeMeta, setNodeDriver, type DriverChange, type NodeMetaView } from "./node-client.js";
+import type { DriverInfo, NodePool, SchedulerConfiguration } from "../state/model.js";
 
 export { CLIENT_DESCRIPTIONS, DEPLOYMENT_DESCRIPTIONS, isTerminal } from "./state.js";
 export { META_EXIT_CODE, META_RUN_FOR } from "./client.js";
@@ -281,6 +282,16 @@ export class Cluster {
   /** Writes the scheduler configuration, with check-and-set when `cas` is given (see `operator.ts`); unpausing the eval broker lets the pending evaluations run. */
   setSchedulerConfig(update: Omit<SchedulerConfiguration, "Name" | "CreateIndex" | "ModifyIndex">, cas: number | undefined): Promise<SchedulerSetConfigurationResponse> {
     return setSchedulerConfig(this.#context, update, cas);
+  }
+
+  /** Sets a node's task driver detected or not, healthy or not, as its client would report it (see `node-client.ts`). */
+  setNodeDriver(nodeId: string, name: string, change: DriverChange): Promise<{ readonly drivers: Readonly<Record<string, DriverInfo>>; readonly index: number }> {
+    return setNodeDriver(this.#context, nodeId, name, change);
+  }
+
+  /** Applies dynamic metadata to a node, as its client's `NodeMeta.Apply` (see `node-client.ts`). */
+  applyNodeMeta(nodeId: string, meta: Readonly<Record<string, string | null>>): Promise<NodeMetaView> {
+    return applyNodeMeta(this.#context, nodeId, meta);
   }
 
   /** Creates or replaces a node pool (not a built-in one). */

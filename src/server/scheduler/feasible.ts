@@ -314,9 +314,15 @@ export function groupConstraints(group: TaskGroup): GroupConstraints {
   return { constraints, drivers: [...drivers] };
 }
 
-/** Whether the node has every driver (`DriverChecker.hasDrivers`): its `driver.<name>` attribute is a true boolean. */
+/**
+ * Whether the node has every driver (`DriverChecker.hasDrivers`): its `DriverInfo` detected and
+ * healthy, or for a driver it has none of (every driver of a node no test changed: see
+ * `state/drivers.ts`, whose derived drivers say the same), its `driver.<name>` attribute a true boolean.
+ */
 export function hasDrivers(node: Node, drivers: readonly string[]): boolean {
   return drivers.every((driver) => {
+    const info = node.Drivers != null && Object.hasOwn(node.Drivers, driver) ? node.Drivers[driver] : undefined;
+    if (info !== undefined) return info.Detected && info.Healthy;
     const value = node.Attributes[`driver.${driver}`];
     if (value === undefined) return false;
     const enabled = parseGoBool(value);

@@ -405,6 +405,15 @@ export interface Node {
   /** What its client's configuration keeps back from tasks (absent likewise). */
   readonly ReservedResources?: NodeReservedResources;
   readonly Meta: { readonly [name: string]: string };
+  /**
+   * Its task drivers as its client fingerprinted them, once a test changed one (absent before:
+   * derived from `Attributes`, see `state/drivers.ts`).
+   */
+  readonly Drivers?: { readonly [name: string]: DriverInfo };
+  /** The metadata its client was configured with, once dynamic metadata was applied (absent before: `Meta`). */
+  readonly MetaStatic?: { readonly [name: string]: string };
+  /** The dynamic metadata applied through `/v1/client/metadata` (null: a static key removed), absent before any. */
+  readonly MetaDynamic?: { readonly [name: string]: string | null };
   /** When its status last changed, in seconds since the epoch (absent on rows written before the agent kept it). */
   readonly StatusUpdatedAt?: number;
   /** What happened to it, oldest first (the reference keeps the last 10). */
@@ -444,6 +453,17 @@ export interface DrainMetadata {
   /** The accessor of the token that asked for it (empty: the agent does not record it). */
   readonly AccessorID: string;
   readonly Meta: { readonly [key: string]: string } | null;
+}
+
+/** `structs.DriverInfo`: what a node's client found of one task driver. */
+export interface DriverInfo {
+  /** The driver's own attributes (`driver.docker`: `true`, `driver.docker.version`…). */
+  readonly Attributes: { readonly [name: string]: string } | null;
+  readonly Detected: boolean;
+  readonly Healthy: boolean;
+  readonly HealthDescription: string;
+  /** RFC 3339. */
+  readonly UpdateTime: string;
 }
 
 /** `structs.NodeEvent`: something that happened to a node. */
@@ -495,6 +515,27 @@ export interface SchedulerConfiguration {
 
 /** The key of the one row of the `scheduler_config` table. */
 export const SCHEDULER_CONFIG_NAME = "scheduler";
+
+/**
+ * The cluster's autopilot configuration (`structs.AutopilotConfig`), one row keyed by `Name`
+ * (always {@link AUTOPILOT_CONFIG_NAME}, which the API never shows); durations in nanoseconds.
+ */
+export interface AutopilotConfig {
+  readonly Name: typeof AUTOPILOT_CONFIG_NAME;
+  readonly CleanupDeadServers: boolean;
+  readonly ServerStabilizationTime: number;
+  readonly LastContactThreshold: number;
+  readonly MaxTrailingLogs: number;
+  readonly MinQuorum: number;
+  readonly EnableRedundancyZones: boolean;
+  readonly DisableUpgradeMigration: boolean;
+  readonly EnableCustomUpgrades: boolean;
+  readonly CreateIndex: number;
+  readonly ModifyIndex: number;
+}
+
+/** The key of the one row of the `autopilot_config` table. */
+export const AUTOPILOT_CONFIG_NAME = "autopilot";
 
 /** A node pool's own scheduler settings (`structs.NodePoolSchedulerConfiguration`), laid over the cluster's. */
 export interface NodePoolSchedulerConfiguration {

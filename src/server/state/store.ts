@@ -19,7 +19,7 @@ import type { Filter } from "../../evaluator/compile.js";
 import type { CostBudget } from "../../evaluator/cost.js";
 import type { ObjectSchema } from "../../evaluator/schema.js";
 import { compareStrings } from "../../go/order.js";
-import type { AclPolicy, AclRole, AclToken, Allocation, Deployment, Evaluation, HostVolume, HostVolumeClaim, Job, JobScalingEvents, JobSubmission, JobSummary, JobVersion, Namespace, Node, NodePool, OneTimeToken, SchedulerConfiguration, ServiceRegistration, Variable } from "./model.js";
+import type { AclPolicy, AclRole, AclToken, Allocation, AutopilotConfig, Deployment, Evaluation, HostVolume, HostVolumeClaim, Job, JobScalingEvents, JobSubmission, JobSummary, JobVersion, Namespace, Node, NodePool, OneTimeToken, SchedulerConfiguration, ServiceRegistration, Variable } from "./model.js";
 
 /** The row type of each table. */
 export interface Rows {
@@ -43,6 +43,7 @@ export interface Rows {
   readonly node_pool: NodePool;
   readonly host_volumes: HostVolume;
   readonly host_volume_claims: HostVolumeClaim;
+  readonly autopilot_config: AutopilotConfig;
 }
 
 /** The tables of the state store. */
@@ -125,6 +126,7 @@ export const TABLES: { readonly [Name in TableName]: TableDefinition<Rows[Name]>
     order: (a, b) => compareStrings(a.Namespace, b.Namespace) || compareStrings(a.ID, b.ID),
     group: (row) => namespacedKey(row.Namespace, row.JobID),
   },
+  autopilot_config: { key: (row) => row.Name, order: (a, b) => compareStrings(a.Name, b.Name) },
 };
 
 /** The names of every table. */
@@ -330,6 +332,7 @@ export type WriteMessage =
   | "ReconcileJobSummaries"
   | "DeploymentDelete"
   | "SchedulerConfig"
+  | "Autopilot"
   | "NodePoolUpsert"
   | "NodePoolDelete"
   | "AllocClientUpdate"

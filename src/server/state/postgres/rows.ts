@@ -108,6 +108,7 @@ const ID_FIELDS: { readonly [Name in TableName]: string } = {
   node_pool: "Name",
   host_volumes: "ID",
   host_volume_claims: "ID",
+  autopilot_config: "Name",
 };
 
 /** The columns of a row that orders and lookups use: its namespace, its ID (or name) and its creation index. */
@@ -123,6 +124,6 @@ export function rowColumns<Name extends TableName>(table: Name, row: Rows[Name])
   const fields = row as unknown as Record<string, unknown>;
   const id = fields[ID_FIELDS[table]] as string;
   const namespace = typeof fields.Namespace === "string" ? fields.Namespace : null;
-  const createIndex = table === "jobs" || table === "job_summary" || table === "job_versions" || table === "scaling_event" || table === "job_submission" || table === "namespaces" || table === "acl_policy" || table === "nodes" || table === "scheduler_config" || table === "node_pool" ? null : (fields.CreateIndex as number);
+  const createIndex = table === "jobs" || table === "job_summary" || table === "job_versions" || table === "scaling_event" || table === "job_submission" || table === "namespaces" || table === "acl_policy" || table === "nodes" || table === "scheduler_config" || table === "node_pool" || table === "autopilot_config" ? null : (fields.CreateIndex as number);
   return { namespace, id, createIndex };
 }
