@@ -120,16 +120,14 @@ describe("the reference's routes the agent does not simulate", () => {
   const agent = useAgent();
 
   it.each([
-    ["GET", "/v1/client/allocation/5b7d1a4e-0000-4000-8000-000000000001/exec", "/v1/client/allocation/*"],
-    ["GET", "/v1/client/stats", "/v1/client/stats"],
+    ["GET", "/v1/client/allocation/5b7d1a4e-0000-4000-8000-000000000001/exec", "/v1/client/allocation/:id/exec"],
     ["GET", "/v1/agent/keyring/list", "/v1/agent/keyring/*"],
     ["GET", "/v1/operator/keyring/keys", "/v1/operator/keyring/*"],
-    ["GET", "/v1/operator/raft/configuration", "/v1/operator/raft/*"],
-    ["GET", "/v1/operator/license", "/v1/operator/license"],
+    ["GET", "/v1/operator/snapshot", "/v1/operator/snapshot"],
     ["GET", "/v1/agent/schedulers", "/v1/agent/schedulers"],
     ["PUT", "/v1/agent/join?address=10.0.0.1", "/v1/agent/join"],
     ["PUT", "/v1/agent/servers?address=10.0.0.1:4647", "/v1/agent/servers"],
-    ["GET", "/v1/volumes?type=csi", "/v1/volumes"],
+    ["GET", "/v1/volumes/external", "/v1/volumes/external"],
     ["GET", "/.well-known/jwks.json", "/.well-known/jwks.json"],
   ])("answers %s %s with a 404 naming %s", async (method, path, pattern) => {
     const response = await send(agent.url + path, { method });
