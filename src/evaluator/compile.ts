@@ -537,17 +537,17 @@ interface CompileContext {
  */
 export function compileExpression<T = unknown>(expression: Expression, options: EvaluatorOptions = {}): Filter<T> {
   const limits = resolveLimits(options.limits);
-  const context = createContext(options, limits);
   const eager = options.eager === true || options.strict === true || options.trace !== undefined || options.warnings !== undefined || options.tierUpAfter !== undefined;
-  if (eager) return new Filter<T>(buildParts(expression, context, limits));
-  compilePatterns(expression, context);
-  throwErrors(context);
+  if (eager) return new Filter<T>(buildParts(expression, createContext(options, limits), limits));
+  // A filter without patterns has nothing that can fail left: its context waits too.
+  const context = compilePatterns(expression, options, limits, undefined);
+  if (context !== undefined) throwErrors(context);
   return new Filter<T>({
     expression,
     source: options.source,
     maxCost: limits.maxCost,
     counted: options.codegen !== false,
-    build: () => buildParts(expression, context, limits),
+    build: () => buildParts(expression, context ?? createContext(options, limits), limits),
   });
 }
 
@@ -568,21 +568,24 @@ function createContext(options: EvaluatorOptions, limits: Limits): CompileContex
 /**
  * Compiles the patterns of every `matches` clause, in the order {@link compileNode} meets them
  * (which decides the one that exhausts the pattern budget), into `context.patterns`, where the
- * closures find them later.
+ * closures find them later. Returns the context, made at the first pattern (undefined if none).
  */
-function compilePatterns(node: Expression, context: CompileContext): void {
+function compilePatterns(node: Expression, options: EvaluatorOptions, limits: Limits, context: CompileContext | undefined): CompileContext | undefined {
   switch (node.kind) {
     case "Or":
     case "And":
-      for (const operand of node.operands) compilePatterns(operand, context);
-      return;
+      for (const operand of node.operands) context = compilePatterns(operand, options, limits, context);
+      return context;
     case "Not":
-      return compilePatterns(node.operand, context);
+      return compilePatterns(node.operand, options, limits, context);
     case "Collection":
-      return compilePatterns(node.body, context);
+      return compilePatterns(node.body, options, limits, context);
     case "Match":
-      if ("value" in node && OPERATORS[node.operator].test === "matches") compileMatchPattern(node.value.raw, node, context);
-      return;
+      if ("value" in node && OPERATORS[node.operator].test === "matches") {
+        context ??= createContext(options, limits);
+        compileMatchPattern(node.value.raw, node, context);
+      }
+      return context;
     default:
       return unreachable(node);
   }

@@ -82,7 +82,9 @@ class Reader {
   // A collection stands alone or ends the chain, as in the parser.
   private or(): Expression {
     if (this.collectionAhead()) return this.collection();
-    const operands = [this.and()];
+    const first = this.and();
+    if (!this.atWord("or")) return first;
+    const operands = [first];
     while (this.atWord("or")) {
       this.keyword("or", true);
       if (this.collectionAhead()) {
@@ -96,7 +98,9 @@ class Reader {
 
   // andExpression := notExpression ("and" notExpression)*
   private and(): Expression {
-    const operands = [this.not()];
+    const first = this.not();
+    if (!this.atWord("and")) return first;
+    const operands = [first];
     while (this.atWord("and")) {
       this.keyword("and", true);
       operands.push(this.not());
@@ -105,6 +109,10 @@ class Reader {
   }
 
   private not(): Expression {
+    this.skipSpace();
+    const s = this.source;
+    // (Most operands have no `not`: the array of their positions waits for one.)
+    if (s.charCodeAt(this.#pos) !== 0x6e) return s.charCodeAt(this.#pos) === 0x28 ? this.group() : this.match();
     const nots: number[] = [];
     while (this.atWord("not")) {
       nots.push(this.keyword("not", false));
@@ -124,7 +132,8 @@ class Reader {
    * field called `any` (`any == 1`), reading it as a collection fails, and the reader gives up.
    */
   private collectionAhead(): boolean {
-    return this.atWord("any") || this.atWord("all");
+    this.skipSpace();
+    return this.source.charCodeAt(this.#pos) === 0x61 && (this.atWord("any") || this.atWord("all"));
   }
 
   // collection := ("any" | "all") path "as" binding "{" orExpression "}"
@@ -341,7 +350,8 @@ class Reader {
     const content = image.slice(1, -1);
     if (image.charCodeAt(0) === 0x60) return unquoteRaw(content);
     if (content === "") return "";
-    if (!index && isPointerLiteral(image)) throw GIVE_UP;
+    // A pointer starts with "/" (the test is a Unicode regex, not run for other strings).
+    if (!index && content.charCodeAt(0) === 0x2f && isPointerLiteral(image)) throw GIVE_UP;
     const decoded = unquoteDouble(content);
     if (!decoded.ok) throw GIVE_UP;
     return decoded.value;
