@@ -586,13 +586,17 @@ export function compilePattern(source: string, budget: PatternBudget = patternBu
     };
     // Its program is written on first use (a third of compiling the pattern, which a filter
     // compiled and never run does not need). Should V8 refuse it, re2js runs it: the same matches.
+    // It then replaces the pattern's test, so that later matches check nothing more than before.
     const tree = translation.tree;
-    let native: RegExp | null | undefined;
-    const test = (text: string): boolean => {
-      if (native === undefined) native = writeProgram(tree) ?? null;
-      return native !== null && text.length <= NATIVE_MAX_TEXT_LENGTH ? native.test(text) : longText(text);
+    const pattern: Pattern = {
+      size: bound,
+      test(text) {
+        const native = writeProgram(tree);
+        pattern.test = native === undefined ? longText : (text) => (text.length <= NATIVE_MAX_TEXT_LENGTH ? native.test(text) : longText(text));
+        return pattern.test(text);
+      },
     };
-    return { ok: true, pattern: { size: bound, test } };
+    return { ok: true, pattern };
   }
   let re: RE2JS;
   try {
