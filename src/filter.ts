@@ -9,6 +9,9 @@ import { compileExpression, type EvaluatorOptions, type Filter } from "./evaluat
 import { resolveLimits } from "./limits.js";
 import { describeValue, parse, type ParseOptions } from "./parser/parse.js";
 
+/** The options of a call without any. */
+const NO_OPTIONS: CompileOptions = {};
+
 /** Options of {@link compileFilter}. */
 export interface CompileOptions extends ParseOptions, Omit<EvaluatorOptions, "generalOnly" | "tierUpAfter"> {}
 
@@ -31,11 +34,11 @@ export interface CompileOptions extends ParseOptions, Omit<EvaluatorOptions, "ge
  * running.filter(jobs); // the matching jobs
  * ```
  */
-export function compileFilter<T = unknown>(input: string | Expression, options: CompileOptions = {}): Filter<T> {
+export function compileFilter<T = unknown>(input: string | Expression, options: CompileOptions = NO_OPTIONS): Filter<T> {
   if (typeof input === "string") {
-    const { limits, ...evaluatorOptions } = options;
-    const expression = parse(input, limits === undefined ? {} : { limits });
-    return compileExpression<T>(expression, { ...evaluatorOptions, limits, source: input });
+    const expression = parse(input, options);
+    // (No options, the common case: no object spread for them.)
+    return compileExpression<T>(expression, options === NO_OPTIONS ? { source: input } : { ...options, source: input });
   }
   if (typeof input !== "object" || input === null) throw new TypeError(`the filter must be a string or an expression, got ${describeValue(input)}`);
   checkExpression(input, resolveLimits(options.limits));

@@ -62,6 +62,8 @@ export interface EvaluatorOptions {
   readonly generalOnly?: boolean;
   /** @internal Evaluations before the code is generated (default {@link TIER_UP_EVALUATIONS}); 0 generates it at once, for tests. */
   readonly tierUpAfter?: number;
+  /** @internal Build the closures when compiling rather than on first use, so tests can compare the two. */
+  readonly eager?: boolean;
   /** @internal Receives the warnings found while compiling (`validate`); errors are thrown. */
   readonly warnings?: Diagnostic[];
   /** @internal Records each clause evaluated, for `explain`; the filter then runs its general code only. */
@@ -113,6 +115,19 @@ interface FilterParts {
 }
 
 /**
+ * A filter compiled up to what can fail: parsed, its patterns compiled. The closures are built on
+ * its first use (see {@link compileExpression}).
+ */
+interface PendingParts {
+  readonly expression: Expression;
+  readonly source: string | undefined;
+  readonly maxCost: number;
+  /** Whether generated code may take over: evaluations are counted from the start. */
+  readonly counted: boolean;
+  readonly build: () => FilterParts;
+}
+
+/**
  * A compiled filter: immutable, reusable, and safe to share. Create one with `compileFilter`.
  *
  * @typeParam T - the type of the values it is applied to.
@@ -126,8 +141,9 @@ export class Filter<T = unknown> {
   readonly #source: string | undefined;
   readonly #expression: Expression;
   readonly #maxCost: number;
-  readonly #fixedCost: number;
-  readonly #memoryEstimate: number;
+  // The fields below are set once, by #adopt: in the constructor, or on first use (#pending).
+  #fixedCost!: number;
+  #memoryEstimate!: number;
 
   /** The source the filter was compiled from, when known. */
   get source(): string | undefined {
@@ -146,6 +162,7 @@ export class Filter<T = unknown> {
 
   /** The cost every evaluation is charged before it starts: the clauses outside collections. */
   get fixedCost(): number {
+    if (this.#pending !== undefined) this.#materialise();
     return this.#fixedCost;
   }
 
@@ -154,26 +171,64 @@ export class Filter<T = unknown> {
    * memory grows with use, to a bounded share): for caches of compiled filters bounded by memory.
    */
   get memoryEstimate(): number {
+    if (this.#pending !== undefined) this.#materialise();
     return this.#memoryEstimate;
   }
 
   /** The closures' predicate, then the generated one once the filter has tiered up. */
-  #predicate: Predicate;
-  readonly #entry: EntryFactory | undefined;
-  readonly #slots: number;
-  readonly #metered: boolean;
-  readonly #reason: string;
+  #predicate!: Predicate;
+  #entry: EntryFactory | undefined;
+  #slots!: number;
+  #metered!: boolean;
+  #reason!: string;
   /** What is left of the budget once the fixed cost is charged. */
-  readonly #startBudget: number;
-  readonly #patternSizes: ReadonlyMap<MatchExpression, number>;
+  #startBudget!: number;
+  #patternSizes!: ReadonlyMap<MatchExpression, number>;
   /** The environment of collection bindings, reused between evaluations that do not overlap. */
-  readonly #env: { readonly slots: unknown[]; busy: boolean };
+  #env!: { readonly slots: unknown[]; busy: boolean };
+  /** Builds the closures, until the first use does (then undefined). */
+  #pending: (() => FilterParts) | undefined;
+
+  /** What `test` and `filter` run: closures that count evaluations, then the generated code (see #tierUp). */
+  #test!: (value: T, budget?: CostBudget) => boolean;
+  #filter!: <U extends T>(values: Iterable<U>, budget?: CostBudget) => U[];
 
   /** @hidden Use `compileFilter`. */
-  constructor(parts: FilterParts) {
+  constructor(parts: FilterParts | PendingParts) {
     this.#expression = parts.expression;
     this.#source = parts.source;
     this.#maxCost = parts.maxCost;
+    let tierUpAfter: number | undefined;
+    if ("build" in parts) {
+      this.#pending = parts.build;
+      tierUpAfter = parts.counted ? TIER_UP_EVALUATIONS : undefined;
+    } else {
+      this.#adopt(parts);
+      tierUpAfter = parts.entry === undefined ? undefined : parts.tierUpAfter;
+    }
+    if (tierUpAfter === undefined) {
+      this.#useClosures();
+    } else if (tierUpAfter <= 0) {
+      this.#tierUp();
+    } else {
+      let remaining = tierUpAfter;
+      this.#test = (value, budget) => {
+        if (--remaining === 0) this.#tierUp();
+        return this.#testClosures(value, budget);
+      };
+      this.#filter = (values, budget) => {
+        if (Array.isArray(values) && (remaining -= values.length) <= 0 && remaining + values.length > 0) return this.#tierUp().#filter(values, budget);
+        return this.#filterClosures(values, budget);
+      };
+    }
+    // Its fields are read-only (getters), and nothing can be added. Preventing extensions costs a
+    // fraction of defining read-only own properties (about 500 ns for test and filter, most of
+    // the time compiling a one-clause filter took), hence the getters below.
+    Object.preventExtensions(this);
+  }
+
+  /** Takes the compiled parts. */
+  #adopt(parts: FilterParts): void {
     this.#fixedCost = parts.fixedCost;
     this.#memoryEstimate = parts.memoryEstimate;
     this.#slots = parts.slots;
@@ -184,46 +239,44 @@ export class Filter<T = unknown> {
     this.#env = { slots: parts.slots === 0 ? NO_BINDINGS : new Array<unknown>(parts.slots), busy: false };
     this.#entry = parts.entry;
     this.#predicate = parts.predicate;
-    // Its fields are read-only (getters), and nothing can be added. With generated code to come,
-    // test and filter are read-only own properties that count evaluations, and are replaced by the
-    // generated ones (see #tierUp).
-    if (parts.entry !== undefined && parts.tierUpAfter <= 0) {
-      this.#tierUp();
-    } else if (parts.entry !== undefined) {
-      let remaining = parts.tierUpAfter;
-      const { test, filter } = Filter.prototype;
-      this.#own("test", (value: T, budget?: CostBudget) => {
-        if (--remaining === 0) this.#tierUp();
-        return test.call(this, value, budget);
-      });
-      this.#own("filter", (values: Iterable<T>, budget?: CostBudget) => {
-        if (Array.isArray(values) && (remaining -= values.length) <= 0 && remaining + values.length > 0) return this.#tierUp().filter(values, budget);
-        return filter.call(this, values, budget);
-      });
-    }
-    Object.preventExtensions(this);
   }
 
-  /** Sets a read-only own property that only {@link Filter.#tierUp} replaces. */
-  #own(key: "test" | "filter", value: Filter<T>["test"] | Filter<T>["filter"]): void {
-    Object.defineProperty(this, key, { value, writable: false, configurable: true, enumerable: false });
+  /** The closures for good: no code is generated for this filter. */
+  #useClosures(): void {
+    this.#test = (value, budget) => this.#testClosures(value, budget);
+    this.#filter = (values, budget) => this.#filterClosures(values, budget);
+  }
+
+  /**
+   * Builds the closures of a filter compiled without them, on its first use. When no code can be
+   * generated after all (too many clauses, a fixed cost over the budget, no `new Function`), the
+   * closures stop counting evaluations.
+   */
+  #materialise(): void {
+    const build = this.#pending;
+    if (build === undefined) return;
+    this.#adopt(build());
+    this.#pending = undefined;
+    if (this.#entry === undefined) this.#useClosures();
   }
 
   /**
    * Replaces test and filter with the filter's generated code: the common cases inline, the rest
-   * through the prototype's methods. Own properties, so that a caller's loop calls this filter's
-   * own code, which V8 optimises for it alone.
+   * through the closures. Each filter's own functions, so that a caller's loop calls this
+   * filter's own code, which V8 optimises for it alone.
    */
   #tierUp(): this {
-    const { test, filter } = Filter.prototype;
-    const entry = this.#entry!({
+    this.#materialise();
+    // (#materialise went back to the closures when there is no code to generate.)
+    if (this.#entry === undefined) return this;
+    const entry = this.#entry({
       env: this.#env,
-      slowTest: (value, budget) => test.call(this, value as T, budget as CostBudget | undefined),
-      slowFilter: (values, budget) => filter.call(this, values as Iterable<T>, budget as CostBudget | undefined),
+      slowTest: (value, budget) => this.#testClosures(value as T, budget as CostBudget | undefined),
+      slowFilter: (values, budget) => this.#filterClosures(values as Iterable<T>, budget as CostBudget | undefined),
     });
     this.#predicate = entry.predicate;
-    this.#own("test", entry.test as Filter<T>["test"]);
-    this.#own("filter", entry.filter as Filter<T>["filter"]);
+    this.#test = entry.test as Filter<T>["test"];
+    this.#filter = entry.filter as Filter<T>["filter"];
     return this;
   }
 
@@ -278,14 +331,22 @@ export class Filter<T = unknown> {
   }
 
   /**
-   * Evaluates the filter on one value.
+   * `test(value, budget?)` evaluates the filter on one value. `budget` is a budget shared with
+   * other evaluations (a request's), charged with this one's cost.
    *
-   * @param budget - a budget shared with other evaluations (a request's), charged with this one's cost.
-   * @throws {@link FilterEvaluationError} where the reference reports an error for this value
+   * It throws a {@link FilterEvaluationError} where the reference reports an error for this value
    * (a missing top-level field, a literal that cannot be coerced, an operator the value's kind
    * does not support…), and `cost_exceeded` when the evaluation would spend more than its budget.
+   * (A getter, not a method: each filter's `test` is its own function, generated for it once it
+   * has been used enough.)
    */
-  test(value: T, budget?: CostBudget): boolean {
+  get test(): (value: T, budget?: CostBudget) => boolean {
+    return this.#test;
+  }
+
+  /** {@link Filter.test} on the closures. */
+  #testClosures(value: T, budget?: CostBudget): boolean {
+    if (this.#pending !== undefined) this.#materialise();
     if (budget === undefined) {
       if (this.#slots === 0) return this.#predicate(value, NO_BINDINGS);
       // The common case, kept short: the shared environment, the filter's own budget.
@@ -311,13 +372,19 @@ export class Filter<T = unknown> {
   }
 
   /**
-   * The values the filter accepts, in their order.
+   * `filter(values, budget?)` gives the values the filter accepts, in their order. `budget` is a
+   * budget shared by all the evaluations (each value also has the filter's own).
    *
-   * @param budget - a budget shared by all the evaluations (each value also has the filter's own).
-   * @throws {@link FilterEvaluationError} for the first value that fails, with its `index`; as in
-   * the reference, one failing value fails the whole list.
+   * It throws a {@link FilterEvaluationError} for the first value that fails, with its `index`; as
+   * in the reference, one failing value fails the whole list.
    */
-  filter<U extends T>(values: Iterable<U>, budget?: CostBudget): U[] {
+  get filter(): <U extends T>(values: Iterable<U>, budget?: CostBudget) => U[] {
+    return this.#filter;
+  }
+
+  /** {@link Filter.filter} on the closures. */
+  #filterClosures<U extends T>(values: Iterable<U>, budget?: CostBudget): U[] {
+    if (this.#pending !== undefined) this.#materialise();
     const predicate = this.#predicate;
     if (this.#slots === 0 && budget === undefined && Array.isArray(values)) return filterArray(values, predicate);
     const env = this.#acquire();
@@ -360,10 +427,12 @@ export class Filter<T = unknown> {
    * ```
    */
   worstCaseCost(sizes: ValueSizes): number {
+    if (this.#pending !== undefined) this.#materialise();
     return worstCaseCost(this.expression, sizes, (node) => this.#patternSizes.get(node) ?? 0);
   }
 
   #parts(): FilterParts {
+    this.#materialise();
     return {
       expression: this.expression,
       predicate: this.#predicate,
@@ -457,16 +526,36 @@ interface CompileContext {
 /**
  * Compiles an AST into a {@link Filter}.
  *
+ * What can fail is done here: the patterns are compiled (an invalid one is an error), and in
+ * strict typed mode every selector is checked. Building the closures cannot fail, and costs more
+ * than parsing (2–4× on the bench's filters): for the common options it waits for the filter's
+ * first use, so a filter compiled and dropped (a request refused, a filter typed once and
+ * checked) never pays for it. With a trace, warnings to collect or strict checks, it is done at once.
+ *
  * @throws {@link FilterSyntaxError} when a `matches` pattern is not valid RE2, or, in strict
  * typed mode, when a selector names a field the schema lacks.
  */
 export function compileExpression<T = unknown>(expression: Expression, options: EvaluatorOptions = {}): Filter<T> {
   const limits = resolveLimits(options.limits);
-  const { metered, clauses, segments } = survey(expression);
-  const context: CompileContext = {
+  const eager = options.eager === true || options.strict === true || options.trace !== undefined || options.warnings !== undefined || options.tierUpAfter !== undefined;
+  if (eager) return new Filter<T>(buildParts(expression, createContext(options, limits), limits));
+  // A filter without patterns has nothing that can fail left: its context waits too.
+  const context = compilePatterns(expression, options, limits, undefined);
+  if (context !== undefined) throwErrors(context);
+  return new Filter<T>({
+    expression,
+    source: options.source,
+    maxCost: limits.maxCost,
+    counted: options.codegen !== false,
+    build: () => buildParts(expression, context ?? createContext(options, limits), limits),
+  });
+}
+
+function createContext(options: EvaluatorOptions, limits: Limits): CompileContext {
+  return {
     options,
     diagnostics: [],
-    slots: metered ? METER_SLOTS : 0,
+    slots: 0,
     patterns: new Map(),
     patternBudget: patternBudget(limits.maxPatternSize),
     patternSizes: new Map(),
@@ -474,10 +563,51 @@ export function compileExpression<T = unknown>(expression: Expression, options: 
     clauses: new Map(),
     collections: new Map(),
   };
+}
+
+/**
+ * Compiles the patterns of every `matches` clause, in the order {@link compileNode} meets them
+ * (which decides the one that exhausts the pattern budget), into `context.patterns`, where the
+ * closures find them later. Returns the context, made at the first pattern (undefined if none).
+ */
+function compilePatterns(node: Expression, options: EvaluatorOptions, limits: Limits, context: CompileContext | undefined): CompileContext | undefined {
+  switch (node.kind) {
+    case "Or":
+    case "And":
+      for (const operand of node.operands) context = compilePatterns(operand, options, limits, context);
+      return context;
+    case "Not":
+      return compilePatterns(node.operand, options, limits, context);
+    case "Collection":
+      return compilePatterns(node.body, options, limits, context);
+    case "Match":
+      if ("value" in node && OPERATORS[node.operator].test === "matches") {
+        context ??= createContext(options, limits);
+        compileMatchPattern(node.value.raw, node, context);
+      }
+      return context;
+    default:
+      return unreachable(node);
+  }
+}
+
+/** Throws the errors found while compiling, all at once; hands the warnings to the caller. */
+function throwErrors(context: CompileContext): void {
+  const { diagnostics, options } = context;
+  if (diagnostics.length === 0) return;
+  diagnostics.sort((a, b) => a.span.start - b.span.start);
+  if (diagnostics.some((diagnostic) => diagnostic.severity === "error")) throw new FilterSyntaxError(options.source, diagnostics);
+  options.warnings?.push(...diagnostics);
+  diagnostics.length = 0;
+}
+
+/** The closures of `expression`, its costs and its generated code to come: what a {@link Filter} runs. */
+function buildParts(expression: Expression, context: CompileContext, limits: Limits): FilterParts {
+  const { options } = context;
+  const { metered, clauses, segments } = survey(expression);
+  context.slots = metered ? METER_SLOTS : 0;
   const compiled = compileNode(expression, [], context);
-  context.diagnostics.sort((a, b) => a.span.start - b.span.start);
-  if (context.diagnostics.some((diagnostic) => diagnostic.severity === "error")) throw new FilterSyntaxError(options.source, context.diagnostics);
-  options.warnings?.push(...context.diagnostics);
+  throwErrors(context);
   const fixed = fixedCost(expression);
   const reason = ownBudgetReason(limits.maxCost);
   // A filter whose fixed cost alone is over its budget can only fail.
@@ -509,7 +639,7 @@ export function compileExpression<T = unknown>(expression: Expression, options: 
           },
           clauses,
         );
-  return new Filter<T>({
+  return {
     expression,
     predicate,
     slots: context.slots,
@@ -522,7 +652,7 @@ export function compileExpression<T = unknown>(expression: Expression, options: 
     entry,
     tierUpAfter: options.tierUpAfter ?? TIER_UP_EVALUATIONS,
     reason,
-  });
+  };
 }
 
 /** The reason of the default budget running out, written once rather than for every filter compiled. */

@@ -129,10 +129,19 @@ export const NATIVE_MAX_HEIGHT = 100;
  * ```
  */
 export function nativeProgram(source: string, translation: Translation = translatePattern(source)): RegExp | undefined {
-  if (!translation.ok || translation.bound > NATIVE_MAX_SIZE || translation.height > NATIVE_MAX_HEIGHT) return undefined;
-  if (contains(translation.tree, holdsInsidePairs) || !runsInLinearTime(translation.tree, translation.bound)) return undefined;
+  return translation.ok && runsNatively(translation) ? writeProgram(translation.tree) : undefined;
+}
+
+/** Whether V8's engine may run the pattern `translation` read (see {@link nativeProgram}), without writing its program yet. */
+function runsNatively(translation: Translation & { readonly ok: true }): boolean {
+  if (translation.bound > NATIVE_MAX_SIZE || translation.height > NATIVE_MAX_HEIGHT) return false;
+  return !contains(translation.tree, holdsInsidePairs) && runsInLinearTime(translation.tree, translation.bound);
+}
+
+/** The `RegExp` of a tree that runs natively, or undefined where V8 refuses it. */
+function writeProgram(tree: PatternNode): RegExp | undefined {
   try {
-    return new RegExp(writeNative(translation.tree), "u");
+    return new RegExp(writeNative(tree), "u");
   } catch {
     // V8's own limits (a program too large for it): re2js runs it.
     return undefined;
@@ -561,8 +570,7 @@ export function compilePattern(source: string, budget: PatternBudget = patternBu
         : "the filter's regular expressions are too large: compiling them stopped at twice what they may hold";
     return { ok: false, tooLarge: true, reason };
   }
-  const native = nativeProgram(source, translation);
-  if (native !== undefined) {
+  if (runsNatively(translation)) {
     // V8 runs it, and re2js compiles it only for a text too long for V8: its size (and cost) is the
     // bound read from its text, never below the program re2js would build.
     budget.work -= bound;
@@ -576,7 +584,19 @@ export function compilePattern(source: string, budget: PatternBudget = patternBu
       }
       return re.test(text);
     };
-    return { ok: true, pattern: { size: bound, test: (text) => (text.length <= NATIVE_MAX_TEXT_LENGTH ? native.test(text) : longText(text)) } };
+    // Its program is written on first use (a third of compiling the pattern, which a filter
+    // compiled and never run does not need). Should V8 refuse it, re2js runs it: the same matches.
+    // It then replaces the pattern's test, so that later matches check nothing more than before.
+    const tree = translation.tree;
+    const pattern: Pattern = {
+      size: bound,
+      test(text) {
+        const native = writeProgram(tree);
+        pattern.test = native === undefined ? longText : (text) => (text.length <= NATIVE_MAX_TEXT_LENGTH ? native.test(text) : longText(text));
+        return pattern.test(text);
+      },
+    };
+    return { ok: true, pattern };
   }
   let re: RE2JS;
   try {

@@ -28,6 +28,14 @@ const GIVE_UP = new GiveUp();
 /** An operand before its place decides whether it is a selector or a value. */
 type Operand = { readonly path: string[]; readonly span: Span } | { readonly path?: undefined; readonly raw: string; readonly span: Span };
 
+/**
+ * Whether `word` is a keyword. The keywords are lower case, and most names are not: those skip the
+ * set, whose lookup hashes the freshly sliced word (the reader's costliest line on the bench's filters).
+ */
+const isKeyword = (word: string) => {
+  const c = word.charCodeAt(0);
+  return c >= 0x61 && c <= 0x7a && KEYWORDS.has(word);
+};
 const isWordStart = (c: number) => (c >= 0x61 && c <= 0x7a) || (c >= 0x41 && c <= 0x5a);
 const isWordPart = (c: number) => isWordStart(c) || (c >= 0x30 && c <= 0x39) || c === 0x5f || c === 0x2f;
 const isDigit = (c: number) => c >= 0x30 && c <= 0x39;
@@ -82,7 +90,9 @@ class Reader {
   // A collection stands alone or ends the chain, as in the parser.
   private or(): Expression {
     if (this.collectionAhead()) return this.collection();
-    const operands = [this.and()];
+    const first = this.and();
+    if (!this.atWord("or")) return first;
+    const operands = [first];
     while (this.atWord("or")) {
       this.keyword("or", true);
       if (this.collectionAhead()) {
@@ -96,7 +106,9 @@ class Reader {
 
   // andExpression := notExpression ("and" notExpression)*
   private and(): Expression {
-    const operands = [this.not()];
+    const first = this.not();
+    if (!this.atWord("and")) return first;
+    const operands = [first];
     while (this.atWord("and")) {
       this.keyword("and", true);
       operands.push(this.not());
@@ -105,6 +117,10 @@ class Reader {
   }
 
   private not(): Expression {
+    this.skipSpace();
+    const s = this.source;
+    // (Most operands have no `not`: the array of their positions waits for one.)
+    if (s.charCodeAt(this.#pos) !== 0x6e) return s.charCodeAt(this.#pos) === 0x28 ? this.group() : this.match();
     const nots: number[] = [];
     while (this.atWord("not")) {
       nots.push(this.keyword("not", false));
@@ -124,7 +140,8 @@ class Reader {
    * field called `any` (`any == 1`), reading it as a collection fails, and the reader gives up.
    */
   private collectionAhead(): boolean {
-    return this.atWord("any") || this.atWord("all");
+    this.skipSpace();
+    return this.source.charCodeAt(this.#pos) === 0x61 && (this.atWord("any") || this.atWord("all"));
   }
 
   // collection := ("any" | "all") path "as" binding "{" orExpression "}"
@@ -175,7 +192,7 @@ class Reader {
       this.#pos++;
       return "_";
     }
-    if (KEYWORDS.has(word)) throw GIVE_UP;
+    if (isKeyword(word)) throw GIVE_UP;
     this.#pos += word.length;
     return word;
   }
@@ -283,7 +300,7 @@ class Reader {
     }
     if (isDigit(c) || c === 0x2d) return this.number();
     const head = this.peekWord();
-    if (head === "" || KEYWORDS.has(head)) throw GIVE_UP;
+    if (head === "" || isKeyword(head)) throw GIVE_UP;
     this.#pos += head.length;
     const path = [head];
     for (;;) {
@@ -295,7 +312,7 @@ class Reader {
         if (isWordStart(s.charCodeAt(end))) while (isWordPart(s.charCodeAt(end))) end++;
         else while (isDigit(s.charCodeAt(end))) end++;
         const segment = s.slice(segmentStart, end);
-        if (segment === "" || KEYWORDS.has(segment)) throw GIVE_UP;
+        if (segment === "" || isKeyword(segment)) throw GIVE_UP;
         path.push(segment);
         this.#pos = end;
       } else if (next === 0x5b) {
@@ -341,7 +358,8 @@ class Reader {
     const content = image.slice(1, -1);
     if (image.charCodeAt(0) === 0x60) return unquoteRaw(content);
     if (content === "") return "";
-    if (!index && isPointerLiteral(image)) throw GIVE_UP;
+    // A pointer starts with "/" (the test is a Unicode regex, not run for other strings).
+    if (!index && content.charCodeAt(0) === 0x2f && isPointerLiteral(image)) throw GIVE_UP;
     const decoded = unquoteDouble(content);
     if (!decoded.ok) throw GIVE_UP;
     return decoded.value;
