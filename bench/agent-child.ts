@@ -8,10 +8,15 @@
  * with the number of blocking queries waiting (`Agent.blockingQueries`; after a full garbage
  * collection when asked, so that the parent's reading of the process's RSS does not depend on
  * when V8 last collected), and exits when the parent goes away. The parent reads the process's CPU
- * time from /proc/<pid>/stat (bench/load.ts), as it does the bare server's.
+ * time from /proc/<pid>/stat (bench/load.ts), as it does the bare server's. Its heap is set up as
+ * `bexpr agent` sets its own (src/cli/heap.ts: every full collection compacts), so that its memory
+ * is the command's.
  */
 import { startAgent, type Agent, type AgentOptions } from "bexpr/server";
+import { compactHeapOnFullCollections } from "../src/cli/heap.js";
 import { BENCH_AGENT_DATA } from "./data.js";
+
+compactHeapOnFullCollections();
 
 /** What the parent asks for. */
 export interface AgentChildConfig {
