@@ -93,7 +93,9 @@ type RawHeaders = IncomingMessage["headers"];
 export function keptHeaders(headers: RawHeaders): Record<string, string> {
   // No prototype: a header named `__proto__` is a key like any other.
   const kept: Record<string, string> = Object.create(null) as Record<string, string>;
-  for (const [name, value] of Object.entries(headers)) {
+  // Keys, not entries: one array a request rather than one more for each header (every request is kept).
+  for (const name of Object.keys(headers)) {
+    const value = headers[name];
     if (value === undefined) continue;
     kept[name] = SECRET_HEADERS.has(name) ? REDACTED : Array.isArray(value) ? value.join(", ") : value;
   }
@@ -202,8 +204,9 @@ export class Journal {
     const path = pathOf(url);
     const time = this.options.now();
     const start = performance.now();
-    // `close` follows `finish` when the answer was written, and comes alone when the client left.
-    response.once("close", () => {
+    // `close` follows `finish` when the answer was written, and comes alone when the client left;
+    // it comes once, so a plain listener does (`once` would wrap it, on every request).
+    response.on("close", () => {
       if (this.#skipped.has(request)) return;
       const index = Number(response.getHeader(this.options.indexHeader) ?? 0);
       const headers = keptHeaders(request.headers);
