@@ -93,7 +93,9 @@ type RawHeaders = IncomingMessage["headers"];
 export function keptHeaders(headers: RawHeaders): Record<string, string> {
   // No prototype: a header named `__proto__` is a key like any other.
   const kept: Record<string, string> = Object.create(null) as Record<string, string>;
-  for (const [name, value] of Object.entries(headers)) {
+  // Keys, not entries: one array a request rather than one more for each header (every request is kept).
+  for (const name of Object.keys(headers)) {
+    const value = headers[name];
     if (value === undefined) continue;
     kept[name] = SECRET_HEADERS.has(name) ? REDACTED : Array.isArray(value) ? value.join(", ") : value;
   }
@@ -175,6 +177,8 @@ export class Journal {
   readonly #faults = new WeakMap<IncomingMessage, string>();
   /** The requests still being answered that are left out (a control route's). */
   readonly #skipped = new WeakSet<IncomingMessage>();
+  /** The index of each answer the lane wrote (see {@link Journal.answered}). */
+  readonly #indexes = new WeakMap<ServerResponse, number>();
 
   constructor(private readonly options: JournalOptions) {}
 
@@ -202,10 +206,11 @@ export class Journal {
     const path = pathOf(url);
     const time = this.options.now();
     const start = performance.now();
-    // `close` follows `finish` when the answer was written, and comes alone when the client left.
+    // `close` follows `finish` when the answer was written, and comes alone when the client left
+    // (more than once then, hence `once`).
     response.once("close", () => {
       if (this.#skipped.has(request)) return;
-      const index = Number(response.getHeader(this.options.indexHeader) ?? 0);
+      const index = Number(response.getHeader(this.options.indexHeader) ?? this.#indexes.get(response) ?? 0);
       const headers = keptHeaders(request.headers);
       const method = request.method ?? "";
       this.#add({
@@ -220,6 +225,14 @@ export class Journal {
         bytes: journalEntryBytes({ Method: method, Path: path, RawQuery: url.slice(path.length + 1), Headers: headers }),
       });
     });
+  }
+
+  /**
+   * Notes the index of an answer written without headers set before it (the lane of repeated list
+   * requests writes them at once, and Node keeps none of them readable then).
+   */
+  answered(response: ServerResponse, index: number): void {
+    this.#indexes.set(response, index);
   }
 
   /** Leaves `request` out of the journal (a control route answers it). */

@@ -98,7 +98,7 @@ function textLog(out: NodeJS.WritableStream): { write(line: string): void } {
  */
 function refuse(response: ServerResponse, refusal: BrowserRefusal): void {
   const body = Buffer.from(refusal.message);
-  response.writeHead(refusal.status, { "Content-Type": TEXT, "Content-Length": body.length, Connection: "close" });
+  response.writeHead(refusal.status, { Vary: "Accept-Encoding", "Content-Type": TEXT, "Content-Length": body.length, Connection: "close" });
   response.end(body);
 }
 
@@ -159,10 +159,6 @@ export async function buildApp(
     // checks every 30 s by default, and fastify turns the timeout off).
     serverFactory: (handler: RequestListener) =>
       createServer({ maxHeaderSize: MAX_HEADER_BYTES, requestTimeout: requestTimeoutMs, headersTimeout: requestTimeoutMs, connectionsCheckingInterval: TIMEOUT_CHECK_INTERVAL_MS }, (request, response) => {
-        // Every response carries this Vary (the onSend hook below sets it on routed ones). Set before
-        // anything else, it also keeps the headers later given to writeHead readable (Node keeps them
-        // only when one was set before), and the journal reads the answer's index header there.
-        response.setHeader("Vary", "Accept-Encoding");
         hint(request, response);
         // A web page's way in (DNS rebinding, a cross-site write) is shut first, for every path and the lane.
         const refusal = guard.refusal(request);
@@ -170,7 +166,15 @@ export async function buildApp(
         control.journal.observe(request, response);
         // A repeated list request whose answer is current is written before the router runs (not
         // while a fault may fire or the leader is lost: the router's hooks and headers apply then).
-        if (!(control.laneOpen && lane.serve(request, response))) handler(request, response);
+        // Its headers (Vary among them) go to writeHead at once, as a bare server's do: no header
+        // set before makes Node merge them one by one; the journal is told the answer's index.
+        const answered = control.laneOpen ? lane.serve(request, response) : undefined;
+        if (answered !== undefined) return control.journal.answered(response, answered.index);
+        // Every response carries this Vary (the onSend hook below sets it on routed ones). Set before
+        // the router, it also keeps the headers later given to writeHead readable (Node keeps them
+        // only when one was set before), and the journal reads the answer's index header there.
+        response.setHeader("Vary", "Accept-Encoding");
+        handler(request, response);
       }),
     // Malformed requests and requests too slow to arrive: a plain-text 4xx, then the connection closes.
     clientErrorHandler: (error: Error & { code?: string }, socket: Socket) => {

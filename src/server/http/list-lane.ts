@@ -62,13 +62,14 @@ function lowerCased(names: HeaderNames): HeaderNames {
  */
 export function listHeaders(names: HeaderNames, answer: ListAnswer, encoding: ListEncoding, length: number): Record<string, string> {
   return {
+    // First, where a routed answer has it (set before the router): the lane's bytes are the router's.
+    vary: "Accept-Encoding",
     [names.index]: String(answer.index),
     [names.knownLeader]: "true",
     [names.lastContact]: "0",
     ...(answer.nextToken === "" ? {} : { [names.nextToken]: answer.nextToken }),
     "content-type": "application/json",
     ...(encoding === "gzip" ? { "content-encoding": "gzip" } : {}),
-    vary: "Accept-Encoding",
     ...(encoding === "gzip" ? {} : { "content-length": String(length) }),
   };
 }
@@ -161,26 +162,26 @@ export class ListLane {
   }
 
   /**
-   * Answers `request` from the lane when it can (see the module's description); returns whether it
-   * did. Only GET requests without a body are answered here.
+   * Answers `request` from the lane when it can (see the module's description); returns the answer
+   * written, or undefined when it did not. Only GET requests without a body are answered here.
    */
-  serve(request: IncomingMessage, response: ServerResponse): boolean {
+  serve(request: IncomingMessage, response: ServerResponse): ListAnswer | undefined {
     // Agents sharing their state read it consistently through the router (and the database).
-    if (this.context.shared || !isBodilessGet(request)) return false;
+    if (this.context.shared || !isBodilessGet(request)) return undefined;
     const encoding = listEncoding(request.headers);
-    if (encoding === undefined) return false;
+    if (encoding === undefined) return undefined;
     const entry = this.#entries.get(this.#keyOf(request, encoding));
-    if (entry === undefined || Date.now() >= entry.expiresAt) return false;
+    if (entry === undefined || Date.now() >= entry.expiresAt) return undefined;
     const start = performance.now();
     const { store, answers } = this.context;
     const answer = answers.get(answerKey(store, entry.endpoint, entry.requestKey));
-    if (answer === undefined || (entry.minQueryIndex > 0 && answer.index <= entry.minQueryIndex)) return false;
+    if (answer === undefined || (entry.minQueryIndex > 0 && answer.index <= entry.minQueryIndex)) return undefined;
     // A large body's gzip not made yet is made on the router's path, off the event loop.
     const body = encoding === "gzip" ? gzipReady(answer) : answer.body;
-    if (body === undefined) return false;
+    if (body === undefined) return undefined;
     writeAnswer(response, this.#names, answer, encoding, body, this.#written);
     entry.record(performance.now() - start);
-    return true;
+    return answer;
   }
 
   /**

@@ -81,6 +81,8 @@ export class Metrics implements BlockingObserver {
   readonly #timer: NodeJS.Timeout;
   readonly #collectors: (() => void)[] = [];
   #waiting = 0;
+  /** The last job-status counts and the state they were counted at (see {@link Metrics.#jobStatusCounts}). */
+  #jobCounts: { readonly key: string; readonly counts: ReadonlyMap<string, Readonly<Record<string, number>>> } | undefined;
 
   /**
    * Metrics of one agent; `prometheus` is the Prometheus registry's sink when `options.prometheus`
@@ -228,14 +230,29 @@ export class Metrics implements BlockingObserver {
     this.#eventLoop.disable();
   }
 
-  /** Job counts by status for every namespace (0 included), so a namespace's gauges exist from its creation. */
-  #collectJobStatus(): void {
+  /**
+   * Job counts by status for every namespace: counted again only when the jobs or namespaces
+   * may have changed. The scan walks every stored job (about 4 ms a second of an idle agent's CPU
+   * with 10,000 jobs, more under load); a state that stands still has the same counts.
+   */
+  #jobStatusCounts(): ReadonlyMap<string, Readonly<Record<string, number>>> {
+    const { jobs, namespaces } = this.#store.tables;
+    // A write moves the tables' index; a seed (at start) does not, but it changes their sizes.
+    const key = `${this.#store.tableIndex("jobs", "namespaces")} ${jobs.size} ${namespaces.size}`;
+    if (this.#jobCounts?.key === key) return this.#jobCounts.counts;
     const counts = new Map<string, Record<string, number>>();
-    for (const namespace of this.#store.tables.namespaces.values()) counts.set(namespace.Name, { pending: 0, running: 0, dead: 0 });
-    for (const job of this.#store.tables.jobs.values()) {
+    for (const namespace of namespaces.values()) counts.set(namespace.Name, { pending: 0, running: 0, dead: 0 });
+    for (const job of jobs.values()) {
       const byStatus = counts.get(job.Namespace);
       if (byStatus !== undefined && job.Status in byStatus) byStatus[job.Status]!++;
     }
+    this.#jobCounts = { key, counts };
+    return counts;
+  }
+
+  /** Job counts by status for every namespace (0 included), so a namespace's gauges exist from its creation. */
+  #collectJobStatus(): void {
+    const counts = this.#jobStatusCounts();
     for (const [status, definition] of JOB_STATUS_GAUGES) {
       const series: [Record<string, string>, number][] = [];
       for (const [namespace, byStatus] of counts) {
