@@ -29,6 +29,7 @@ const NOT_FOR_THE_MACHINE: Readonly<Record<string, string>> = {
   "test/agent/read-lists.test.ts": "the project: memory or PostgreSQL store",
   "test/agent/periodic.test.ts": "the project: memory or PostgreSQL store",
   "test/safety/agent-hostile.test.ts": "the project: memory or PostgreSQL store",
+  "test/agent/operator-raft.test.ts": "the project: memory or PostgreSQL store",
 };
 
 /** Every .ts file under `directory`, from the checkout's root. */

@@ -52,7 +52,17 @@ export interface FixtureNode {
    * Its static host volumes, by name (the client configuration's `host_volume` blocks): each its
    * `Path` on the node and whether it is `ReadOnly` (default false). Default none.
    */
-  readonly HostVolumes?: Readonly<Record<string, { readonly Path: string; readonly ReadOnly?: boolean }>>;
+  readonly HostVolumes?: Readonly<
+    Record<
+      string,
+      {
+        /** Where the volume is on the node's file system. */
+        readonly Path: string;
+        /** Whether allocations may only read it (default false): a group's read-write volume block does not fit it. */
+        readonly ReadOnly?: boolean;
+      }
+    >
+  >;
 }
 
 /** The fields of a fixture's node. */
