@@ -193,6 +193,7 @@ export interface FanOutFigures {
   readonly path: string;
   /** Larger counts tried first, and why they failed. */
   readonly failedAttempts: readonly { readonly queries: number; readonly error: string }[];
+  /** The agent's RSS at rest ({@link AgentRss}) before the queries are parked, and with them parked. */
   readonly rssBeforeBytes: number;
   readonly rssParkedBytes: number;
   /** (parked − before) / queries. */
@@ -252,7 +253,17 @@ export interface AgentBenchResults {
   readonly date: string;
   readonly jobs: number;
   readonly registration: RegistrationFigures;
-  readonly memory: { readonly emptyRssBytes: number; readonly loadedRssBytes: number; readonly rssBytesPerJob: number };
+  /**
+   * The agent's RSS ({@link AgentRss}) empty and with {@link JOBS} jobs: at rest (`emptyRssBytes`,
+   * `loadedRssBytes`, and the difference per job), and just after a full collection (`…PeakBytes`).
+   */
+  readonly memory: {
+    readonly emptyRssBytes: number;
+    readonly loadedRssBytes: number;
+    readonly rssBytesPerJob: number;
+    readonly emptyRssPeakBytes: number;
+    readonly loadedRssPeakBytes: number;
+  };
   readonly load: {
     readonly rounds: number;
     readonly durationMs: number;
@@ -269,8 +280,8 @@ export interface AgentBenchResults {
   readonly newFilters: Record<string, NewFilterFigures>;
   /** The PostgreSQL store beside the memory store (bench/agent-postgres.ts); null when it could not run. */
   readonly postgres: PostgresSectionFigures | null;
-  /** {@link LARGE_JOBS} jobs registered into a fresh agent: the rate per {@link LARGE_CHUNK}, and its RSS then. */
-  readonly largeRegistration: RegistrationFigures & { readonly jobs: number; readonly rssBytes: number };
+  /** {@link LARGE_JOBS} jobs registered into a fresh agent: the rate per {@link LARGE_CHUNK}, and its RSS then, at rest and just after a full collection ({@link AgentRss}). */
+  readonly largeRegistration: RegistrationFigures & { readonly jobs: number; readonly rssBytes: number; readonly rssPeakBytes: number };
   /** The whole section, and its parts. */
   readonly seconds: { readonly total: number; readonly setup: number; readonly load: number; readonly fanOut: number };
 }
@@ -353,10 +364,39 @@ function rssBytes(pid: number | undefined): number {
   }
 }
 
-/** The RSS of the agent's process after a full garbage collection in it. */
-async function agentRss(agent: Server): Promise<number> {
+/**
+ * Samples of the agent's RSS taken after its second full collection, {@link RSS_SETTLE_SAMPLE_MS}
+ * apart: V8 gives the pages a compacting collection emptied back to the system in the background,
+ * within about half a second on the loaded machine (measured: 417 MiB just after the collection at
+ * 10,000 jobs, 346 at 100 ms, 190 from 500 ms on), so the lowest of two seconds of samples is the
+ * figure at rest.
+ */
+const RSS_SETTLE_SAMPLES = 8;
+const RSS_SETTLE_SAMPLE_MS = 250;
+
+/** The agent's RSS at a moment of the bench: its peak around a full collection, and at rest. */
+export interface AgentRss {
+  /**
+   * Just after a full garbage collection: the agent compacts its heap on full collections
+   * (`src/cli/heap.ts`), which holds the live objects twice while it moves them, and the pages it
+   * emptied are not given back yet; about what the agent peaks at.
+   */
+  readonly peakBytes: number;
+  /** After a second full collection, the lowest of {@link RSS_SETTLE_SAMPLES} samples: the pages given back. */
+  readonly restingBytes: number;
+}
+
+/** The RSS of the agent's process just after a full garbage collection in it, and at rest after another. */
+async function agentRss(agent: Server): Promise<AgentRss> {
   await probe(agent, true);
-  return rssBytes(agent.child.pid);
+  const peakBytes = rssBytes(agent.child.pid);
+  await probe(agent, true);
+  let restingBytes = rssBytes(agent.child.pid);
+  for (let sample = 0; sample < RSS_SETTLE_SAMPLES; sample++) {
+    await sleep(RSS_SETTLE_SAMPLE_MS);
+    restingBytes = Math.min(restingBytes, rssBytes(agent.child.pid));
+  }
+  return { peakBytes, restingBytes };
 }
 
 /** The soft limit of open files of a process (/proc/<pid>/limits); Infinity when unknown or unlimited. */
@@ -668,7 +708,7 @@ async function pollAgent(agent: Server, until: (waiting: number) => boolean, fai
 async function fanOutOnce(agent: Server, queries: number): Promise<Omit<FanOutFigures, "failedAttempts">> {
   const index = await jobsIndex(agent.url);
   const fan = new FanOut(`/v1/jobs?per_page=${FAN_OUT_PER_PAGE}&index=${index}&wait=${FAN_OUT_WAIT}`, index);
-  const rssBeforeBytes = await agentRss(agent);
+  const rssBeforeBytes = (await agentRss(agent)).restingBytes;
   const pool = new Pool(agent.url, { connections: queries, pipelining: 1 });
   const watches: Promise<Watch>[] = [];
   try {
@@ -678,7 +718,7 @@ async function fanOutOnce(agent: Server, queries: number): Promise<Omit<FanOutFi
       opened += batch;
       await pollAgent(agent, (waiting) => waiting >= opened, () => fan.failure, PARK_TIMEOUT_MS);
     }
-    const rssParkedBytes = await agentRss(agent);
+    const rssParkedBytes = (await agentRss(agent)).restingBytes;
     const { putMs, times: answered } = await fan.wake(agent.url, { ...jobSpec(JOBS, `fan-out-${queries}`), Namespace: "default" }, [watches], WAKE_TIMEOUT_MS);
     const times = answered[0]!.sort((a, b) => a - b);
     return {
@@ -764,7 +804,7 @@ export async function agentBench(): Promise<AgentBenchResults> {
   try {
     console.log(`\nthe agent (bexpr/server in a process of its own, driven over HTTP by ${describeLoadClient()}), ${JOBS.toLocaleString("en")} jobs`);
     agent = await startServer(AGENT_CHILD, [String(PLACEMENT_DELAY_MS)]);
-    const emptyRssBytes = await agentRss(agent);
+    const empty = await agentRss(agent);
 
     const registered = await registerJobs(agent.url);
     console.log(
@@ -773,11 +813,18 @@ export async function agentBench(): Promise<AgentBenchResults> {
         `; ${JOBS.toLocaleString("en")} in ${decimal(registered.totalSeconds)} s (${integer(JOBS / registered.totalSeconds)} jobs/s)`,
     );
     await waitUntilSettled(agent.url);
-    const loadedRssBytes = await agentRss(agent);
-    const memory = { emptyRssBytes, loadedRssBytes, rssBytesPerJob: (loadedRssBytes - emptyRssBytes) / JOBS };
+    const loaded = await agentRss(agent);
+    const memory = {
+      emptyRssBytes: empty.restingBytes,
+      loadedRssBytes: loaded.restingBytes,
+      rssBytesPerJob: (loaded.restingBytes - empty.restingBytes) / JOBS,
+      emptyRssPeakBytes: empty.peakBytes,
+      loadedRssPeakBytes: loaded.peakBytes,
+    };
     console.log(
-      `agent RSS (after a full GC): empty ${mebibytes(emptyRssBytes)}, with ${JOBS.toLocaleString("en")} jobs ${mebibytes(loadedRssBytes)}: ` +
-        `${decimal(memory.rssBytesPerJob / KIB)} KiB per job (its job, summary, evaluation, allocation and deployment)`,
+      `agent RSS at rest (after two full GCs and ${decimal((RSS_SETTLE_SAMPLES * RSS_SETTLE_SAMPLE_MS) / 1000)} s): empty ${mebibytes(memory.emptyRssBytes)}, with ${JOBS.toLocaleString("en")} jobs ${mebibytes(memory.loadedRssBytes)}: ` +
+        `${decimal(memory.rssBytesPerJob / KIB)} KiB per job (its job, summary, evaluation, allocation and deployment); ` +
+        `during a full collection (just after one) ${mebibytes(memory.emptyRssPeakBytes)} and ${mebibytes(memory.loadedRssPeakBytes)}`,
     );
 
     const recordings = await Promise.all(SCENARIOS.map((scenario) => record(agent!.url, scenario.request)));
@@ -840,7 +887,7 @@ export async function agentBench(): Promise<AgentBenchResults> {
       const f = fanOutFigures;
       console.log(
         `\nblocking fan-out: ${f.queries.toLocaleString("en")} queries parked (${f.path.replace(/index=\d+/, "index=<X-Svc-Index>")}); ` +
-          `agent RSS ${mebibytes(f.rssBeforeBytes)} → ${mebibytes(f.rssParkedBytes)} (${decimal(f.rssBytesPerQuery / KIB)} KiB per parked query);` +
+          `agent RSS at rest ${mebibytes(f.rssBeforeBytes)} → ${mebibytes(f.rssParkedBytes)} (${decimal(f.rssBytesPerQuery / KIB)} KiB per parked query);` +
           ` one job a query, since ${f.queries.toLocaleString("en")} whole lists would be ${decimal((f.queries * requests["all"]!.bodyBytes) / (KIB * MIB))} GiB of answers at once`,
       );
       console.log(
@@ -852,10 +899,11 @@ export async function agentBench(): Promise<AgentBenchResults> {
     await stopServer(agent);
     agent = await startServer(AGENT_CHILD, [String(PLACEMENT_DELAY_MS)]);
     const large = await registerJobs(agent.url, LARGE_JOBS, LARGE_CHUNK);
-    const largeRegistration = { ...large, jobs: LARGE_JOBS, rssBytes: await agentRss(agent) };
+    const largeRss = await agentRss(agent);
+    const largeRegistration = { ...large, jobs: LARGE_JOBS, rssBytes: largeRss.restingBytes, rssPeakBytes: largeRss.peakBytes };
     console.log(
       `\n${LARGE_JOBS.toLocaleString("en")} random-ID jobs registered into a fresh agent (${REGISTRATION_CONCURRENCY} in flight) in ${decimal(large.totalSeconds)} s; jobs/s per ${LARGE_CHUNK.toLocaleString("en")}: ` +
-        `${large.jobsPerSecond.map(integer).join(" ")} (median ${integer(large.medianJobsPerSecond)}, worst ${integer(large.worstJobsPerSecond)}, last/first ${decimal(large.lastToFirst, 2)}); agent RSS then ${mebibytes(largeRegistration.rssBytes)}` +
+        `${large.jobsPerSecond.map(integer).join(" ")} (median ${integer(large.medianJobsPerSecond)}, worst ${integer(large.worstJobsPerSecond)}, last/first ${decimal(large.lastToFirst, 2)}); agent RSS then ${mebibytes(largeRegistration.rssBytes)} at rest, ${mebibytes(largeRegistration.rssPeakBytes)} during a full collection` +
         (LARGE_JOBS < 100_000 ? " (BENCH_LARGE=1 for 100,000)" : ""),
     );
     const finished = performance.now();

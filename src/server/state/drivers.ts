@@ -32,31 +32,59 @@ function registeredAt(node: Pick<Node, "Events" | "StatusUpdatedAt">): string {
 }
 
 /**
+ * The drivers derived from each stored node row that keeps none, kept as long as the row: stored
+ * rows are never changed in place but replaced, so a node a write changed is a new row and derives
+ * again, and a list of unchanged nodes (each request presents every one) derives none.
+ */
+const derivedByRow = new WeakMap<object, Readonly<Record<string, DriverInfo>>>();
+
+/**
+ * How the drivers of a row that keeps none are derived from its attributes; {@link driversOf}
+ * calls it once per row. An object's method, so that a test can count the derivations (a list of
+ * unchanged nodes must do none).
+ */
+export const driverDerivation = {
+  /**
+   * The drivers the node's attributes name (`driver.<name>` a Go boolean: true is detected and
+   * healthy, false neither; an attribute that is not a boolean names no driver, and the
+   * scheduler's fallback reads it as the reference does), by name in name order, frozen: every
+   * request that presents the row shares them.
+   */
+  derive(node: Pick<Node, "Attributes" | "Events" | "StatusUpdatedAt">): Readonly<Record<string, DriverInfo>> {
+    const drivers: Record<string, DriverInfo> = {};
+    const names = Object.keys(node.Attributes)
+      .map(driverOfAttribute)
+      .filter((name): name is string => name !== undefined)
+      .sort();
+    for (const name of names) {
+      const detected = parseGoBool(node.Attributes[`driver.${name}`]!);
+      if (!detected.ok) continue;
+      const attributes: Record<string, string> = {};
+      for (const [key, value] of Object.entries(node.Attributes)) if (key.startsWith(`driver.${name}.`)) attributes[key] = value;
+      // The driver's own fingerprint writes its detection as a Go boolean; the node's COMPAT attribute is `1`.
+      if (detected.value) attributes[`driver.${name}`] = "true";
+      drivers[name] = Object.freeze({
+        Attributes: Object.freeze(Object.fromEntries(Object.entries(attributes).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)))),
+        Detected: detected.value,
+        Healthy: detected.value,
+        HealthDescription: detected.value ? DRIVER_HEALTHY : "",
+        UpdateTime: registeredAt(node),
+      });
+    }
+    return Object.freeze(drivers);
+  },
+};
+
+/**
  * The node's drivers, by name, in name order: those its row keeps, or those its attributes name
- * (`driver.<name>` a Go boolean: true is detected and healthy, false neither; an attribute that is
- * not a boolean names no driver, and the scheduler's fallback reads it as the reference does).
+ * ({@link driverDerivation}), derived once per stored row.
  */
 export function driversOf(node: Pick<Node, "Attributes" | "Drivers" | "Events" | "StatusUpdatedAt">): Readonly<Record<string, DriverInfo>> {
   if (node.Drivers != null) return node.Drivers;
-  const drivers: Record<string, DriverInfo> = {};
-  const names = Object.keys(node.Attributes)
-    .map(driverOfAttribute)
-    .filter((name): name is string => name !== undefined)
-    .sort();
-  for (const name of names) {
-    const detected = parseGoBool(node.Attributes[`driver.${name}`]!);
-    if (!detected.ok) continue;
-    const attributes: Record<string, string> = {};
-    for (const [key, value] of Object.entries(node.Attributes)) if (key.startsWith(`driver.${name}.`)) attributes[key] = value;
-    // The driver's own fingerprint writes its detection as a Go boolean; the node's COMPAT attribute is `1`.
-    if (detected.value) attributes[`driver.${name}`] = "true";
-    drivers[name] = {
-      Attributes: Object.fromEntries(Object.entries(attributes).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))),
-      Detected: detected.value,
-      Healthy: detected.value,
-      HealthDescription: detected.value ? DRIVER_HEALTHY : "",
-      UpdateTime: registeredAt(node),
-    };
+  let drivers = derivedByRow.get(node);
+  if (drivers === undefined) {
+    drivers = driverDerivation.derive(node);
+    derivedByRow.set(node, drivers);
   }
   return drivers;
 }
