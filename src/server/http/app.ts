@@ -7,7 +7,7 @@
  */
 import compress from "@fastify/compress";
 import Fastify, { LogController, type FastifyInstance, type FastifyReply, type FastifyRequest } from "fastify";
-import { createServer, type RequestListener, type ServerResponse } from "node:http";
+import { createServer, type IncomingMessage, type RequestListener, type ServerResponse } from "node:http";
 import type { Socket } from "node:net";
 import type { AccessControl } from "../domain/acl.js";
 import type { EventBroker } from "../domain/events.js";
@@ -157,8 +157,18 @@ export async function buildApp(
     routerOptions: { maxParamLength: MAX_PATH_PARAM_LENGTH },
     // A client gets `requestTimeoutMs` to send its headers and body, checked every second (Node
     // checks every 30 s by default, and fastify turns the timeout off).
-    serverFactory: (handler: RequestListener) =>
-      createServer({ maxHeaderSize: MAX_HEADER_BYTES, requestTimeout: requestTimeoutMs, headersTimeout: requestTimeoutMs, connectionsCheckingInterval: TIMEOUT_CHECK_INTERVAL_MS }, (request, response) => {
+    serverFactory: (handler: RequestListener) => {
+      /** Answers `request` from the lane when `laneOpen` and it can, else hands it to the router. */
+      const laneOrRouter = (request: IncomingMessage, response: ServerResponse, laneOpen: boolean) => {
+        const answered = laneOpen ? lane.serve(request, response) : undefined;
+        if (answered !== undefined) return control.journal.answered(response, answered.index);
+        // Every response carries this Vary (the onSend hook below sets it on routed ones). Set before
+        // the router, it also keeps the headers later given to writeHead readable (Node keeps them
+        // only when one was set before), and the journal reads the answer's index header there.
+        response.setHeader("Vary", "Accept-Encoding");
+        handler(request, response);
+      };
+      return createServer({ maxHeaderSize: MAX_HEADER_BYTES, requestTimeout: requestTimeoutMs, headersTimeout: requestTimeoutMs, connectionsCheckingInterval: TIMEOUT_CHECK_INTERVAL_MS }, (request, response) => {
         hint(request, response);
         // A web page's way in (DNS rebinding, a cross-site write) is shut first, for every path and the lane.
         const refusal = guard.refusal(request);
@@ -168,14 +178,20 @@ export async function buildApp(
         // while a fault may fire or the leader is lost: the router's hooks and headers apply then).
         // Its headers (Vary among them) go to writeHead at once, as a bare server's do: no header
         // set before makes Node merge them one by one; the journal is told the answer's index.
-        const answered = control.laneOpen ? lane.serve(request, response) : undefined;
-        if (answered !== undefined) return control.journal.answered(response, answered.index);
-        // Every response carries this Vary (the onSend hook below sets it on routed ones). Set before
-        // the router, it also keeps the headers later given to writeHead readable (Node keeps them
-        // only when one was set before), and the journal reads the answer's index header there.
-        response.setHeader("Vary", "Accept-Encoding");
-        handler(request, response);
-      }),
+        const { shared } = part;
+        if (shared !== undefined && control.laneOpen && lane.remembers(request)) {
+          // A consistent read of a shared state sees every write committed before it came: the copy
+          // catches up first (the router's hook would), and the lane answers if the answer is current
+          // and a leader is known (its headers say so); else, or when the database is away, the router.
+          void shared.catchUp().then(
+            () => laneOrRouter(request, response, control.laneOpen && part.peers.knownLeader),
+            () => laneOrRouter(request, response, false),
+          );
+          return;
+        }
+        laneOrRouter(request, response, control.laneOpen);
+      });
+    },
     // Malformed requests and requests too slow to arrive: a plain-text 4xx, then the connection closes.
     clientErrorHandler: (error: Error & { code?: string }, socket: Socket) => {
       if (!socket.writable) return socket.destroy();

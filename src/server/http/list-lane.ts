@@ -15,6 +15,11 @@
  * once, with the same metrics as the pipeline would record, without parsing, routing, or running
  * the pipeline. A request the lane does not know, or whose answer has moved on, goes the usual way.
  *
+ * An agent sharing its state (PostgreSQL) asks the lane only after the barrier of a consistent read
+ * (its copy brought up to the database's index as of the request's arrival, as the router's hook
+ * does): the answer cache is keyed by the copy's indexes, so a current answer there is the one the
+ * router would read. Its `?stale` reads, whose `LastContact` varies, always go through the router.
+ *
  * @module
  */
 import type { IncomingMessage, ServerResponse } from "node:http";
@@ -161,18 +166,37 @@ export class ListLane {
     return `${encoding} ${request.url ?? ""}\n${headers[this.#names.token] ?? ""}\n${headers.authorization ?? ""}`;
   }
 
-  /**
-   * Answers `request` from the lane when it can (see the module's description); returns the answer
-   * written, or undefined when it did not. Only GET requests without a body are answered here.
-   */
-  serve(request: IncomingMessage, response: ServerResponse): ListAnswer | undefined {
-    // Agents sharing their state read it consistently through the router (and the database).
-    if (this.context.shared || !isBodilessGet(request)) return undefined;
+  /** The entry of a request the lane remembers (a GET without a body, its token not expired), and the encoding it is written in. */
+  #entryOf(request: IncomingMessage): { readonly entry: LaneEntry; readonly encoding: ListEncoding } | undefined {
+    if (!isBodilessGet(request)) return undefined;
     const encoding = listEncoding(request.headers);
     if (encoding === undefined) return undefined;
     const entry = this.#entries.get(this.#keyOf(request, encoding));
     if (entry === undefined || Date.now() >= entry.expiresAt) return undefined;
+    return { entry, encoding };
+  }
+
+  /**
+   * Whether the lane remembers `request`: an agent sharing its state then brings its copy up to
+   * the database (the barrier of a consistent read) before it asks the lane to {@link ListLane.serve} it,
+   * and sends the request to the router without that wait otherwise.
+   */
+  remembers(request: IncomingMessage): boolean {
+    return this.#entryOf(request) !== undefined;
+  }
+
+  /**
+   * Answers `request` from the lane when it can (see the module's description); returns the answer
+   * written, or undefined when it did not. Only GET requests without a body are answered here. On
+   * an agent sharing its state, only once its copy caught up with the database after the request
+   * came (`PostgresStore.catchUp`): the answer is then the one the router would read, at the same
+   * index, with the same headers (see {@link ListLane.send}).
+   */
+  serve(request: IncomingMessage, response: ServerResponse): ListAnswer | undefined {
     const start = performance.now();
+    const found = this.#entryOf(request);
+    if (found === undefined) return undefined;
+    const { entry, encoding } = found;
     const { store, answers } = this.context;
     const answer = answers.get(answerKey(store, entry.endpoint, entry.requestKey));
     if (answer === undefined || (entry.minQueryIndex > 0 && answer.index <= entry.minQueryIndex)) return undefined;
@@ -189,11 +213,13 @@ export class ListLane {
    * the lane writes its encoding (and remembers the request for next time); returns false, writing
    * nothing, when the compression plugin must encode it.
    */
-  async send<Row>(request: FastifyRequest, reply: FastifyReply, endpoint: ListEndpoint<Row>, listed: Listed, minQueryIndex: number): Promise<boolean> {
+  async send<Row>(request: FastifyRequest, reply: FastifyReply, endpoint: ListEndpoint<Row>, listed: Listed, minQueryIndex: number, stale: boolean): Promise<boolean> {
     const { answer, requestKey, expiresAt } = listed;
     const encoding = listEncoding(request.headers);
-    // The router writes the meta headers of agents sharing their state (the leader and the copy's age vary).
-    if (encoding === undefined || this.context.shared) return false;
+    // A `?stale` read of an agent sharing its state says how old its copy may be (`LastContact`),
+    // which varies: the router writes it. A consistent read's headers are the lane's (a leader
+    // known, the caller checked that; `LastContact` 0).
+    if (encoding === undefined || (this.context.shared && stale)) return false;
     const body = encoding === "gzip" ? await gzipOf(answer) : answer.body;
     reply.hijack();
     writeAnswer(reply.raw, this.#names, answer, encoding, body, this.#written);

@@ -115,7 +115,7 @@ export function listRoute<Row>(context: RouteContext, endpoint: ListEndpoint<Row
     const options = parseQueryOptions(query, request.headers, context.settings);
     const listed = await runList(context.lists, endpoint, { options, query, signal: clientGone(reply) });
     // Written straight to the socket when the lane writes the client's encoding (its headers say a leader is known).
-    if (context.peers.knownLeader && (await context.lane.send(request, reply, endpoint, listed, options.minQueryIndex))) return undefined;
+    if (context.peers.knownLeader && (await context.lane.send(request, reply, endpoint, listed, options.minQueryIndex, options.allowStale))) return undefined;
     const { answer } = listed;
     return { json: answer.body, index: answer.index, nextToken: answer.nextToken, read: true };
   };
