@@ -19,8 +19,9 @@
  * included). Paths through anything but a plain object keep the value as it is.
  *
  * The projections of one list (its endpoint, namespace and prefix) for one set of paths are kept
- * for one index of the store: any write makes them stale. They are made only when the same list
- * and paths are asked for a second time at the same index (a busy store does not pay for
+ * for one version of the list's tables (the store's count of commits to them, seeds included): a
+ * write to one of them makes them stale. They are made only when the same list and paths are asked
+ * for a second time at the same version (a list written to all the time does not pay for
  * projections it throws away at once), and each row's only when a page reaches it and the caller
  * may see the row (rows the caller may not see are never touched for it). What is kept is bounded
  * by bytes ({@link PROJECTION_CACHE_BYTES}, least recently used first).
@@ -43,7 +44,7 @@ export const MIN_PROJECTED_ROWS = 256;
 /** The bytes estimated for each row of a projection: its slot, and per key an object's share and the key's slot. */
 const PROJECTED_ROW_BYTES = { slot: 8, object: 32, key: 16 } as const;
 
-/** How many (list, paths, index) pairs seen once are remembered, waiting for a second request. */
+/** How many (list, paths, version) pairs seen once are remembered, waiting for a second request. */
 const MAX_SEEN = 1_024;
 
 /** A filter's paths as a tree of keys: a node that is `whole` keeps the value at its path as it is. */
@@ -126,9 +127,9 @@ export function project(value: unknown, tree: PathTree): unknown {
   return out;
 }
 
-/** The projections of one list at one index: filled a row at a time, as pages reach the rows. */
+/** The projections of one list at one version of its tables: filled a row at a time, as pages reach the rows. */
 interface Projections {
-  readonly index: number;
+  readonly version: number;
   readonly rows: unknown[];
   readonly bytes: number;
 }
@@ -152,7 +153,7 @@ export class ProjectionCache {
 
   /**
    * What the filter of `expression` is evaluated on at each position of `rows` (the rows of
-   * `list` in `namespace` with `prefix`, at the store's `index`): the position's projection, made
+   * `list` in `namespace` with `prefix`, at `version` of its tables): the position's projection, made
    * from `target(row)` the first time; undefined when the filter is to be evaluated on the targets
    * themselves (first request, short list, too many paths).
    */
@@ -162,7 +163,7 @@ export class ProjectionCache {
     prefix: string,
     expression: Expression,
     rows: RowRange<Row>,
-    index: number,
+    version: number,
     target: (row: Row) => unknown,
   ): ((position: number, row: Row) => unknown) | undefined {
     if (rows.size < MIN_PROJECTED_ROWS) return undefined;
@@ -173,20 +174,20 @@ export class ProjectionCache {
     if (id === undefined) this.#lists.set(list, (id = ++this.#nextList));
     const key = `${id}\u0000${namespace}\u0000${prefix}\u0000${paths.key}`;
     let entry = this.#entries.get(key);
-    if (entry !== undefined && (entry.index !== index || entry.rows.length !== rows.size)) {
+    if (entry !== undefined && (entry.version !== version || entry.rows.length !== rows.size)) {
       this.#drop(key, entry);
       entry = undefined;
     }
     if (entry === undefined) {
-      if (this.#seen.get(key) !== index) {
+      if (this.#seen.get(key) !== version) {
         if (this.#seen.size >= MAX_SEEN) this.#seen.clear();
-        this.#seen.set(key, index);
+        this.#seen.set(key, version);
         return undefined;
       }
       this.#seen.delete(key);
       const bytes = rows.size * (PROJECTED_ROW_BYTES.slot + PROJECTED_ROW_BYTES.object + paths.keys * PROJECTED_ROW_BYTES.key);
       if (bytes > this.maxBytes) return undefined;
-      entry = { index, rows: new Array<unknown>(rows.size).fill(undefined), bytes };
+      entry = { version, rows: new Array<unknown>(rows.size).fill(undefined), bytes };
       this.#entries.set(key, entry);
       this.#bytes += bytes;
       for (const [oldest, old] of this.#entries) {
