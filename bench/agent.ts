@@ -32,6 +32,7 @@ import { createLoadClient, describeLoadClient } from "./wrk.js";
 import { median, quantile } from "./stats.js";
 import { postgresSection, type PostgresSectionFigures } from "./agent-postgres.js";
 import { README_AGENT_END, README_AGENT_START, renderAgentFigures, withReadmeSection } from "./report.js";
+import { compileFilter } from "bexpr";
 import { DEFAULT_SEED, jobListItems, jobSpec as dataJobSpec, newFilter, newFilterPredicate } from "./data.js";
 
 /** Jobs registered before the list requests are measured. */
@@ -244,6 +245,11 @@ export interface NewFilterFigures {
   readonly handMsPerPassP99: number;
   /** The agent's CPU per request over the hand-written pass. */
   readonly cpuToHand: number;
+  /** Compiling each filter with bexpr and filtering the same rows with it in the bench's process, ms (median and p99 over the filters): the issue's "in-process compile + filter". */
+  readonly inProcessMs: number;
+  readonly inProcessMsP99: number;
+  /** The agent's CPU per request over the in-process compile + filter. */
+  readonly cpuToInProcess: number;
   readonly rounds: readonly (LoadFigures & { readonly cpuMsPerRequest: number })[];
 }
 
@@ -644,6 +650,14 @@ export async function measureNewFilters(agent: Server, offset = 0): Promise<Reco
       hand.push(performance.now() - start + (count < 0 ? 1 : 0));
     }
     hand.sort((a, b) => a - b);
+    // The same kind of filters, never seen before, compiled and run in this process over the same rows.
+    const inProcess: number[] = [];
+    for (let n = 0; n < HAND_FILTERS; n++) {
+      const start = performance.now();
+      const kept = compileFilter(newFilter(NEW_FILTERS_PER_ROUND * 1_000 + n)).filter(rows);
+      inProcess.push(performance.now() - start + (kept.length < 0 ? 1 : 0));
+    }
+    inProcess.sort((a, b) => a - b);
     const path = (n: number) => `/v1/jobs?${namespace}filter=${encodeURIComponent(newFilter(offset + n))}`;
     const client = createLoadClient(agent.url, NEW_FILTER_CONNECTIONS);
     const rounds: (LoadFigures & { cpuMsPerRequest: number })[] = [];
@@ -675,6 +689,9 @@ export async function measureNewFilters(agent: Server, offset = 0): Promise<Reco
       handMsPerPass,
       handMsPerPassP99: quantile(hand, 0.99),
       cpuToHand: median(cpuMs) / handMsPerPass,
+      inProcessMs: median(inProcess),
+      inProcessMsP99: quantile(inProcess, 0.99),
+      cpuToInProcess: median(cpuMs) / median(inProcess),
       rounds,
     };
   }
@@ -686,7 +703,8 @@ export function printNewFilters(figures: Record<string, NewFilterFigures>): void
   for (const f of Object.values(figures)) {
     console.log(
       `${f.label.padEnd(48)} ${pad(integer(f.rows), 6)} rows: ${pad(decimal(f.agent.requestsPerSecond), 8)} req/s, p50 ${decimal(f.agent.p50Ms)} ms, p99 ${decimal(f.agent.p99Ms)} ms; ` +
-        `agent CPU ${decimal(f.agentCpuMsPerRequest, 2)} ms/request (worst round ${decimal(f.agentCpuMsPerRequestWorst, 2)}), client ${decimal(f.clientCpuMsPerRequest, 2)}; hand-written ${decimal(f.handMsPerPass, 3)} ms/pass (p99 ${decimal(f.handMsPerPassP99, 3)}): ${decimal(f.cpuToHand)}×`,
+        `agent CPU ${decimal(f.agentCpuMsPerRequest, 2)} ms/request (worst round ${decimal(f.agentCpuMsPerRequestWorst, 2)}), client ${decimal(f.clientCpuMsPerRequest, 2)}; hand-written ${decimal(f.handMsPerPass, 3)} ms/pass (p99 ${decimal(f.handMsPerPassP99, 3)}): ${decimal(f.cpuToHand)}×; ` +
+        `compile + filter in process ${decimal(f.inProcessMs, 3)} ms (p99 ${decimal(f.inProcessMsP99, 3)}): ${decimal(f.cpuToInProcess)}×`,
     );
   }
 }

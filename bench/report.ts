@@ -163,6 +163,8 @@ export interface AgentReadmeFigures {
       readonly agentCpuMsPerRequest: number;
       readonly agentCpuMsPerRequestWorst: number;
       readonly clientCpuMsPerRequest?: number;
+      readonly inProcessMs?: number;
+      readonly cpuToInProcess?: number;
       readonly rounds: readonly { readonly requestsPerSecond: number }[];
     }
   >;
@@ -236,6 +238,13 @@ export function renderAgentFigures(agent: AgentReadmeFigures): string {
     const figures = pg?.(name);
     return figures === undefined ? "—" : `${figures.postgresToMemory.toFixed(2)}× (worst round ${figures.postgresToMemoryWorst.toFixed(2)}×)`;
   };
+  /** A filter never seen before against the same filters compiled and run in the bench's process (runs before these figures: none). */
+  function inProcessLines(figures: AgentReadmeFigures["newFilters"]): string[] {
+    const measured = Object.values(figures).filter((f) => f.inProcessMs !== undefined && f.cpuToInProcess !== undefined);
+    if (measured.length === 0) return [];
+    const parts = measured.map((f) => `${cellText(f.label)}: ${f.cpuToInProcess!.toFixed(1)}× (${duration(f.inProcessMs!)} in process)`);
+    return ["", `A filter never seen before, the agent's CPU per request against compiling the same kind of filter and filtering the same rows in the bench's process: ${parts.join("; ")}.`];
+  }
   return [
     `Its footprint and speed, measured by \`npm run bench\` (${agent.date.slice(0, 10)}; figures in bench/results.json under`,
     "`agent`, on the benchmark's jobs: random IDs, one to three task groups, varied `Meta`, four namespaces):",
@@ -256,6 +265,7 @@ export function renderAgentFigures(agent: AgentReadmeFigures): string {
     ...requests,
     ...newFilters,
     ...(flagged ? ["", "¹ The bare server did not answer 1.5 times the agent's rate: the client or the shared cores may be the limit of that row."] : []),
+    ...inProcessLines(agent.newFilters),
     "",
     postgres === null
       ? "On PostgreSQL: not measured in this run."

@@ -19,6 +19,7 @@ import { denied, invalid, missing } from "../base/errors.js";
 import { formatErrors } from "../../go/multierror.js";
 import type { AclPolicy, AclRole, AclRolePolicyLink, AclToken, JsonObject, OneTimeToken, ParsedPolicy } from "../state/model.js";
 import type { ReadTable, Store, TableName } from "../state/store.js";
+import { EVERY_ROW } from "../state/page.js";
 
 /** Writes to these tables can change a caller's rights (a token, a policy, a role its token links to). */
 export const ACL_TABLES: readonly TableName[] = ["acl_token", "acl_policy", "acl_role"];
@@ -135,13 +136,13 @@ const ANONYMOUS_POLICIES: ReadonlySet<string> = new Set(["anonymous"]);
  * least one namespace (else 403), and then sees the rows of the namespaces that grant it.
  */
 export function namespaceAccess(caller: Caller, namespace: string, capabilities: readonly string[]): (rowNamespace: string) => boolean {
-  if (caller.management) return () => true;
+  if (caller.management) return EVERY_ROW;
   if (namespace === "*") {
     if (!caller.permissions.allowsAnywhere(...capabilities)) throw denied();
     return (rowNamespace) => caller.permissions.allows(rowNamespace, ...capabilities);
   }
   if (!caller.permissions.allows(namespace, ...capabilities)) throw denied();
-  return () => true;
+  return EVERY_ROW;
 }
 
 /**

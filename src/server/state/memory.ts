@@ -11,6 +11,7 @@ import { LeafInterner } from "./intern.js";
 import type { Job } from "./model.js";
 import { runTransaction } from "./overlay.js";
 import { cutPage } from "./page.js";
+import { ProjectionCache } from "./projection.js";
 import { lowerBound, SortedRows } from "./sorted-rows.js";
 import {
   ALL_NAMESPACES,
@@ -183,6 +184,10 @@ export class MemoryStore implements Store {
   readonly #tables: MemoryTables;
   /** Equal leaves of the rows put, shared (see `intern.ts`). */
   readonly #leaves = new LeafInterner();
+  /** The filter projections of the lists read with filters (see `projection.ts`). */
+  readonly #projections = new ProjectionCache();
+  /** How many commits changed each table, seeds included (which keep the index): the projections' version of a list's rows. */
+  readonly #commits = new Map<TableName, number>();
 
   constructor() {
     const assertWriting = (table: TableName) => {
@@ -223,15 +228,18 @@ export class MemoryStore implements Store {
 
   /** A page of the list's rows in memory, at once: sought to `next_token` and cut by the paginator. */
   page<Row>(listing: Listing<Row>, request: ListPageRequest<Row>): ListPage<Row> {
-    const { namespace, prefix, filterTarget } = request;
+    const { namespace, prefix, filterTarget, filter } = request;
+    const rows = listing.rows(this, namespace, prefix);
+    const target = (row: Row) => filterTarget(row, this);
     const page = cutPage(
       {
-        rows: listing.rows(this, namespace, prefix),
+        rows,
         token: (row) => listing.token(row, prefix),
         compare: (token, next) => listing.compare(token, next, prefix),
         seekable: listing.seekable(request.nextToken, prefix),
-        filterTarget: (row) => filterTarget(row, this),
+        filterTarget: target,
         permitted: request.permitted,
+        targetAt: filter === undefined ? undefined : this.#projections.targets(listing, namespace, prefix, filter.expression, rows, this.#version(listing.tables) + this.#version(listing.targetTables ?? []), target),
       },
       request,
     );
@@ -280,9 +288,21 @@ export class MemoryStore implements Store {
     return true;
   }
 
+  /**
+   * The version of the rows of a list made of `tables`: it moves with every commit that changes
+   * one of them (the list's items and filter targets are made from those tables, as its answers'
+   * index says).
+   */
+  #version(tables: readonly TableName[]): number {
+    let version = 0;
+    for (const table of tables) version += this.#commits.get(table) ?? 0;
+    return version;
+  }
+
   /** Puts a write's changes into the tables. */
   #commit(changes: Changes): void {
     const names = Object.keys(changes) as TableName[];
+    for (const name of names) this.#commits.set(name, (this.#commits.get(name) ?? 0) + 1);
     this.#writing = new Set(names);
     try {
       for (const name of names) {

@@ -31,6 +31,12 @@ import type { Page, PageRequest, RowRange } from "./store.js";
  */
 export const FILTER_BATCH_ROWS = 1_024;
 
+/**
+ * The `permitted` of a caller who may see every row of the list (a management token, or rights
+ * in the one namespace asked for): a page that is given it does not read the rows to ask.
+ */
+export const EVERY_ROW: (row: unknown) => boolean = () => true;
+
 /** How one list's rows are paged from memory. */
 export interface PageSource<Row> {
   /** The rows, in the endpoint's order (walked backwards for `reverse=true`). */
@@ -45,6 +51,12 @@ export interface PageSource<Row> {
   readonly filterTarget: (row: Row) => unknown;
   /** Whether the caller may see the row (its namespace is permitted). */
   readonly permitted: (row: Row) => boolean;
+  /**
+   * What the filter is evaluated on at a position of the rows, when it is not the row's
+   * {@link PageSource.filterTarget} itself but a value it decides on exactly as on it (a projection,
+   * see `projection.ts`).
+   */
+  readonly targetAt?: ((position: number, row: Row) => unknown) | undefined;
 }
 
 /**
@@ -91,14 +103,16 @@ export class PageCut<Row> {
    * Offers the next rows the caller may see, in order, to the filter at once: at most
    * {@link PageCut.wanted} of them, so that the filter meets exactly the rows {@link PageCut.offer}
    * would have given it one by one (the page cannot be cut before the last), and charges the
-   * budget as much, in the same order. True once the page is cut.
+   * budget as much, in the same order. True once the page is cut. `given` holds, when it is
+   * given, what the filter is evaluated on for each row in place of its target.
    */
-  offerPermitted(rows: readonly Row[]): boolean {
+  offerPermitted(rows: readonly Row[], given?: readonly unknown[]): boolean {
     if (rows.length > this.wanted) throw new RangeError(`${rows.length} rows offered to a page that wants ${this.wanted}`);
     const filter = this.#filter;
     if (filter === undefined) return rows.some((row) => this.#keep(row));
     const { filterTarget } = this.#rows;
-    const targets = rows.map((row) => filterTarget(row));
+    // `given`: what the filter decides on for each row, instead of its target (one object per row).
+    const targets = given ?? rows.map((row) => filterTarget(row));
     this.evaluated += rows.length;
     let accepted: unknown[];
     try {
@@ -193,7 +207,8 @@ export function seek<Row>(source: Pick<PageSource<Row>, "rows" | "token" | "comp
 /**
  * Cuts one page of rows in memory: from the {@link seek}'s position, each row offered to a
  * {@link PageCut}; with a filter, the rows the caller may see a batch at a time (at most
- * {@link FILTER_BATCH_ROWS}, and no more than the page wants).
+ * {@link FILTER_BATCH_ROWS}, and no more than the page wants), each evaluated on its
+ * {@link PageSource.targetAt} when the source gives one.
  */
 export function cutPage<Row>(source: PageSource<Row>, request: PageRequest): Page<Row> {
   const { rows, permitted } = source;
@@ -206,15 +221,22 @@ export function cutPage<Row>(source: PageSource<Row>, request: PageRequest): Pag
     }
     return cut.page();
   }
+  const { targetAt } = source;
+  // Rows lie where they were made, each read a wait on memory: not read when the caller sees them all.
+  const everyRow = permitted === EVERY_ROW;
   const batch: Row[] = [];
+  const targets: unknown[] | undefined = targetAt === undefined ? undefined : [];
   while (position >= 0 && position < rows.size) {
     const size = Math.min(cut.wanted, FILTER_BATCH_ROWS);
     batch.length = 0;
+    if (targets !== undefined) targets.length = 0;
     for (; batch.length < size && position >= 0 && position < rows.size; position += step) {
       const row = rows.at(position);
-      if (permitted(row)) batch.push(row);
+      if (!everyRow && !permitted(row)) continue;
+      batch.push(row);
+      targets?.push(targetAt!(position, row));
     }
-    if (cut.offerPermitted(batch)) break;
+    if (cut.offerPermitted(batch, targets)) break;
   }
   return cut.page();
 }

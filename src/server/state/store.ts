@@ -220,6 +220,8 @@ export interface Keyset {
 export interface Listing<Row> {
   /** The tables whose latest index is the list's index. */
   readonly tables: readonly TableName[];
+  /** Tables the filter's target of a row is made of besides {@link Listing.tables} (an allocation's job at its version): a change of one changes the targets. */
+  readonly targetTables?: readonly TableName[];
   /** The rows of a namespace (`*`: all) whose ID starts with `prefix`, in the list's order. */
   rows(store: Store, namespace: string, prefix: string): RowRange<Row>;
   /** The row's pagination token. */
