@@ -156,6 +156,36 @@ function entryOf(record: JournalRecord): JournalEntry {
   return record.entry;
 }
 
+/**
+ * A request the journal observes until its response closes (see {@link Journal.observe}): what it
+ * knew when the request arrived, and the index of an answer the lane wrote.
+ */
+export class JournalObservation {
+  /** The index of the answer, when the lane wrote it (see {@link JournalObservation.answered}); read from its index header otherwise. */
+  index: number | undefined = undefined;
+  /** Whether its entry was written (its response's `close` may come more than once). */
+  recorded = false;
+
+  /**
+   * @param url - the request's target, without a fragment.
+   * @param time - when it arrived, on the agent's clock (epoch milliseconds).
+   * @param start - when it arrived, by `performance.now()` (its duration's start).
+   */
+  constructor(
+    readonly url: string,
+    readonly time: number,
+    readonly start: number,
+  ) {}
+
+  /**
+   * Notes the index of an answer written without headers set before it (the lane of repeated list
+   * requests writes them at once, and Node keeps none of them readable then).
+   */
+  answered(index: number): void {
+    this.index = index;
+  }
+}
+
 /** Options of a {@link Journal}. */
 export interface JournalOptions {
   /** The agent's clock, in milliseconds since the epoch (the entries' `Time`). */
@@ -177,8 +207,6 @@ export class Journal {
   readonly #faults = new WeakMap<IncomingMessage, string>();
   /** The requests still being answered that are left out (a control route's). */
   readonly #skipped = new WeakSet<IncomingMessage>();
-  /** The index of each answer the lane wrote (see {@link Journal.answered}). */
-  readonly #indexes = new WeakMap<ServerResponse, number>();
 
   constructor(private readonly options: JournalOptions) {}
 
@@ -199,40 +227,39 @@ export class Journal {
 
   /**
    * Starts recording a request: its entry is written when its answer is (or when the client
-   * leaves first), unless it is {@link skip}ped meanwhile.
+   * leaves first), unless it is {@link skip}ped meanwhile. The observation returned is where the
+   * lane of repeated list requests notes its answer's index ({@link JournalObservation.answered}).
    */
-  observe(request: IncomingMessage, response: ServerResponse): void {
-    const url = withoutFragment(request.url ?? "");
-    const path = pathOf(url);
-    const time = this.options.now();
-    const start = performance.now();
+  observe(request: IncomingMessage, response: ServerResponse): JournalObservation {
+    const observation = new JournalObservation(withoutFragment(request.url ?? ""), this.options.now(), performance.now());
     // `close` follows `finish` when the answer was written, and comes alone when the client left
-    // (more than once then, hence `once`).
-    response.once("close", () => {
-      if (this.#skipped.has(request)) return;
-      const index = Number(response.getHeader(this.options.indexHeader) ?? this.#indexes.get(response) ?? 0);
-      const headers = keptHeaders(request.headers);
-      const method = request.method ?? "";
-      this.#add({
-        method,
-        url,
-        headers,
-        time,
-        status: response.writableFinished ? response.statusCode : 0,
-        durationMs: Math.round((performance.now() - start) * 1000) / 1000,
-        index: Number.isSafeInteger(index) ? index : 0,
-        fault: this.#faults.get(request) ?? "",
-        bytes: journalEntryBytes({ Method: method, Path: path, RawQuery: url.slice(path.length + 1), Headers: headers }),
-      });
-    });
+    // (more than once then: the observation records the first). A listener of its own rather than
+    // `once`, whose wrapper is two more objects a request and a search of the listeners to remove it.
+    response.on("close", () => this.#close(request, response, observation));
+    return observation;
   }
 
-  /**
-   * Notes the index of an answer written without headers set before it (the lane of repeated list
-   * requests writes them at once, and Node keeps none of them readable then).
-   */
-  answered(response: ServerResponse, index: number): void {
-    this.#indexes.set(response, index);
+  /** Writes the entry of an observed request whose response closed (the first time it does). */
+  #close(request: IncomingMessage, response: ServerResponse, observation: JournalObservation): void {
+    if (observation.recorded) return;
+    observation.recorded = true;
+    if (this.#skipped.has(request)) return;
+    const { url, time, start } = observation;
+    const index = observation.index ?? Number(response.getHeader(this.options.indexHeader) ?? 0);
+    const headers = keptHeaders(request.headers);
+    const method = request.method ?? "";
+    const path = pathOf(url);
+    this.#add({
+      method,
+      url,
+      headers,
+      time,
+      status: response.writableFinished ? response.statusCode : 0,
+      durationMs: Math.round((performance.now() - start) * 1000) / 1000,
+      index: Number.isSafeInteger(index) ? index : 0,
+      fault: this.#faults.get(request) ?? "",
+      bytes: journalEntryBytes({ Method: method, Path: path, RawQuery: url.slice(path.length + 1), Headers: headers }),
+    });
   }
 
   /** Leaves `request` out of the journal (a control route answers it). */
