@@ -6,8 +6,9 @@
  * Requests are observed at the socket's side of the server, before the router and the lane of
  * repeated list requests, so the journal holds the answers the lane wrote too; the router tells it
  * which requests a control route answered ({@link Journal.skip}), and those are left out. An entry is kept
- * as it was recorded (method, target, headers with secrets redacted, status, index, times) and
- * turned into its JSON shape, {@link JournalEntry}, when it is first read.
+ * as it was recorded (method, target, Node's headers, status, index, times) and turned into its
+ * JSON shape, {@link JournalEntry}, when it is first read: its headers are copied then, with
+ * secrets redacted, so that a request the lane answers in microseconds copies none.
  *
  * The journal is bounded by entries and by memory; the oldest entries are dropped first, and the
  * number dropped is counted, so a test can tell a journal that saw everything from one that did
@@ -42,7 +43,7 @@ export const JOURNAL_ENTRY_OVERHEAD_BYTES = 256;
 export const REDACTED = "[redacted]";
 
 /**
- * Request headers whose values are secrets, never kept: the token header of every header style
+ * Request headers whose values are secrets, never shown: the token header of every header style
  * (`X-Svc-Token`, `X-Nomad-Token`: one the agent's style does not read still carries a secret),
  * HTTP authentication (`Authorization: Bearer <secret>` carries tokens too), and cookies. A
  * redacted header still shows that it was sent.
@@ -102,6 +103,26 @@ export function keptHeaders(headers: RawHeaders): Record<string, string> {
   return kept;
 }
 
+/**
+ * What the headers {@link keptHeaders} makes of `headers` weigh in {@link journalEntryBytes}
+ * (their names and values, a secret's as {@link REDACTED}), counted without making them: an entry
+ * keeps Node's headers and makes its own only when it is read.
+ */
+export function keptHeadersBytes(headers: RawHeaders): number {
+  let bytes = 0;
+  // `for…in` with an own-property check: the names Object.keys gives, without its array.
+  for (const name in headers) {
+    if (!Object.hasOwn(headers, name)) continue;
+    const value = headers[name];
+    if (value === undefined) continue;
+    if (SECRET_HEADERS.has(name)) bytes += REDACTED.length;
+    else if (Array.isArray(value)) bytes += value.reduce((sum, part) => sum + part.length, 2 * (value.length - 1));
+    else bytes += value.length;
+    bytes += name.length;
+  }
+  return bytes;
+}
+
 /** A request target without a fragment (clients should not send one; the router ignores it). */
 export function withoutFragment(url: string): string {
   const hash = url.indexOf("#");
@@ -122,16 +143,26 @@ export function describeRequest(method: string, url: string, headers: Readonly<R
  * one byte per character of its method, path, raw query, and header names and values.
  */
 export function journalEntryBytes(entry: Pick<JournalRequest, "Method" | "Path" | "RawQuery" | "Headers">): number {
-  let bytes = JOURNAL_ENTRY_OVERHEAD_BYTES + entry.Method.length + entry.Path.length + entry.RawQuery.length;
+  let bytes = 0;
   for (const name in entry.Headers) bytes += name.length + entry.Headers[name]!.length;
-  return bytes;
+  return requestBytes(entry.Method, entry.Path, entry.RawQuery, bytes);
+}
+
+/** {@link journalEntryBytes} of a request whose headers weigh `headerBytes`. */
+function requestBytes(method: string, path: string, rawQuery: string, headerBytes: number): number {
+  return JOURNAL_ENTRY_OVERHEAD_BYTES + method.length + path.length + rawQuery.length + headerBytes;
 }
 
 /** One request as recorded; its JSON shape is made when first read. */
 interface JournalRecord {
   readonly method: string;
   readonly url: string;
-  readonly headers: Readonly<Record<string, string>>;
+  /**
+   * The request's headers as Node gave them (nothing changes them once it is answered): the kept
+   * ones ({@link keptHeaders}, secrets redacted) are made from them when the entry is first read,
+   * not for every request.
+   */
+  readonly rawHeaders: RawHeaders;
   readonly time: number;
   readonly status: number;
   readonly durationMs: number;
@@ -144,7 +175,7 @@ interface JournalRecord {
 /** The JSON shape of a record (made once, and frozen: every query hands out the same objects). */
 function entryOf(record: JournalRecord): JournalEntry {
   if (record.entry !== undefined) return record.entry;
-  const request = describeRequest(record.method, record.url, Object.freeze(record.headers), record.time);
+  const request = describeRequest(record.method, record.url, Object.freeze(keptHeaders(record.rawHeaders)), record.time);
   Object.freeze(request.Query);
   record.entry = Object.freeze({
     ...request,
@@ -246,19 +277,19 @@ export class Journal {
     if (this.#skipped.has(request)) return;
     const { url, time, start } = observation;
     const index = observation.index ?? Number(response.getHeader(this.options.indexHeader) ?? 0);
-    const headers = keptHeaders(request.headers);
+    const { headers } = request;
     const method = request.method ?? "";
     const path = pathOf(url);
     this.#add({
       method,
       url,
-      headers,
+      rawHeaders: headers,
       time,
       status: response.writableFinished ? response.statusCode : 0,
       durationMs: Math.round((performance.now() - start) * 1000) / 1000,
       index: Number.isSafeInteger(index) ? index : 0,
       fault: this.#faults.get(request) ?? "",
-      bytes: journalEntryBytes({ Method: method, Path: path, RawQuery: url.slice(path.length + 1), Headers: headers }),
+      bytes: requestBytes(method, path, url.slice(path.length + 1), keptHeadersBytes(headers)),
     });
   }
 

@@ -150,14 +150,13 @@ export class ListLane {
     const key = `${endpoint.name} ${route}`;
     let record = this.#recorders.get(key);
     if (record === undefined) {
-      const { metrics } = this.context;
       const request = { method: "GET", route, code: "200" };
-      const counted = [metrics.series(METRICS.rpcQuery), metrics.series(METRICS.listAnswers, { endpoint: endpoint.name, source: "lane" }), metrics.series(METRICS.httpRequests, request)];
-      const timed = [...(endpoint.timer === undefined ? [] : [metrics.series(endpoint.timer)]), metrics.series(METRICS.httpRequest, request)];
-      record = (elapsedMs) => {
-        for (const count of counted) count(1);
-        for (const time of timed) time(elapsedMs);
-      };
+      // One recorder of the five series: the clock and the interval are looked at once an answer.
+      const recorder = this.context.metrics.recorder(
+        [{ definition: METRICS.rpcQuery }, { definition: METRICS.listAnswers, labels: { endpoint: endpoint.name, source: "lane" } }, { definition: METRICS.httpRequests, labels: request }],
+        [...(endpoint.timer === undefined ? [] : [{ definition: endpoint.timer }]), { definition: METRICS.httpRequest, labels: request }],
+      );
+      record = (elapsedMs) => recorder(1, elapsedMs);
       this.#recorders.set(key, record);
     }
     return record;
