@@ -2,7 +2,10 @@
  * The request journal: every request the agent served, queryable with a bexpr filter, secrets
  * redacted, bounded by entries and bytes.
  */
+import { EventEmitter } from "node:events";
+import type { IncomingMessage, ServerResponse } from "node:http";
 import { describe, expect, it } from "vitest";
+import { Journal, keptHeaders, keptHeadersBytes } from "../../src/server/control/journal.js";
 import { FilterEvaluationError, FilterSyntaxError } from "../../src/errors.js";
 import { JOURNAL_DROPPED_HEADER } from "../../src/server/index.js";
 import { JOURNAL_BYTES, JOURNAL_ENTRY_OVERHEAD_BYTES, journalEntryBytes, MAX_JOURNAL_ENTRIES, REDACTED, type JournalEntry } from "../../src/server/index.js";
@@ -206,5 +209,58 @@ describe("the journal's time", () => {
     const [entry] = manual.agent.requests();
     expect(entry!.Time).toBe(manual.agent.clock.now().getTime());
     expect(Math.abs(entry!.Time - Date.now() - 3_600_000)).toBeLessThan(60_000);
+  });
+});
+
+describe("the journal's observation of one request (issue 39: its cost per request)", () => {
+  /** A request and a response as the journal sees them (Node's, without a socket). */
+  function exchange(headers: Record<string, string | string[]>, url = "/v1/jobs?per_page=100") {
+    const request = Object.assign(new EventEmitter(), { method: "GET", url, headers }) as unknown as IncomingMessage;
+    const response = Object.assign(new EventEmitter(), { statusCode: 200, writableFinished: true, getHeader: () => undefined }) as unknown as ServerResponse;
+    return { request, response };
+  }
+  const journalOf = () => new Journal({ now: () => 1_000, filterCostPerQuery: 1_000_000, indexHeader: "x-svc-index" });
+
+  it("listens for close with one listener of its own, not a once wrapper (two objects fewer a request)", () => {
+    const { request, response } = exchange({ host: "localhost" });
+    journalOf().observe(request, response);
+    const listeners = response.rawListeners("close");
+    expect(listeners).toHaveLength(1);
+    // `once` registers a wrapper that holds the listener as `.listener`.
+    expect((listeners[0] as { listener?: unknown }).listener).toBeUndefined();
+  });
+
+  it("records a request once when its response closes twice (a client that left)", () => {
+    const journal = journalOf();
+    const { request, response } = exchange({ host: "localhost" });
+    journal.observe(request, response);
+    response.emit("close");
+    response.emit("close");
+    expect(journal.query().map((entry) => [entry.Path, entry.Status])).toEqual([["/v1/jobs", 200]]);
+  });
+
+  it("takes the index of a lane answer from its observation, with no header to read", () => {
+    const journal = journalOf();
+    const { request, response } = exchange({ host: "localhost" });
+    journal.observe(request, response).answered(4_242);
+    response.emit("close");
+    expect(journal.query()[0]!.Index).toBe(4_242);
+  });
+
+  it.each([
+    ["a plain header", { host: "localhost:4646" }],
+    ["a secret header", { host: "h", "x-svc-token": "secret-secret", authorization: "Bearer x", cookie: "a=b" }],
+    ["a repeated header", { host: "h", "x-many": ["one", "two", "three"] }],
+    ["no header", {}],
+  ])("weighs %s as the copy it makes when read, which it makes only then", (_name, headers) => {
+    const journal = journalOf();
+    const { request, response } = exchange(headers, "/v1/jobs?prefix=a&per_page=3");
+    journal.observe(request, response);
+    response.emit("close");
+    const [entry] = journal.query();
+    expect(keptHeadersBytes(headers)).toBe(Object.entries(keptHeaders(headers)).reduce((sum, [name, value]) => sum + name.length + value.length, 0));
+    expect(journal.bytes).toBe(journalEntryBytes(entry!));
+    expect(entry!.Headers).toEqual(keptHeaders(headers));
+    for (const secret of ["x-svc-token", "authorization", "cookie"]) if (secret in headers) expect(entry!.Headers[secret]).toBe(REDACTED);
   });
 });

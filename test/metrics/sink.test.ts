@@ -174,3 +174,52 @@ describe("goTimeString", () => {
     expect(goTimeString(ms)).toBe(text);
   });
 });
+
+describe("a recorder of several series (issue 39: a lane answer's metrics)", () => {
+  const counters = [
+    { name: "svc.rpc.query", labels: [] },
+    { name: "svc.http.requests", labels: [["route", "/v1/jobs"]] },
+  ] as const;
+  const samples = [{ name: "svc.http.request", labels: [["route", "/v1/jobs"]] }] as const;
+  /** [time (ms from the start), elapsed] of each recorded answer: two intervals, a quiet one, and a third. */
+  const answers: readonly (readonly [number, number])[] = [
+    [0, 1.5],
+    [4_000, 0.25],
+    [9_999, 3],
+    [10_000, 2],
+    [35_000, 7],
+    [35_001, 0.5],
+  ];
+
+  it.each([1, 2, 4, 5])("records what series() of each would, shown %i interval(s) on", (shownAt) => {
+    const one = sink();
+    const each = sink();
+    const record = one.sink.recorder(counters, samples);
+    const recorders = [...counters.map((c) => ({ add: each.sink.series("counters", c.name, c.labels), count: true })), ...samples.map((s) => ({ add: each.sink.series("samples", s.name, s.labels), count: false }))];
+    for (const [at, elapsed] of answers) {
+      one.time.set(at);
+      each.time.set(at);
+      record(1, elapsed);
+      for (const { add, count } of recorders) add(count ? 1 : elapsed);
+    }
+    one.time.set(shownAt * 10_000 + 35_000);
+    each.time.set(shownAt * 10_000 + 35_000);
+    expect(one.sink.display()).toEqual(each.sink.display());
+    expect(one.sink.display().Counters.length + one.sink.display().Samples.length).toBeGreaterThan(0);
+  });
+
+  it("looks at the clock once an answer, where a recorder of each series looks once a series", () => {
+    let reads = 0;
+    const recorder = new InmemSink({ intervalMs: 10_000, retentionMs: 60_000, now: () => (reads++, Date.UTC(2026, 7, 21, 12, 0, 0)) });
+    const record = recorder.recorder(counters, samples);
+    reads = 0;
+    for (let i = 0; i < 10; i++) record(1, 2);
+    expect(reads).toBe(10);
+    const [first, second, third] = [...counters.map((c) => recorder.series("counters", c.name, c.labels)), ...samples.map((s) => recorder.series("samples", s.name, s.labels))];
+    reads = 0;
+    first!(1);
+    second!(1);
+    third!(2);
+    expect(reads).toBe(3);
+  });
+});

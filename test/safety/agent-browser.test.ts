@@ -6,7 +6,7 @@
  */
 import { connect } from "node:net";
 import type { IncomingMessage } from "node:http";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import { agentOptions } from "../../src/cli/agent.js";
 import { BrowserGuard, isAllowedHostEntry, parseAllowedHosts, type AllowedHosts } from "../../src/server/control/browser-guard.js";
 import { OptionsError, resolveOptions } from "../../src/server/options.js";
@@ -378,5 +378,25 @@ describe("the guard's table", () => {
     ["POST", { host: "127.0.0.1", origin: "http://127.0.0.1" }, "simple_content_type"],
   ])("%s with %j gives %s", (method, headers, code) => {
     expect(codeOf({}, method, headers)).toBe(code);
+  });
+
+  it("parses a Host once while it repeats (every request asks), and a new Host again", () => {
+    const guard = new BrowserGuard({ bind: "127.0.0.1", allowedHosts: [] });
+    const refusal = (host: string) => guard.refusal({ method: "GET", headers: { host } } as unknown as IncomingMessage)?.code;
+    // The Host pattern (and isIPv4's) run through RegExp.prototype.exec: counted to show the parse is not repeated.
+    const exec = vi.spyOn(RegExp.prototype, "exec");
+    try {
+      expect(refusal("localhost:4646")).toBeUndefined();
+      const once = exec.mock.calls.length;
+      expect(once).toBeGreaterThan(0);
+      for (let i = 0; i < 10; i++) expect(refusal("localhost:4646")).toBeUndefined();
+      expect(exec.mock.calls.length).toBe(once);
+      // Another Host is parsed (and refused), and the first is parsed again after it.
+      expect(refusal("attacker.example")).toBe("host_not_allowed");
+      expect(refusal("localhost:4646")).toBeUndefined();
+      expect(exec.mock.calls.length).toBeGreaterThan(once);
+    } finally {
+      exec.mockRestore();
+    }
   });
 });

@@ -6,8 +6,9 @@
  * Requests are observed at the socket's side of the server, before the router and the lane of
  * repeated list requests, so the journal holds the answers the lane wrote too; the router tells it
  * which requests a control route answered ({@link Journal.skip}), and those are left out. An entry is kept
- * as it was recorded (method, target, headers with secrets redacted, status, index, times) and
- * turned into its JSON shape, {@link JournalEntry}, when it is first read.
+ * as it was recorded (method, target, Node's headers, status, index, times) and turned into its
+ * JSON shape, {@link JournalEntry}, when it is first read: its headers are copied then, with
+ * secrets redacted, so that a request the lane answers in microseconds copies none.
  *
  * The journal is bounded by entries and by memory; the oldest entries are dropped first, and the
  * number dropped is counted, so a test can tell a journal that saw everything from one that did
@@ -42,7 +43,7 @@ export const JOURNAL_ENTRY_OVERHEAD_BYTES = 256;
 export const REDACTED = "[redacted]";
 
 /**
- * Request headers whose values are secrets, never kept: the token header of every header style
+ * Request headers whose values are secrets, never shown: the token header of every header style
  * (`X-Svc-Token`, `X-Nomad-Token`: one the agent's style does not read still carries a secret),
  * HTTP authentication (`Authorization: Bearer <secret>` carries tokens too), and cookies. A
  * redacted header still shows that it was sent.
@@ -102,6 +103,26 @@ export function keptHeaders(headers: RawHeaders): Record<string, string> {
   return kept;
 }
 
+/**
+ * What the headers {@link keptHeaders} makes of `headers` weigh in {@link journalEntryBytes}
+ * (their names and values, a secret's as {@link REDACTED}), counted without making them: an entry
+ * keeps Node's headers and makes its own only when it is read.
+ */
+export function keptHeadersBytes(headers: RawHeaders): number {
+  let bytes = 0;
+  // `for…in` with an own-property check: the names Object.keys gives, without its array.
+  for (const name in headers) {
+    if (!Object.hasOwn(headers, name)) continue;
+    const value = headers[name];
+    if (value === undefined) continue;
+    if (SECRET_HEADERS.has(name)) bytes += REDACTED.length;
+    else if (Array.isArray(value)) bytes += value.reduce((sum, part) => sum + part.length, 2 * (value.length - 1));
+    else bytes += value.length;
+    bytes += name.length;
+  }
+  return bytes;
+}
+
 /** A request target without a fragment (clients should not send one; the router ignores it). */
 export function withoutFragment(url: string): string {
   const hash = url.indexOf("#");
@@ -122,16 +143,26 @@ export function describeRequest(method: string, url: string, headers: Readonly<R
  * one byte per character of its method, path, raw query, and header names and values.
  */
 export function journalEntryBytes(entry: Pick<JournalRequest, "Method" | "Path" | "RawQuery" | "Headers">): number {
-  let bytes = JOURNAL_ENTRY_OVERHEAD_BYTES + entry.Method.length + entry.Path.length + entry.RawQuery.length;
+  let bytes = 0;
   for (const name in entry.Headers) bytes += name.length + entry.Headers[name]!.length;
-  return bytes;
+  return requestBytes(entry.Method, entry.Path, entry.RawQuery, bytes);
+}
+
+/** {@link journalEntryBytes} of a request whose headers weigh `headerBytes`. */
+function requestBytes(method: string, path: string, rawQuery: string, headerBytes: number): number {
+  return JOURNAL_ENTRY_OVERHEAD_BYTES + method.length + path.length + rawQuery.length + headerBytes;
 }
 
 /** One request as recorded; its JSON shape is made when first read. */
 interface JournalRecord {
   readonly method: string;
   readonly url: string;
-  readonly headers: Readonly<Record<string, string>>;
+  /**
+   * The request's headers as Node gave them (nothing changes them once it is answered): the kept
+   * ones ({@link keptHeaders}, secrets redacted) are made from them when the entry is first read,
+   * not for every request.
+   */
+  readonly rawHeaders: RawHeaders;
   readonly time: number;
   readonly status: number;
   readonly durationMs: number;
@@ -144,7 +175,7 @@ interface JournalRecord {
 /** The JSON shape of a record (made once, and frozen: every query hands out the same objects). */
 function entryOf(record: JournalRecord): JournalEntry {
   if (record.entry !== undefined) return record.entry;
-  const request = describeRequest(record.method, record.url, Object.freeze(record.headers), record.time);
+  const request = describeRequest(record.method, record.url, Object.freeze(keptHeaders(record.rawHeaders)), record.time);
   Object.freeze(request.Query);
   record.entry = Object.freeze({
     ...request,
@@ -154,6 +185,36 @@ function entryOf(record: JournalRecord): JournalEntry {
     Fault: record.fault,
   });
   return record.entry;
+}
+
+/**
+ * A request the journal observes until its response closes (see {@link Journal.observe}): what it
+ * knew when the request arrived, and the index of an answer the lane wrote.
+ */
+export class JournalObservation {
+  /** The index of the answer, when the lane wrote it (see {@link JournalObservation.answered}); read from its index header otherwise. */
+  index: number | undefined = undefined;
+  /** Whether its entry was written (its response's `close` may come more than once). */
+  recorded = false;
+
+  /**
+   * @param url - the request's target, without a fragment.
+   * @param time - when it arrived, on the agent's clock (epoch milliseconds).
+   * @param start - when it arrived, by `performance.now()` (its duration's start).
+   */
+  constructor(
+    readonly url: string,
+    readonly time: number,
+    readonly start: number,
+  ) {}
+
+  /**
+   * Notes the index of an answer written without headers set before it (the lane of repeated list
+   * requests writes them at once, and Node keeps none of them readable then).
+   */
+  answered(index: number): void {
+    this.index = index;
+  }
 }
 
 /** Options of a {@link Journal}. */
@@ -177,8 +238,6 @@ export class Journal {
   readonly #faults = new WeakMap<IncomingMessage, string>();
   /** The requests still being answered that are left out (a control route's). */
   readonly #skipped = new WeakSet<IncomingMessage>();
-  /** The index of each answer the lane wrote (see {@link Journal.answered}). */
-  readonly #indexes = new WeakMap<ServerResponse, number>();
 
   constructor(private readonly options: JournalOptions) {}
 
@@ -199,40 +258,39 @@ export class Journal {
 
   /**
    * Starts recording a request: its entry is written when its answer is (or when the client
-   * leaves first), unless it is {@link skip}ped meanwhile.
+   * leaves first), unless it is {@link skip}ped meanwhile. The observation returned is where the
+   * lane of repeated list requests notes its answer's index ({@link JournalObservation.answered}).
    */
-  observe(request: IncomingMessage, response: ServerResponse): void {
-    const url = withoutFragment(request.url ?? "");
-    const path = pathOf(url);
-    const time = this.options.now();
-    const start = performance.now();
+  observe(request: IncomingMessage, response: ServerResponse): JournalObservation {
+    const observation = new JournalObservation(withoutFragment(request.url ?? ""), this.options.now(), performance.now());
     // `close` follows `finish` when the answer was written, and comes alone when the client left
-    // (more than once then, hence `once`).
-    response.once("close", () => {
-      if (this.#skipped.has(request)) return;
-      const index = Number(response.getHeader(this.options.indexHeader) ?? this.#indexes.get(response) ?? 0);
-      const headers = keptHeaders(request.headers);
-      const method = request.method ?? "";
-      this.#add({
-        method,
-        url,
-        headers,
-        time,
-        status: response.writableFinished ? response.statusCode : 0,
-        durationMs: Math.round((performance.now() - start) * 1000) / 1000,
-        index: Number.isSafeInteger(index) ? index : 0,
-        fault: this.#faults.get(request) ?? "",
-        bytes: journalEntryBytes({ Method: method, Path: path, RawQuery: url.slice(path.length + 1), Headers: headers }),
-      });
-    });
+    // (more than once then: the observation records the first). A listener of its own rather than
+    // `once`, whose wrapper is two more objects a request and a search of the listeners to remove it.
+    response.on("close", () => this.#close(request, response, observation));
+    return observation;
   }
 
-  /**
-   * Notes the index of an answer written without headers set before it (the lane of repeated list
-   * requests writes them at once, and Node keeps none of them readable then).
-   */
-  answered(response: ServerResponse, index: number): void {
-    this.#indexes.set(response, index);
+  /** Writes the entry of an observed request whose response closed (the first time it does). */
+  #close(request: IncomingMessage, response: ServerResponse, observation: JournalObservation): void {
+    if (observation.recorded) return;
+    observation.recorded = true;
+    if (this.#skipped.has(request)) return;
+    const { url, time, start } = observation;
+    const index = observation.index ?? Number(response.getHeader(this.options.indexHeader) ?? 0);
+    const { headers } = request;
+    const method = request.method ?? "";
+    const path = pathOf(url);
+    this.#add({
+      method,
+      url,
+      rawHeaders: headers,
+      time,
+      status: response.writableFinished ? response.statusCode : 0,
+      durationMs: Math.round((performance.now() - start) * 1000) / 1000,
+      index: Number.isSafeInteger(index) ? index : 0,
+      fault: this.#faults.get(request) ?? "",
+      bytes: requestBytes(method, path, url.slice(path.length + 1), keptHeadersBytes(headers)),
+    });
   }
 
   /** Leaves `request` out of the journal (a control route answers it). */

@@ -50,6 +50,7 @@ import { simulationRoutes } from "./simulation-routes.js";
 import type { ControlPlane } from "../control/plane.js";
 import { fixtureRoutes } from "./fixture-routes.js";
 import { BrowserGuard, type BrowserRefusal } from "../control/browser-guard.js";
+import type { JournalObservation } from "../control/journal.js";
 import { answeredWithoutLeader, forwardedToLeader } from "../control/leader.js";
 import type { StateControl } from "../control/state-control.js";
 import { MAX_BODY_BYTES, MAX_PATH_PARAM_LENGTH, MAX_HEADER_BYTES } from "./constants.js";
@@ -159,9 +160,9 @@ export async function buildApp(
     // checks every 30 s by default, and fastify turns the timeout off).
     serverFactory: (handler: RequestListener) => {
       /** Answers `request` from the lane when `laneOpen` and it can, else hands it to the router. */
-      const laneOrRouter = (request: IncomingMessage, response: ServerResponse, laneOpen: boolean) => {
+      const laneOrRouter = (request: IncomingMessage, response: ServerResponse, observation: JournalObservation, laneOpen: boolean) => {
         const answered = laneOpen ? lane.serve(request, response) : undefined;
-        if (answered !== undefined) return control.journal.answered(response, answered.index);
+        if (answered !== undefined) return observation.answered(answered.index);
         // Every response carries this Vary (the onSend hook below sets it on routed ones). Set before
         // the router, it also keeps the headers later given to writeHead readable (Node keeps them
         // only when one was set before), and the journal reads the answer's index header there.
@@ -173,7 +174,7 @@ export async function buildApp(
         // A web page's way in (DNS rebinding, a cross-site write) is shut first, for every path and the lane.
         const refusal = guard.refusal(request);
         if (refusal !== undefined) return refuse(response, refusal);
-        control.journal.observe(request, response);
+        const observation = control.journal.observe(request, response);
         // A repeated list request whose answer is current is written before the router runs (not
         // while a fault may fire or the leader is lost: the router's hooks and headers apply then).
         // Its headers (Vary among them) go to writeHead at once, as a bare server's do: no header
@@ -184,12 +185,12 @@ export async function buildApp(
           // catches up first (the router's hook would), and the lane answers if the answer is current
           // and a leader is known (its headers say so); else, or when the database is away, the router.
           void shared.catchUp().then(
-            () => laneOrRouter(request, response, control.laneOpen && part.peers.knownLeader),
-            () => laneOrRouter(request, response, false),
+            () => laneOrRouter(request, response, observation, control.laneOpen && part.peers.knownLeader),
+            () => laneOrRouter(request, response, observation, false),
           );
           return;
         }
-        laneOrRouter(request, response, control.laneOpen);
+        laneOrRouter(request, response, observation, control.laneOpen);
       });
     },
     // Malformed requests and requests too slow to arrive: a plain-text 4xx, then the connection closes.

@@ -25,7 +25,7 @@
 import type { IncomingMessage, ServerResponse } from "node:http";
 import type { FastifyReply, FastifyRequest } from "fastify";
 import type { ListEndpoint } from "../list/endpoints.js";
-import { answerKey, gzipOf, gzipReady, type ListAnswer, type ListContext, type Listed } from "../list/pipeline.js";
+import { aclIndex, answerKeyAt, gzipOf, gzipReady, type ListAnswer, type ListContext, type Listed } from "../list/pipeline.js";
 import { BoundedCache } from "../list/bounded-cache.js";
 import { METRICS } from "../metrics/index.js";
 import type { HeaderNames } from "../base/header-names.js";
@@ -116,6 +116,13 @@ interface LaneEntry {
   readonly expiresAt: number;
   /** Records what the pipeline would: a pass of the query, the answer, the request and its time. */
   readonly record: (elapsedMs: number) => void;
+  /**
+   * The answer cache's key at the indexes it was last made at (see {@link answerKeyAt}): made again
+   * only when one of them moved, so that a page polled again and again builds no string for it.
+   */
+  answerKey: string;
+  listIndex: number;
+  aclIndex: number;
 }
 
 /** The fast lane of repeated list requests (see the module's description). */
@@ -143,14 +150,13 @@ export class ListLane {
     const key = `${endpoint.name} ${route}`;
     let record = this.#recorders.get(key);
     if (record === undefined) {
-      const { metrics } = this.context;
       const request = { method: "GET", route, code: "200" };
-      const counted = [metrics.series(METRICS.rpcQuery), metrics.series(METRICS.listAnswers, { endpoint: endpoint.name, source: "lane" }), metrics.series(METRICS.httpRequests, request)];
-      const timed = [...(endpoint.timer === undefined ? [] : [metrics.series(endpoint.timer)]), metrics.series(METRICS.httpRequest, request)];
-      record = (elapsedMs) => {
-        for (const count of counted) count(1);
-        for (const time of timed) time(elapsedMs);
-      };
+      // One recorder of the five series: the clock and the interval are looked at once an answer.
+      const recorder = this.context.metrics.recorder(
+        [{ definition: METRICS.rpcQuery }, { definition: METRICS.listAnswers, labels: { endpoint: endpoint.name, source: "lane" } }, { definition: METRICS.httpRequests, labels: request }],
+        [...(endpoint.timer === undefined ? [] : [{ definition: endpoint.timer }]), { definition: METRICS.httpRequest, labels: request }],
+      );
+      record = (elapsedMs) => recorder(1, elapsedMs);
       this.#recorders.set(key, record);
     }
     return record;
@@ -198,7 +204,14 @@ export class ListLane {
     if (found === undefined) return undefined;
     const { entry, encoding } = found;
     const { store, answers } = this.context;
-    const answer = answers.get(answerKey(store, entry.endpoint, entry.requestKey));
+    const listIndex = store.tableIndex(...entry.endpoint.tables);
+    const aclTablesIndex = aclIndex(store);
+    if (listIndex !== entry.listIndex || aclTablesIndex !== entry.aclIndex) {
+      entry.answerKey = answerKeyAt(listIndex, aclTablesIndex, entry.requestKey);
+      entry.listIndex = listIndex;
+      entry.aclIndex = aclTablesIndex;
+    }
+    const answer = answers.get(entry.answerKey);
     if (answer === undefined || (entry.minQueryIndex > 0 && answer.index <= entry.minQueryIndex)) return undefined;
     // A large body's gzip not made yet is made on the router's path, off the event loop.
     const body = encoding === "gzip" ? gzipReady(answer) : answer.body;
@@ -225,7 +238,8 @@ export class ListLane {
     writeAnswer(reply.raw, this.#names, answer, encoding, body, this.#written);
     if (isBodilessGet(request.raw)) {
       const key = this.#keyOf(request.raw, encoding);
-      const entry: LaneEntry = { endpoint: endpoint as ListEndpoint<unknown>, requestKey, encoding, minQueryIndex, expiresAt, record: this.#recorder(endpoint as ListEndpoint<unknown>, request.routeOptions.url ?? "*") };
+      // No key yet (indexes no store has): the first answer from the lane makes it.
+      const entry: LaneEntry = { endpoint: endpoint as ListEndpoint<unknown>, requestKey, encoding, minQueryIndex, expiresAt, record: this.#recorder(endpoint as ListEndpoint<unknown>, request.routeOptions.url ?? "*"), answerKey: "", listIndex: -1, aclIndex: -1 };
       this.#entries.set(key, entry, 2 * (key.length + requestKey.length) + 64);
     }
     return true;

@@ -115,7 +115,20 @@ export async function gzipOf(answer: ListAnswer): Promise<Buffer> {
  * index of the ACL tables, and the request (see {@link runList}). The same key is the same bytes.
  */
 export function answerKey(store: Store, endpoint: Pick<ListEndpoint<unknown>, "tables">, requestKey: string): string {
-  return `${store.tableIndex(...endpoint.tables)} ${store.tableIndex(...ACL_TABLES)} ${requestKey}`;
+  return answerKeyAt(store.tableIndex(...endpoint.tables), aclIndex(store), requestKey);
+}
+
+/** The index of the ACL tables, the second part of {@link answerKey}. */
+export function aclIndex(store: Store): number {
+  return store.tableIndex(...ACL_TABLES);
+}
+
+/**
+ * {@link answerKey} from its parts: the index of the list's tables, that of the ACL tables, and
+ * the request's part (for a caller that keeps the key while the indexes stand still).
+ */
+export function answerKeyAt(listIndex: number, aclTablesIndex: number, requestKey: string): string {
+  return `${listIndex} ${aclTablesIndex} ${requestKey}`;
 }
 
 /** What {@link runList} answers: the answer, and what a cache of requests needs to find it again. */

@@ -58,6 +58,12 @@ export interface MetricsIdentity {
 
 type LabelValues = Readonly<Record<string, string>>;
 
+/** One series of {@link Metrics.recorder}: a counter's or a sample's definition and its labels. */
+export interface SeriesOf {
+  readonly definition: MetricDefinition;
+  readonly labels?: LabelValues;
+}
+
 /** The statuses a job-status gauge is kept for. */
 const JOB_STATUS_GAUGES = [
   ["pending", METRICS.jobStatusPending],
@@ -128,6 +134,30 @@ export class Metrics implements BlockingObserver {
           local(value);
           prometheus(value);
         };
+  }
+
+  /**
+   * A recorder of several series at once, their labels resolved once: each call adds `count` to
+   * every counter of `counters` and observes `value` in every sample of `samples` (a list answer the
+   * lane writes: its counts and its timers), as {@link Metrics.series} of each would, with the
+   * in-memory sink's interval looked up once a call.
+   */
+  recorder(counters: readonly SeriesOf[], samples: readonly SeriesOf[]): (count: number, value: number) => void {
+    const resolve = (series: readonly SeriesOf[], type: "counter" | "sample") =>
+      series.map(({ definition, labels = {} }) => {
+        if (definition.type !== type) throw new TypeError(`${definition.name} is not a ${type}`);
+        return { name: definition.name, labels: this.#labels(definition, labels) };
+      });
+    const [counted, sampled] = [resolve(counters, "counter"), resolve(samples, "sample")];
+    const local = this.#sink.recorder(counted, sampled);
+    const prometheus = this.#prometheus;
+    if (prometheus === undefined) return local;
+    const [counts, observations] = [counters.map((series, i) => prometheus.series(series.definition, Object.fromEntries(counted[i]!.labels))), samples.map((series, i) => prometheus.series(series.definition, Object.fromEntries(sampled[i]!.labels)))];
+    return (count, value) => {
+      local(count, value);
+      for (const add of counts) add(count);
+      for (const observe of observations) observe(value);
+    };
   }
 
   /** Sets a gauge. */
