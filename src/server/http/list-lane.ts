@@ -199,9 +199,9 @@ export class ListLane {
    * index, with the same headers (see {@link ListLane.send}).
    */
   serve(request: IncomingMessage, response: ServerResponse): ListAnswer | undefined {
-    const start = performance.now();
     const found = this.#entryOf(request);
     if (found === undefined) return undefined;
+    const start = performance.now();
     const { entry, encoding } = found;
     const { store, answers } = this.context;
     const listIndex = store.tableIndex(...entry.endpoint.tables);
