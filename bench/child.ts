@@ -22,15 +22,17 @@ type Predicate = (job: Job) => unknown;
 
 /**
  * Median nanoseconds per object of each pass (one pass over `count` objects), after warm-up
- * passes. The contenders take turns, round after round, so that none is favoured by coming first
- * or last (the heap, the caches and the JIT move under them).
+ * passes. The contenders take turns, round after round, each round starting with the next one,
+ * so that none is favoured or penalised by its place (the heap, the caches and the JIT move under
+ * them; a pass right after a full collection shares the cores with the collector's threads, and
+ * with a fixed order it was always `test()`'s).
  */
 function hot<K extends string>(passes: Record<K, (() => number) | null>, count: number): Record<K, number | null> {
   const names = (Object.keys(passes) as K[]).filter((name) => passes[name] !== null);
   for (let i = 0; i < WARMUP_PASSES; i++) for (const name of names) passes[name]!();
   const samples = Object.fromEntries(names.map((name) => [name, [] as number[]])) as Record<K, number[]>;
   for (let round = 0; round < TIMED_PASSES; round++) {
-    for (const name of names) {
+    for (const name of [...names.slice(round % names.length), ...names.slice(0, round % names.length)]) {
       (globalThis as { gc?: () => void }).gc?.();
       const start = process.hrtime.bigint();
       passes[name]!();

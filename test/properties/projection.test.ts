@@ -9,7 +9,7 @@ import { describe, expect, it } from "vitest";
 import type { Expression } from "../../src/ast.js";
 import { compileExpression, type EvaluatorOptions } from "../../src/evaluator/compile.js";
 import { CostBudget, FilterEvaluationError, FilterSyntaxError } from "../../src/index.js";
-import { filterPaths, MAX_PROJECTED_KEYS, project } from "../../src/server/state/projection.js";
+import { filterPaths, MAX_COPIED_LENGTH, MAX_PROJECTED_KEYS, project } from "../../src/server/state/projection.js";
 import { datumArb, expressionArb, schemaArb, scopedDatumArb, scopedExpressionArb } from "../support/arbitraries.js";
 
 /** What filtering `data` answers: the accepted rows' positions or the error, and the cost spent. */
@@ -57,23 +57,36 @@ describe("a filter on rows' projections", () => {
     );
   });
 
-  it("keeps only the fields a filter reads, down its paths, the values at their ends shared", () => {
+  it("keeps only the fields a filter reads, down its paths, short arrays of strings copied and other values shared", () => {
     const meta = { commit: "f6a1", owner: "team-a" };
     const tags = ["a", "b"];
-    const row = { ID: "web-1", Status: "running", Meta: meta, Tags: tags, TaskGroups: [{ Name: "g" }] };
-    const { tree } = filterPaths(compileExpression({ kind: "And", operands: [match(["Meta", "commit"]), match(["Status"]), match(["Tags"])], span: SPAN }).expression)!;
+    const groups = [{ Name: "g" }];
+    const row = { ID: "web-1", Status: "running", Meta: meta, Tags: tags, TaskGroups: groups };
+    const { tree } = filterPaths(compileExpression({ kind: "And", operands: [match(["Meta", "commit"]), match(["Status"]), match(["Tags"]), match(["TaskGroups"])], span: SPAN }).expression)!;
     const view = project(row, tree) as Record<string, unknown>;
-    expect(view).toEqual({ Meta: { commit: "f6a1" }, Status: "running", Tags: tags });
-    expect(view["Tags"]).toBe(tags);
+    expect(view).toEqual({ Meta: { commit: "f6a1" }, Status: "running", Tags: tags, TaskGroups: groups });
+    expect(view["Tags"]).not.toBe(tags);
+    expect(view["TaskGroups"]).toBe(groups);
     expect(Object.hasOwn(view, "ID")).toBe(false);
+  });
+
+  it.each([
+    ["an array with a hole", [, "a"]],
+    ["an array with a number", ["a", 1]],
+    [`an array of more than ${MAX_COPIED_LENGTH} strings`, Array.from({ length: MAX_COPIED_LENGTH + 1 }, () => "a")],
+    [`an array of more than ${MAX_COPIED_LENGTH * 4} characters`, Array.from({ length: 5 }, () => "a".repeat(MAX_COPIED_LENGTH))],
+  ])("shares %s with the row", (_, value) => {
+    const { tree } = filterPaths(match(["Tags"]))!;
+    expect((project({ Tags: value }, tree) as Record<string, unknown>)["Tags"]).toBe(value);
   });
 
   it("keeps a key absent where the row has none, and a value that is no plain object as it is", () => {
     const { tree } = filterPaths(match(["Meta", "commit"]))!;
     expect(project({ Status: "x" }, tree)).toEqual({});
     expect(Object.hasOwn(project({ Meta: {} }, tree) as object, "Meta")).toBe(true);
-    const list = ["commit"];
+    const list = [{ commit: "a" }];
     expect((project({ Meta: list }, tree) as Record<string, unknown>)["Meta"]).toBe(list);
+    expect((project({ Meta: ["commit"] }, tree) as Record<string, unknown>)["Meta"]).toEqual(["commit"]);
     expect((project({ Meta: null }, tree) as Record<string, unknown>)["Meta"]).toBeNull();
   });
 

@@ -27,6 +27,7 @@ import { blockingQuery, type BlockingRequestWith } from "./blocking.js";
 import type { BoundedCache } from "./bounded-cache.js";
 import type { ListEndpoint } from "./endpoints.js";
 import type { FilterCache } from "./filter-cache.js";
+import { jsonArrayBytes } from "./json-array.js";
 import type { QueryOptions } from "./query.js";
 
 /** What the pipeline needs of the agent. */
@@ -282,14 +283,17 @@ export async function runList<Row>(context: ListContext, endpoint: ListEndpoint<
   function listAnswer(page: ListPage<Row>): ListAnswer {
     const { rows, view } = page;
     if (filter !== undefined) metrics.counter(METRICS.filterEvaluations, labels, page.evaluated);
-    // Compact lists join the JSON of their items, each written once per version of its row.
-    const text = pretty
-      ? stringifyJson(
-          rows.map((row) => endpoint.item(row, view, itemOptions)),
-          true,
+    // Compact lists are the JSON of their items, each written once per version of its row, put
+    // together outside V8's heap.
+    const body = pretty
+      ? Buffer.from(
+          stringifyJson(
+            rows.map((row) => endpoint.item(row, view, itemOptions)),
+            true,
+          ),
         )
-      : `[${rows.map((row) => endpoint.itemJson(row, view, itemOptions)).join(",")}]`;
-    return { index: page.index, nextToken: page.nextToken, body: Buffer.from(text) };
+      : jsonArrayBytes(rows.map((row) => endpoint.itemJson(row, view, itemOptions)));
+    return { index: page.index, nextToken: page.nextToken, body };
   }
   /** A filter's evaluation error is the reference's 400; a store that cannot read the page now is busy (the client may retry). */
   function refuse(error: unknown): never {
