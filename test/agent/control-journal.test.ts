@@ -289,6 +289,16 @@ describe("the journal's observation of one request (issue 39: its cost per reque
     expect([sameHeaders(a, b), sameHeaders(b, a)]).toEqual([same, same]);
   });
 
+  it.each(["/v1/jobs", "/v1/jobs?", "/v1/jobs?prefix=a&per_page=3", "/v1/jobs?a=1?b=2", "/"])("weighs the target %s as its entry's Path and RawQuery, without cutting it", (url) => {
+    const journal = journalOf();
+    const { request, response } = exchange({ host: "h" }, url);
+    journal.observe(request, response);
+    response.emit("close");
+    const [entry] = journal.query();
+    expect(entry!.Path + (url.includes("?") ? "?" : "") + entry!.RawQuery).toBe(url);
+    expect(journal.bytes).toBe(journalEntryBytes(entry!));
+  });
+
   it.each([
     ["a plain header", { host: "localhost:4646" }],
     ["a secret header", { host: "h", "x-svc-token": "secret-secret", authorization: "Bearer x", cookie: "a=b" }],

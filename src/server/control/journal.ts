@@ -145,12 +145,17 @@ export function describeRequest(method: string, url: string, headers: Readonly<R
 export function journalEntryBytes(entry: Pick<JournalRequest, "Method" | "Path" | "RawQuery" | "Headers">): number {
   let bytes = 0;
   for (const name in entry.Headers) bytes += name.length + entry.Headers[name]!.length;
-  return requestBytes(entry.Method, entry.Path, entry.RawQuery, bytes);
+  return requestBytes(entry.Method, entry.Path.length + entry.RawQuery.length, bytes);
 }
 
-/** {@link journalEntryBytes} of a request whose headers weigh `headerBytes`. */
-function requestBytes(method: string, path: string, rawQuery: string, headerBytes: number): number {
-  return JOURNAL_ENTRY_OVERHEAD_BYTES + method.length + path.length + rawQuery.length + headerBytes;
+/** {@link journalEntryBytes} of a request whose path and raw query have `targetLength` characters together, and whose headers weigh `headerBytes`. */
+function requestBytes(method: string, targetLength: number, headerBytes: number): number {
+  return JOURNAL_ENTRY_OVERHEAD_BYTES + method.length + targetLength + headerBytes;
+}
+
+/** The characters of a target's path and raw query together (its `?` left out), counted without cutting it in two as {@link describeRequest} does. */
+function targetLength(url: string): number {
+  return url.includes("?") ? url.length - 1 : url.length;
 }
 
 /** One request as recorded; its JSON shape is made when first read. */
@@ -315,7 +320,6 @@ export class Journal {
     const newest = this.#records[this.#records.length - 1];
     const url = newest !== undefined && newest.url === observation.url ? newest.url : observation.url;
     const rawHeaders = newest !== undefined && sameHeaders(newest.rawHeaders, headers) ? newest.rawHeaders : headers;
-    const path = pathOf(url);
     this.#add({
       method,
       url,
@@ -325,7 +329,7 @@ export class Journal {
       durationMs: Math.round((performance.now() - start) * 1000) / 1000,
       index: Number.isSafeInteger(index) ? index : 0,
       fault: this.#faults.get(request) ?? "",
-      bytes: requestBytes(method, path, url.slice(path.length + 1), keptHeadersBytes(headers)),
+      bytes: requestBytes(method, targetLength(url), keptHeadersBytes(headers)),
     });
   }
 
