@@ -319,7 +319,10 @@ export class Journal {
     // the whole heap sooner (measured under wrk: one of 0.3 to 0.85 s each few hundred thousand requests).
     const newest = this.#records[this.#records.length - 1];
     const url = newest !== undefined && newest.url === observation.url ? newest.url : observation.url;
-    const rawHeaders = newest !== undefined && sameHeaders(newest.rawHeaders, headers) ? newest.rawHeaders : headers;
+    const shared = newest !== undefined && sameHeaders(newest.rawHeaders, headers);
+    const rawHeaders = shared ? newest.rawHeaders : headers;
+    // Shared headers weigh what they did in the entry before: its weight less its method's and target's.
+    const headerBytes = shared ? newest.bytes - requestBytes(newest.method, targetLength(newest.url), 0) : keptHeadersBytes(headers);
     this.#add({
       method,
       url,
@@ -329,7 +332,7 @@ export class Journal {
       durationMs: Math.round((performance.now() - start) * 1000) / 1000,
       index: Number.isSafeInteger(index) ? index : 0,
       fault: this.#faults.get(request) ?? "",
-      bytes: requestBytes(method, targetLength(url), keptHeadersBytes(headers)),
+      bytes: requestBytes(method, targetLength(url), headerBytes),
     });
   }
 
