@@ -5,7 +5,7 @@
 import { EventEmitter } from "node:events";
 import type { IncomingMessage, ServerResponse } from "node:http";
 import { describe, expect, it } from "vitest";
-import { Journal, keptHeaders, keptHeadersBytes } from "../../src/server/control/journal.js";
+import { Journal, keptHeaders, keptHeadersBytes, sameHeaders } from "../../src/server/control/journal.js";
 import { FilterEvaluationError, FilterSyntaxError } from "../../src/errors.js";
 import { JOURNAL_DROPPED_HEADER } from "../../src/server/index.js";
 import { JOURNAL_BYTES, JOURNAL_ENTRY_OVERHEAD_BYTES, journalEntryBytes, MAX_JOURNAL_ENTRIES, REDACTED, type JournalEntry } from "../../src/server/index.js";
@@ -30,6 +30,16 @@ async function flood(target: TestAgent, count: number, from = 0, headers: Record
 }
 
 describe("the request journal", () => {
+  it("keeps one copy of the headers of a page polled again and again (the lane answers it), as each entry's Headers", async () => {
+    await agent.get("/v1/jobs?per_page=1");
+    agent.agent.clearRequests();
+    for (let i = 0; i < 3; i++) expect((await agent.get("/v1/jobs?per_page=1")).status).toBe(200);
+    const entries = agent.agent.requests("Path == `/v1/jobs`");
+    expect(entries.map((entry) => entry.RawQuery)).toEqual(["per_page=1", "per_page=1", "per_page=1"]);
+    expect(entries.map((entry) => entry.Headers === entries[0]!.Headers)).toEqual([true, true, true]);
+    expect(entries[0]!.Headers["host"]).toBe(new URL(agent.agent.url).host);
+  });
+
   it("records every request with its method, path, query, headers, status, time and index", async () => {
     agent.agent.clearRequests();
     const before = Date.now();
@@ -247,6 +257,46 @@ describe("the journal's observation of one request (issue 39: its cost per reque
     journal.observe(request, response).answered(4_242);
     response.emit("close");
     expect(journal.query()[0]!.Index).toBe(4_242);
+  });
+
+  it("keeps one copy of the headers of requests like the one before (a client polling a page), and a copy of its own for a request unlike it", () => {
+    const journal = journalOf();
+    // Equal headers in objects of their own, as Node makes them for each request.
+    const sent = [{ host: "h", "x-svc-token": "t" }, { host: "h", "x-svc-token": "t" }, { host: "h", "x-svc-token": "u" }, { host: "h", "x-svc-token": "u" }];
+    for (const headers of sent) {
+      const { request, response } = exchange(headers);
+      journal.observe(request, response);
+      response.emit("close");
+    }
+    const kept = journal.query().map((entry) => entry.Headers);
+    expect(kept.map((headers) => kept.indexOf(headers))).toEqual([0, 0, 2, 2]);
+    // Redacted alike: the token that differs is a secret.
+    expect(kept[0]).toEqual(kept[2]);
+    expect(journal.bytes).toBe(4 * journalEntryBytes(journal.query()[0]!));
+  });
+
+  it.each([
+    ["the same names and values", { a: "1", b: "2" }, { a: "1", b: "2" }, true],
+    ["no headers", {}, {}, true],
+    ["the same repeated values", { a: ["1", "2"] }, { a: ["1", "2"] }, true],
+    ["another value", { a: "1", b: "2" }, { a: "1", b: "3" }, false],
+    ["a header more", { a: "1" }, { a: "1", b: "2" }, false],
+    ["a header fewer", { a: "1", b: "2" }, { a: "1" }, false],
+    ["another name", { a: "1" }, { b: "1" }, false],
+    ["other repeated values", { a: ["1", "2"] }, { a: ["1", "3"] }, false],
+    ["a repeated value against one", { a: ["1"] }, { a: "1" }, false],
+  ] as [string, Record<string, string | string[]>, Record<string, string | string[]>, boolean][])("tells whether headers with %s are the same", (_name, a, b, same) => {
+    expect([sameHeaders(a, b), sameHeaders(b, a)]).toEqual([same, same]);
+  });
+
+  it.each(["/v1/jobs", "/v1/jobs?", "/v1/jobs?prefix=a&per_page=3", "/v1/jobs?a=1?b=2", "/"])("weighs the target %s as its entry's Path and RawQuery, without cutting it", (url) => {
+    const journal = journalOf();
+    const { request, response } = exchange({ host: "h" }, url);
+    journal.observe(request, response);
+    response.emit("close");
+    const [entry] = journal.query();
+    expect(entry!.Path + (url.includes("?") ? "?" : "") + entry!.RawQuery).toBe(url);
+    expect(journal.bytes).toBe(journalEntryBytes(entry!));
   });
 
   it.each([

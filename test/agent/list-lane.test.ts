@@ -6,7 +6,8 @@
  */
 import net from "node:net";
 import { gzipSync } from "node:zlib";
-import { describe, expect, it } from "vitest";
+import { describe, expect, it, vi } from "vitest";
+import { ServerResponse } from "node:http";
 import { ASYNC_GZIP_BYTES } from "../../src/server/list/pipeline.js";
 import { LIST_LANE_BYTES, startAgent, type Agent, type AgentOptions, type MetricsSummary } from "../../src/server/index.js";
 import { eventually, job, ON_POSTGRES, send, startTestAgent, testStore } from "./support.js";
@@ -101,6 +102,20 @@ describe("the lane of repeated list requests", () => {
       expect(again.body.equals(first.body)).toBe(true);
     }),
   );
+
+  it("hands Node a lane answer's headers as a flat list of names and values (its counted loop, not a for…in over an object)", async () =>
+    withAgent({}, async (agent) => {
+      const writeHead = vi.spyOn(ServerResponse.prototype, "writeHead");
+      try {
+        for (let i = 0; i < 2; i++) expect((await raw(agent, "/v1/jobs?per_page=7")).head[0]).toBe("HTTP/1.1 200 OK");
+        const written = writeHead.mock.contexts.flatMap((response, i) => ((response as ServerResponse).req.url === "/v1/jobs?per_page=7" ? [writeHead.mock.calls[i]![1]] : []));
+        expect(written).toHaveLength(2);
+        for (const headers of written) expect(headers).toEqual(["vary", "Accept-Encoding", "x-svc-index", expect.any(String), "x-svc-knownleader", "true", "x-svc-lastcontact", "0", "content-type", "application/json", "content-length", expect.any(String)]);
+        expect((await answers(agent)).lane).toBe(1);
+      } finally {
+        writeHead.mockRestore();
+      }
+    }));
 
   it("records the metrics the router would: the request, the list timer, the query", async () =>
     withAgent({ metrics: ONE_INTERVAL }, async (agent) => {

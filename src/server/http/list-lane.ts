@@ -80,16 +80,25 @@ export function listHeaders(names: HeaderNames, answer: ListAnswer, encoding: Li
 }
 
 /**
- * The headers of each answer written, by encoding, made once: a page polled again and again is
- * written with the same object. Weak: an answer the answer cache lets go takes its headers along.
+ * {@link listHeaders} as the flat list of names and values `writeHead` also takes: Node then
+ * writes them in a counted loop, where an object costs it a `for…in` with an own-property check a
+ * header, on objects of every shape the router's responses also pass through it.
  */
-type WrittenHeaders = WeakMap<ListAnswer, Partial<Record<ListEncoding, Record<string, string>>>>;
+export function listHeaderList(names: HeaderNames, answer: ListAnswer, encoding: ListEncoding, length: number): string[] {
+  return Object.entries(listHeaders(names, answer, encoding, length)).flat();
+}
+
+/**
+ * The headers of each answer written, by encoding, made once: a page polled again and again is
+ * written with the same list. Weak: an answer the answer cache lets go takes its headers along.
+ */
+type WrittenHeaders = WeakMap<ListAnswer, Partial<Record<ListEncoding, string[]>>>;
 
 /** Writes a list answer to `response` in `encoding`, its body given (the answer's, or its gzip); its headers made once into `written`. */
 function writeAnswer(response: ServerResponse, names: HeaderNames, answer: ListAnswer, encoding: ListEncoding, body: Buffer, written: WrittenHeaders): void {
   let byEncoding = written.get(answer);
   if (byEncoding === undefined) written.set(answer, (byEncoding = {}));
-  response.writeHead(200, (byEncoding[encoding] ??= listHeaders(names, answer, encoding, body.length)));
+  response.writeHead(200, (byEncoding[encoding] ??= listHeaderList(names, answer, encoding, body.length)));
   if (encoding === "gzip") {
     // Written before the end, so that Node sends it chunked rather than count its length.
     response.write(body);

@@ -240,8 +240,9 @@ export class InmemSink {
         counted = counters.map(({ name, labels }, i) => this.#aggregate(current.counters, name, labels, counterHashes[i]));
         sampled = samples.map(({ name, labels }, i) => this.#aggregate(current.samples, name, labels, sampleHashes[i]));
       }
-      for (const aggregate of counted) aggregate.ingest(count);
-      for (const aggregate of sampled) aggregate.ingest(value);
+      // Counted loops: a `for…of` makes an iterator a loop, and this runs for every answer the lane writes.
+      for (let i = 0; i < counted.length; i++) counted[i]!.ingest(count);
+      for (let i = 0; i < sampled.length; i++) sampled[i]!.ingest(value);
     };
   }
 
