@@ -124,8 +124,14 @@ export class PostgresStore implements Store {
   #flushing = false;
   /** The highest index announced on the channel. */
   #announced = 0;
-  /** The last index of the batch being stored optimistically (0 when none is). */
+  /** The last index of the batch being stored (0 when none is). */
   #storing = 0;
+  /**
+   * True while a group commit waits for the counter's lock, which comes with every write committed
+   * before it: the notifications of those writes then start no catch-up of their own, which would
+   * read the same rows again.
+   */
+  #locking = false;
   /** The barrier of consistent reads under way, and the next one, which reads that came meanwhile wait for (see {@link PostgresStore.catchUp}). */
   #barrier: Promise<void> | undefined;
   #nextBarrier: Promise<void> | undefined;
@@ -161,7 +167,7 @@ export class PostgresStore implements Store {
       (payload) => {
         const index = Number(payload);
         if (index > store.#announced) store.#announced = index;
-        if (index > store.index && index > store.#storing) void store.sync();
+        if (index > store.index && index > store.#storing && !store.#locking) void store.sync();
       },
       () => void store.sync(),
     );
@@ -365,20 +371,12 @@ export class PostgresStore implements Store {
     try {
       applied =
         (await this.#commitOptimistically(batch, since)) ??
-        (await this.database.transaction(async (session) => {
-          // The counter's row lock: from here until the commit, no other agent writes. With it come the writes of other agents
-          // committed since the copy's index, which bring the copy up to them, so that each `apply` sees the latest state.
-          const index = await this.#readChanges(session, true);
-          const again = this.#apply(batch, index);
-          if (again.done.length === 0) return again;
-          // The notification of the batch's own index is not taken for another agent's write meanwhile (see `#commitOptimistically`).
-          this.#storing = again.counter.index;
-          await this.#store(session, again.done, again.counter, true);
-          return again;
-        }, since).finally(() => (this.#storing = 0)));
+        (await this.#commitLocked(batch, since));
     } catch (error) {
       // The database refused the statement or the transaction (or is away): no write of the batch happened.
       for (const write of batch) write.reject(error);
+      // The notifications left while the lock was awaited.
+      if (this.#announced > this.#copy.index) void this.sync();
       return;
     }
     for (const { write, index, changes, result } of applied.done) {
@@ -388,6 +386,37 @@ export class PostgresStore implements Store {
     for (const { write, error } of applied.refused) write.reject(error);
     // A notification of another agent's write that came while this batch was being stored was left for now.
     if (this.#announced > this.#copy.index) void this.sync();
+  }
+
+  /**
+   * The batch applied holding the counter's lock, on the state brought up to date, and stored. A
+   * catch-up under way is awaited first (outside the lock), so that the rows it reads are not read
+   * again with the lock; the notifications that come while the lock is awaited are left to it.
+   */
+  async #commitLocked(batch: readonly QueuedWrite[], since: number): Promise<AppliedBatch> {
+    await this.#syncing;
+    this.#locking = true;
+    try {
+      return await this.database.transaction(async (session) => {
+        // The counter's row lock: from here until the commit, no other agent writes. With it come the writes of other agents
+        // committed since the copy's index, which bring the copy up to them, so that each `apply` sees the latest state.
+        let index: number;
+        try {
+          index = await this.#readChanges(session, true);
+        } finally {
+          this.#locking = false;
+        }
+        const again = this.#apply(batch, index);
+        if (again.done.length === 0) return again;
+        // The notification of the batch's own index is not taken for another agent's write meanwhile (see `#commitOptimistically`).
+        this.#storing = again.counter.index;
+        await this.#store(session, again.done, again.counter, true);
+        return again;
+      }, since);
+    } finally {
+      this.#locking = false;
+      this.#storing = 0;
+    }
   }
 
   /**
