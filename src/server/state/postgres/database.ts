@@ -392,11 +392,11 @@ export async function connectServer(url: string, options: ServerOptions = {}): P
       let committed = false;
       try {
         const result = await work({
-          query: (sql, params) => {
+          query: async (sql, params) => {
             if (committed) throw new Error("the transaction was committed by its last statement");
             return statement(client, sql, params, false);
           },
-          queryAndCommit: (sql, params) => {
+          queryAndCommit: async (sql, params) => {
             if (committed) throw new Error("the transaction was committed by its last statement");
             committed = true;
             return statementAndCommit(client, inlineParameters(sql, params ?? []), kind === "main");
@@ -589,8 +589,19 @@ export function fromPglite(instance: PgliteLike): Database {
   const transaction: Database["transaction"] = (work) =>
     instance.transaction((tx) => {
       // In-process, a statement costs no round trip: the last one is a statement like the others, and the transaction commits as `work` resolves.
-      const query = async (sql: string, params?: readonly unknown[]) => (await tx.query<TextRow>(sql, params === undefined ? undefined : [...params])).rows;
-      return work({ query, queryAndCommit: query });
+      let committed = false;
+      const query = async (sql: string, params?: readonly unknown[]) => {
+        if (committed) throw new Error("the transaction was committed by its last statement");
+        return (await tx.query<TextRow>(sql, params === undefined ? undefined : [...params])).rows;
+      };
+      return work({
+        query,
+        queryAndCommit: async (sql, params) => {
+          const rows = await query(sql, params);
+          committed = true;
+          return rows;
+        },
+      });
     });
   return {
     query,
