@@ -227,7 +227,7 @@ export class PostgresStore implements Store {
         // The rows without a search document, which every pushed-down filter selects: almost always none.
         await session.query(`CREATE INDEX IF NOT EXISTS rows_undocumented ON ${s}.rows (tbl) WHERE doc IS NOT NULL AND document IS NULL AND tbl IN (${documented.join(", ")})`);
       }
-      // The counter's lock and the changes since an index, in one statement (see \`#commit\`): a function, volatile, so that its
+      // The counter's lock and the changes since an index, in one statement (see #commitLocked): a function, volatile, so that its
       // second statement's snapshot is taken once the lock is held, and holds every write committed before it.
       await session.query(
         `CREATE OR REPLACE FUNCTION ${s}.locked_changes(after bigint) RETURNS TABLE (kind text, tbl text, key text, doc text, idx text, message text)
@@ -361,8 +361,8 @@ export class PostgresStore implements Store {
    * holding the counter's lock, on the state brought up to date (`apply` may therefore run twice: it
    * changes nothing but its transaction). The other agents wait for that lock: it is held for two
    * statements, each one round trip on a server (the lock with the changes since the copy's index,
-   * then the rows stored with the commit), rather than five (the lock, the changes, the rows, the
-   * commit, each answered before the next was sent, at the cost of a wake-up of each process).
+   * then the rows stored with the commit), rather than four (the lock, the changes, the rows, the
+   * commit, each answered before the next was sent, each costing a wake-up of both processes).
    */
   async #commit(batch: readonly QueuedWrite[]): Promise<void> {
     // While the database is away, a batch waits for it as long as its first write may (see `Database.transaction`).
