@@ -34,6 +34,17 @@ export interface SqlSession {
   query(sql: string, params?: readonly unknown[]): Promise<TextRow[]>;
 }
 
+/** One transaction of the database: its statements, and the last one, which commits it. */
+export interface TransactionSession extends SqlSession {
+  /**
+   * Runs `sql`, the transaction's last statement, and commits the transaction with it: on a
+   * server in one round trip (the statement and the `COMMIT` sent as one script, its parameters,
+   * strings, written into it as literals), so that a transaction holding a lock others wait for
+   * holds it no longer than that statement's answer. Nothing may run in the transaction after it.
+   */
+  queryAndCommit(sql: string, params?: readonly string[]): Promise<TextRow[]>;
+}
+
 /** A PostgreSQL database as the agent's store uses it. */
 export interface Database extends SqlSession {
   /**
@@ -51,7 +62,7 @@ export interface Database extends SqlSession {
    * time: when the request that needs the transaction arrived; now by default), so that a request
    * queued behind another's hold waits no longer than its own.
    */
-  transaction<T>(work: (session: SqlSession) => Promise<T>, since?: number): Promise<T>;
+  transaction<T>(work: (session: TransactionSession) => Promise<T>, since?: number): Promise<T>;
   /**
    * Runs `work`, which only reads, in a `REPEATABLE READ READ ONLY` transaction (one snapshot for
    * all its statements) on the connections kept for list pages (each statement cancelled by the
@@ -357,16 +368,41 @@ export async function connectServer(url: string, options: ServerOptions = {}): P
   };
 
   /**
+   * Runs `sql` and then `COMMIT` as one script (the simple protocol: one round trip, no
+   * parameters); the rows of `sql`. The commit's outcome is unknown when the connection fails.
+   */
+  const statementAndCommit = async (client: pg.PoolClient, sql: string, outcomeUnknown: boolean): Promise<TextRow[]> => {
+    try {
+      // A script of several statements answers with a result for each.
+      const results = (await client.query<TextRow>(`${sql};\nCOMMIT`)) as unknown as pg.QueryResult<TextRow> | pg.QueryResult<TextRow>[];
+      return (Array.isArray(results) ? results[0]! : results).rows;
+    } catch (error) {
+      throw connectionFailed(error) ? unavailable(error, outcomeUnknown) : error;
+    }
+  };
+
+  /**
    * A transaction on a connection of `kind`, begun by `begin` (one statement, or several without
    * parameters, which the server takes in one round trip): the list pool's only read, so a commit
    * lost on its way leaves nothing unknown.
    */
-  const transaction = <T>(kind: "main" | "list", work: (session: SqlSession) => Promise<T>, since?: number, begin = "BEGIN"): Promise<T> =>
+  const transaction = <T>(kind: "main" | "list", work: (session: TransactionSession) => Promise<T>, since?: number, begin = "BEGIN"): Promise<T> =>
     withClient(kind, since, async (client) => {
       await statement(client, begin, undefined, false);
+      let committed = false;
       try {
-        const result = await work({ query: (sql, params) => statement(client, sql, params, false) });
-        await statement(client, "COMMIT", undefined, kind === "main");
+        const result = await work({
+          query: async (sql, params) => {
+            if (committed) throw new Error("the transaction was committed by its last statement");
+            return statement(client, sql, params, false);
+          },
+          queryAndCommit: async (sql, params) => {
+            if (committed) throw new Error("the transaction was committed by its last statement");
+            committed = true;
+            return statementAndCommit(client, inlineParameters(sql, params ?? []), kind === "main");
+          },
+        });
+        if (!committed) await statement(client, "COMMIT", undefined, kind === "main");
         return result;
       } catch (error) {
         if (!(error instanceof DatabaseUnavailableError)) await client.query("ROLLBACK").catch(() => {});
@@ -389,6 +425,20 @@ export async function connectServer(url: string, options: ServerOptions = {}): P
       await Promise.all([pools.main.end(), pools.list.end(), ...ending]);
     },
   };
+}
+
+/**
+ * `sql` with its parameters `$1`, `$2`… written in as string literals (`E'…'`, whose escapes do not
+ * depend on `standard_conforming_strings`): for a script, which the simple protocol runs without
+ * parameters. A literal is typed by its context as a parameter is (`$1::json`, a function's
+ * argument). Only for the agent's own statements, whose text holds no `$` but its parameters'.
+ */
+export function inlineParameters(sql: string, params: readonly string[]): string {
+  return sql.replace(/\$(\d+)/g, (_, position: string) => {
+    const value = params[Number(position) - 1];
+    if (value === undefined) throw new Error(`the statement has no parameter ${position}`);
+    return `E'${value.replace(/[\\']/g, (character) => (character === "'" ? "''" : "\\\\"))}'`;
+  });
 }
 
 /**
@@ -537,7 +587,22 @@ export function fromPglite(instance: PgliteLike): Database {
   const unlisten: ((...args: never[]) => Promise<void>)[] = [];
   const query: Database["query"] = async (sql, params) => (await instance.query<TextRow>(sql, params === undefined ? undefined : [...params])).rows;
   const transaction: Database["transaction"] = (work) =>
-    instance.transaction((tx) => work({ query: async (sql, params) => (await tx.query<TextRow>(sql, params === undefined ? undefined : [...params])).rows }));
+    instance.transaction((tx) => {
+      // In-process, a statement costs no round trip: the last one is a statement like the others, and the transaction commits as `work` resolves.
+      let committed = false;
+      const query = async (sql: string, params?: readonly unknown[]) => {
+        if (committed) throw new Error("the transaction was committed by its last statement");
+        return (await tx.query<TextRow>(sql, params === undefined ? undefined : [...params])).rows;
+      };
+      return work({
+        query,
+        queryAndCommit: async (sql, params) => {
+          const rows = await query(sql, params);
+          committed = true;
+          return rows;
+        },
+      });
+    });
   return {
     query,
     write: query,

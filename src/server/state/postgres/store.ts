@@ -39,7 +39,7 @@ import {
   type Transaction,
   type WriteMessage,
 } from "../store.js";
-import { DatabaseUnavailableError, type Database, type SqlSession, type TextRow } from "./database.js";
+import { DatabaseUnavailableError, type Database, type SqlSession, type TextRow, type TransactionSession } from "./database.js";
 import { sqlPage } from "./pages.js";
 import { decodeRow, encodeRow, rowColumns } from "./rows.js";
 
@@ -124,8 +124,14 @@ export class PostgresStore implements Store {
   #flushing = false;
   /** The highest index announced on the channel. */
   #announced = 0;
-  /** The last index of the batch being stored optimistically (0 when none is). */
+  /** The last index of the batch being stored (0 when none is). */
   #storing = 0;
+  /**
+   * True while a group commit waits for the counter's lock, which comes with every write committed
+   * before it: the notifications of those writes then start no catch-up of their own, which would
+   * read the same rows again.
+   */
+  #locking = false;
   /** The barrier of consistent reads under way, and the next one, which reads that came meanwhile wait for (see {@link PostgresStore.catchUp}). */
   #barrier: Promise<void> | undefined;
   #nextBarrier: Promise<void> | undefined;
@@ -161,7 +167,7 @@ export class PostgresStore implements Store {
       (payload) => {
         const index = Number(payload);
         if (index > store.#announced) store.#announced = index;
-        if (index > store.index && index > store.#storing) void store.sync();
+        if (index > store.index && index > store.#storing && !store.#locking) void store.sync();
       },
       () => void store.sync(),
     );
@@ -221,6 +227,12 @@ export class PostgresStore implements Store {
         // The rows without a search document, which every pushed-down filter selects: almost always none.
         await session.query(`CREATE INDEX IF NOT EXISTS rows_undocumented ON ${s}.rows (tbl) WHERE doc IS NOT NULL AND document IS NULL AND tbl IN (${documented.join(", ")})`);
       }
+      // The counter's lock and the changes since an index, in one statement (see #commitLocked): a function, volatile, so that its
+      // second statement's snapshot is taken once the lock is held, and holds every write committed before it.
+      await session.query(
+        `CREATE OR REPLACE FUNCTION ${s}.locked_changes(after bigint) RETURNS TABLE (kind text, tbl text, key text, doc text, idx text, message text)
+          LANGUAGE sql VOLATILE AS $body$ SELECT index FROM ${s}.state FOR UPDATE; ${changesQuery(s, "after")} $body$`,
+      );
       await session.query(`CREATE TABLE IF NOT EXISTS ${s}.claims (name text PRIMARY KEY, claimed_at timestamptz NOT NULL DEFAULT now(), done boolean NOT NULL DEFAULT false)`);
       await session.query(
         `CREATE TABLE IF NOT EXISTS ${s}.members (
@@ -347,7 +359,10 @@ export class PostgresStore implements Store {
    * is still the copy's, so that the counter's row is locked only while PostgreSQL stores the rows.
    * Otherwise, or when another agent wrote meanwhile (nothing is then stored), the batch is applied
    * holding the counter's lock, on the state brought up to date (`apply` may therefore run twice: it
-   * changes nothing but its transaction).
+   * changes nothing but its transaction). The other agents wait for that lock: it is held for two
+   * statements, each one round trip on a server (the lock with the changes since the copy's index,
+   * then the rows stored with the commit), rather than four (the lock, the changes, the rows, the
+   * commit, each answered before the next was sent, each costing a wake-up of both processes).
    */
   async #commit(batch: readonly QueuedWrite[]): Promise<void> {
     // While the database is away, a batch waits for it as long as its first write may (see `Database.transaction`).
@@ -356,20 +371,12 @@ export class PostgresStore implements Store {
     try {
       applied =
         (await this.#commitOptimistically(batch, since)) ??
-        (await this.database.transaction(async (session) => {
-          // The counter's row lock: from here until the commit, no other agent writes.
-          const [state] = await session.query(`SELECT index::text AS index FROM ${this.sqlSchema}.state FOR UPDATE`);
-          const index = Number(state!.index);
-          // Writes of other agents committed since the copy's index: bring the copy up to them, so that each `apply`
-          // sees the latest state (a statement of its own, whose snapshot holds what was committed before the lock came).
-          if (index > this.#copy.index) await this.#readChanges(session);
-          const again = this.#apply(batch, index);
-          if (again.done.length > 0) await this.#store(session, again.done, again.counter);
-          return again;
-        }, since));
+        (await this.#commitLocked(batch, since));
     } catch (error) {
       // The database refused the statement or the transaction (or is away): no write of the batch happened.
       for (const write of batch) write.reject(error);
+      // The notifications left while the lock was awaited.
+      if (this.#announced > this.#copy.index) void this.sync();
       return;
     }
     for (const { write, index, changes, result } of applied.done) {
@@ -379,6 +386,37 @@ export class PostgresStore implements Store {
     for (const { write, error } of applied.refused) write.reject(error);
     // A notification of another agent's write that came while this batch was being stored was left for now.
     if (this.#announced > this.#copy.index) void this.sync();
+  }
+
+  /**
+   * The batch applied holding the counter's lock, on the state brought up to date, and stored. A
+   * catch-up under way is awaited first (outside the lock), so that the rows it reads are not read
+   * again with the lock; the notifications that come while the lock is awaited are left to it.
+   */
+  async #commitLocked(batch: readonly QueuedWrite[], since: number): Promise<AppliedBatch> {
+    await this.#syncing;
+    this.#locking = true;
+    try {
+      return await this.database.transaction(async (session) => {
+        // The counter's row lock: from here until the commit, no other agent writes. With it come the writes of other agents
+        // committed since the copy's index, which bring the copy up to them, so that each `apply` sees the latest state.
+        let index: number;
+        try {
+          index = await this.#readChanges(session, true);
+        } finally {
+          this.#locking = false;
+        }
+        const again = this.#apply(batch, index);
+        if (again.done.length === 0) return again;
+        // The notification of the batch's own index is not taken for another agent's write meanwhile (see `#commitOptimistically`).
+        this.#storing = again.counter.index;
+        await this.#store(session, again.done, again.counter, true);
+        return again;
+      }, since);
+    } finally {
+      this.#locking = false;
+      this.#storing = 0;
+    }
   }
 
   /**
@@ -441,6 +479,7 @@ export class PostgresStore implements Store {
     session: SqlSession,
     writes: readonly { index: number; changes: Changes; write?: { readonly message: WriteMessage } }[],
     counter?: Counter,
+    commit = false,
   ): Promise<boolean> {
     const last = new Map<string, { table: TableName; key: string; row: unknown; index: number; message: WriteMessage | undefined }>();
     const merged: Partial<Record<TableName, Map<string, unknown>>> = {};
@@ -512,7 +551,8 @@ export class PostgresStore implements Store {
       return true;
     }
     const notify = `SELECT pg_notify(${param(this.#channel)}, ${param(String(counter.index))}) FROM counted`;
-    const [outcome] = await session.query(`WITH ${parts.join(",\n")} SELECT (SELECT count(*) FROM (${notify}) AS notified)::text AS stored`, params);
+    const sql = `WITH ${parts.join(",\n")} SELECT (SELECT count(*) FROM (${notify}) AS notified)::text AS stored`;
+    const [outcome] = commit ? await (session as TransactionSession).queryAndCommit(sql, params) : await session.query(sql, params);
     return outcome!.stored === "1";
   }
 
@@ -534,17 +574,13 @@ export class PostgresStore implements Store {
   /**
    * Brings the copy up to the database: reads, in one snapshot, the index, the tables' indexes and
    * the rows changed since the copy's index, and applies them as one write (which wakes the
-   * blocking queries of the tables it touched and reaches the store's listeners).
+   * blocking queries of the tables it touched and reaches the store's listeners); with `lock`,
+   * taking the counter's lock first, in the same statement. Resolves to the database's index.
    */
-  async #readChanges(session: SqlSession): Promise<void> {
+  async #readChanges(session: SqlSession, lock = false): Promise<number> {
     const after = String(this.#copy.index);
     const s = this.sqlSchema;
-    const rows = await session.query(
-      `SELECT 'state' AS kind, NULL AS tbl, NULL AS key, NULL AS doc, index::text AS idx, NULL AS message FROM ${s}.state
-       UNION ALL SELECT 'table', tbl, NULL, NULL, index::text, NULL FROM ${s}.table_index WHERE index > $1::bigint
-       UNION ALL SELECT 'row', tbl, key, doc, modify_index::text, message FROM ${s}.rows WHERE modify_index > $1::bigint`,
-      [after],
-    );
+    const rows = await session.query(lock ? `SELECT * FROM ${s}.locked_changes($1::bigint)` : changesQuery(s, "$1::bigint"), [after]);
     const index = Number(rows.find((row) => row.kind === "state")!.idx);
     const tableIndexes = new Map<TableName, number>();
     for (const row of rows) if (row.kind === "table" && isTable(row.tbl)) tableIndexes.set(row.tbl, Number(row.idx));
@@ -555,6 +591,7 @@ export class PostgresStore implements Store {
       this.#othersWroteAt = performance.now();
     }
     this.#syncedAt = Date.now();
+    return index;
   }
 
   /**
@@ -642,6 +679,16 @@ export class PostgresStore implements Store {
   close(): void {
     this.#copy.close();
   }
+}
+
+/**
+ * The statement that reads, in one snapshot, the database's index, the tables' indexes and the rows
+ * changed after the index `after` (an SQL expression) of the schema `s` (quoted).
+ */
+function changesQuery(s: string, after: string): string {
+  return `SELECT 'state'::text AS kind, NULL::text AS tbl, NULL::text AS key, NULL::text AS doc, index::text AS idx, NULL::text AS message FROM ${s}.state
+       UNION ALL SELECT 'table', tbl, NULL, NULL, index::text, NULL FROM ${s}.table_index WHERE index > ${after}
+       UNION ALL SELECT 'row', tbl, key, doc, modify_index::text, message FROM ${s}.rows WHERE modify_index > ${after}`;
 }
 
 function isTable(name: string | null | undefined): name is TableName {
