@@ -499,7 +499,7 @@ export async function waitUntilSettled(origin: string): Promise<void> {
 const NODE_WRITTEN_HEADERS = new Set(["date", "connection", "keep-alive", "content-length", "transfer-encoding"]);
 
 /** What the agent answers to `request` (its status, headers and body bytes), and how many items the body holds. */
-async function record(origin: string, request: LoadRequest): Promise<{ recorded: RecordedResponse; items: number }> {
+export async function record(origin: string, request: LoadRequest): Promise<{ recorded: RecordedResponse; items: number }> {
   const response = await undiciRequest(`${origin}${request.path}`, { headers: request.headers });
   const body = Buffer.from(await response.body.arrayBuffer());
   if (response.statusCode !== 200) throw new Error(`${request.path}: ${response.statusCode} ${body.toString("utf8")}`);
@@ -510,7 +510,8 @@ async function record(origin: string, request: LoadRequest): Promise<{ recorded:
   const gzip = request.headers?.["accept-encoding"] !== undefined;
   if (gzip && headers["content-encoding"] !== "gzip") throw new Error(`${request.path}: not gzip-encoded (${headers["content-encoding"] ?? "no Content-Encoding"})`);
   const text = (gzip ? gunzipSync(body) : body).toString("utf8");
-  return { recorded: { url: request.path, gzip, status: response.statusCode, headers, body: body.toString("base64") }, items: (JSON.parse(text) as unknown[]).length };
+  const chunked = response.headers["transfer-encoding"] === "chunked";
+  return { recorded: { url: request.path, gzip, status: response.statusCode, headers, chunked, body: body.toString("base64") }, items: (JSON.parse(text) as unknown[]).length };
 }
 
 
