@@ -162,8 +162,9 @@ export function processHeapHooks(): HeapHooks {
 /**
  * Compacts the heap at rest: after a full collection that left the old generation sparse
  * ({@link isFragmented}), it checks the event loop every {@link IDLE_WINDOW_MS}, and once a whole
- * window was idle ({@link IDLE_UTILIZATION}) runs one compacting collection ({@link compactNow}).
- * Between a compaction and the next sparse full collection it does nothing.
+ * window was idle ({@link IDLE_UTILIZATION}) runs one compacting collection ({@link compactNow});
+ * a full collection meanwhile that leaves it dense cancels the check. Between a compaction and
+ * the next sparse full collection it does nothing.
  */
 export class IdleHeapCompactor {
   /** Compacting collections run so far (a second one, when the first left the heap sparse, counts too). */
@@ -220,9 +221,17 @@ export class IdleHeapCompactor {
   }
 
   #afterFullCollection(): void {
-    // A check already armed covers this collection; a sparse heap arms one.
-    if (this.#timer !== undefined || this.#stopObserving === undefined || !isFragmented(this.#hooks.oldSpace())) return;
-    this.#arm();
+    if (this.#stopObserving === undefined) return;
+    // Only just after a full collection does the old space's use count live bytes alone: later
+    // it counts the objects promoted since, dead ones too, and a sparse heap fills up with garbage.
+    if (!isFragmented(this.#hooks.oldSpace())) {
+      // V8's own compaction, or our own, left it dense: nothing is due.
+      this.#timer?.close();
+      this.#timer = undefined;
+      return;
+    }
+    // A check already armed covers this collection too.
+    if (this.#timer === undefined) this.#arm();
   }
 
   #arm(): void {
@@ -238,8 +247,7 @@ export class IdleHeapCompactor {
       this.#arm();
       return;
     }
-    // Another full collection may have compacted enough on its own meanwhile.
-    if (isFragmented(this.#hooks.oldSpace())) this.compactNow();
+    this.compactNow();
   }
 }
 

@@ -186,13 +186,20 @@ describe("the agent's heap compaction", () => {
     expect(armed()).toHaveLength(0);
   });
 
-  it("skips the compaction when a collection meanwhile left the heap dense", () => {
-    const { state, hooks, fire } = fakeHooks(SPARSE);
+  it("cancels its check when a full collection meanwhile leaves the heap dense, and compacts a heap that filled up with garbage since the sparse one", () => {
+    const { state, hooks, armed } = fakeHooks(SPARSE);
     const compactor = new IdleHeapCompactor(hooks).start();
     state.listener!();
     state.oldSpace = DENSE;
-    fire();
-    expect([compactor.checks, compactor.compactions, state.collections, state.flags]).toEqual([1, 0, 0, []]);
+    state.listener!();
+    expect(armed()).toHaveLength(0);
+    expect([compactor.checks, compactor.compactions, state.collections, state.flags]).toEqual([0, 0, 0, []]);
+    // Sparse after a full collection, then filled with promoted garbage (its use counts it): still compacted.
+    state.oldSpace = SPARSE;
+    state.listener!();
+    state.oldSpace = { sizeBytes: SPARSE.sizeBytes, usedBytes: SPARSE.sizeBytes - MIB };
+    armed()[0]!.callback();
+    expect([compactor.checks, compactor.compactions, state.collections]).toEqual([1, 1, 1]);
   });
 
   it("collects a second time when the first (an incremental marking begun without the flag) left the heap sparse, and puts the flag back even when a collection throws", () => {
