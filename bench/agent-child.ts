@@ -7,16 +7,16 @@
  * instance (PGlite cannot be shared across processes). It sends their URLs, answers each probe
  * with the number of blocking queries waiting (`Agent.blockingQueries`; after a full garbage
  * collection when asked, so that the parent's reading of the process's RSS does not depend on
- * when V8 last collected), and exits when the parent goes away. The parent reads the process's CPU
+ * when V8 last collected: the compacting one the agent runs once idle, src/cli/heap.ts), and exits when the parent goes away. The parent reads the process's CPU
  * time from /proc/<pid>/stat (bench/load.ts), as it does the bare server's. Its heap is set up as
- * `bexpr agent` sets its own (src/cli/heap.ts: every full collection compacts), so that its memory
- * is the command's.
+ * `bexpr agent` sets its own (src/cli/heap.ts: compacted when idle), so that its CPU and memory
+ * are the command's.
  */
 import { startAgent, type Agent, type AgentOptions } from "bexpr/server";
-import { compactHeapOnFullCollections } from "../src/cli/heap.js";
+import { compactHeapWhenIdle } from "../src/cli/heap.js";
 import { BENCH_AGENT_DATA } from "./data.js";
 
-compactHeapOnFullCollections();
+const { compactor } = compactHeapWhenIdle();
 
 /** What the parent asks for. */
 export interface AgentChildConfig {
@@ -59,7 +59,8 @@ const send = (message: AgentChildMessage) => process.send?.(message);
 
 process.on("message", (message: AgentParentMessage) => {
   if (message.kind !== "probe") return;
-  if (message.collect) (globalThis as { gc?: () => void }).gc?.();
+  // What the agent does once idle, at once (a Node started with a choice of its own: a plain collection).
+  if (message.collect) compactor === undefined ? (globalThis as { gc?: () => void }).gc?.() : compactor.compactNow();
   send({ kind: "probed", blockingQueries: agents[0]!.blockingQueries });
 });
 // Without its parent, nobody would stop it.

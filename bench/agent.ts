@@ -385,9 +385,9 @@ const RSS_SETTLE_SAMPLE_MS = 250;
 /** The agent's RSS at a moment of the bench: its peak around a full collection, and at rest. */
 export interface AgentRss {
   /**
-   * Just after a full garbage collection: the agent compacts its heap on full collections
-   * (`src/cli/heap.ts`), which holds the live objects twice while it moves them, and the pages it
-   * emptied are not given back yet; about what the agent peaks at.
+   * Just after a full garbage collection: the compacting one the agent runs once idle
+   * (`src/cli/heap.ts`; the probe runs it at once), which holds the live objects twice while it
+   * moves them, and the pages it emptied are not given back yet; about what the agent peaks at.
    */
   readonly peakBytes: number;
   /** After a second full collection, the lowest of {@link RSS_SETTLE_SAMPLES} samples: the pages given back. */

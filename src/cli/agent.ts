@@ -6,7 +6,7 @@
 import { LOG_LEVELS, OptionsError, readConfigFile, startAgent, type Agent, type AgentOptions, type HeaderStyle, type LogLevel } from "../server/index.js";
 import { DEFAULT_OPTIONS, resolveOptions } from "../server/options.js";
 import { parseAllowedHosts } from "../server/control/browser-guard.js";
-import { compactHeapOnFullCollections } from "./heap.js";
+import { compactHeapWhenIdle, type HeapCompaction, type IdleHeapCompactor } from "./heap.js";
 import { CommandError, parseCommandLine, UsageError, type Io, type Outcome } from "./terminal.js";
 
 export const AGENT_USAGE = `Usage: bexpr agent [options]
@@ -197,14 +197,16 @@ function listenHint(code: string, port: number): string {
 export async function runAgent(args: readonly string[], io: Pick<Io, "stdout">): Promise<Outcome> {
   let agent: Agent;
   let options: AgentOptions | "help" | "version" = {};
-  let compacting = false;
+  let compaction: HeapCompaction = "never";
+  let compactor: IdleHeapCompactor | undefined;
   try {
     options = agentOptions(args);
     if (options === "help" || options === "version") return options;
     // Before the state grows: the process is the agent's (src/cli/heap.ts).
-    compacting = compactHeapOnFullCollections();
+    ({ compaction, compactor } = compactHeapWhenIdle());
     agent = await startAgent(options);
   } catch (error) {
+    compactor?.stop();
     // A bad option, a taken port or an address that cannot be listened on is the user's to fix:
     // one line, exit status 1.
     if (error instanceof OptionsError) throw new CommandError(error.message);
@@ -225,11 +227,12 @@ export async function runAgent(args: readonly string[], io: Pick<Io, "stdout">):
     ...(acl.enabled ? ["ACLs enforced"] : []),
     ...(agent.options.headers === "svc" ? [] : [`${agent.options.headers} headers`]),
     ...(store === "memory" ? [] : [`state in PostgreSQL${agent.leading ? ", leading" : ""}`]),
-    ...(compacting ? ["heap compacted on full collections"] : []),
+    ...(compaction === "idle" ? ["heap compacted when idle"] : compaction === "always" ? ["heap compacted on full collections"] : []),
   ];
   const stopped = new Promise<void>((resolve) => {
     const stop = () => {
       io.stdout.write("bexpr agent stopping\n");
+      compactor?.stop();
       void agent.close().then(resolve);
     };
     process.once("SIGINT", stop);

@@ -81,11 +81,13 @@ describe("bexpr agent", () => {
     expect(logged.map((line) => (JSON.parse(line) as { msg: string }).msg)).toContain("request completed");
   });
 
-  it("asks V8 to compact the heap on full collections, unless node was started with the flag's negation", async () => {
+  it("compacts the heap when idle, unless node was started with the flag or its negation", async () => {
     const agent = await startCli(["--port", "0", "--no-demo"]);
-    expect((await agent.stop()).output).toMatch(/^bexpr agent listening on \S+ \(region global, datacenter dc1, heap compacted on full collections\)\n/);
+    expect((await agent.stop()).output).toMatch(/^bexpr agent listening on \S+ \(region global, datacenter dc1, heap compacted when idle\)\n/);
     const refused = await startCli(["--port", "0", "--no-demo"], {}, ["--no-compact-on-every-full-gc"]);
     expect((await refused.stop()).output).toMatch(/^bexpr agent listening on \S+ \(region global, datacenter dc1\)\n/);
+    const always = await startCli(["--port", "0", "--no-demo"], {}, ["--compact-on-every-full-gc"]);
+    expect((await always.stop()).output).toMatch(/^bexpr agent listening on \S+ \(region global, datacenter dc1, heap compacted on full collections\)\n/);
   });
 
   it("takes options from a JSON config file, flags overriding it", async () => {
