@@ -180,8 +180,8 @@ export class AccessControl {
     private readonly store: Store,
     readonly enabled: boolean,
     limits: { minTtlMs: number; maxTtlMs: number },
-    /** Epoch milliseconds now, on the agent's clock: tokens are created and expire by it. */
-    private readonly now: () => number = Date.now,
+    /** Epoch milliseconds now, on the agent's clock: tokens are created and expire by it (the list lane's answers too). */
+    readonly now: () => number = Date.now,
   ) {
     this.#minTtlMs = limits.minTtlMs;
     this.#maxTtlMs = limits.maxTtlMs;

@@ -187,7 +187,8 @@ export class ListLane {
     const encoding = listEncoding(request.headers);
     if (encoding === undefined) return undefined;
     const entry = this.#entries.get(this.#keyOf(request, encoding));
-    if (entry === undefined || Date.now() >= entry.expiresAt) return undefined;
+    // The token's expiry on the agent's clock, as the ACL reads it (a test may drive that clock).
+    if (entry === undefined || this.context.acl.now() >= entry.expiresAt) return undefined;
     return { entry, encoding };
   }
 
