@@ -39,7 +39,7 @@ export const POSTGRES_PROGRAMS: OptionalPart = {
   name: "PostgreSQL's programs",
   packages: "postgresql",
   skips: "the real-server half of the SQL and agent-on-postgres tests (PGlite runs them alone), the cluster of agent processes and the fault suite",
-  files: ["test/faults/postgres.test.ts", "test/cluster/several-agents.test.ts", "test/agent/pushdown-bounds.test.ts", "test/sql/databases.test.ts"],
+  files: ["test/faults/postgres.test.ts", "test/cluster/several-agents.test.ts", "test/agent/pushdown-bounds.test.ts", "test/sql/databases.test.ts", "test/agent/postgres-writers.test.ts"],
   requireVariable: "BEXPR_TEST_REQUIRE_POSTGRES",
   present: () => postgresBinDir() !== undefined,
 };
