@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { job, useAgent, type TestAgent } from "./support.js";
+import { eventually, job, useAgent, type TestAgent } from "./support.js";
 
 const agent = useAgent({ placementDelayMs: 60_000 });
 
@@ -153,7 +153,12 @@ describe("the demo data set", () => {
     const jobs = (await demo.get("/v1/jobs?namespace=*")).json<{ Namespace: string; Type: string }[]>();
     expect(new Set(jobs.map((j) => j.Namespace))).toEqual(new Set(["default", "prod"]));
     expect(new Set(jobs.map((j) => j.Type))).toEqual(new Set(["service", "batch"]));
-    const statuses = (await demo.get("/v1/deployments?namespace=*")).json<{ Status: string; StatusDescription: string }[]>();
+    // The demo's last deployment is made by the scheduler after the agent starts (later on a loaded
+    // machine, on PostgreSQL): its list is read until it is there.
+    const statuses = await eventually(async () => {
+      const listed = (await demo.get("/v1/deployments?namespace=*")).json<{ Status: string; StatusDescription: string }[]>();
+      return listed.some((d) => d.Status === "running") ? listed : undefined;
+    }, 15_000);
     expect(statuses.map((d) => d.Status)).toEqual(expect.arrayContaining(["cancelled", "successful", "running"]));
     expect(statuses.find((d) => d.Status === "cancelled")!.StatusDescription).toBe("Cancelled due to newer version of job");
   });
