@@ -441,7 +441,7 @@ async function fillState(parts: Parts, data: AgentData | undefined, started: Sta
   }
   let acl: AccessControl;
   try {
-    acl = await AccessControl.fromOptions(store, resolved.acl, () => clock.nowMs());
+    acl = await AccessControl.fromOptions(store, resolved.acl, () => clock.nowMs(), clock);
   } catch (error) {
     if (error instanceof AclConfigError || responseOf(error) !== undefined) throw new OptionsError((error as Error).message);
     throw error;

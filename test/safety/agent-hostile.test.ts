@@ -229,6 +229,32 @@ describe("finding 6: revocation reaches waiting queries", () => {
   });
 });
 
+describe("a blocking query's token expiring on a clock the test drives", () => {
+  const agent = useAgent({ ...withProdReaders({ tokenMinExpirationTTL: "1ms" }), nodes: 0, clock: "manual" });
+
+  it("answers 403 when the test moves the clock to the token's expiry, and not before", async () => {
+    const ttlMs = 3_600_000;
+    const { SecretID } = (await as(agent, ROOT, "/v1/acl/token", "PUT", { Name: "watcher", Type: "client", Policies: ["prod-read"], ExpirationTTL: `${ttlMs}ms` })).json<{ SecretID: string }>();
+    const first = await as(agent, SecretID, "/v1/jobs?namespace=prod");
+    expect(first.status).toBe(200);
+    const parked = agent.agent.blockingQueries;
+    const started = Date.now();
+    let settled = false;
+    const answer = as(agent, SecretID, `/v1/jobs?namespace=prod&index=${first.headers["x-svc-index"]}&wait=60s`).finally(() => (settled = true));
+    await eventually(async () => (agent.agent.blockingQueries > parked ? true : undefined));
+    // A millisecond before its expiry on the agent's clock, the token is good: the query goes on waiting.
+    await agent.agent.clock.advance(ttlMs - 1);
+    await as(agent, ROOT, "/v1/agent/self");
+    expect(settled).toBe(false);
+    // The wake at the expiry was set on the machine's clock, an hour away: the query waited out its 60 s.
+    await agent.agent.clock.advance(1);
+    const response = await answer;
+    expect([response.status, response.text]).toEqual([403, "Permission denied"]);
+    // Answered at the move, far before its 60 s wait: a count of tens of seconds, not a timing assertion.
+    expect(Math.floor((Date.now() - started) / 20_000)).toBe(0);
+  });
+});
+
 describe("findings 7 and 10: bodies that used to be 500s or silently changed", () => {
   const agent = useAgent({ demo: false, acl: { enabled: true, bootstrapToken: ROOT } });
   const put = (path: string, body: string) => as(agent, ROOT, path, "PUT", body);

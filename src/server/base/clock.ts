@@ -7,7 +7,8 @@
  * Blocking queries and request timeouts stay on real time whatever the clock: they bound how long
  * a client's connection is held, which no test wants frozen (a test that advanced the clock by an
  * hour should not see its blocking query answered early, nor one wait for ever on a clock nobody
- * moves).
+ * moves). One wake is on this clock: a blocking query's at its token's expiry, since the token
+ * expires by this clock (the query then answers `403`).
  *
  * A manual clock keeps nanoseconds, as Go's `time.Time` does, and stays at or before
  * {@link LATEST_CLOCK_NS}: the reference writes `SubmitTime`, `CreateTime` and `ModifyTime` as

@@ -20,6 +20,7 @@ import { formatErrors } from "../../go/multierror.js";
 import type { AclPolicy, AclRole, AclRolePolicyLink, AclToken, JsonObject, OneTimeToken, ParsedPolicy } from "../state/model.js";
 import type { ReadTable, Store, TableName } from "../state/store.js";
 import { EVERY_ROW } from "../state/page.js";
+import type { Clock } from "../base/clock.js";
 
 /** Writes to these tables can change a caller's rights (a token, a policy, a role its token links to). */
 export const ACL_TABLES: readonly TableName[] = ["acl_token", "acl_policy", "acl_role"];
@@ -165,6 +166,9 @@ interface Resolved {
   readonly permissions: Permissions;
 }
 
+/** The longest delay Node's `setTimeout` keeps (2^31 - 1 ms); it runs a longer one at once. */
+const MAX_TIMEOUT_MS = 2 ** 31 - 1;
+
 /** The name of the token `POST /v1/acl/bootstrap` makes. */
 const BOOTSTRAP_TOKEN_NAME = "Bootstrap Token";
 
@@ -182,9 +186,29 @@ export class AccessControl {
     limits: { minTtlMs: number; maxTtlMs: number },
     /** Epoch milliseconds now, on the agent's clock: tokens are created and expire by it (the list lane's answers too). */
     readonly now: () => number = Date.now,
+    /** The agent's clock's timers, which {@link AccessControl.atExpiry} sets (without them, real time, which `now` must then be). */
+    private readonly timers?: Pick<Clock, "kind" | "setTimer" | "clearTimer">,
   ) {
     this.#minTtlMs = limits.minTtlMs;
     this.#maxTtlMs = limits.maxTtlMs;
+  }
+
+  /**
+   * Calls `wake` once the agent's clock reaches `expiresAt` (a token's expiry, epoch milliseconds):
+   * on a clock a test drives, when the test moves it there, not when the machine's clock does.
+   * Returns what cancels it.
+   */
+  atExpiry(expiresAt: number, wake: () => void): () => void {
+    // A token is expired from its expiry on (see `#expired`); real timers may fire a fraction of a millisecond early by `Date.now()`.
+    const delayMs = Math.max(0, expiresAt - this.now()) + (this.timers?.kind === "manual" ? 0 : 1);
+    if (this.timers === undefined) {
+      // Node runs a delay beyond its longest (about 24.8 days) at once: such a wake is left to the wait's own end.
+      const timer = delayMs > MAX_TIMEOUT_MS ? undefined : setTimeout(wake, delayMs);
+      return () => clearTimeout(timer);
+    }
+    const timers = this.timers;
+    const timer = timers.setTimer(delayMs, wake);
+    return () => timers.clearTimer(timer);
   }
 
   /** The policies table, to read. */
@@ -203,11 +227,11 @@ export class AccessControl {
   }
 
   /** Sets up ACLs from the agent's options: policies, tokens, and the bootstrap token. */
-  static async fromOptions(store: Store, options: AclOptions, now: () => number = Date.now): Promise<AccessControl> {
+  static async fromOptions(store: Store, options: AclOptions, now: () => number = Date.now, timers?: Pick<Clock, "kind" | "setTimer" | "clearTimer">): Promise<AccessControl> {
     const minTtlMs = parseGoDuration(options.tokenMinExpirationTTL ?? "1m");
     const maxTtlMs = parseGoDuration(options.tokenMaxExpirationTTL ?? "24h");
     if (minTtlMs === undefined || maxTtlMs === undefined) throw new AclConfigError("acl token expiration TTLs must be Go durations such as 1m or 24h");
-    const acl = new AccessControl(store, options.enabled === true, { minTtlMs, maxTtlMs }, now);
+    const acl = new AccessControl(store, options.enabled === true, { minTtlMs, maxTtlMs }, now, timers);
     for (const policy of options.policies ?? []) {
       try {
         await acl.upsertPolicy({ Name: policy.Name, Description: policy.Description ?? "", Rules: policy.Rules });

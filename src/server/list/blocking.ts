@@ -41,8 +41,11 @@ export interface BlockingRequest {
   readonly observer?: BlockingObserver;
   /** The jitter's random source (for tests). */
   readonly random?: () => number;
-  /** When to stop waiting at the latest (epoch milliseconds), before the wait is over: when the caller's token expires. */
-  readonly until?: number;
+  /**
+   * Arms a wake, before the wait is over, when the caller's token expires (on the agent's clock,
+   * which a test may drive), and returns what disarms it.
+   */
+  readonly atExpiry?: (wake: () => void) => () => void;
 }
 
 /** A blocking read whose query is given, on each run, what `input` makes afresh for it (the caller, authenticated again). */
@@ -76,8 +79,8 @@ export async function blockingQuery<A extends Answer>(request: BlockingRequest &
   const stop = stopping.signal;
   const abort = () => stopping.abort();
   const waitMs = blockingWait(request.waitMs, request.random);
-  const untilMs = request.until === undefined ? Infinity : Math.max(0, request.until - Date.now() + 1);
-  const timer = setTimeout(abort, Math.min(waitMs, untilMs));
+  const timer = setTimeout(abort, waitMs);
+  const disarm = request.atExpiry?.(abort);
   if (signal.aborted) abort();
   else signal.addEventListener("abort", abort, { once: true });
   observer?.parked();
@@ -93,6 +96,7 @@ export async function blockingQuery<A extends Answer>(request: BlockingRequest &
     return answer;
   } finally {
     clearTimeout(timer);
+    disarm?.();
     signal.removeEventListener("abort", abort);
     // A query that failed after waking was woken by a change.
     const reason = failed || answer.index > minIndex ? "change" : store.closed ? "shutdown" : signal.aborted ? "disconnect" : "timeout";

@@ -165,7 +165,7 @@ export function blockingRequest(
     waitMs: options.maxQueryTime,
     signal,
     observer: context.metrics,
-    ...(Number.isFinite(expiresAt) ? { until: expiresAt } : {}),
+    ...(Number.isFinite(expiresAt) ? { atExpiry: (wake: () => void) => acl.atExpiry(expiresAt, wake) } : {}),
     input: () => acl.authenticate(options.token),
   };
 }
