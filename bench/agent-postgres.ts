@@ -9,14 +9,16 @@
  * - repeated paged lists (with and without a filter) in turns with the memory agent, and the CPU
  *   each agent spends per request;
  * - a filter never seen before in each request, as on the memory agent;
- * - two agents writing at once (each its own registrations, 8 in flight each) against one.
+ * - two agents writing at once (each its own registrations, 8 in flight each) against one, in
+ *   {@link WRITER_ROUNDS} rounds that alternate which comes first (the store grows under them), with
+ *   each agent's CPU per job.
  *
  * Figures are printed and returned (under `agent.postgres` in bench/results.json), never asserted.
  */
 import pg from "pg";
-import { cpuPerRequest, measureNewFilters, printNewFilters, registerJobs, startServer, stopServer, waitUntilSettled, jobSpec, type NewFilterFigures, type RegistrationFigures, type Server, type ServerFigures } from "./agent.js";
+import { ask, cpuPerRequest, measureNewFilters, printNewFilters, registerJobs, startServer, stopServer, waitUntilSettled, jobSpec, type NewFilterFigures, type RegistrationFigures, type Server, type ServerFigures } from "./agent.js";
 import type { AgentChildConfig } from "./agent-child.js";
-import type { LoadFigures } from "./load.js";
+import { processCpuMs, type LoadFigures } from "./load.js";
 import { createLoadClient } from "./wrk.js";
 import { median } from "./stats.js";
 import { fileURLToPath } from "node:url";
@@ -26,6 +28,11 @@ const AGENT_CHILD = fileURLToPath(new URL("./agent-child.js", import.meta.url));
 const CONCURRENCY = 8;
 /** Jobs each writer test registers (one agent; then two at once, half each). */
 const WRITER_JOBS = Number(process.env["BENCH_PG_WRITER_JOBS"] ?? "2000");
+/**
+ * Rounds of the writer test: each registers {@link WRITER_JOBS} on one agent and as many on two at
+ * once, in turns; a single round's ratio was seen anywhere from 0.35 to 1.7 on one machine.
+ */
+const WRITER_ROUNDS = Number(process.env["BENCH_PG_WRITER_ROUNDS"] ?? "3");
 /** Load windows of the list comparison: shorter than the memory section's, as there are more of them. */
 const DURATION_MS = 3_000;
 const WARMUP_MS = 1_000;
@@ -53,17 +60,35 @@ export interface PostgresSectionFigures {
   readonly registration: RegistrationFigures;
   readonly requests: Record<string, StoreRequestFigures>;
   readonly newFilters: Record<string, NewFilterFigures>;
-  readonly writers: {
-    readonly jobs: number;
-    readonly concurrencyEach: number;
-    readonly oneJobsPerSecond: number;
-    readonly twoJobsPerSecond: number;
-    /** Two writers' rate in all over one's: above 1 when a second agent adds throughput. */
-    readonly twoToOne: number;
-    /** Each writer's registration when two write at once. */
-    readonly two: readonly RegistrationFigures[];
-  };
+  readonly writers: WriterFigures;
   readonly seconds: number;
+}
+
+/** One round of the writer test: one agent alone, then two at once (or the other way round). */
+export interface WriterRound {
+  /** Which ran first in this round. */
+  readonly first: "one" | "two";
+  readonly oneJobsPerSecond: number;
+  readonly twoJobsPerSecond: number;
+  readonly twoToOne: number;
+  /** CPU per job registered in all, ms, of the first agent (the leader, which schedules every job) and the second. */
+  readonly oneCpuMsPerJob: { readonly first: number; readonly second: number };
+  readonly twoCpuMsPerJob: { readonly first: number; readonly second: number };
+  /** Each writer's registration when two write at once. */
+  readonly two: readonly RegistrationFigures[];
+}
+
+/** Two agents writing at once against one, over rounds. */
+export interface WriterFigures {
+  readonly jobs: number;
+  readonly concurrencyEach: number;
+  /** Medians over the rounds. */
+  readonly oneJobsPerSecond: number;
+  readonly twoJobsPerSecond: number;
+  /** The median of the rounds' ratios of two writers' rate in all over one's (above 1 when a second agent adds throughput), and the worst. */
+  readonly twoToOne: number;
+  readonly twoToOneWorst: number;
+  readonly rounds: readonly WriterRound[];
 }
 
 const SCENARIOS = [
@@ -123,6 +148,65 @@ async function compareStores(postgres: Server, memory: Server): Promise<Record<s
 }
 
 /**
+ * The writer test: {@link WRITER_ROUNDS} rounds, each registering {@link WRITER_JOBS} new jobs
+ * through `first` alone and as many through both at once (half each), in turns. The second agent
+ * (in a process of its own on a server; `first`'s own process on PGlite) has just loaded the whole
+ * state: it is first brought to rest (its copy current, its heap compacted, as `bexpr agent` does
+ * once idle) so that its start is not counted in a round.
+ */
+async function measureWriters(first: Server, secondProcess: Server, secondUrl: string): Promise<WriterFigures> {
+  await waitUntilSettled(secondUrl);
+  if (secondProcess !== first) await ask(secondProcess, { kind: "probe", collect: true }, "probed");
+  const spec = (offset: number) => (i: number) => jobSpec(i + offset);
+  let offset = 1_000_000;
+  const cpu = () => ({ first: processCpuMs(first.child.pid), second: secondProcess === first ? Number.NaN : processCpuMs(secondProcess.child.pid) });
+  const perJob = (before: { first: number; second: number }, after: { first: number; second: number }) => ({
+    first: (after.first - before.first) / WRITER_JOBS,
+    second: (after.second - before.second) / WRITER_JOBS,
+  });
+  const rounds: WriterRound[] = [];
+  for (let round = 0; round < WRITER_ROUNDS; round++) {
+    const order: readonly ("one" | "two")[] = round % 2 === 0 ? ["one", "two"] : ["two", "one"];
+    let one: { rate: number; cpu: { first: number; second: number } } | undefined;
+    let two: { rate: number; cpu: { first: number; second: number }; each: readonly RegistrationFigures[] } | undefined;
+    for (const turn of order) {
+      const before = cpu();
+      const started = performance.now();
+      if (turn === "one") {
+        const figures = await registerJobs(first.url, WRITER_JOBS, WRITER_JOBS, CONCURRENCY, 0, spec((offset += 1_000_000)));
+        one = { rate: WRITER_JOBS / figures.totalSeconds, cpu: perJob(before, cpu()) };
+      } else {
+        const each = await Promise.all([
+          registerJobs(first.url, WRITER_JOBS / 2, WRITER_JOBS / 2, CONCURRENCY, 0, spec((offset += 1_000_000))),
+          registerJobs(secondUrl, WRITER_JOBS / 2, WRITER_JOBS / 2, CONCURRENCY, 0, spec((offset += 1_000_000))),
+        ]);
+        two = { rate: WRITER_JOBS / ((performance.now() - started) / 1000), cpu: perJob(before, cpu()), each };
+      }
+      // The scheduler's placements of the turn's jobs are done before the next turn starts.
+      await waitUntilSettled(first.url);
+    }
+    rounds.push({
+      first: order[0]!,
+      oneJobsPerSecond: one!.rate,
+      twoJobsPerSecond: two!.rate,
+      twoToOne: two!.rate / one!.rate,
+      oneCpuMsPerJob: one!.cpu,
+      twoCpuMsPerJob: two!.cpu,
+      two: two!.each,
+    });
+  }
+  return {
+    jobs: WRITER_JOBS,
+    concurrencyEach: CONCURRENCY,
+    oneJobsPerSecond: median(rounds.map((round) => round.oneJobsPerSecond)),
+    twoJobsPerSecond: median(rounds.map((round) => round.twoJobsPerSecond)),
+    twoToOne: median(rounds.map((round) => round.twoToOne)),
+    twoToOneWorst: Math.min(...rounds.map((round) => round.twoToOne)),
+    rounds,
+  };
+}
+
+/**
  * Runs the section beside `memory` (the memory agent of the agent's section, holding `jobs` of the
  * benchmark's jobs); null when the store could not be started (the reason is printed).
  */
@@ -158,26 +242,16 @@ export async function postgresSection(memory: Server, options: { readonly jobs: 
     // Writers: one agent, then two at once (the second in its own process on a server).
     const secondUrl = url === undefined ? pgAgent.listening.urls?.[1] : (second = await startServer(AGENT_CHILD, [config("bench-pg-2")], START_TIMEOUT_MS)).url;
     if (secondUrl === undefined) throw new Error("the second PostgreSQL agent did not start");
-    const spec = (offset: number) => (i: number) => jobSpec(i + offset);
-    const one = await registerJobs(pgAgent.url, WRITER_JOBS, WRITER_JOBS, CONCURRENCY, 0, spec(1_000_000));
-    const twoStart = performance.now();
-    const two = await Promise.all([
-      registerJobs(pgAgent.url, WRITER_JOBS / 2, WRITER_JOBS / 2, CONCURRENCY, 0, spec(2_000_000)),
-      registerJobs(secondUrl, WRITER_JOBS / 2, WRITER_JOBS / 2, CONCURRENCY, 0, spec(3_000_000)),
-    ]);
-    const twoSeconds = (performance.now() - twoStart) / 1000;
-    const writers = {
-      jobs: WRITER_JOBS,
-      concurrencyEach: CONCURRENCY,
-      oneJobsPerSecond: WRITER_JOBS / one.totalSeconds,
-      twoJobsPerSecond: WRITER_JOBS / twoSeconds,
-      twoToOne: WRITER_JOBS / twoSeconds / (WRITER_JOBS / one.totalSeconds),
-      two,
-    };
+    const writers = await measureWriters(pgAgent, second ?? pgAgent, secondUrl);
+    const each = writers.rounds.map((round) => `${decimal(round.twoToOne, 2)}×`).join(", ");
     console.log(
-      `writers, ${WRITER_JOBS.toLocaleString("en")} jobs, ${CONCURRENCY} in flight each: one agent ${integer(writers.oneJobsPerSecond)} jobs/s; two at once ${integer(writers.twoJobsPerSecond)} jobs/s in all ` +
-        `(${two.map((t) => integer(WRITER_JOBS / 2 / t.totalSeconds)).join(" + ")}): ${decimal(writers.twoToOne, 2)}× one`,
+      `writers, ${WRITER_JOBS.toLocaleString("en")} jobs a turn, ${CONCURRENCY} in flight each, medians of ${writers.rounds.length} rounds: one agent ${integer(writers.oneJobsPerSecond)} jobs/s; ` +
+        `two at once ${integer(writers.twoJobsPerSecond)} jobs/s in all: ${decimal(writers.twoToOne, 2)}× one (worst round ${decimal(writers.twoToOneWorst, 2)}×; rounds ${each})`,
     );
+    for (const round of writers.rounds) {
+      const cpu = (figures: { first: number; second: number }) => `${decimal(figures.first, 2)} + ${decimal(figures.second, 2)}`;
+      console.log(`  ${round.first} first: CPU ms per job, first agent + second: one writing ${cpu(round.oneCpuMsPerJob)}; two writing ${cpu(round.twoCpuMsPerJob)}`);
+    }
     return { source, jobs: options.jobs, registration, requests, newFilters, writers, seconds: (performance.now() - started) / 1000 };
   } catch (error) {
     console.log(`the PostgreSQL section failed: ${(error as Error).stack ?? String(error)}`);

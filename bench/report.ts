@@ -179,6 +179,8 @@ export interface AgentReadmeFigures {
     readonly source: string;
     readonly registration: RegistrationReadmeFigures;
     readonly requests: Record<string, { readonly label: string; readonly postgresToMemory: number; readonly postgresToMemoryWorst: number }>;
+    /** Two agents writing at once against one (without `twoToOneWorst`: one round, before issue 39's third session). */
+    readonly writers?: { readonly oneJobsPerSecond: number; readonly twoJobsPerSecond: number; readonly twoToOne: number; readonly twoToOneWorst?: number; readonly rounds?: readonly unknown[] };
   } | null;
 }
 
@@ -200,6 +202,13 @@ const duration = (ms: number | undefined) => (ms === undefined || !Number.isFini
 const worstRate = (rounds: readonly { readonly requestsPerSecond: number }[]) => Math.min(...rounds.map((round) => round.requestsPerSecond));
 const rates = (r: RegistrationReadmeFigures) =>
   `per ${count(r.chunk)}: median ${count(r.medianJobsPerSecond)} jobs/s, worst ${count(r.worstJobsPerSecond)}, first ${count(r.jobsPerSecond[0] ?? Number.NaN)}`;
+
+/** Two agents registering at once against one, as the README says it (nothing for results without it). */
+function writersSentence(writers: NonNullable<AgentReadmeFigures["postgres"]>["writers"]): string {
+  if (writers === undefined) return "";
+  const worst = writers.twoToOneWorst === undefined ? "one round" : `median of ${writers.rounds?.length ?? "several"} rounds, worst round ${writers.twoToOneWorst.toFixed(2)}×`;
+  return ` Two agents registering at once: ${count(writers.twoJobsPerSecond)} jobs/s in all against one agent's ${count(writers.oneJobsPerSecond)}, ${writers.twoToOne.toFixed(2)}× (${worst}).`;
+}
 
 /** The agent's figures in the README's "The mini-agent" section (bench/agent.ts, bench/agent-postgres.ts). */
 export function renderAgentFigures(agent: AgentReadmeFigures): string {
@@ -272,7 +281,8 @@ export function renderAgentFigures(agent: AgentReadmeFigures): string {
     postgres === null
       ? "On PostgreSQL: not measured in this run."
       : `On PostgreSQL (${postgres.source}): ${count(postgres.registration.medianJobsPerSecond)} jobs/s registered with ${postgres.registration.concurrency} in flight` +
-        ` (${rates(postgres.registration)}); repeated pages ${pgRatio("page")} the memory agent, with a filter ${pgRatio("filteredPage")}.`,
+        ` (${rates(postgres.registration)}); repeated pages ${pgRatio("page")} the memory agent, with a filter ${pgRatio("filteredPage")}.` +
+        writersSentence(postgres.writers),
   ].join("\n");
 }
 

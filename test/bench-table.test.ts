@@ -172,6 +172,27 @@ describe("the README's agent section", () => {
     else expect(text).toContain(`filtering the same rows in the bench's process${figures.newFilters.newFilterAllNamespaces?.inProcessMeanMs === undefined ? "" : " (means: the agent's CPU over its requests, the bench's time over its filters)"}: ${sentence}`);
   });
 
+  const postgres = (writers: NonNullable<AgentReadmeFigures["postgres"]>["writers"]): AgentReadmeFigures["postgres"] => ({
+    source: "the server BEXPR_BENCH_POSTGRES_URL names",
+    registration: { concurrency: 8, chunk: 1000, jobsPerSecond: [300, 320], medianJobsPerSecond: 310, worstJobsPerSecond: 300, totalSeconds: 10 },
+    requests: {},
+    ...(writers === undefined ? {} : { writers }),
+  });
+
+  it.each([
+    ["results without the writer test", undefined, undefined],
+    ["one round (before its rounds)", { oneJobsPerSecond: 210.4, twoJobsPerSecond: 74.2, twoToOne: 0.3527 }, "Two agents registering at once: 74 jobs/s in all against one agent's 210, 0.35× (one round)."],
+    [
+      "rounds, with the worst",
+      { oneJobsPerSecond: 200, twoJobsPerSecond: 190, twoToOne: 0.951, twoToOneWorst: 0.42, rounds: [{}, {}, {}] },
+      "Two agents registering at once: 190 jobs/s in all against one agent's 200, 0.95× (median of 3 rounds, worst round 0.42×).",
+    ],
+  ])("says how two agents writing at once compare with one: %s", (_, writers, sentence) => {
+    const text = renderAgentFigures({ ...agentFigures({}), postgres: postgres(writers) }).replace(/\n/g, " ");
+    if (sentence === undefined) expect(text).not.toContain("Two agents registering");
+    else expect(text).toContain(sentence);
+  });
+
   it("gives the registration's median, worst and first chunk, and says when PostgreSQL was not measured", () => {
     const text = renderAgentFigures(agentFigures({})).replace(/\n/g, " ");
     expect(text).toContain("3,000 jobs register through the API in 4.5 s with 8 in flight (per 1,000: median 900 jobs/s, worst 400, first 400");
