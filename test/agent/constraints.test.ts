@@ -117,4 +117,36 @@ describe("room freed on a node", () => {
     expect((await read<Item[]>("/v1/job/waiting/allocations")).map((alloc) => alloc.NodeName)).toEqual(["client-1"]);
     expect((await read<Item[]>("/v1/job/waiting/evaluations")).some((each) => each.Status === "blocked")).toBe(false);
   });
+
+  it("writes nothing for a blocked evaluation that the room freed still cannot place (the reference reblocks it in memory)", async () => {
+    // The node's room, whatever the test before left on it.
+    await agent.put("/v1/job/waiting", "", { method: "DELETE" });
+    await settled(agent.url);
+    await agent.agent.clock.advance("1s");
+    await settled(agent.url);
+    await agent.register(constrained("hog2", 1, {}, { Resources: { CPU: 100, MemoryMB: 10_000 } }));
+    await settled(agent.url);
+    await agent.register(constrained("small", 1, {}, { Resources: { CPU: 100, MemoryMB: 100 } }));
+    await agent.register(constrained("big", 1, {}, { Resources: { CPU: 100, MemoryMB: 10_000 } }));
+    await settled(agent.url);
+    const blockedOf = async () => (await read<Item[]>("/v1/job/big/evaluations")).find((each) => each.Status === "blocked");
+    const before = await blockedOf();
+    expect(before).toMatchObject({ FailedTGAllocs: { g: { DimensionExhausted: { memory: 1 } } } });
+    // The small job's allocation stops: room is freed, too little for the big one, which is processed again and still blocked.
+    expect((await agent.put("/v1/job/small", "", { method: "DELETE" })).status).toBe(200);
+    await settled(agent.url);
+    await agent.agent.clock.advance("1s");
+    await settled(agent.url);
+    expect((await read<Item[]>("/v1/job/small/allocations")).map((alloc) => alloc.ClientStatus)).toEqual(["complete"]);
+    // Neither unblocked (pending) nor blocked again: the evaluation is as it was, and no other was made.
+    expect(await blockedOf()).toEqual(before);
+    expect((await read<Item[]>("/v1/job/big/evaluations")).map((each) => each.Status).sort()).toEqual(["blocked", "complete"]);
+    expect((await agent.put("/v1/job/hog2", "", { method: "DELETE" })).status).toBe(200);
+    await settled(agent.url);
+    await agent.agent.clock.advance("1s");
+    await settled(agent.url);
+    // Room enough once the hog is gone: the same blocked evaluation places the job and completes.
+    expect((await read<Item[]>("/v1/job/big/allocations")).map((alloc) => alloc.EvalID)).toEqual([before!.ID]);
+    expect((await read<Item[]>("/v1/job/big/evaluations")).find((each) => each.ID === before!.ID)).toMatchObject({ Status: "complete" });
+  });
 });

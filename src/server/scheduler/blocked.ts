@@ -84,23 +84,18 @@ function roomMayHelp(evaluation: Evaluation): boolean {
 
 /**
  * A node can take allocations now, or room was freed: the blocked evaluations of jobs that a node
- * can take are pending again, for the `evaluate` step (a scan of the evaluations, made when a node
- * becomes ready or eligible, or an allocation stops running, while an evaluation is blocked).
+ * can take, to be processed again (a scan of the evaluations, made when a node becomes ready or
+ * eligible, or an allocation stops running, while an evaluation is blocked). Nothing is written:
+ * as the reference's blocked-evaluation tracker, the scheduler takes them up in memory, and they
+ * stay `blocked` in the state until their processing places something or changes what is queued.
  */
-export async function unblock(context: SchedulerContext, cause: UnblockCause = "node"): Promise<void> {
-  const { store, clock } = context;
-  const unblocked = [...store.tables.evals.values()].filter((evaluation) => {
+export function unblockable(context: SchedulerContext, cause: UnblockCause = "node"): Evaluation[] {
+  const { store } = context;
+  return [...store.tables.evals.values()].filter((evaluation) => {
     if (evaluation.Status !== "blocked" || (cause === "capacity" && !roomMayHelp(evaluation))) return false;
     const job = store.tables.jobs.get(namespacedKey(evaluation.Namespace, evaluation.JobID));
     return job !== undefined && nodesFor(store.tables, job).length > 0;
   });
-  if (unblocked.length === 0) return;
-  await store.write(["evals"], (state) => {
-    for (const { ID } of unblocked) {
-      const evaluation = state.evals.get(ID);
-      if (evaluation?.Status === "blocked") state.evals.put({ ...evaluation, Status: "pending", StatusDescription: "", ModifyIndex: state.index, ModifyTime: clock.nowNs() });
-    }
-  }, "EvalUpdate");
 }
 
 /**

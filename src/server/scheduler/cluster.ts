@@ -39,7 +39,7 @@ import { namespacedKey, type AppliedWrite, type Store } from "../state/store.js"
 import { deregister, register, type DeregisterResponse, type RegisterResponse } from "./register.js";
 import { allowReplacements, completeDeployment, nextHealthMs, passProgressDeadline, progressCutoffMs, updateDeployment, WATCHER_BATCH_MS, type DeploymentAction, type DeploymentUpdateResponse } from "./deployment-watcher.js";
 import { processEvaluation } from "./generic-sched.js";
-import { nodesDown, nodesReady, unblock } from "./blocked.js";
+import { nodesDown, nodesReady, unblockable } from "./blocked.js";
 import { fateOf, finishAllocations, runAllocations, stopAllocations } from "./client.js";
 import { SimulatedClients } from "./client-actions.js";
 import { ACTIVE_DEPLOYMENT, isTerminal, registered } from "./state.js";
@@ -81,6 +81,11 @@ export interface ClusterOptions {
   readonly clock?: Clock;
   /** The cost units the steps' and the rules' filters may spend on one write's rows or one scan of the state (default {@link RULES_COST_PER_WRITE}). */
   readonly rulesCostPerWrite?: number;
+}
+
+/** Milliseconds until `afterMs` past a row's creation (`createdNs`, the clock's nanoseconds) when it is `nowMs`; 0 when that is past. */
+function dueInMs(createdNs: bigint, afterMs: number, nowMs: number): number {
+  return Math.max(0, Number(createdNs / 1_000_000n) + afterMs - nowMs);
 }
 
 /** The cluster state and its simulated scheduler. */
@@ -508,6 +513,39 @@ export class Cluster {
     return this.#rules.all;
   }
 
+  /**
+   * Processes the evaluations of `evals` whose status is `status` (a step each): pending ones as
+   * they are written, blocked ones when they are unblocked (see {@link Cluster.#reprocess}).
+   */
+  #process(pass: RulePass, evals: Iterable<Evaluation>, status: "pending" | "blocked"): void {
+    const context = this.#context;
+    const { evaluate } = this.#lifecycleSteps();
+    const nowMs = this.clock.nowMs();
+    // A paused eval broker hands out no evaluation (`PauseEvalBroker`); unpausing schedules them all again.
+    const paused = () => schedulerConfigOf(this.store.tables).PauseEvalBroker;
+    for (const evaluation of paused() ? [] : evals) {
+      // An unblocked evaluation is handed to the step as the broker hands it out: pending (its status in the state stays blocked).
+      if (evaluation.Status !== status || !stepTakes(evaluate, status === "pending" ? evaluation : { ...evaluation, Status: "pending" }, pass)) continue;
+      // A follow-up evaluation waits for its time, as the reference's eval broker holds it.
+      const waitUntil = evaluation.WaitUntil === undefined ? Number.NaN : Date.parse(evaluation.WaitUntil);
+      const waiting = Number.isNaN(waitUntil) ? 0 : Math.max(0, waitUntil - nowMs);
+      const own = evaluate.afterMs === undefined ? 0 : dueInMs(evaluation.CreateTime ?? this.clock.nowNs(), evaluate.afterMs, nowMs);
+      this.#steps.defer(`process ${evaluation.ID}`, Math.max(waiting, own), async () => {
+        if (!paused()) await processEvaluation(context, evaluation.ID);
+      });
+    }
+  }
+
+  /**
+   * Blocked evaluations that a node or freed room may let place are processed again, as the
+   * reference's blocked-evaluation tracker hands them to its eval broker (`BlockedEvals.Unblock`):
+   * in memory, their status still `blocked` in the state, so that unblocking writes nothing; their
+   * processing writes what it places, and the evaluation only when that changes it (`ReblockEval`).
+   */
+  #reprocess(evals: readonly Evaluation[]): void {
+    if (evals.length > 0) this.#process(this.#pass(), evals, "blocked");
+  }
+
   /** Schedules what every row of the state waits for (see {@link Cluster.#schedule}). */
   #scheduleAll(pass: RulePass): void {
     const { tables } = this.store;
@@ -537,7 +575,7 @@ export class Cluster {
     for (const node of nodes) {
       // A node that can take allocations may unblock the blocked evaluations of jobs in its datacenter.
       if (node.Status === "ready" && node.SchedulingEligibility === "eligible") {
-        this.#steps.defer("unblock", 0, () => unblock(context));
+        this.#steps.defer("unblock", 0, async () => this.#reprocess(unblockable(context)));
         // And its system jobs run there too.
         this.#steps.defer("nodes-ready", 0, () => nodesReady(context));
       }
@@ -550,21 +588,10 @@ export class Cluster {
         if (deadline !== undefined) this.#steps.defer(`drain-deadline ${node.ID} ${deadline}`, Math.max(0, deadline - this.clock.nowMs()), async () => void (await drainNodes(context)));
       } else this.#draining.delete(node.ID);
     }
-    const { evaluate, run, finish, complete } = this.#lifecycleSteps();
+    const { run, finish, complete } = this.#lifecycleSteps();
     const nowMs = this.clock.nowMs();
-    const dueIn = (createdNs: bigint, after: number) => Math.max(0, Number(createdNs / 1_000_000n) + after - nowMs);
-    // A paused eval broker hands out no evaluation (`PauseEvalBroker`); unpausing schedules them all again.
-    const paused = () => schedulerConfigOf(this.store.tables).PauseEvalBroker;
-    for (const evaluation of paused() ? [] : evals) {
-      if (evaluation.Status !== "pending" || !stepTakes(evaluate, evaluation, pass)) continue;
-      // A follow-up evaluation waits for its time, as the reference's eval broker holds it.
-      const waitUntil = evaluation.WaitUntil === undefined ? Number.NaN : Date.parse(evaluation.WaitUntil);
-      const waiting = Number.isNaN(waitUntil) ? 0 : Math.max(0, waitUntil - nowMs);
-      const own = evaluate.afterMs === undefined ? 0 : dueIn(evaluation.CreateTime ?? this.clock.nowNs(), evaluate.afterMs);
-      this.#steps.defer(`process ${evaluation.ID}`, Math.max(waiting, own), async () => {
-        if (!paused()) await processEvaluation(context, evaluation.ID);
-      });
-    }
+    const dueIn = (createdNs: bigint, after: number) => dueInMs(createdNs, after, nowMs);
+    this.#process(pass, evals, "pending");
     const placed = new Map<string, Allocation[]>();
     const starting = new Set<string>();
     // While a node drains, every change of an allocation (a replacement healthy, one stopped) may let the drainer go on.
@@ -578,7 +605,7 @@ export class Cluster {
     for (const alloc of allocs) {
       const jobKey = namespacedKey(alloc.Namespace, alloc.JobID);
       // An allocation that stopped running frees room on its node, which a blocked evaluation may be waiting for.
-      if (isTerminal(alloc)) this.#steps.defer("unblock-capacity", 0, () => unblock(context, "capacity"));
+      if (isTerminal(alloc)) this.#steps.defer("unblock-capacity", 0, async () => this.#reprocess(unblockable(context, "capacity")));
       if (alloc.DesiredStatus !== "run") {
         if (alloc.ClientStatus === "pending" || alloc.ClientStatus === "running") this.#steps.defer(`stop ${jobKey}`, 0, () => stopAllocations(context, jobKey));
         continue;

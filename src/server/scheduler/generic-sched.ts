@@ -16,7 +16,7 @@
  * @module
  */
 import { hostVolumeView } from "./host-volumes.js";
-import type { Evaluation, Job, JsonObject, Node } from "../state/model.js";
+import type { Evaluation, Job, JobSummary, JsonObject, Node } from "../state/model.js";
 import { namespacedKey } from "../state/store.js";
 import { algorithmFor } from "../state/operator.js";
 import { allocUpdateFor } from "./alloc-update.js";
@@ -31,7 +31,7 @@ import { computeSystemPlan, isSystemJob } from "./system-sched.js";
 /** Processes a pending evaluation, after any other evaluation of its job being processed. */
 export async function processEvaluation(context: SchedulerContext, evalId: string): Promise<void> {
   const evaluation = context.store.tables.evals.get(evalId);
-  if (evaluation === undefined || evaluation.Status !== "pending") return;
+  if (evaluation === undefined || !PROCESSED.has(evaluation.Status)) return;
   const key = namespacedKey(evaluation.Namespace, evaluation.JobID);
   const before = context.evaluating.get(key) ?? Promise.resolve();
   const processing = before.then(() => process(context, evalId));
@@ -88,11 +88,14 @@ async function process(context: SchedulerContext, evalId: string): Promise<void>
   }
 }
 
+/** The statuses of the evaluations processed: pending ones, and blocked ones once unblocked (see `blocked.ts`, `unblockable`). */
+const PROCESSED: ReadonlySet<string> = new Set(["pending", "blocked"]);
+
 /** One evaluation's processing, in the reference's writes. */
 async function processOnce(context: SchedulerContext, evalId: string): Promise<void> {
   const { store, clock } = context;
   const evaluation = store.tables.evals.get(evalId);
-  if (evaluation === undefined || evaluation.Status !== "pending") return;
+  if (evaluation === undefined || !PROCESSED.has(evaluation.Status)) return;
   // The state the plan is made on: a plan is written only if the job's allocations and deployments are still as read here.
   const snapshotIndex = store.index;
   const key = namespacedKey(evaluation.Namespace, evaluation.JobID);
@@ -112,10 +115,12 @@ async function processOnce(context: SchedulerContext, evalId: string): Promise<v
   const waitUntilMs = evaluation.WaitUntil === undefined ? undefined : Date.parse(evaluation.WaitUntil);
   const delayed = waitUntilMs !== undefined && !Number.isNaN(waitUntilMs);
 
-  // A blocked evaluation processed again that still cannot place everything goes back to waiting (`ReblockEval`).
+  // A blocked evaluation processed again that still cannot place everything goes back to waiting (`ReblockEval`): written
+  // only when what it leaves queued is not what the job's summary says (as the reference's worker then updates it); else
+  // the tracker takes it back in memory, and nothing is written.
   if (failed && evaluation.TriggeredBy === "queued-allocs") {
     if (!isNoOp(plan)) await writePlan(context, job, plan, snapshotIndex);
-    await writeStatus(context, evaluation, { failedTGAllocs, queued, deploymentId, status: "blocked" });
+    if (evaluation.Status !== "blocked" || queuedDiffers(store.tables.job_summary.get(key), queued)) await writeStatus(context, evaluation, { failedTGAllocs, queued, deploymentId, status: "blocked" });
     return;
   }
   let blockedId: string | undefined;
@@ -135,6 +140,12 @@ async function processOnce(context: SchedulerContext, evalId: string): Promise<v
     await writePlan(context, job, plan, snapshotIndex);
   }
   await writeStatus(context, evaluation, { failedTGAllocs, queued, deploymentId, blockedId, nextEval });
+}
+
+/** Whether an evaluation's queued allocations differ from the job summary's for some group they name (`Worker.ReblockEval`). */
+function queuedDiffers(summary: JobSummary | undefined, queued: Readonly<Record<string, number>>): boolean {
+  if (summary === undefined) return false;
+  return Object.entries(summary.Summary).some(([group, counts]) => group in queued && queued[group] !== counts.Queued);
 }
 
 /** What one evaluation of a job decides, before anything is written. */
@@ -221,8 +232,9 @@ async function writeStatus(context: SchedulerContext, evaluation: Evaluation, ou
   const { store, clock } = context;
   const key = namespacedKey(evaluation.Namespace, evaluation.JobID);
   await store.write(["evals", "jobs", "job_summary"], (state) => {
+    // Written only if nothing changed its status while it was processed (a blocked one canceled by another's success, say).
     const current = state.evals.get(evaluation.ID);
-    if (current === undefined || current.Status !== "pending") return;
+    if (current === undefined || current.Status !== evaluation.Status) return;
     const now = clock.nowNs();
     const failed = Object.keys(outcome.failedTGAllocs).length > 0;
     const status = outcome.status ?? "complete";
