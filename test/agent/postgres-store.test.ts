@@ -192,40 +192,6 @@ const everyJob = (perPage: number): ListPageRequest<Job> => ({
   stale: false,
 });
 
-describe.runIf(ON_POSTGRES)("a group commit", () => {
-  it("stores the writes made in one turn of the event loop in one statement", async () => {
-    const { store, drop } = await testStore();
-    const schema = (store as { schema: string }).schema;
-    const database = await openTestDatabase(store);
-    let writes = 0;
-    const counted: Database = {
-      ...database,
-      get listening() {
-        return database.listening;
-      },
-      write: (sql, params, since) => (writes++, database.write(sql, params, since)),
-      query: (sql, params, since) => database.query(sql, params, since),
-      transaction: (work, since) => database.transaction(work, since),
-      listTransaction: (work, statementTimeoutMs) => database.listTransaction(work, statementTimeoutMs),
-      listen: (channel, onPayload, onReconnect) => database.listen(channel, onPayload, onReconnect),
-      close: () => database.close(),
-    };
-    const writer = await PostgresStore.open(counted, { schema });
-    try {
-      const before = writer.index;
-      // As the registrations of requests read in one turn: each its own write, none awaited before the next is made.
-      const names = Array.from({ length: 8 }, (_, i) => `turn-${i}`);
-      const done = await Promise.all(names.map((name) => writer.write(["namespaces"], (state) => state.namespaces.put(namespace(name, state.index)), "JobRegister")));
-      expect(done.map(({ index }) => index)).toEqual(names.map((_, i) => before + 1 + i));
-      expect(writes).toBe(1);
-    } finally {
-      writer.close();
-      await database.close();
-      await drop();
-    }
-  });
-});
-
 describe.runIf(ON_POSTGRES)("a consistent page read from the database", () => {
   it("is one statement in its snapshot, whose rows come without their text when the copy is at the snapshot's index (the copy's own objects are taken)", async () => {
     const { store, drop } = await testStore();

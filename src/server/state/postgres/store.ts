@@ -339,16 +339,13 @@ export class PostgresStore implements Store {
   write<Names extends TableName, T>(tables: readonly Names[], apply: (transaction: Transaction<Names>) => T, message: WriteMessage): Promise<{ index: number; result: T }> {
     return new Promise((resolve, reject) => {
       this.#queue.push({ tables, message, apply: apply as (transaction: Transaction<TableName>) => unknown, resolve: resolve as (done: { index: number; result: unknown }) => void, reject, since: performance.now() });
-      if (this.#flushing) return;
-      // The first batch waits for the writes of the requests read in the same turn of the event loop: sent at once, it held
-      // the first of them alone, and the others waited for its round trip before theirs (two statements for one).
-      this.#flushing = true;
-      setImmediate(() => void this.#flush());
+      if (!this.#flushing) void this.#flush();
     });
   }
 
   /** Commits the queued writes, a batch at a time, until none is left. */
   async #flush(): Promise<void> {
+    this.#flushing = true;
     try {
       while (this.#queue.length > 0) await this.#commit(this.#queue.splice(0, MAX_BATCH_WRITES));
     } finally {
