@@ -5,7 +5,7 @@
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { parseJson } from "../../src/json.js";
-import { decodeRow, encodeRow } from "../../src/server/state/postgres/rows.js";
+import { decodeRow, encodeRow, RowEncoder } from "../../src/server/state/postgres/rows.js";
 import type { Job } from "../../src/server/state/model.js";
 
 /**
@@ -57,6 +57,33 @@ describe("a stored row", () => {
       }),
       { numRuns: 1000 },
     );
+  });
+
+  it("writes a batch's job version as encodeRow does, its job's text made once with the job's row", () => {
+    fc.assert(
+      fc.property(value, fc.bigInt({ min: 0n, max: 2n * 10n ** 18n }), fc.boolean(), (content, submitTime, jobFirst) => {
+        // The job's fields are read each time its text is made: a getter counts the readings.
+        let readings = 0;
+        const job = { ID: "x", Namespace: "default", Version: 3, SubmitTime: submitTime } as Record<string, unknown>;
+        Object.defineProperty(job, "Meta", { enumerable: true, get: () => (readings++, content) });
+        const version = { Namespace: "default", ID: "x", Version: 3, Job: job };
+        const encoder = new RowEncoder();
+        const texts = jobFirst
+          ? [encoder.encode("jobs", job as never), encoder.encode("job_versions", version as never)]
+          : [encoder.encode("job_versions", version as never), encoder.encode("jobs", job as never)].reverse();
+        expect(readings).toBe(1);
+        expect(texts).toEqual([encodeRow("jobs", job as never), encodeRow("job_versions", version as never)]);
+      }),
+      { numRuns: 300 },
+    );
+  });
+
+  it("writes a version whose job is not its last field whole", () => {
+    const job = { ID: "x", Namespace: "default", Version: 1, SubmitTime: 5n };
+    const version = { Job: job, Namespace: "default", ID: "x", Version: 1 };
+    const encoder = new RowEncoder();
+    encoder.encode("jobs", job as never);
+    expect(encoder.encode("job_versions", version as never)).toBe(encodeRow("job_versions", version as never));
   });
 
   it("keeps an ACL token's secret hash", () => {

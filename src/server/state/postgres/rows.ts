@@ -40,6 +40,39 @@ export function encodeRow<Name extends TableName>(table: Name, row: Rows[Name]):
   return stringifyJson(row);
 }
 
+/** The end of a job version's text without its job: the job is its last field (see {@link RowEncoder}). */
+const VERSION_JOB_TAIL = `,"Job":null}`;
+
+/**
+ * Encodes the rows of one stored batch, each as {@link encodeRow} does, writing each job's text
+ * once however many of the batch's rows hold that job: a registration stores a job and its version
+ * (which holds the same job object, as its last field) together, and the job's text was twice over
+ * the most of what the agent wrote for it. The texts are kept for the batch only: kept beside the
+ * agent's rows, each job's several kilobytes would stay in its memory.
+ */
+export class RowEncoder {
+  /** The text of each job encoded in the batch, by the job object (rows are never changed in place). */
+  readonly #jobTexts = new Map<object, string>();
+
+  /** The row's text, the same as {@link encodeRow} gives. */
+  encode<Name extends TableName>(table: Name, row: Rows[Name]): string {
+    if (table === "jobs") return this.#jobText(row as Rows["jobs"]);
+    if (table === "job_versions") {
+      const version = row as Rows["job_versions"];
+      // The version's other fields with a placeholder in the job's place; a version whose job is not its last field is written whole.
+      const head = stringifyJson({ ...version, Job: null });
+      if (head.endsWith(VERSION_JOB_TAIL)) return `${head.slice(0, -"null}".length)}${this.#jobText(version.Job)}}`;
+    }
+    return encodeRow(table, row);
+  }
+
+  #jobText(job: Rows["jobs"]): string {
+    let text = this.#jobTexts.get(job);
+    if (text === undefined) this.#jobTexts.set(job, (text = stringifyJson(job)));
+    return text;
+  }
+}
+
 /** Runs of 16 digits or more: a number that may not fit a double exactly (or such digits in a string). */
 const LONG_DIGITS = /\d{16,}/g;
 

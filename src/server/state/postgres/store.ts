@@ -41,7 +41,7 @@ import {
 } from "../store.js";
 import { DatabaseUnavailableError, type Database, type SqlSession, type TextRow, type TransactionSession } from "./database.js";
 import { sqlPage } from "./pages.js";
-import { decodeRow, encodeRow, rowColumns } from "./rows.js";
+import { decodeRow, rowColumns, RowEncoder } from "./rows.js";
 
 /** The version of the tables this code reads and writes; a database made by another version is refused. */
 export const SCHEMA_VERSION = 1;
@@ -491,6 +491,7 @@ export class PostgresStore implements Store {
     }
     const view = withChanges(this.#copy.tables, merged as Changes) as Tables;
     const rows: string[] = [];
+    const encoder = new RowEncoder();
     const stored = new Set<string>();
     for (const [storedKey, { table, key, row, index, message }] of last) {
       // A row put again as it was (a job whose status did not change) is in the database already.
@@ -498,7 +499,7 @@ export class PostgresStore implements Store {
       stored.add(storedKey);
       // A tombstone's id is never read (lookups skip rows without a doc), but a namespaced key's NUL cannot be stored as text: its JSON form is.
       const { namespace, id, createIndex } = row === undefined ? { namespace: null, id: sqlKey(key), createIndex: null } : rowColumns(table, row as never);
-      const text = row === undefined ? undefined : encodeRow(table, row as never);
+      const text = row === undefined ? undefined : encoder.encode(table, row as never);
       const document = row === undefined ? `"document":null` : this.#documentJson(table, row, text!, view);
       rows.push(
         `{"tbl":${JSON.stringify(table)},"key":${JSON.stringify(sqlKey(key))},"doc":${text === undefined ? "null" : jsonText(text)},${document},` +
