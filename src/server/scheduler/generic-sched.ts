@@ -28,7 +28,7 @@ import { reconcile, type ReconcileInput } from "./reconciler.js";
 import { count, isTerminal, newEvaluation, putJob, type EvaluationFields, type SchedulerContext } from "./state.js";
 import { computeSystemPlan, isSystemJob } from "./system-sched.js";
 
-/** Processes a pending evaluation, after any other evaluation of its job being processed. */
+/** Processes a pending evaluation, or a blocked one unblocked (see `Cluster.#reprocess`), after any other evaluation of its job being processed. */
 export async function processEvaluation(context: SchedulerContext, evalId: string): Promise<void> {
   const evaluation = context.store.tables.evals.get(evalId);
   if (evaluation === undefined || !PROCESSED.has(evaluation.Status)) return;
