@@ -10,11 +10,9 @@ import type { Job } from "../../src/server/state/model.js";
 import type { Database, SqlSession, TextRow } from "../../src/server/state/postgres/database.js";
 import type { ListPageRequest } from "../../src/server/state/store.js";
 import { PostgresStore } from "../../src/server/state/postgres/store.js";
-import { POSTGRES_URL_VARIABLE } from "../sql/databases.js";
-import { ON_POSTGRES, openTestDatabase, testStore } from "./support.js";
+import { ON_POSTGRES, openTestDatabase, SERVER_URL, testStore } from "./support.js";
 
 /** The PostgreSQL server the tests run on, if any (PGlite otherwise). */
-const SERVER_URL = process.env[POSTGRES_URL_VARIABLE];
 
 /** The statement of a barrier. */
 const BARRIER = /^SELECT index::text AS index FROM "[a-z0-9_]+"\.state$/;

@@ -10,11 +10,9 @@ import { describe, expect, it } from "vitest";
 import { inlineParameters, type Database, type TextRow } from "../../src/server/state/postgres/database.js";
 import { encodeRow } from "../../src/server/state/postgres/rows.js";
 import { PostgresStore } from "../../src/server/state/postgres/store.js";
-import { POSTGRES_URL_VARIABLE } from "../sql/databases.js";
-import { ON_POSTGRES, openTestDatabase, testStore } from "./support.js";
+import { ON_POSTGRES, openTestDatabase, SERVER_URL, testStore } from "./support.js";
 
 /** The PostgreSQL server the tests run on, if any (PGlite otherwise). */
-const SERVER_URL = process.env[POSTGRES_URL_VARIABLE];
 
 /** A statement that reads the changes since an index (a catch-up's, or the lock's). */
 const CHANGES = /UNION ALL SELECT 'row'|locked_changes/;

@@ -11,10 +11,8 @@ import { schemas } from "../../src/schemas.js";
 import { PUSHDOWN_MAX_COST, PUSHDOWN_MAX_SQL_BYTES, pushdownCost } from "../../src/server/state/postgres/pages.js";
 import { connectServer, DatabaseBusyError, LIST_STATEMENT_TIMEOUT_MS, STATEMENT_TIMEOUT_MS } from "../../src/server/state/postgres/database.js";
 import { startAgent } from "../../src/server/index.js";
-import { POSTGRES_URL_VARIABLE } from "../sql/databases.js";
-import { job, ON_POSTGRES, send, testStore, useAgent } from "./support.js";
+import { job, ON_POSTGRES, send, SERVER_URL, testStore, useAgent } from "./support.js";
 
-const SERVER_URL = process.env[POSTGRES_URL_VARIABLE];
 
 /** An `or` of `clauses` clauses on `Meta.owner`, of which the last matches `team-3`. */
 const ownerFilter = (clauses: number) =>

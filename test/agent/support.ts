@@ -26,11 +26,14 @@ export const ON_POSTGRES = process.env[AGENT_STORE_VARIABLE] === "postgres";
 /** The PGlite instance the agents of this worker's test files share (each in its own schema; the agent's projects run without isolation): an instance costs seconds. */
 let pglite: Promise<PGlite> | undefined;
 
+/** The PostgreSQL server the suite runs against, if any: `BEXPR_TEST_POSTGRES_URL`, where empty says none (PGlite alone). */
+export const SERVER_URL: string | undefined = process.env[POSTGRES_URL_VARIABLE] || undefined;
+
 /** A store for one test agent: memory, or a fresh PostgreSQL schema (and how to drop it afterwards). */
 export async function testStore(): Promise<{ store: AgentOptions["store"]; drop: () => Promise<void> }> {
   if (!ON_POSTGRES) return { store: "memory", drop: async () => {} };
   const schema = `agent_${randomBytes(6).toString("hex")}`;
-  const url = process.env[POSTGRES_URL_VARIABLE];
+  const url = SERVER_URL;
   if (url) {
     return {
       store: { url, schema },
