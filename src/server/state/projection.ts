@@ -240,10 +240,7 @@ export class ProjectionCache {
       entry = { version, rows: new Array<unknown>(rows.size).fill(undefined), bytes };
       this.#entries.set(key, entry);
       this.#bytes += bytes;
-      for (const [oldest, old] of this.#entries) {
-        if (this.#bytes <= this.maxBytes) break;
-        this.#drop(oldest, old);
-      }
+      this.#evict();
     } else {
       // The most recently used last.
       this.#entries.delete(key);
@@ -266,6 +263,11 @@ export class ProjectionCache {
     if (this.#entries.get(key) !== entry) return;
     entry.bytes += bytes;
     this.#bytes += bytes;
+    this.#evict();
+  }
+
+  /** Drops the least recently used projections while the bytes kept are past the bound. */
+  #evict(): void {
     for (const [oldest, old] of this.#entries) {
       if (this.#bytes <= this.maxBytes) break;
       this.#drop(oldest, old);
