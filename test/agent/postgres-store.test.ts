@@ -12,8 +12,6 @@ import type { ListPageRequest } from "../../src/server/state/store.js";
 import { PostgresStore } from "../../src/server/state/postgres/store.js";
 import { ON_POSTGRES, openTestDatabase, SERVER_URL, testStore } from "./support.js";
 
-/** The PostgreSQL server the tests run on, if any (PGlite otherwise). */
-
 /** The statement of a barrier. */
 const BARRIER = /^SELECT index::text AS index FROM "[a-z0-9_]+"\.state$/;
 

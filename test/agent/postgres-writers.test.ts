@@ -12,8 +12,6 @@ import { encodeRow } from "../../src/server/state/postgres/rows.js";
 import { PostgresStore } from "../../src/server/state/postgres/store.js";
 import { ON_POSTGRES, openTestDatabase, SERVER_URL, testStore } from "./support.js";
 
-/** The PostgreSQL server the tests run on, if any (PGlite otherwise). */
-
 /** A statement that reads the changes since an index (a catch-up's, or the lock's). */
 const CHANGES = /UNION ALL SELECT 'row'|locked_changes/;
 

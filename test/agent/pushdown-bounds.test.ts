@@ -13,7 +13,6 @@ import { connectServer, DatabaseBusyError, LIST_STATEMENT_TIMEOUT_MS, STATEMENT_
 import { startAgent } from "../../src/server/index.js";
 import { job, ON_POSTGRES, send, SERVER_URL, testStore, useAgent } from "./support.js";
 
-
 /** An `or` of `clauses` clauses on `Meta.owner`, of which the last matches `team-3`. */
 const ownerFilter = (clauses: number) =>
   Array.from({ length: clauses }, (_, i) => (i === clauses - 1 ? 'Meta.owner == "team-3"' : `Meta.owner == "nobody-${i}"`)).join(" or ");
