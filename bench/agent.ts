@@ -586,8 +586,10 @@ export class FanOut {
     try {
       const response = await pool.request({ path: this.path, method: "GET" });
       await response.body.text();
-      if (!this.#woken) this.#early ??= `a blocking query answered ${response.statusCode} before the registration that should wake it`;
-      return { ok: true, at: performance.now(), status: response.statusCode, index: Number(response.headers["x-svc-index"]) };
+      const index = Number(response.headers["x-svc-index"]);
+      // The index tells a write the agent made on its own (it moved) from a wait that ran out (it did not).
+      if (!this.#woken) this.#early ??= `a blocking query answered ${response.statusCode} at index ${index} (parked at ${this.index}) before the registration that should wake it`;
+      return { ok: true, at: performance.now(), status: response.statusCode, index };
     } catch (error) {
       this.#early ??= `a blocking query failed: ${(error as Error).message}`;
       return { ok: false, error: (error as Error).message };

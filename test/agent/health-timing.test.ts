@@ -73,6 +73,23 @@ describe("health timing", () => {
     expect(await latest(id)).toMatchObject({ Status: "failed", StatusDescription: "Failed due to unhealthy allocations" });
   });
 
+  it("writes nothing at HealthyDeadline for allocations found healthy before it, while a group waits for room", async () => {
+    // Group "a" is placed and found healthy at 5.5 s; group "b" fits no node, so the deployment stays running.
+    const nowhere = [{ LTarget: "${node.datacenter}", RTarget: "nowhere", Operand: "=" }];
+    const groups = [
+      { Name: "a", Count: 1, Tasks: [{ Name: "t", Driver: "mock" }] },
+      { Name: "b", Count: 1, Constraints: nowhere, Tasks: [{ Name: "t", Driver: "mock" }] },
+    ];
+    await agent.register(job("healthy-early", { Update: { MaxParallel: 1, MinHealthyTime: 5 * SECOND_NS, HealthyDeadline: 30 * SECOND_NS, ProgressDeadline: 0 }, TaskGroups: groups }));
+    await agent.agent.clock.advance("6s");
+    expect([(await latest("healthy-early")).Status, await health("healthy-early")]).toEqual(["running", [true]]);
+    const before = { jobs: (await agent.get("/v1/jobs")).headers["x-svc-index"], evaluations: await read<Item[]>("/v1/job/healthy-early/evaluations") };
+    // Past the deadline counted from the placement: the allocation's health was told at 5.5 s, so its client has nothing more to say.
+    await agent.agent.clock.advance("30s");
+    const after = { jobs: (await agent.get("/v1/jobs")).headers["x-svc-index"], evaluations: await read<Item[]>("/v1/job/healthy-early/evaluations") };
+    expect(after).toEqual(before);
+  });
+
   it("fails a deployment that has not made progress by its RequireProgressBy", async () => {
     await send(`${agent.url}/_bexpr/lifecycle/run`, { method: "PATCH", body: JSON.stringify({ Select: 'ClientStatus == "pending" and JobID != "stuck"' }) });
     await agent.register(spec("stuck", { MaxParallel: 2, HealthyDeadline: 30 * SECOND_NS, ProgressDeadline: 90 * SECOND_NS }));

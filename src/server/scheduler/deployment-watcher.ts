@@ -305,7 +305,9 @@ export async function completeDeployment(context: SchedulerContext, deploymentId
   if (deployment === undefined || deployment.Status !== "running") return;
   const key = namespacedKey(deployment.Namespace, deployment.JobID);
   const waiting = awaitingHealth(store.tables.allocs.group(key).values(), deployment).map((alloc) => alloc.ID);
-  let found = waiting.length === 0;
+  // Only health found now moves the watcher: a step whose allocations were all told before it (a
+  // deadline timer set while they were pending, say) writes nothing, as a client's tracker stops.
+  let found = false;
   if (waiting.length > 0) {
     await store.write(["allocs", "deployment"], (state) => {
       const nowMs = Math.max(clock.nowMs(), atMs);
