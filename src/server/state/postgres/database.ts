@@ -389,20 +389,13 @@ export async function connectServer(url: string, options: ServerOptions = {}): P
   const transaction = <T>(kind: "main" | "list", work: (session: TransactionSession) => Promise<T>, since?: number, begin = "BEGIN"): Promise<T> =>
     withClient(kind, since, async (client) => {
       await statement(client, begin, undefined, false);
-      let committed = false;
+      const { session, committed } = sessionOf(
+        (sql, params) => statement(client, sql, params, false),
+        (sql, params) => statementAndCommit(client, inlineParameters(sql, params ?? []), kind === "main"),
+      );
       try {
-        const result = await work({
-          query: async (sql, params) => {
-            if (committed) throw new Error("the transaction was committed by its last statement");
-            return statement(client, sql, params, false);
-          },
-          queryAndCommit: async (sql, params) => {
-            if (committed) throw new Error("the transaction was committed by its last statement");
-            committed = true;
-            return statementAndCommit(client, inlineParameters(sql, params ?? []), kind === "main");
-          },
-        });
-        if (!committed) await statement(client, "COMMIT", undefined, kind === "main");
+        const result = await work(session);
+        if (!committed()) await statement(client, "COMMIT", undefined, kind === "main");
         return result;
       } catch (error) {
         if (!(error instanceof DatabaseUnavailableError)) await client.query("ROLLBACK").catch(() => {});
@@ -425,6 +418,33 @@ export async function connectServer(url: string, options: ServerOptions = {}): P
       await Promise.all([pools.main.end(), pools.list.end(), ...ending]);
     },
   };
+}
+
+/**
+ * The session of a transaction whose statements `run` runs and whose last statement, the one that
+ * commits it, `runAndCommit` runs: a statement after that one is refused. `committed` tells
+ * whether it was sent.
+ */
+function sessionOf(
+  run: (sql: string, params?: readonly unknown[]) => Promise<TextRow[]>,
+  runAndCommit: (sql: string, params?: readonly string[]) => Promise<TextRow[]>,
+): { readonly session: TransactionSession; readonly committed: () => boolean } {
+  let committed = false;
+  const open = () => {
+    if (committed) throw new Error("the transaction was committed by its last statement");
+  };
+  const session: TransactionSession = {
+    query: async (sql, params) => {
+      open();
+      return run(sql, params);
+    },
+    queryAndCommit: async (sql, params) => {
+      open();
+      committed = true;
+      return runAndCommit(sql, params);
+    },
+  };
+  return { session, committed: () => committed };
 }
 
 /**
@@ -589,19 +609,8 @@ export function fromPglite(instance: PgliteLike): Database {
   const transaction: Database["transaction"] = (work) =>
     instance.transaction((tx) => {
       // In-process, a statement costs no round trip: the last one is a statement like the others, and the transaction commits as `work` resolves.
-      let committed = false;
-      const query = async (sql: string, params?: readonly unknown[]) => {
-        if (committed) throw new Error("the transaction was committed by its last statement");
-        return (await tx.query<TextRow>(sql, params === undefined ? undefined : [...params])).rows;
-      };
-      return work({
-        query,
-        queryAndCommit: async (sql, params) => {
-          const rows = await query(sql, params);
-          committed = true;
-          return rows;
-        },
-      });
+      const query = async (sql: string, params?: readonly unknown[]) => (await tx.query<TextRow>(sql, params === undefined ? undefined : [...params])).rows;
+      return work(sessionOf(query, query).session);
     });
   return {
     query,
