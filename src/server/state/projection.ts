@@ -58,9 +58,6 @@ export const MAX_COPIED_LENGTH = 256;
  */
 const PROJECTED_ROW_BYTES = { slot: 8, object: 32, key: 16, string: 24, character: 2, array: 32, item: 8 } as const;
 
-/** The bytes the copies of the latest {@link project} call are estimated at. */
-let copiedBytes = 0;
-
 /** How many (list, paths, version) pairs seen once are remembered, waiting for a second request. */
 const MAX_SEEN = 1_024;
 
@@ -136,45 +133,60 @@ function isPlainObject(value: unknown): value is Record<string, unknown> {
 
 /** `value` cut down to the keys of `tree`, its short strings and arrays of strings copied (see the module's description). */
 export function project(value: unknown, tree: PathTree): unknown {
-  copiedBytes = 0;
-  return projected(value, tree);
-}
-
-function projected(value: unknown, tree: PathTree): unknown {
-  if (tree.whole || !isPlainObject(value)) return laidOut(value);
-  const out: Record<string, unknown> = Object.getPrototypeOf(value) === null ? Object.create(null) : {};
-  for (const [key, child] of tree.children) {
-    if (Object.hasOwn(value, key)) out[key] = projected(value[key], child);
-  }
-  return out;
-}
-
-/** A value at the end of a path: a copy of a short string or of a short, dense array of strings; else the value itself. */
-function laidOut(value: unknown): unknown {
-  if (typeof value === "string") return value.length <= MAX_COPIED_LENGTH ? copiedString(value) : value;
-  if (!Array.isArray(value) || value.length > MAX_COPIED_LENGTH || Object.getPrototypeOf(value) !== Array.prototype) return value;
-  let characters = 0;
-  for (let i = 0; i < value.length; i++) {
-    const item: unknown = value[i];
-    // A hole, or anything but a string: kept as it is (a copy must read exactly as the row does).
-    if (typeof item !== "string" || !Object.hasOwn(value, i)) return value;
-    characters += item.length;
-  }
-  if (characters > MAX_COPIED_LENGTH * 4) return value;
-  const copy = new Array<string>(value.length);
-  for (let i = 0; i < value.length; i++) copy[i] = laidOut(value[i]) as string;
-  copiedBytes += PROJECTED_ROW_BYTES.array + value.length * PROJECTED_ROW_BYTES.item;
-  return copy;
+  return new Projector().project(value, tree);
 }
 
 /**
- * A new string of `text`'s characters, made now (so beside the projection being made): adding a
- * character makes a new string, whose slice then copies again (V8 returns a string itself for
- * `text + ""` or `text.slice(0)`).
+ * Makes projections (see {@link project}) and estimates what their copies weigh: a cache keeps one,
+ * and reads {@link Projector.copiedBytes} after each projection, so that a row costs no object
+ * beyond its projection.
  */
-function copiedString(text: string): string {
-  copiedBytes += PROJECTED_ROW_BYTES.string + text.length * PROJECTED_ROW_BYTES.character;
-  return `${text} `.slice(0, -1);
+class Projector {
+  /** The bytes the copies of the latest projection are estimated at. */
+  copiedBytes = 0;
+
+  /** `value` cut down to the keys of `tree` (see {@link project}). */
+  project(value: unknown, tree: PathTree): unknown {
+    this.copiedBytes = 0;
+    return this.#projected(value, tree);
+  }
+
+  #projected(value: unknown, tree: PathTree): unknown {
+    if (tree.whole || !isPlainObject(value)) return this.#laidOut(value);
+    const out: Record<string, unknown> = Object.getPrototypeOf(value) === null ? Object.create(null) : {};
+    for (const [key, child] of tree.children) {
+      if (Object.hasOwn(value, key)) out[key] = this.#projected(value[key], child);
+    }
+    return out;
+  }
+
+  /** A value at the end of a path: a copy of a short string or of a short, dense array of strings; else the value itself. */
+  #laidOut(value: unknown): unknown {
+    if (typeof value === "string") return value.length <= MAX_COPIED_LENGTH ? this.#copiedString(value) : value;
+    if (!Array.isArray(value) || value.length > MAX_COPIED_LENGTH || Object.getPrototypeOf(value) !== Array.prototype) return value;
+    let characters = 0;
+    for (let i = 0; i < value.length; i++) {
+      const item: unknown = value[i];
+      // A hole, or anything but a string: kept as it is (a copy must read exactly as the row does).
+      if (typeof item !== "string" || !Object.hasOwn(value, i)) return value;
+      characters += item.length;
+    }
+    if (characters > MAX_COPIED_LENGTH * 4) return value;
+    const copy = new Array<string>(value.length);
+    for (let i = 0; i < value.length; i++) copy[i] = this.#laidOut(value[i]) as string;
+    this.copiedBytes += PROJECTED_ROW_BYTES.array + value.length * PROJECTED_ROW_BYTES.item;
+    return copy;
+  }
+
+  /**
+   * A new string of `text`'s characters, made now (so beside the projection being made): adding a
+   * character makes a new string, whose slice then copies again (V8 returns a string itself for
+   * `text + ""` or `text.slice(0)`).
+   */
+  #copiedString(text: string): string {
+    this.copiedBytes += PROJECTED_ROW_BYTES.string + text.length * PROJECTED_ROW_BYTES.character;
+    return `${text} `.slice(0, -1);
+  }
 }
 
 /** The projections of one list at one version of its tables: filled a row at a time, as pages reach the rows. */
@@ -192,6 +204,8 @@ export class ProjectionCache {
   #nextList = 0;
   readonly #paths = new WeakMap<Expression, FilterPaths | null>();
   #bytes = 0;
+  /** Makes each projection, and says what its copies weigh. */
+  readonly #projector = new Projector();
 
   /** @param maxBytes - the most bytes kept (estimated). */
   constructor(readonly maxBytes = PROJECTION_CACHE_BYTES) {}
@@ -248,11 +262,12 @@ export class ProjectionCache {
     }
     const kept = entry;
     const tree = paths.tree;
+    const projector = this.#projector;
     return (position, row) => {
       let projection = kept.rows[position];
       if (projection === undefined) {
-        projection = kept.rows[position] = project(target(row), tree);
-        if (copiedBytes > 0) this.#grow(key, kept, copiedBytes);
+        projection = kept.rows[position] = projector.project(target(row), tree);
+        if (projector.copiedBytes > 0) this.#grow(key, kept, projector.copiedBytes);
       }
       return projection;
     };
