@@ -10,7 +10,7 @@ import type { Job } from "../../src/server/state/model.js";
 import type { Database, SqlSession, TextRow } from "../../src/server/state/postgres/database.js";
 import type { ListPageRequest } from "../../src/server/state/store.js";
 import { PostgresStore } from "../../src/server/state/postgres/store.js";
-import { ON_POSTGRES, openTestDatabase, SERVER_URL, testStore } from "./support.js";
+import { ON_POSTGRES, openTestDatabase, SERVER_URL, testStore, withSharedSchema } from "./support.js";
 
 /** The statement of a barrier. */
 const BARRIER = /^SELECT index::text AS index FROM "[a-z0-9_]+"\.state$/;
@@ -61,12 +61,7 @@ const namespace = (name: string, index: number) => ({ Name: name, Description: "
 
 describe.runIf(ON_POSTGRES)("the barrier of consistent reads", () => {
   it("is shared by the reads that come while one is under way, and never one sent before a read came", async () => {
-    const { store, drop } = await testStore();
-    const schema = (store as { schema: string }).schema;
-    const [readerDatabase, writerDatabase] = [await openTestDatabase(store), await openTestDatabase(store)];
-    const reader = held(readerDatabase);
-    const [readerStore, writerStore] = [await PostgresStore.open(reader.database, { schema }), await PostgresStore.open(writerDatabase, { schema })];
-    try {
+    await withSharedSchema(held, async ({ first: writerStore, second: readerStore, watched: reader }) => {
       await readerStore.catchUp();
       // A barrier's query is answered, its answer held; meanwhile another agent writes, and the reader hears nothing of it.
       reader.quiet(true);
@@ -84,21 +79,11 @@ describe.runIf(ON_POSTGRES)("the barrier of consistent reads", () => {
       // The second query was sent after the write was committed: the reads that waited for it see the write.
       expect(readerStore.index).toBeGreaterThanOrEqual(index);
       expect(readerStore.tables.namespaces.get("after-the-first-query")).toBeDefined();
-    } finally {
-      readerStore.close();
-      writerStore.close();
-      await Promise.all([readerDatabase.close(), writerDatabase.close()]);
-      await drop();
-    }
+    });
   });
 
   it("applies a write again when another agent wrote since the copy's index: nothing of the refused batch is stored", async () => {
-    const { store, drop } = await testStore();
-    const schema = (store as { schema: string }).schema;
-    const [aDatabase, bDatabase] = [await openTestDatabase(store), await openTestDatabase(store)];
-    const b = held(bDatabase);
-    const [alpha, beta] = [await PostgresStore.open(aDatabase, { schema }), await PostgresStore.open(b.database, { schema })];
-    try {
+    await withSharedSchema(held, async ({ schema, first: alpha, firstDatabase: aDatabase, second: beta, watched: b }) => {
       // Beta hears nothing of alpha's writes: its copy is behind, and it does not know.
       b.quiet(true);
       b.release();
@@ -125,12 +110,7 @@ describe.runIf(ON_POSTGRES)("the barrier of consistent reads", () => {
         { key: '"first"', modified: String(first) },
         { key: '"second"', modified: String(first + 1) },
       ]);
-    } finally {
-      alpha.close();
-      beta.close();
-      await Promise.all([aDatabase.close(), bDatabase.close()]);
-      await drop();
-    }
+    });
   });
 });
 
@@ -247,25 +227,18 @@ describe.runIf(ON_POSTGRES)("a consistent page read from the database", () => {
 });
 
 /** Runs `test` with a reader store that hears nothing of the writer's writes until `quiet(false)`, and a writer store, on one schema. */
-async function withReader(
+function withReader(
   test: (stores: { quiet: (on: boolean) => void; reader: ReturnType<typeof recorded>; readerStore: PostgresStore; writerStore: PostgresStore }) => Promise<void>,
 ): Promise<void> {
-  const { store, drop } = await testStore();
-  const schema = (store as { schema: string }).schema;
-  const [readerDatabase, writerDatabase] = [await openTestDatabase(store), await openTestDatabase(store)];
-  const silenced = held(readerDatabase);
-  const reader = recorded(silenced.database);
-  const [readerStore, writerStore] = [await PostgresStore.open(reader.database, { schema }), await PostgresStore.open(writerDatabase, { schema })];
-  silenced.quiet(true);
-  silenced.release();
-  try {
-    await test({ quiet: silenced.quiet, reader, readerStore, writerStore });
-  } finally {
-    readerStore.close();
-    writerStore.close();
-    await Promise.all([readerDatabase.close(), writerDatabase.close()]);
-    await drop();
-  }
+  const silencedAndRecorded = (database: Database) => {
+    const silenced = held(database);
+    return { silenced, ...recorded(silenced.database) };
+  };
+  return withSharedSchema(silencedAndRecorded, async ({ first: writerStore, second: readerStore, watched }) => {
+    watched.silenced.quiet(true);
+    watched.silenced.release();
+    await test({ quiet: watched.silenced.quiet, reader: watched, readerStore, writerStore });
+  });
 }
 
 describe.runIf(ON_POSTGRES)("the indexes of the rows", () => {

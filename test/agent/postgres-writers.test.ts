@@ -10,7 +10,7 @@ import { describe, expect, it } from "vitest";
 import { inlineParameters, type Database, type TextRow } from "../../src/server/state/postgres/database.js";
 import { encodeRow } from "../../src/server/state/postgres/rows.js";
 import { PostgresStore } from "../../src/server/state/postgres/store.js";
-import { ON_POSTGRES, openTestDatabase, SERVER_URL, testStore } from "./support.js";
+import { ON_POSTGRES, openTestDatabase, SERVER_URL, testStore, withSharedSchema } from "./support.js";
 
 /** A statement that reads the changes since an index (a catch-up's, or the lock's). */
 const CHANGES = /UNION ALL SELECT 'row'|locked_changes/;
@@ -82,21 +82,9 @@ function recorded(database: Database): { database: Database; statements: Recorde
   return { database: wrapped, statements, holdUntilNotified };
 }
 
-/** Two stores on one fresh schema, the second's database recorded; `use` runs with them, then everything is closed and dropped. */
-async function withTwoAgents(use: (alpha: PostgresStore, beta: PostgresStore, b: ReturnType<typeof recorded>, schema: string) => Promise<void>): Promise<void> {
-  const { store, drop } = await testStore();
-  const schema = (store as { schema: string }).schema;
-  const [aDatabase, bDatabase] = [await openTestDatabase(store), await openTestDatabase(store)];
-  const b = recorded(bDatabase);
-  const [alpha, beta] = [await PostgresStore.open(aDatabase, { schema }), await PostgresStore.open(b.database, { schema })];
-  try {
-    await use(alpha, beta, b, schema);
-  } finally {
-    alpha.close();
-    beta.close();
-    await Promise.all([aDatabase.close(), bDatabase.close()]);
-    await drop();
-  }
+/** Two stores on one fresh schema, the second's database recorded (see {@link withSharedSchema}). */
+function withTwoAgents(use: (alpha: PostgresStore, beta: PostgresStore, b: ReturnType<typeof recorded>, schema: string) => Promise<void>): Promise<void> {
+  return withSharedSchema(recorded, ({ first, second, watched, schema }) => use(first, second, watched, schema));
 }
 
 describe.runIf(ON_POSTGRES)("a group commit another agent's writes contend with", () => {

@@ -11,6 +11,7 @@ import { afterAll, beforeAll } from "vitest";
 import { parseJson } from "../../src/json.js";
 import { startAgent, type Agent, type AgentOptions } from "../../src/server/index.js";
 import { connectServer, fromPglite, type Database, type PgliteLike } from "../../src/server/state/postgres/database.js";
+import { PostgresStore } from "../../src/server/state/postgres/store.js";
 import { POSTGRES_URL_VARIABLE } from "../sql/databases.js";
 
 /**
@@ -58,6 +59,43 @@ export async function openTestDatabase(store: AgentOptions["store"]): Promise<Da
   if (url !== undefined) return connectServer(url);
   if (pglite !== undefined) return fromPglite(pglite);
   throw new Error("not a PostgreSQL store");
+}
+
+/** Two stores on one fresh schema, as two agents sharing it (see {@link withSharedSchema}). */
+export interface SharedSchema<Watched> {
+  readonly schema: string;
+  /** The store opened first, on a database of its own. */
+  readonly first: PostgresStore;
+  readonly firstDatabase: Database;
+  /** The store opened second, on its database as the test's `watch` wrapped it. */
+  readonly second: PostgresStore;
+  /** What `watch` made of the second store's database (a recorder of its statements, a hold on its answers). */
+  readonly watched: Watched;
+}
+
+/**
+ * Runs `use` with two stores on one fresh schema of this run's PostgreSQL (see {@link ON_POSTGRES}),
+ * each on a database of its own as two agents sharing a state are, the second seen through
+ * `watch`; then closes both stores and their databases, and drops the schema.
+ */
+export async function withSharedSchema<Watched extends { readonly database: Database }, T>(
+  watch: (database: Database) => Watched,
+  use: (shared: SharedSchema<Watched>) => Promise<T>,
+): Promise<T> {
+  const { store, drop } = await testStore();
+  const { schema } = store as { schema: string };
+  const [firstDatabase, secondDatabase] = [await openTestDatabase(store), await openTestDatabase(store)];
+  const watched = watch(secondDatabase);
+  const first = await PostgresStore.open(firstDatabase, { schema });
+  const second = await PostgresStore.open(watched.database, { schema });
+  try {
+    return await use({ schema, first, firstDatabase, second, watched });
+  } finally {
+    first.close();
+    second.close();
+    await Promise.all([firstDatabase.close(), secondDatabase.close()]);
+    await drop();
+  }
 }
 
 /** Starts an agent on this run's store (see {@link ON_POSTGRES}); its schema is dropped when it closes. */
