@@ -7,7 +7,7 @@
  */
 import pg from "pg";
 import { describe, expect, it } from "vitest";
-import { inlineParameters, type Database, type TextRow } from "../../src/server/state/postgres/database.js";
+import { connectServer, inlineParameters, type Database, type TextRow } from "../../src/server/state/postgres/database.js";
 import { encodeRow } from "../../src/server/state/postgres/rows.js";
 import { PostgresStore } from "../../src/server/state/postgres/store.js";
 import { ON_POSTGRES, openTestDatabase, SERVER_URL, testStore, withSharedSchema } from "./support.js";
@@ -132,6 +132,7 @@ describe.runIf(ON_POSTGRES && Boolean(SERVER_URL))("the counter's lock on a serv
       await beta.catchUp();
       const other = new pg.Client({ connectionString: SERVER_URL });
       await other.connect();
+      let committed = false;
       try {
         // Another writer holds the lock; beta's batch waits for it.
         await other.query("BEGIN");
@@ -159,6 +160,7 @@ describe.runIf(ON_POSTGRES && Boolean(SERVER_URL))("the counter's lock on a serv
         ]);
         await other.query(`SELECT pg_notify('bexpr_${schema}', $1)`, [String(at)]);
         await other.query("COMMIT");
+        committed = true;
         const { index, result } = await written;
         // The batch saw the write committed before the lock came, and took the next index.
         expect([index, result]).toEqual([at + 1, "meanwhile"]);
@@ -168,7 +170,8 @@ describe.runIf(ON_POSTGRES && Boolean(SERVER_URL))("the counter's lock on a serv
         expect(b.statements.filter(({ sql, via }) => CHANGES.test(sql) && via !== "database")).toHaveLength(1);
         expect(b.statements.filter(({ sql, via }) => /UNION ALL SELECT 'row'/.test(sql) && via === "database")).toEqual([]);
       } finally {
-        await other.query("ROLLBACK").catch(() => {});
+        // Rolled back only when the test failed before its commit (the server warns of a ROLLBACK after one).
+        if (!committed) await other.query("ROLLBACK").catch(() => {});
         await other.end();
       }
     });
@@ -214,6 +217,24 @@ describe("a transaction's last statement with its commit", () => {
       } finally {
         await database.close();
         await drop();
+      }
+    });
+
+    it.runIf(SERVER_URL !== undefined)("rolls nothing back once its last statement committed, when the work fails afterwards", async () => {
+      const notices: string[] = [];
+      const database = await connectServer(SERVER_URL!, { onNotice: (severity, message) => notices.push(`${severity}: ${message}`) });
+      try {
+        const failure = database.transaction(async (session) => {
+          await session.queryAndCommit("SELECT 1::text AS one");
+          throw new Error("the work failed after its commit");
+        });
+        // A ROLLBACK would be answered before the failure comes back, its warning first.
+        await expect(failure).rejects.toThrow("the work failed after its commit");
+        expect(await database.query("SELECT 2::text AS two")).toEqual([{ two: "2" }]);
+        // Without the check, the server answered the ROLLBACK with "WARNING: there is no transaction in progress".
+        expect(notices).toEqual([]);
+      } finally {
+        await database.close();
       }
     });
   });

@@ -201,6 +201,8 @@ export interface ServerOptions {
   readonly holdMs?: number;
   /** Told when the listening connection is lost (false, with the error) and when it is back (true): the agent logs both. */
   readonly onListening?: (listening: boolean, error?: Error) => void;
+  /** Told of each notice the server sends on a pooled connection (its severity, `WARNING` or `NOTICE` say, and its message). */
+  readonly onNotice?: (severity: string, message: string) => void;
 }
 
 /** The connections kept for writes, heartbeats and catching up. */
@@ -237,7 +239,11 @@ export async function connectServer(url: string, options: ServerOptions = {}): P
   const common = { connectionString: url, keepAlive: true, keepAliveInitialDelayMillis: KEEPALIVE_IDLE_MS };
   /** The error each pooled connection raised, if it did. */
   const broken = new WeakMap<pg.Client, Error>();
-  const watch = (client: pg.Client) => client.on("error", (error: Error) => void (broken.has(client) || broken.set(client, error)));
+  const watch = (client: pg.Client) => {
+    client.on("error", (error: Error) => void (broken.has(client) || broken.set(client, error)));
+    const { onNotice } = options;
+    if (onNotice !== undefined) client.on("notice", (notice) => onNotice(notice.severity ?? "", notice.message ?? ""));
+  };
   const newPools = () => {
     const pools = {
       main: new pg.Pool({
@@ -398,7 +404,8 @@ export async function connectServer(url: string, options: ServerOptions = {}): P
         if (!committed()) await statement(client, "COMMIT", undefined, kind === "main");
         return result;
       } catch (error) {
-        if (!(error instanceof DatabaseUnavailableError)) await client.query("ROLLBACK").catch(() => {});
+        // A transaction its last statement committed has nothing to roll back (the server would warn of it).
+        if (!(error instanceof DatabaseUnavailableError) && !committed()) await client.query("ROLLBACK").catch(() => {});
         throw error;
       }
     });
@@ -423,15 +430,16 @@ export async function connectServer(url: string, options: ServerOptions = {}): P
 /**
  * The session of a transaction whose statements `run` runs and whose last statement, the one that
  * commits it, `runAndCommit` runs: a statement after that one is refused. `committed` tells
- * whether it was sent.
+ * whether that one was answered (the transaction is over then: there is nothing to roll back).
  */
 function sessionOf(
   run: (sql: string, params?: readonly unknown[]) => Promise<TextRow[]>,
   runAndCommit: (sql: string, params?: readonly string[]) => Promise<TextRow[]>,
 ): { readonly session: TransactionSession; readonly committed: () => boolean } {
+  let last = false;
   let committed = false;
   const open = () => {
-    if (committed) throw new Error("the transaction was committed by its last statement");
+    if (last) throw new Error("the transaction was committed by its last statement");
   };
   const session: TransactionSession = {
     query: async (sql, params) => {
@@ -440,8 +448,10 @@ function sessionOf(
     },
     queryAndCommit: async (sql, params) => {
       open();
+      last = true;
+      const rows = await runAndCommit(sql, params);
       committed = true;
-      return runAndCommit(sql, params);
+      return rows;
     },
   };
   return { session, committed: () => committed };
