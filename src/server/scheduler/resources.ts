@@ -62,6 +62,24 @@ interface NodeUsage {
   readonly used: { cpu: number; memory: number; disk: number };
 }
 
+/** The client statuses of an allocation that holds nothing on its node any more. */
+const FINISHED_ON_CLIENT: ReadonlySet<string> = new Set(["complete", "failed", "lost"]);
+
+/**
+ * What each allocation row's resources weigh ({@link comparableResources}), worked out once: every
+ * evaluation counts every live allocation again (a freed node makes each blocked evaluation run,
+ * thousands of them at once), and a row's resources never change in place.
+ */
+const WEIGHTS = new WeakMap<AllocatedResources, ComparableResources>();
+
+/** {@link comparableResources} of an allocation row's resources, from {@link WEIGHTS} once worked out (read only: it is shared). */
+function weightOf(resources: AllocatedResources | undefined): ComparableResources {
+  if (resources === undefined) return comparableResources(resources);
+  let weight = WEIGHTS.get(resources);
+  if (weight === undefined) WEIGHTS.set(resources, (weight = comparableResources(resources)));
+  return weight;
+}
+
 /**
  * What the nodes' live allocations hold (`NetworkIndex.AddAllocs`, the cores the reference counts
  * as consumed, and the allocations the bin packing and the `distinct_*` checks count), read from
@@ -80,7 +98,7 @@ export class NodeUsageIndex {
     if (this.#byNode === undefined) {
       this.#byNode = new Map();
       for (const alloc of this.allocations()) {
-        if (alloc.DesiredStatus !== "run" || ["complete", "failed", "lost"].includes(alloc.ClientStatus)) continue;
+        if (alloc.DesiredStatus !== "run" || FINISHED_ON_CLIENT.has(alloc.ClientStatus)) continue;
         this.record(alloc);
         if (alloc.AllocatedResources !== undefined) this.add(alloc.NodeID, alloc.AllocatedResources);
       }
@@ -94,7 +112,7 @@ export class NodeUsageIndex {
   record(alloc: Allocation): void {
     const usage = this.of(alloc.NodeID);
     usage.allocs.push(alloc);
-    const weight = comparableResources(alloc.AllocatedResources);
+    const weight = weightOf(alloc.AllocatedResources);
     usage.used.cpu += weight.cpu;
     usage.used.memory += weight.memory;
     usage.used.disk += weight.disk;
