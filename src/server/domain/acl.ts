@@ -20,7 +20,7 @@ import { formatErrors } from "../../go/multierror.js";
 import type { AclPolicy, AclRole, AclRolePolicyLink, AclToken, JsonObject, OneTimeToken, ParsedPolicy } from "../state/model.js";
 import type { ReadTable, Store, TableName } from "../state/store.js";
 import { EVERY_ROW } from "../state/page.js";
-import type { Clock } from "../base/clock.js";
+import { RealClock, type Clock } from "../base/clock.js";
 
 /** Writes to these tables can change a caller's rights (a token, a policy, a role its token links to). */
 export const ACL_TABLES: readonly TableName[] = ["acl_token", "acl_policy", "acl_role"];
@@ -166,9 +166,6 @@ interface Resolved {
   readonly permissions: Permissions;
 }
 
-/** The longest delay Node's `setTimeout` keeps (2^31 - 1 ms); it runs a longer one at once. */
-const MAX_TIMEOUT_MS = 2 ** 31 - 1;
-
 /** The name of the token `POST /v1/acl/bootstrap` makes. */
 const BOOTSTRAP_TOKEN_NAME = "Bootstrap Token";
 
@@ -186,8 +183,8 @@ export class AccessControl {
     limits: { minTtlMs: number; maxTtlMs: number },
     /** Epoch milliseconds now, on the agent's clock: tokens are created and expire by it (the list lane's answers too). */
     readonly now: () => number = Date.now,
-    /** The agent's clock's timers, which {@link AccessControl.atExpiry} sets (without them, real time, which `now` must then be). */
-    private readonly timers?: Pick<Clock, "kind" | "setTimer" | "clearTimer">,
+    /** The agent's clock's timers, which {@link AccessControl.atExpiry} sets (by default the machine's, whose time `now` must then be). */
+    private readonly timers: Pick<Clock, "kind" | "setTimer" | "clearTimer"> = new RealClock(),
   ) {
     this.#minTtlMs = limits.minTtlMs;
     this.#maxTtlMs = limits.maxTtlMs;
@@ -200,15 +197,9 @@ export class AccessControl {
    */
   atExpiry(expiresAt: number, wake: () => void): () => void {
     // A token is expired from its expiry on (see `#expired`); real timers may fire a fraction of a millisecond early by `Date.now()`.
-    const delayMs = Math.max(0, expiresAt - this.now()) + (this.timers?.kind === "manual" ? 0 : 1);
-    if (this.timers === undefined) {
-      // Node runs a delay beyond its longest (about 24.8 days) at once: such a wake is left to the wait's own end.
-      const timer = delayMs > MAX_TIMEOUT_MS ? undefined : setTimeout(wake, delayMs);
-      return () => clearTimeout(timer);
-    }
-    const timers = this.timers;
-    const timer = timers.setTimer(delayMs, wake);
-    return () => timers.clearTimer(timer);
+    const delayMs = Math.max(0, expiresAt - this.now()) + (this.timers.kind === "manual" ? 0 : 1);
+    const timer = this.timers.setTimer(delayMs, wake);
+    return () => this.timers.clearTimer(timer);
   }
 
   /** The policies table, to read. */
